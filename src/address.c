@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "address.h"
+/* STUB: to be written */

@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "config.h"
+/* STUB: to be written */

@@ -1,0 +1,42 @@
+/*
+ * err.h - the one error convention of tagbot.
+ *
+ * A function that can fail returns 0 on success and -1 on failure, and on
+ * failure fills the caller's struct err (when non-NULL) with a class and a
+ * message that names the thing that failed ("message <id>: truncated MIME
+ * part", "tagbot.ini: [rules] FOO: unknown rule ID").  The class tells a
+ * loop what to do next: retry soon, back off, or give up on this one item.
+ * Only main.c prints fatal errors and chooses the exit status.
+ */
+#ifndef TAGBOT_ERR_H
+#define TAGBOT_ERR_H
+
+#include <stdarg.h>
+
+enum err_class {
+	ERR_NONE = 0,
+	ERR_TEMP,	/* transient: retry soon (a dropped connection) */
+	ERR_WAIT,	/* back off before retrying (server busy, 4xx) */
+	ERR_FINAL	/* give up on this item (bad input, 5xx, bad config) */
+};
+
+#define ERR_MSG_MAX 512
+
+struct err {
+	enum err_class cls;
+	char msg[ERR_MSG_MAX];
+};
+
+/* Resets e to "no error". */
+void err_init(struct err *e);
+
+/* Sets class and message; e may be NULL (then nothing happens). Returns -1,
+ * so callers can write "return err_set(e, ERR_FINAL, ...);". */
+int err_set(struct err *e, enum err_class cls, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Like err_set, but puts "prefix: " before the existing message. */
+int err_prefix(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "input.h"
+/* STUB: to be written */

@@ -1,0 +1,49 @@
+/*
+ * main.c - argv and subcommands; the only file that decides the exit status.
+ */
+#include "autoconf.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd_check.h"
+
+static const char usage[] =
+	"usage: tagbot <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  check [options] FILE...   check the tags of patch mails (files, mboxes,\n"
+	"                            Maildirs, directories, - for stdin)\n"
+	"  help                      show this text\n"
+	"  version                   show the version\n"
+	"\n"
+	"Run 'tagbot check --help' for the options of check.\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "check", cmd_check },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, stdout);
+		return EXIT_CLEAN;
+	}
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		printf("tagbot %s\n", PACKAGE_VERSION);
+		return EXIT_CLEAN;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "tagbot: unknown command '%s'\n\n%s", argv[1], usage);
+	return EXIT_USAGE;
+}

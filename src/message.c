@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "message.h"
+/* STUB: to be written */

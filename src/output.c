@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "output.h"
+/* STUB: to be written */

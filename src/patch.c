@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "patch.h"
+/* STUB: to be written */

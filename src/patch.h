@@ -1,0 +1,113 @@
+/*
+ * patch.h - a parsed message -> what a maintainer sees: kind, subject tags,
+ * author, commit message, trailers, the diff (RULES.md section 1).
+ *
+ * A mail that holds several patches (an mbox pasted into the body, or a
+ * second patch after a scissors line) yields several struct patch, one per
+ * part, each with its own commit message and trailers.
+ */
+#ifndef TAGBOT_PATCH_H
+#define TAGBOT_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "address.h"
+#include "message.h"
+#include "trailer.h"
+
+#define PATCH_MAX_PARTS		64	/* patches split out of one mail */
+#define PATCH_MAX_LINES		200000	/* commit-message lines looked at */
+#define PATCH_MAX_TRAILERS	10000	/* trailers parsed; more are ignored */
+
+enum patch_kind {
+	KIND_PATCH,
+	KIND_COVER,
+	KIND_REPLY,
+	KIND_PULL,
+	KIND_OTHER
+};
+
+/* "patch", "cover", "reply", "pull", "other". */
+const char *patch_kind_name(enum patch_kind k);
+
+struct series {
+	int version;	/* 1 when not given */
+	int index;	/* 0 when not given */
+	int total;	/* 0 when not given */
+	bool rfc;
+	bool resend;
+	char **tags;	/* owned; other bracket tags ("net-next", "6.1", "AUTOSEL") */
+	size_t ntags;
+};
+
+/* Which separator ended the commit message. */
+enum patch_sep {
+	SEP_NONE,	/* no separator: the commit message runs to the end */
+	SEP_DASHES,	/* "---" */
+	SEP_DIFF,	/* "diff -" */
+	SEP_INDEX,	/* "Index: " */
+	SEP_SCISSORS	/* "-- >8 --" */
+};
+
+struct patch {
+	const struct message *msg;	/* foreign: the mail this came from */
+	enum patch_kind kind;
+
+	char *subject;		/* owned; full decoded subject (in-body Subject: wins) */
+	char *subject_body;	/* owned; subject without the bracket prefix and Re:s */
+	char *message_id;	/* owned; without <>, "" when absent */
+	char *in_reply_to;	/* owned; without <>, "" when absent */
+	char **references;	/* owned; Message-IDs without <>, in order */
+	size_t nreferences;
+	char *list_id;		/* owned; List-Id or X-Mailing-List, "" when absent */
+
+	struct person author;	/* owned; the real author (in-body From:, relay rules) */
+	struct person sender;	/* owned; the header From: as written */
+	bool author_from_body;	/* author came from an in-body From: */
+	struct series series;	/* owned */
+
+	const char *text;	/* foreign: this part's text inside msg->text */
+	size_t text_len;
+	size_t first_lineno;	/* line number of text[0] in msg->text */
+
+	struct line *lines;	/* owned array (pointing into text): the commit message */
+	size_t nlines;
+	size_t block_start;	/* index into lines of the trailer block; nlines if none */
+	struct trailer *trailers; /* owned; see trailers_parse() */
+	size_t ntrailers;
+
+	enum patch_sep sep;
+	size_t sep_lineno;	/* line of the separator, 0 if none */
+	const char *after;	/* foreign: text after the separator (notes, diffstat, diff) */
+	size_t after_len;
+	bool has_diff;		/* a unified diff follows */
+	char *change_id;	/* owned; b4 "change-id:" footer value, "" when absent */
+};
+
+/*
+ * Splits and parses msg into up to PATCH_MAX_PARTS patches.  *out receives a
+ * new array of *nout patches (at least one: a mail with no patch gives one
+ * struct of kind cover/reply/pull/other).  Free with patches_free().
+ */
+void patch_parse(const struct message *msg, struct patch **out, size_t *nout);
+void patches_free(struct patch *p, size_t n);
+
+/* Parses a bare commit message (for --commit-msg): kind is KIND_PATCH with
+ * no headers; text is borrowed from msg->text. */
+void patch_parse_commit_msg(const struct message *msg, struct patch *out);
+
+/*
+ * Parses a subject's bracket prefix into *s (owned fields) and returns the
+ * offset of the subject body. Exposed for tests and for the store.
+ */
+size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply, bool *is_pull);
+void series_release(struct series *s);
+
+/* True when the subject starts with a reply/forward prefix (Re:, AW:, Fwd: ...). */
+bool patch_subject_is_reply(const char *subject);
+
+/* Strips <> and surrounding white space from a Message-ID; malloc'ed. */
+char *patch_normalize_msgid(const char *s);
+
+#endif

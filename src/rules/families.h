@@ -1,0 +1,18 @@
+/*
+ * families.h - the check function of each family of rules.  Each looks at
+ * ctx->patch and reports through rule_emit(); rules.c calls them in order.
+ * A family must handle both KIND_PATCH and KIND_COVER (most rules apply to
+ * patches only: return early for a cover).
+ */
+#ifndef TAGBOT_RULES_FAMILIES_H
+#define TAGBOT_RULES_FAMILIES_H
+
+#include "rules.h"
+
+void rules_signoff(struct rule_ctx *ctx);	/* RULES.md section 2 */
+void rules_reports(struct rule_ctx *ctx);	/* section 3 */
+void rules_links(struct rule_ctx *ctx);		/* section 4 */
+void rules_commitlog(struct rule_ctx *ctx);	/* section 5 */
+void rules_custom(struct rule_ctx *ctx);	/* section 6 */
+
+#endif

@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "trailer.h"
+/* STUB: to be written */

@@ -1,0 +1,75 @@
+/*
+ * trailer.h - trailer lines and the trailer block of a commit message
+ * (RULES.md section 1, "Trailer block").  Pure functions over memory, after
+ * git's trailer.c.
+ */
+#ifndef TAGBOT_TRAILER_H
+#define TAGBOT_TRAILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One line of text inside a larger buffer (not owned, not NUL-terminated). */
+struct line {
+	const char *p;	/* foreign: points into the patch text */
+	size_t len;	/* without the LF */
+	size_t lineno;	/* 1-based line of the decoded text (RULES.md section 1) */
+};
+
+enum trailer_kind {
+	TRAILER_TAG,		/* Token: value */
+	TRAILER_NOTE,		/* [ tglx: ... ] handler note */
+	TRAILER_COMMENT,	/* # comment */
+	TRAILER_CONTINUATION	/* starts with white space; belongs to the previous TAG */
+};
+
+/* A parsed trailer-shaped line. */
+struct trailer {
+	enum trailer_kind kind;
+	struct line line;	/* the raw first line */
+	bool in_block;		/* part of the trailer block (else a tag-shaped line in the prose) */
+
+	/* For TRAILER_TAG (all owned, NUL-terminated): */
+	char *token;		/* as written, e.g. "Signed-Off-By" */
+	char *value;		/* after the colon, trimmed, continuation lines joined by one space */
+	size_t lead_ws;		/* white space before the token */
+	size_t space_after_colon; /* count of spaces/tabs between ':' and value */
+	bool has_colon;		/* false for "Fixes abcdef..." forms kept for BAD_FIXES_TAG */
+};
+
+/*
+ * Classifies one line.  Returns the kind, or -1 when the line is not
+ * trailer-shaped.  For TRAILER_TAG the token is letters, digits and '-',
+ * starting with a letter, followed (after optional white space) by ':'.
+ */
+int trailer_classify(const char *p, size_t len);
+
+/*
+ * Finds the trailer block among nlines lines of a commit message (already
+ * cut at the patch separator): the last paragraph when every line is a
+ * trailer, continuation, note or comment, or when at least a quarter of its
+ * lines are trailers and one is Signed-off-by:.  Returns the index of its
+ * first line, or nlines when there is none.
+ */
+size_t trailer_block_find(const struct line *lines, size_t nlines);
+
+/*
+ * Parses lines[start..nlines) (the block) plus every TRAILER_TAG-shaped
+ * line before it (with in_block false) into a new array *out of *nout
+ * trailers (caller frees with trailers_free).  Continuation lines are joined
+ * into the preceding tag's value and not returned separately.
+ */
+void trailers_parse(const struct line *lines, size_t nlines, size_t start,
+		    struct trailer **out, size_t *nout);
+void trailers_free(struct trailer *t, size_t n);
+
+/*
+ * The URL or address part of a trailer value: the value up to " # " (a
+ * comment), trimmed.  Returns a malloc'ed string.
+ */
+char *trailer_value_main(const char *value);
+
+/* True when token equals name case-insensitively. */
+bool trailer_is(const struct trailer *t, const char *name);
+
+#endif

@@ -1,0 +1,3 @@
+#include "autoconf.h"
+#include "utf8.h"
+/* STUB: to be written */

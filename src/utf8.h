@@ -1,0 +1,31 @@
+/*
+ * utf8.h - the little Unicode tagbot needs: validation, NFC composition of
+ * the Latin letters people's names use, and case folding for comparison.
+ * Pure functions over memory.
+ */
+#ifndef TAGBOT_UTF8_H
+#define TAGBOT_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* True when the n bytes at s are well-formed UTF-8. */
+bool utf8_valid(const char *s, size_t n);
+
+/*
+ * Returns a malloc'ed copy of s in NFC for the precomposed letters of Latin-1
+ * Supplement and Latin Extended-A/B (base letter + combining mark ->
+ * precomposed letter).  Other text is copied as it is.  Invalid UTF-8 is
+ * copied byte for byte.
+ */
+char *utf8_nfc(const char *s, size_t n);
+
+/* Compares two names the way FROM_SIGN_OFF_MISMATCH needs: NFC, case-
+ * insensitive for ASCII and the Latin letters above, runs of white space
+ * folded to one, surrounding white space and quotes ignored.  0 when equal. */
+int utf8_name_cmp(const char *a, const char *b);
+
+/* Number of bytes of the UTF-8 sequence starting at s (1 for invalid). */
+size_t utf8_seqlen(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,3 @@
+#!/bin/sh
+# PLACEHOLDER: fails until written
+echo "badinput: not written yet"; exit 1

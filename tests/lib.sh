@@ -1,0 +1,13 @@
+# lib.sh - shared by the shell tests: sourced, never run.
+# Automake's harness sets TAGBOT, top_srcdir, top_builddir, TAGBOT_TEST_DATA.
+: "${TAGBOT:?run me through make check}"
+fails=0
+passes=0
+ok() { passes=$((passes + 1)); printf 'ok - %s\n' "$1"; }
+not_ok() { fails=$((fails + 1)); printf 'not ok - %s\n' "$1"; }
+# expect DESC CMD...: the command must succeed
+expect() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+finish() {
+	printf '%d passed, %d failed\n' "$passes" "$fails"
+	[ "$fails" -eq 0 ]
+}

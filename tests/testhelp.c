@@ -1,0 +1,35 @@
+#include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "buf.h"
+#include "testhelp.h"
+
+char *th_read_data(const char *name, size_t *len)
+{
+	char path[4096];
+	struct buf b;
+	char chunk[65536];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", TEST_DATA, name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open fixture %s", path);
+	buf_init(&b, 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ck_assert(buf_add(&b, chunk, n) == 0);
+	fclose(f);
+	return buf_detach(&b, len);
+}
+
+int th_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
