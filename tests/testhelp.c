@@ -2,7 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "buf.h"
+#include "message.h"
+#include "patch.h"
+#include "rules.h"
 #include "testhelp.h"
 
 char *th_read_data(const char *name, size_t *len)
@@ -32,4 +37,53 @@ int th_run_suite(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void th_check_mail(const char *raw, const struct rule_settings *settings, struct findings *fs)
+{
+	struct rule_settings defaults;
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+
+	message_init(&m);
+	ck_assert_msg(message_parse(&m, raw, strlen(raw), &e) == 0, "parse: %s", e.msg);
+	patch_parse(&m, &p, &np);
+	ck_assert_uint_ge(np, 1);
+	if (!settings) {
+		rule_settings_init(&defaults);
+		rules_run(&p[0], &defaults, fs);
+		rule_settings_release(&defaults);
+	} else {
+		rules_run(&p[0], settings, fs);
+	}
+	patches_free(p, np);
+	message_release(&m);
+}
+
+size_t th_count(const struct findings *fs, const char *id)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].rule, id))
+			n++;
+	return n;
+}
+
+const char *th_dump(const struct findings *fs)
+{
+	static char out[8192];
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < fs->n && off < sizeof(out) - 1; i++) {
+		int n = snprintf(out + off, sizeof(out) - off, "%zu:%s:%s\n", fs->v[i].line,
+				 fs->v[i].rule, fs->v[i].message);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return out;
 }
