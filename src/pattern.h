@@ -16,6 +16,8 @@
 
 #define PATTERN_MATCH_LIMIT	100000
 #define PATTERN_DEPTH_LIMIT	1000
+#define PATTERN_HEAP_LIMIT	20000	/* KiB of backtracking memory per match */
+#define PATTERN_MAX_SOURCE	4096	/* bytes of pattern text accepted */
 
 enum {
 	PATTERN_CASELESS = 1 << 0,
