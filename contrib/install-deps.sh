@@ -1,0 +1,32 @@
+#!/bin/sh
+# install-deps.sh - install what tagbot needs to build and test on Debian 12.
+#
+#   contrib/install-deps.sh          build dependencies and the test servers
+#   contrib/install-deps.sh --build  build dependencies only
+#
+# Runs apt-get non-interactively; re-runs itself with sudo when not root.
+set -eu
+
+build_pkgs="build-essential autoconf automake libtool pkg-config
+	libetpan-dev libpcre2-dev libcurl4-gnutls-dev libiniparser-dev
+	check libsqlite3-dev"
+# Test servers and tools: real IMAP/SMTP/archive servers on loopback,
+# clang for the fuzzer, valgrind, python3 for the shell tests' JSON checks.
+test_pkgs="dovecot-imapd postfix public-inbox clang libclang-rt-14-dev
+	valgrind python3 openssl time git"
+
+pkgs="$build_pkgs"
+[ "${1:-}" = "--build" ] || pkgs="$pkgs $test_pkgs"
+
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo "$0" "$@"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# postfix asks how it is to be set up; answer "local only" so that
+# installing it never touches the network.
+echo "postfix postfix/main_mailer_type select Local only" | debconf-set-selections
+echo "postfix postfix/mailname string localhost" | debconf-set-selections
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $pkgs
