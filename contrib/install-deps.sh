@@ -12,7 +12,7 @@ build_pkgs="build-essential autoconf automake libtool pkg-config
 	check libsqlite3-dev"
 # Test servers and tools: real IMAP/SMTP/archive servers on loopback,
 # clang for the fuzzer, valgrind, python3 for the shell tests' JSON checks.
-test_pkgs="dovecot-imapd postfix public-inbox clang libclang-rt-14-dev
+test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox clang libclang-rt-14-dev
 	valgrind python3 openssl time git"
 
 pkgs="$build_pkgs"

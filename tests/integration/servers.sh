@@ -1,0 +1,207 @@
+# servers.sh - real mail servers for integration tests, sourced by them.
+#
+# Starts Dovecot (IMAP with IDLE, IMAPS, LMTP) and Postfix (SMTP with
+# STARTTLS, delivering into Dovecot over LMTP) on free loopback ports in a
+# temporary directory, and stops them by PID on exit.  Nothing outside the
+# directory is touched; the servers listen on 127.0.0.1 only.
+#
+#   . "$top_srcdir/tests/integration/servers.sh"
+#   srv_init                    # makes $SRV_DIR, a CA-signed cert, users
+#   srv_start_dovecot           # sets IMAP_PORT IMAPS_PORT LMTP_PORT
+#   srv_start_postfix           # sets SMTP_PORT (needs Dovecot first)
+#   srv_stop_dovecot / srv_stop_postfix
+#
+# Users (password "secret"): bot@example.org, author@example.org,
+# list@example.org, maint@example.org.  Their Maildirs are
+# $SRV_DIR/mail/<user>/Maildir.  $SRV_DIR/ca.pem verifies the certificate.
+
+SRV_USERS="bot@example.org author@example.org list@example.org maint@example.org"
+
+srv_need() {
+	for b in "$@"; do
+		command -v "$b" >/dev/null 2>&1 ||
+			{ echo "SKIP: $b is not installed (contrib/install-deps.sh)"; exit 77; }
+	done
+}
+
+# Prints a TCP port nobody listens on, on 127.0.0.1.
+srv_free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+srv_wait_port() {
+	python3 - "$1" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+for _ in range(200):
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.05)
+sys.exit(1)
+PY
+}
+
+srv_init() {
+	srv_need dovecot openssl python3
+	SRV_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-srv.XXXXXX")
+	chmod 755 "$SRV_DIR"
+	trap 'srv_cleanup' EXIT
+	mkdir -p "$SRV_DIR/mail" "$SRV_DIR/dovecot"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tagbot-test-ca \
+		-keyout "$SRV_DIR/ca.key" -out "$SRV_DIR/ca.pem" 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -subj /CN=localhost \
+		-keyout "$SRV_DIR/key.pem" -out "$SRV_DIR/req.pem" 2>/dev/null
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$SRV_DIR/san.ext"
+	openssl x509 -req -in "$SRV_DIR/req.pem" -CA "$SRV_DIR/ca.pem" -CAkey "$SRV_DIR/ca.key" \
+		-CAcreateserial -days 2 -extfile "$SRV_DIR/san.ext" -out "$SRV_DIR/cert.pem" 2>/dev/null
+	chmod 644 "$SRV_DIR/key.pem"
+	: >"$SRV_DIR/passwd"
+	for u in $SRV_USERS; do
+		echo "$u:{PLAIN}secret::::::" >>"$SRV_DIR/passwd"
+	done
+	printf 'secret\n' >"$SRV_DIR/password"
+	chmod 600 "$SRV_DIR/password"
+	if [ "$(id -u)" -eq 0 ]; then
+		SRV_MAIL_USER=nobody SRV_MAIL_GROUP=nogroup
+		chown nobody:nogroup "$SRV_DIR/mail"
+	else
+		SRV_MAIL_USER=$(id -un) SRV_MAIL_GROUP=$(id -gn)
+	fi
+}
+
+srv_cleanup() {
+	srv_stop_postfix
+	srv_stop_dovecot
+	[ -n "${SRV_KEEP:-}" ] || rm -rf "$SRV_DIR"
+}
+
+srv_start_dovecot() {
+	d=$SRV_DIR/dovecot
+	IMAP_PORT=${IMAP_PORT:-$(srv_free_port)}
+	IMAPS_PORT=${IMAPS_PORT:-$(srv_free_port)}
+	LMTP_PORT=${LMTP_PORT:-$(srv_free_port)}
+	internal=""
+	[ "$(id -u)" -eq 0 ] || internal="default_internal_user = $SRV_MAIL_USER
+default_login_user = $SRV_MAIL_USER"
+	cat >"$d/dovecot.conf" <<CONF
+base_dir = $d/run
+state_dir = $d/state
+log_path = $d/dovecot.log
+$internal
+protocols = imap lmtp
+listen = 127.0.0.1
+ssl = yes
+ssl_cert = <$SRV_DIR/cert.pem
+ssl_key = <$SRV_DIR/key.pem
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN $SRV_DIR/passwd
+}
+userdb {
+  driver = static
+  args = uid=$SRV_MAIL_USER gid=$SRV_MAIL_GROUP home=$SRV_DIR/mail/%u mail=maildir:$SRV_DIR/mail/%u/Maildir
+}
+service imap-login {
+  chroot =
+  inet_listener imap {
+    address = 127.0.0.1
+    port = $IMAP_PORT
+  }
+  inet_listener imaps {
+    address = 127.0.0.1
+    port = $IMAPS_PORT
+    ssl = yes
+  }
+}
+service lmtp {
+  inet_listener lmtp {
+    address = 127.0.0.1
+    port = $LMTP_PORT
+  }
+}
+service anvil {
+  chroot =
+}
+mail_privileged_group =
+first_valid_uid = 1
+CONF
+	dovecot -c "$d/dovecot.conf" || { cat "$d/dovecot.log"; return 1; }
+	srv_wait_port "$IMAP_PORT" || { echo "dovecot did not start"; cat "$d/dovecot.log"; return 1; }
+	DOVECOT_PID=$(cat "$d/run/master.pid")
+}
+
+srv_stop_dovecot() {
+	[ -n "${DOVECOT_PID:-}" ] || return 0
+	kill "$DOVECOT_PID" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$DOVECOT_PID" 2>/dev/null || break; sleep 0.1; done
+	DOVECOT_PID=
+}
+
+srv_start_postfix() {
+	srv_need postfix
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: Postfix needs root to start"; exit 77; }
+	p=$SRV_DIR/postfix
+	SMTP_PORT=${SMTP_PORT:-$(srv_free_port)}
+	mkdir -p "$p/conf" "$p/queue" "$p/data"
+	chown postfix "$p/data"
+	cp /etc/postfix/dynamicmaps.cf "$p/conf/" 2>/dev/null || :
+	sed "s/^smtp  *inet .*/127.0.0.1:$SMTP_PORT inet n - n - - smtpd/" \
+		/etc/postfix/master.cf >"$p/conf/master.cf"
+	cat >"$p/conf/main.cf" <<CONF
+compatibility_level = 3.6
+queue_directory = $p/queue
+data_directory = $p/data
+mail_owner = postfix
+myhostname = localhost
+mydomain = localdomain
+mydestination = example.org, example.com, localhost
+inet_interfaces = loopback-only
+inet_protocols = ipv4
+mynetworks = 127.0.0.0/8
+smtpd_relay_restrictions = permit_mynetworks, reject
+local_recipient_maps =
+alias_maps =
+alias_database =
+local_transport = lmtp:inet:127.0.0.1:$LMTP_PORT
+virtual_transport = lmtp:inet:127.0.0.1:$LMTP_PORT
+disable_dns_lookups = yes
+smtp_host_lookup = native
+lmtp_host_lookup = native
+maillog_file_prefixes = $SRV_DIR
+maillog_file = $p/maillog
+recipient_delimiter = +
+smtpd_tls_cert_file = $SRV_DIR/cert.pem
+smtpd_tls_key_file = $SRV_DIR/key.pem
+smtpd_tls_security_level = may
+smtpd_sasl_auth_enable = no
+CONF
+	postfix -c "$p/conf" start >/dev/null 2>&1 || { cat "$p/maillog" 2>/dev/null; return 1; }
+	srv_wait_port "$SMTP_PORT" || { echo "postfix did not start"; cat "$p/maillog"; return 1; }
+	POSTFIX_PID=$(cat "$p/data/master.pid" 2>/dev/null || cat "$p/queue/pid/master.pid")
+	POSTFIX_PID=$(echo $POSTFIX_PID)
+}
+
+srv_stop_postfix() {
+	[ -n "${POSTFIX_PID:-}" ] || return 0
+	postfix -c "$SRV_DIR/postfix/conf" stop >/dev/null 2>&1 || kill "$POSTFIX_PID" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$POSTFIX_PID" 2>/dev/null || break; sleep 0.1; done
+	POSTFIX_PID=
+}
+
+# srv_maildir USER: the Maildir of USER.
+srv_maildir() { echo "$SRV_DIR/mail/$1/Maildir"; }
+
+# srv_wait_mail USER COUNT [SECONDS]: waits until USER's INBOX holds COUNT mails.
+srv_wait_mail() {
+	md=$(srv_maildir "$1")
+	for _ in $(seq $((${3:-20} * 10))); do
+		n=$(ls "$md/new" "$md/cur" 2>/dev/null | grep -vc ':$\|^$')
+		[ "$n" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
