@@ -1,3 +1,670 @@
+/*
+ * config.c - iniparser -> struct config.
+ *
+ * iniparser lower-cases section names and keys, cuts unquoted values at
+ * ';' or '#', joins lines ending in '\' and holds at most 1023 characters
+ * per (joined) line.  It keeps entries in file order, a section as a key
+ * with a NULL value and "section:key" for the rest, so one walk over the
+ * dictionary sees everything the admin wrote, including keys placed before
+ * any section (":key"), which the section API would hide.
+ *
+ * Loading happens into a fresh struct config that replaces the caller's
+ * only when everything validated, so a bad reload keeps the old settings.
+ */
 #include "autoconf.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <iniparser.h>
+
+#include "buf.h"
 #include "config.h"
-/* STUB: to be written */
+
+#define SUGGEST_MAX_LEN		64	/* longer words get no "did you mean" */
+#define SUGGEST_MAX_DIST	2
+#define CUSTOM_SECTION		"rule "	/* [rule MY_RULE] */
+
+/* Parses value into the field at ptr; on error fills e with the problem only. */
+typedef int (*parse_fn)(const char *value, void *ptr, struct err *e);
+
+/* ---------------------------------------------------------------- parsers */
+
+static int parse_bool(const char *v, void *ptr, struct err *e)
+{
+	static const struct { const char *word; bool val; } words[] = {
+		{ "yes", true }, { "no", false }, { "true", true }, { "false", false },
+		{ "on", true }, { "off", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		if (!strcasecmp(v, words[i].word)) {
+			*(bool *)ptr = words[i].val;
+			return 0;
+		}
+	}
+	return err_set(e, ERR_FINAL, "\"%s\" is not yes or no", v);
+}
+
+static int parse_severity(const char *v, void *ptr, struct err *e)
+{
+	if (severity_parse(v, ptr) < 0)
+		return err_set(e, ERR_FINAL, "\"%s\" is not error, warning, check or off", v);
+	return 0;
+}
+
+/* Splits v at white space into words; calls fn on each (NUL-terminated copy). */
+static int each_word(const char *v, int (*fn)(const char *w, size_t i, void *arg, struct err *e),
+		     void *arg, struct err *e)
+{
+	size_t i = 0;
+
+	while (*v) {
+		size_t n;
+		char *w;
+		int rc;
+
+		v += strspn(v, " \t\r\n");
+		n = strcspn(v, " \t\r\n");
+		if (!n)
+			break;
+		w = xstrndup(v, n);
+		rc = fn(w, i++, arg, e);
+		free(w);
+		if (rc < 0)
+			return -1;
+		v += n;
+	}
+	return 0;
+}
+
+static int add_pattern(const char *w, size_t i, void *arg, struct err *e)
+{
+	struct pattern_list *l = arg;
+
+	if (l->n >= CONFIG_MAX_PATTERNS)
+		return err_set(e, ERR_FINAL, "more than %d patterns", CONFIG_MAX_PATTERNS);
+	/* Caseless, like the built-in URL forms: hosts are case-insensitive. */
+	if (pattern_list_add(l, w, PATTERN_CASELESS, e) < 0)
+		return err_prefix(e, "pattern %zu \"%.80s\"", i + 1, w);
+	return 0;
+}
+
+/* archive_patterns, bugtracker_patterns: the list replaces the defaults. */
+static int parse_patterns(const char *v, void *ptr, struct err *e)
+{
+	struct pattern_list *l = ptr;
+
+	pattern_list_release(l);
+	return each_word(v, add_pattern, l, e);
+}
+
+/* ..._add: appended to the defaults (or to the replacement list). */
+static int parse_patterns_add(const char *v, void *ptr, struct err *e)
+{
+	return each_word(v, add_pattern, ptr, e);
+}
+
+static int parse_followers(const char *v, void *ptr, struct err *e)
+{
+	unsigned bits = 0;
+	const char *p = v;
+
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, " \t,");
+		n = strcspn(p, " \t,");
+		if (n == 6 && !strncasecmp(p, "closes", n))
+			bits |= FOLLOW_CLOSES;
+		else if (n == 4 && !strncasecmp(p, "link", n))
+			bits |= FOLLOW_LINK;
+		else if (n)
+			return err_set(e, ERR_FINAL, "\"%.*s\" is not Closes or Link", (int)n, p);
+		p += n;
+	}
+	if (!bits)
+		return err_set(e, ERR_FINAL, "expected \"Closes, Link\", \"Closes\" or \"Link\"");
+	*(unsigned *)ptr = bits;
+	return 0;
+}
+
+/* -------------------------------------------------------- the key table */
+
+struct key_def {
+	const char *section;
+	const char *key;
+	parse_fn parse;
+	size_t offset;		/* into struct config */
+};
+
+/*
+ * Every key of the fixed sections.  Rows are applied in this order, so a
+ * list's replacement comes before its additions wherever they stand in
+ * the file.  The daemon's sections are more rows here.
+ */
+static const struct key_def config_keys[] = {
+	{ "rules", "archive_patterns", parse_patterns,
+	  offsetof(struct config, rules.archives) },
+	{ "rules", "archive_patterns_add", parse_patterns_add,
+	  offsetof(struct config, rules.archives) },
+	{ "rules", "bugtracker_patterns", parse_patterns,
+	  offsetof(struct config, rules.bugtrackers) },
+	{ "rules", "bugtracker_patterns_add", parse_patterns_add,
+	  offsetof(struct config, rules.bugtrackers) },
+	{ "rules", "reported_by_followers", parse_followers,
+	  offsetof(struct config, rules.reported_by_followers) },
+	{ "lookup", "enabled", parse_bool, offsetof(struct config, rules.lookups) },
+};
+
+struct draft_where {
+	enum custom_scope scope;
+	const char *token;	/* for SCOPE_TRAILER */
+};
+
+/* A [rule ID] section while it is read; strings point into the dictionary. */
+struct rule_draft {
+	const char *pattern;
+	struct draft_where where;
+	enum severity severity;
+	bool must_match;
+	bool caseless;
+	const char *message;
+	const char *doc;
+};
+
+static int parse_string(const char *v, void *ptr, struct err *e)
+{
+	*(const char **)ptr = v;
+	return 0;
+}
+
+static bool is_token(const char *s)
+{
+	if (!isalpha((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-')
+			return false;
+	return true;
+}
+
+static int parse_where(const char *v, void *ptr, struct err *e)
+{
+	static const struct { const char *name; enum custom_scope scope; } scopes[] = {
+		{ "subject", SCOPE_SUBJECT }, { "commit", SCOPE_COMMIT },
+		{ "trailers", SCOPE_TRAILERS }, { "body", SCOPE_BODY }, { "diff", SCOPE_DIFF },
+	};
+	struct draft_where *w = ptr;
+
+	if (!strncasecmp(v, "trailer:", 8)) {
+		if (!is_token(v + 8))
+			return err_set(e, ERR_FINAL, "\"%s\": trailer:<Token> needs a token of "
+				       "letters, digits and -", v);
+		w->scope = SCOPE_TRAILER;
+		w->token = v + 8;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(scopes); i++) {
+		if (!strcasecmp(v, scopes[i].name)) {
+			w->scope = scopes[i].scope;
+			w->token = NULL;
+			return 0;
+		}
+	}
+	return err_set(e, ERR_FINAL, "\"%s\" is not subject, commit, trailers, "
+		       "trailer:<Token>, body or diff", v);
+}
+
+struct rule_key_def {
+	const char *key;
+	parse_fn parse;
+	size_t offset;		/* into struct rule_draft */
+	bool required;
+};
+
+static const struct rule_key_def rule_keys[] = {
+	{ "pattern", parse_string, offsetof(struct rule_draft, pattern), true },
+	{ "where", parse_where, offsetof(struct rule_draft, where), true },
+	{ "severity", parse_severity, offsetof(struct rule_draft, severity), false },
+	{ "must_match", parse_bool, offsetof(struct rule_draft, must_match), false },
+	{ "caseless", parse_bool, offsetof(struct rule_draft, caseless), false },
+	{ "message", parse_string, offsetof(struct rule_draft, message), true },
+	{ "doc", parse_string, offsetof(struct rule_draft, doc), false },
+};
+
+/* ------------------------------------------------------------ suggestions */
+
+/* Levenshtein distance, case-insensitive; SIZE_MAX past SUGGEST_MAX_LEN. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[SUGGEST_MAX_LEN + 1];
+
+	if (la > SUGGEST_MAX_LEN || lb > SUGGEST_MAX_LEN)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+struct suggest {
+	const char *word;
+	const char *best;	/* NULL when nothing is close */
+	size_t dist;
+};
+
+static void suggest_init(struct suggest *s, const char *word)
+{
+	s->word = word;
+	s->best = NULL;
+	s->dist = SUGGEST_MAX_DIST + 1;
+}
+
+static void suggest_try(struct suggest *s, const char *candidate)
+{
+	size_t d = edit_distance(s->word, candidate);
+
+	if (d < s->dist) {
+		s->dist = d;
+		s->best = candidate;
+	}
+}
+
+/* ------------------------------------------------------------- the loader */
+
+struct load {
+	const char *path;
+	dictionary *d;
+	struct config *c;
+	struct err *e;
+};
+
+/* "FILE: [section] key: problem", from the problem already in ld->e. */
+static int fail_at(struct load *ld, const char *section, const char *key)
+{
+	if (key)
+		return err_prefix(ld->e, "%s: [%s] %s", ld->path, section, key);
+	return err_prefix(ld->e, "%s: [%s]", ld->path, section);
+}
+
+static bool is_fixed_section(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		if (!strcmp(config_keys[i].section, s))
+			return true;
+	return false;
+}
+
+static const struct key_def *find_key(const char *section, const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		if (!strcmp(config_keys[i].section, section) && !strcmp(config_keys[i].key, key))
+			return &config_keys[i];
+	return NULL;
+}
+
+static const struct rule_key_def *find_rule_key(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(rule_keys); i++)
+		if (!strcmp(rule_keys[i].key, key))
+			return &rule_keys[i];
+	return NULL;
+}
+
+/* The ID of a [rule ID] section, upper-cased into id; -1 with e set when bad. */
+static int custom_id(const char *section, char id[CONFIG_MAX_ID + 1], struct err *e)
+{
+	const char *s = section + strlen(CUSTOM_SECTION) - 1;	/* "rule" alone too */
+	size_t n;
+
+	if (*s)
+		s++;
+	s += strspn(s, " \t");
+	n = strlen(s);
+	if (!n)
+		return err_set(e, ERR_FINAL, "a custom rule section needs an ID: [rule MY_RULE]");
+	if (n > CONFIG_MAX_ID)
+		return err_set(e, ERR_FINAL, "rule ID longer than %d characters", CONFIG_MAX_ID);
+	for (size_t i = 0; i < n; i++) {
+		id[i] = (char)toupper((unsigned char)s[i]);
+		if (!isupper((unsigned char)id[i]) && !isdigit((unsigned char)id[i]) && id[i] != '_')
+			return err_set(e, ERR_FINAL, "rule ID may hold only A-Z, 0-9 and _");
+	}
+	id[n] = '\0';
+	if (rule_find(id) >= 0)
+		return err_set(e, ERR_FINAL, "%s is a built-in rule ID; set its severity "
+			       "in [rules] or pick another ID", rule_defs[rule_find(id)].id);
+	return 0;
+}
+
+static bool is_custom_section(const char *s)
+{
+	return !strncmp(s, CUSTOM_SECTION, strlen(CUSTOM_SECTION)) || !strcmp(s, "rule");
+}
+
+static int check_section(struct load *ld, const char *name)
+{
+	char id[CONFIG_MAX_ID + 1];
+	struct suggest sg;
+
+	if (is_fixed_section(name))
+		return 0;
+	if (is_custom_section(name))
+		return custom_id(name, id, ld->e) < 0 ? fail_at(ld, name, NULL) : 0;
+	suggest_init(&sg, name);
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		suggest_try(&sg, config_keys[i].section);
+	if (sg.best)
+		err_set(ld->e, ERR_FINAL, "unknown section (did you mean [%s]?)", sg.best);
+	else
+		err_set(ld->e, ERR_FINAL, "unknown section");
+	return fail_at(ld, name, NULL);
+}
+
+/* An unknown key in [rules]: most likely a misspelt rule ID. */
+static int unknown_rules_key(struct load *ld, const char *key)
+{
+	char upper[SUGGEST_MAX_LEN + 1];
+	struct suggest sk, sr;
+	size_t n = strlen(key) < SUGGEST_MAX_LEN ? strlen(key) : SUGGEST_MAX_LEN;
+
+	suggest_init(&sk, key);
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		if (!strcmp(config_keys[i].section, "rules"))
+			suggest_try(&sk, config_keys[i].key);
+	suggest_init(&sr, key);
+	for (size_t i = 0; i < RULE_COUNT; i++)
+		suggest_try(&sr, rule_defs[i].id);
+	if (sk.best && sk.dist < sr.dist) {
+		err_set(ld->e, ERR_FINAL, "unknown key (did you mean %s?)", sk.best);
+		return fail_at(ld, "rules", key);
+	}
+	for (size_t i = 0; i < n; i++)
+		upper[i] = (char)toupper((unsigned char)key[i]);
+	upper[n] = '\0';
+	if (sr.best)
+		err_set(ld->e, ERR_FINAL, "unknown rule ID (did you mean %s?)", sr.best);
+	else
+		err_set(ld->e, ERR_FINAL, "unknown rule ID");
+	return fail_at(ld, "rules", upper);
+}
+
+static int unknown_key(struct load *ld, const char *section, const char *key, bool custom)
+{
+	struct suggest sg;
+
+	if (!strcmp(section, "rules"))
+		return unknown_rules_key(ld, key);
+	suggest_init(&sg, key);
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys) && !custom; i++)
+		if (!strcmp(config_keys[i].section, section))
+			suggest_try(&sg, config_keys[i].key);
+	for (size_t i = 0; i < ARRAY_SIZE(rule_keys) && custom; i++)
+		suggest_try(&sg, rule_keys[i].key);
+	if (sg.best)
+		err_set(ld->e, ERR_FINAL, "unknown key (did you mean %s?)", sg.best);
+	else
+		err_set(ld->e, ERR_FINAL, "unknown key");
+	return fail_at(ld, section, key);
+}
+
+/* Entry "section:key": both known?  Sections themselves precede their keys. */
+static int check_key(struct load *ld, const char *entry)
+{
+	const char *colon = strchr(entry, ':');
+	char section[256];
+	const char *key;
+	bool custom;
+
+	if (!colon || (size_t)(colon - entry) >= sizeof(section))
+		return err_set(ld->e, ERR_FINAL, "%s: %s: unexpected entry", ld->path, entry);
+	key = colon + 1;
+	if (colon == entry)
+		return err_set(ld->e, ERR_FINAL, "%s: %s: key outside any section", ld->path, key);
+	memcpy(section, entry, (size_t)(colon - entry));
+	section[colon - entry] = '\0';
+	custom = is_custom_section(section);
+	if (custom ? find_rule_key(key) != NULL
+		   : find_key(section, key) || (!strcmp(section, "rules") && rule_find(key) >= 0))
+		return 0;
+	return unknown_key(ld, section, key, custom);
+}
+
+/* Every section and key of the file is one we know. */
+static int check_entries(struct load *ld)
+{
+	for (ssize_t i = 0; i < ld->d->size; i++) {
+		const char *k = ld->d->key[i];
+
+		if (!k)
+			continue;
+		if (ld->d->val[i] ? check_key(ld, k) < 0 : check_section(ld, k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *lookup(const struct load *ld, const char *section, const char *key)
+{
+	char entry[512];
+
+	snprintf(entry, sizeof(entry), "%s:%s", section, key);
+	return iniparser_getstring(ld->d, entry, NULL);
+}
+
+static int apply_fixed_keys(struct load *ld)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++) {
+		const struct key_def *k = &config_keys[i];
+		const char *v = lookup(ld, k->section, k->key);
+
+		if (v && k->parse(v, (char *)ld->c + k->offset, ld->e) < 0)
+			return fail_at(ld, k->section, k->key);
+	}
+	return 0;
+}
+
+/* [rules] RULE_ID = severity, in file order. */
+static int apply_severities(struct load *ld)
+{
+	static const char prefix[] = "rules:";
+
+	for (ssize_t i = 0; i < ld->d->size; i++) {
+		const char *k = ld->d->key[i];
+		int id;
+
+		if (!k || !ld->d->val[i] || strncmp(k, prefix, sizeof(prefix) - 1))
+			continue;
+		id = rule_find(k + sizeof(prefix) - 1);
+		if (id < 0)
+			continue;	/* a table key, applied by apply_fixed_keys() */
+		if (parse_severity(ld->d->val[i], &ld->c->rules.severity[id], ld->e) < 0)
+			return fail_at(ld, "rules", rule_defs[id].id);
+	}
+	return 0;
+}
+
+static void add_custom(struct rule_settings *s, const char *id, const struct rule_draft *d,
+		       struct pattern *re)
+{
+	struct custom_rule *r;
+
+	ARRAY_GROW(s->custom, s->custom_alloc, s->ncustom + 1);
+	r = &s->custom[s->ncustom++];
+	r->id = xstrdup(id);
+	r->severity = d->severity;
+	r->scope = d->where.scope;
+	r->token = d->where.token ? xstrdup(d->where.token) : NULL;
+	r->re = re;
+	r->must_match = d->must_match;
+	r->message = xstrdup(d->message);
+	r->doc = xstrdup(d->doc ? d->doc : "");
+}
+
+/* One [rule ID] section -> settings->custom. */
+static int apply_custom(struct load *ld, const char *section)
+{
+	struct rule_draft d = { .severity = SEV_WARNING };
+	char id[CONFIG_MAX_ID + 1], shown[CONFIG_MAX_ID + 8];
+	struct pattern *re;
+
+	if (custom_id(section, id, ld->e) < 0)
+		return fail_at(ld, section, NULL);
+	snprintf(shown, sizeof(shown), "rule %s", id);
+	if (ld->c->rules.ncustom >= CONFIG_MAX_CUSTOM) {
+		err_set(ld->e, ERR_FINAL, "more than %d custom rules", CONFIG_MAX_CUSTOM);
+		return fail_at(ld, shown, NULL);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(rule_keys); i++) {
+		const struct rule_key_def *k = &rule_keys[i];
+		const char *v = lookup(ld, section, k->key);
+
+		if (!v && k->required) {
+			err_set(ld->e, ERR_FINAL, "missing (required)");
+			return fail_at(ld, shown, k->key);
+		}
+		if (v && k->parse(v, (char *)&d + k->offset, ld->e) < 0)
+			return fail_at(ld, shown, k->key);
+	}
+	if (!*d.message) {
+		err_set(ld->e, ERR_FINAL, "must not be empty");
+		return fail_at(ld, shown, "message");
+	}
+	re = pattern_compile(d.pattern, d.caseless ? PATTERN_CASELESS : 0, ld->e);
+	if (!re)
+		return fail_at(ld, shown, "pattern");
+	add_custom(&ld->c->rules, id, &d, re);
+	return 0;
+}
+
+static int apply_custom_rules(struct load *ld)
+{
+	for (ssize_t i = 0; i < ld->d->size; i++) {
+		const char *k = ld->d->key[i];
+
+		if (k && !ld->d->val[i] && is_custom_section(k) && apply_custom(ld, k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------- reading the file */
+
+/* iniparser reports through a printf-like callback with no user pointer. */
+static char ini_error[ERR_MSG_MAX];
+
+static int ini_error_cb(const char *fmt, ...)
+{
+	char tmp[ERR_MSG_MAX];
+	va_list ap;
+	char *p;
+
+	if (ini_error[0])
+		return 0;	/* keep the first one */
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	p = tmp;
+	if (!strncmp(p, "iniparser: ", 11))
+		p += 11;
+	for (char *q = p; *q; q++)
+		if (*q == '\n')
+			*q = ' ';
+	snprintf(ini_error, sizeof(ini_error), "%s", p);
+	for (size_t n = strlen(ini_error); n && ini_error[n - 1] == ' '; n--)
+		ini_error[n - 1] = '\0';
+	return 0;
+}
+
+static int ini_read(const char *path, dictionary **out, struct err *e)
+{
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st) < 0)
+		return err_set(e, ERR_FINAL, "%s: cannot read: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, ERR_FINAL, "%s: not a regular file", path);
+	if (st.st_size > CONFIG_MAX_BYTES)
+		return err_set(e, ERR_FINAL, "%s: larger than %d bytes", path, CONFIG_MAX_BYTES);
+	f = fopen(path, "r");
+	if (!f)
+		return err_set(e, ERR_FINAL, "%s: cannot read: %s", path, strerror(errno));
+	fclose(f);
+	ini_error[0] = '\0';
+	iniparser_set_error_callback(ini_error_cb);
+	*out = iniparser_load(path);
+	iniparser_set_error_callback(NULL);
+	if (!*out || ini_error[0]) {
+		if (*out)
+			iniparser_freedict(*out);
+		*out = NULL;
+		return err_set(e, ERR_FINAL, "%s: %s", path,
+			       ini_error[0] ? ini_error : "cannot parse");
+	}
+	return 0;
+}
+
+void config_init(struct config *c)
+{
+	c->path = NULL;
+	rule_settings_init(&c->rules);
+}
+
+void config_release(struct config *c)
+{
+	free(c->path);
+	rule_settings_release(&c->rules);
+	c->path = NULL;
+}
+
+int config_load(struct config *c, const char *path, struct err *e)
+{
+	struct config fresh;
+	struct load ld = { path, NULL, &fresh, e };
+	int rc;
+
+	if (ini_read(path, &ld.d, e) < 0)
+		return -1;
+	config_init(&fresh);
+	rc = check_entries(&ld);
+	if (!rc)
+		rc = apply_fixed_keys(&ld);
+	if (!rc)
+		rc = apply_severities(&ld);
+	if (!rc)
+		rc = apply_custom_rules(&ld);
+	iniparser_freedict(ld.d);
+	if (rc < 0) {
+		config_release(&fresh);
+		return -1;
+	}
+	fresh.path = xstrdup(path);
+	config_release(c);
+	*c = fresh;
+	return 0;
+}
