@@ -5,6 +5,15 @@
  * A mail that holds several patches (an mbox pasted into the body, or a
  * second patch after a scissors line) yields several struct patch, one per
  * part, each with its own commit message and trailers.
+ *
+ * Splitting: a part starts after a "From <40 hex> ..." line (git
+ * format-patch's mbox line; the pasted headers up to the first blank line
+ * are read as in-body headers, any name allowed) or after a scissors line
+ * that is followed by an in-body From:/Subject:/Date:.  A scissors line not
+ * followed by one is just the SEP_SCISSORS separator.  When there are
+ * several parts and the first (the text above the first split) holds no
+ * diff, it is dropped, as git am --scissors drops the chat above the cut.
+ * A part without an in-body Subject: has the mail's subject.
  */
 #ifndef TAGBOT_PATCH_H
 #define TAGBOT_PATCH_H
@@ -79,9 +88,12 @@ struct patch {
 
 	enum patch_sep sep;
 	size_t sep_lineno;	/* line of the separator, 0 if none */
-	const char *after;	/* foreign: text after the separator (notes, diffstat, diff) */
+	const char *after;	/* foreign: text after the separator (notes, diffstat, diff);
+				 * for SEP_DIFF and SEP_INDEX it starts at the separator
+				 * line itself (that line is the diff's first) */
 	size_t after_len;
-	bool has_diff;		/* a unified diff follows */
+	bool has_diff;		/* a unified diff is in after ("diff --git", or "--- ",
+				 * "+++ ", "@@ " lines in a row) */
 	char *change_id;	/* owned; b4 "change-id:" footer value, "" when absent */
 };
 
@@ -94,17 +106,29 @@ void patch_parse(const struct message *msg, struct patch **out, size_t *nout);
 void patches_free(struct patch *p, size_t n);
 
 /* Parses a bare commit message (for --commit-msg): kind is KIND_PATCH with
- * no headers; text is borrowed from msg->text. */
+ * no headers; text is borrowed from msg->text.  As git does when it commits:
+ * the first non-blank line is the subject (not in lines); lines starting
+ * with '#' are comments and left out of lines (so COMMIT_COMMENT_SYMBOL
+ * cannot apply to them), and a "# ----- >8 -----" line (git commit
+ * --verbose) and all after it is cut (sep SEP_SCISSORS, after = the rest).
+ * "---" is no separator here.  Author and sender are empty; IDs are "". */
 void patch_parse_commit_msg(const struct message *msg, struct patch *out);
 
 /*
  * Parses a subject's bracket prefix into *s (owned fields) and returns the
  * offset of the subject body. Exposed for tests and for the store.
+ * Reply prefixes come first ("Re: AW: [PATCH ...]" sets *is_reply); then
+ * bracket groups: PATCH, RFC, RESEND, "GIT PULL"/PULL (*is_pull), vN/VN,
+ * n/m, glued forms (PATCHv2, PATCH1/8, RFCv2); other words are tags.
+ * is_reply and is_pull may be NULL.
  */
 size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply, bool *is_pull);
 void series_release(struct series *s);
 
-/* True when the subject starts with a reply/forward prefix (Re:, AW:, Fwd: ...). */
+/* True when the subject starts with a reply/forward prefix (Re:, AW:, Fwd: ...).
+ * Known words (Re, Aw, Fwd, Fw, WG, SV, VS, Odp, Antw, Ynt, Rif, Tr, any
+ * case, "Re[2]:" too) always count; another 2-3 letter word followed by ':'
+ * only when a '[' follows ("Odg: [PATCH"), so "net: fix" is no reply. */
 bool patch_subject_is_reply(const char *subject);
 
 /* Strips <> and surrounding white space from a Message-ID; malloc'ed. */

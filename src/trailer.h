@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define TRAILER_MAX		10000	/* trailers_parse() returns at most this many */
+
 /* One line of text inside a larger buffer (not owned, not NUL-terminated). */
 struct line {
 	const char *p;	/* foreign: points into the patch text */
@@ -41,6 +43,11 @@ struct trailer {
  * Classifies one line.  Returns the kind, or -1 when the line is not
  * trailer-shaped.  For TRAILER_TAG the token is letters, digits and '-',
  * starting with a letter, followed (after optional white space) by ':'.
+ * A ':' followed by "//" is a URL ("https://..."), not a trailer.  A line
+ * that starts with white space is a TRAILER_CONTINUATION, except when what
+ * follows is a tag whose token ends in "-by" (" Signed-off-by: ..."): that
+ * is a TRAILER_TAG with lead_ws > 0, so BAD_SIGN_OFF can see it.  A note is
+ * a line "[...]" or one starting "[ word:" / "[who@x:".  Blank lines: -1.
  */
 int trailer_classify(const char *p, size_t len);
 
@@ -49,7 +56,11 @@ int trailer_classify(const char *p, size_t len);
  * cut at the patch separator): the last paragraph when every line is a
  * trailer, continuation, note or comment, or when at least a quarter of its
  * lines are trailers and one is Signed-off-by:.  Returns the index of its
- * first line, or nlines when there is none.
+ * first line, or nlines when there is none.  In the quarter case, prose
+ * lines at the top of the paragraph ("Fix it.\nSigned-off-by: ...") are not
+ * part of the block: it starts at the paragraph's first trailer, note or
+ * comment.  Continuation lines do not count as lines; comments are ignored
+ * when counting (as in git).  Linear in nlines.
  */
 size_t trailer_block_find(const struct line *lines, size_t nlines);
 
@@ -57,7 +68,13 @@ size_t trailer_block_find(const struct line *lines, size_t nlines);
  * Parses lines[start..nlines) (the block) plus every TRAILER_TAG-shaped
  * line before it (with in_block false) into a new array *out of *nout
  * trailers (caller frees with trailers_free).  Continuation lines are joined
- * into the preceding tag's value and not returned separately.
+ * into the preceding tag's value and not returned separately (only inside
+ * the block: prose lines are never joined).  A line "Fixes <hex>..." (any
+ * case, no colon, the word after it all hex and 5+ long) is returned as a
+ * TRAILER_TAG with has_colon false, wherever it is; "Fixes decade-old bug"
+ * is not.  Non-trailer lines inside the block are skipped.  For NOTE and
+ * COMMENT entries token is "" and value the whole line, trimmed.  At most
+ * TRAILER_MAX entries; *out is NULL when *nout is 0.
  */
 void trailers_parse(const struct line *lines, size_t nlines, size_t start,
 		    struct trailer **out, size_t *nout);
