@@ -303,12 +303,27 @@ struct load {
 	struct err *e;
 };
 
-/* "FILE: [section] key: problem", from the problem already in ld->e. */
+static bool is_custom_section(const char *s);
+
+/*
+ * "FILE: [section] key: problem", from the problem already in ld->e.  A
+ * custom rule's section is shown with its ID upper-cased, as the rule
+ * will report it, not as iniparser lower-cased it.
+ */
 static int fail_at(struct load *ld, const char *section, const char *key)
 {
+	char shown[128];
+	size_t n = 0;
+
+	for (; section[n] && n < sizeof(shown) - 1; n++)
+		shown[n] = section[n];
+	shown[n] = '\0';
+	if (is_custom_section(section))
+		for (char *p = shown + strlen(CUSTOM_SECTION) - 1; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
 	if (key)
-		return err_prefix(ld->e, "%s: [%s] %s", ld->path, section, key);
-	return err_prefix(ld->e, "%s: [%s]", ld->path, section);
+		return err_prefix(ld->e, "%s: [%s] %s", ld->path, shown, key);
+	return err_prefix(ld->e, "%s: [%s]", ld->path, shown);
 }
 
 static bool is_fixed_section(const char *s)
@@ -529,15 +544,14 @@ static void add_custom(struct rule_settings *s, const char *id, const struct rul
 static int apply_custom(struct load *ld, const char *section)
 {
 	struct rule_draft d = { .severity = SEV_WARNING };
-	char id[CONFIG_MAX_ID + 1], shown[CONFIG_MAX_ID + 8];
+	char id[CONFIG_MAX_ID + 1];
 	struct pattern *re;
 
 	if (custom_id(section, id, ld->e) < 0)
 		return fail_at(ld, section, NULL);
-	snprintf(shown, sizeof(shown), "rule %s", id);
 	if (ld->c->rules.ncustom >= CONFIG_MAX_CUSTOM) {
 		err_set(ld->e, ERR_FINAL, "more than %d custom rules", CONFIG_MAX_CUSTOM);
-		return fail_at(ld, shown, NULL);
+		return fail_at(ld, section, NULL);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(rule_keys); i++) {
 		const struct rule_key_def *k = &rule_keys[i];
@@ -545,18 +559,18 @@ static int apply_custom(struct load *ld, const char *section)
 
 		if (!v && k->required) {
 			err_set(ld->e, ERR_FINAL, "missing (required)");
-			return fail_at(ld, shown, k->key);
+			return fail_at(ld, section, k->key);
 		}
 		if (v && k->parse(v, (char *)&d + k->offset, ld->e) < 0)
-			return fail_at(ld, shown, k->key);
+			return fail_at(ld, section, k->key);
 	}
 	if (!*d.message) {
 		err_set(ld->e, ERR_FINAL, "must not be empty");
-		return fail_at(ld, shown, "message");
+		return fail_at(ld, section, "message");
 	}
 	re = pattern_compile(d.pattern, d.caseless ? PATTERN_CASELESS : 0, ld->e);
 	if (!re)
-		return fail_at(ld, shown, "pattern");
+		return fail_at(ld, section, "pattern");
 	add_custom(&ld->c->rules, id, &d, re);
 	return 0;
 }

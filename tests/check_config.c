@@ -1,19 +1,361 @@
 #include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "config.h"
+#include "rules.h"
 #include "testhelp.h"
 
-/* PLACEHOLDER: this suite is being written; it fails until it is. */
-START_TEST(test_todo)
+#define BUNDLED TEST_DATA "/../../etc/tagbot.ini"
+
+static char path_buf[4096];
+
+static const char *data_path(const char *name)
 {
-	ck_abort_msg("suite config not written yet");
+	snprintf(path_buf, sizeof(path_buf), "%s/%s", TEST_DATA, name);
+	return path_buf;
+}
+
+/* c holds exactly what config_init() gives. */
+static void assert_defaults(const struct config *c)
+{
+	struct config d;
+
+	config_init(&d);
+	for (int i = 0; i < RULE_COUNT; i++)
+		ck_assert_msg(c->rules.severity[i] == d.rules.severity[i], "%s is %s",
+			      rule_defs[i].id, severity_name(c->rules.severity[i]));
+	ck_assert_uint_eq(c->rules.archives.n, d.rules.archives.n);
+	for (size_t i = 0; i < d.rules.archives.n; i++)
+		ck_assert_str_eq(pattern_source(c->rules.archives.v[i]),
+				 pattern_source(d.rules.archives.v[i]));
+	ck_assert_uint_eq(c->rules.bugtrackers.n, d.rules.bugtrackers.n);
+	for (size_t i = 0; i < d.rules.bugtrackers.n; i++)
+		ck_assert_str_eq(pattern_source(c->rules.bugtrackers.v[i]),
+				 pattern_source(d.rules.bugtrackers.v[i]));
+	ck_assert_uint_eq(c->rules.reported_by_followers, FOLLOW_CLOSES | FOLLOW_LINK);
+	ck_assert_uint_eq(c->rules.ncustom, 0);
+	ck_assert(!c->rules.lookups);
+	config_release(&d);
+}
+
+/* ------------------------------------------------------------ error table */
+
+static const struct {
+	const char *file;
+	const char *want;	/* after "PATH/FILE: " */
+} bad_cases[] = {
+	{ "config-unknown-rule.ini",
+	  "[rules] MISING_SIGN_OFF: unknown rule ID (did you mean MISSING_SIGN_OFF?)" },
+	{ "config-unknown-rule-far.ini", "[rules] NO_SUCH_THING_AT_ALL: unknown rule ID" },
+	{ "config-unknown-key.ini", "[lookup] enable: unknown key (did you mean enabled?)" },
+	{ "config-unknown-rules-key.ini",
+	  "[rules] archive_pattern: unknown key (did you mean archive_patterns?)" },
+	{ "config-unknown-section.ini", "[rulez]: unknown section (did you mean [rules]?)" },
+	{ "config-bad-severity.ini",
+	  "[rules] MISSING_SIGN_OFF: \"fatal\" is not error, warning, check or off" },
+	{ "config-bad-pattern.ini",
+	  "[rule NO_FOO] pattern: offset 7: missing closing parenthesis" },
+	{ "config-bad-archive.ini",
+	  "[rules] archive_patterns: pattern 2 \"^https://b\\.example/[x(\": offset 23: "
+	  "missing terminating ] for character class" },
+	{ "config-key-outside.ini", "missing_sign_off: key outside any section" },
+	{ "config-custom-clash.ini",
+	  "[rule MISSING_SIGN_OFF]: MISSING_SIGN_OFF is a built-in rule ID; "
+	  "set its severity in [rules] or pick another ID" },
+	{ "config-custom-bad-id.ini", "[rule MY-RULE]: rule ID may hold only A-Z, 0-9 and _" },
+	{ "config-custom-no-id.ini", "[rule]: a custom rule section needs an ID: [rule MY_RULE]" },
+	{ "config-custom-no-message.ini", "[rule NO_MESSAGE] message: missing (required)" },
+	{ "config-custom-bad-where.ini",
+	  "[rule BAD_WHERE] where: \"trailer:\": trailer:<Token> needs a token of letters, "
+	  "digits and -" },
+	{ "config-custom-unknown-key.ini",
+	  "[rule TYPO] mesage: unknown key (did you mean message?)" },
+	{ "config-bad-bool.ini", "[lookup] enabled: \"maybe\" is not yes or no" },
+	{ "config-bad-followers.ini",
+	  "[rules] reported_by_followers: \"Links\" is not Closes or Link" },
+	{ "config-syntax.ini", "syntax error in " },
+	{ "config-does-not-exist.ini", "cannot read: No such file or directory" },
+};
+
+START_TEST(test_errors)
+{
+	char want[sizeof(path_buf) + 1024];
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	err_init(&e);
+	ck_assert_int_eq(config_load(&c, data_path(bad_cases[_i].file), &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	snprintf(want, sizeof(want), "%s: %s", data_path(bad_cases[_i].file), bad_cases[_i].want);
+	ck_assert_msg(!strncmp(e.msg, want, strlen(want)), "want \"%s\"\n got \"%s\"", want, e.msg);
+	/* A failed load leaves the embedded defaults. */
+	ck_assert_ptr_null(c.path);
+	assert_defaults(&c);
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_syntax_error_names_line)
+{
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	ck_assert_int_eq(config_load(&c, data_path("config-syntax.ini"), &e), -1);
+	ck_assert_msg(strstr(e.msg, "(2)") && strstr(e.msg, "this line has no equals sign"),
+		      "%s", e.msg);
+	ck_assert_ptr_null(strchr(e.msg, '\n'));
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_directory_is_an_error)
+{
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	ck_assert_int_eq(config_load(&c, TEST_DATA, &e), -1);
+	ck_assert_msg(strstr(e.msg, "not a regular file"), "%s", e.msg);
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_failed_reload_keeps_old)
+{
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	ck_assert_int_eq(config_load(&c, data_path("config-lookup.ini"), &e), 0);
+	ck_assert_int_eq(config_load(&c, data_path("config-bad-pattern.ini"), &e), -1);
+	ck_assert(c.rules.lookups);
+	ck_assert_str_eq(c.path, data_path("config-lookup.ini"));
+	config_release(&c);
+}
+END_TEST
+
+/* --------------------------------------------------------- good files */
+
+static void load_ok(struct config *c, const char *file)
+{
+	struct err e;
+
+	config_init(c);
+	err_init(&e);
+	ck_assert_msg(config_load(c, data_path(file), &e) == 0, "%s: %s", file, e.msg);
+	ck_assert_str_eq(c->path, data_path(file));
+}
+
+static const struct {
+	enum rule_id id;
+	enum severity want;
+} severity_cases[] = {
+	{ R_MISSING_SIGN_OFF, SEV_OFF },	/* default error */
+	{ R_BAD_SIGN_OFF, SEV_ERROR },		/* default warning */
+	{ R_LINK_TO_SELF, SEV_CHECK },		/* default warning */
+	{ R_EMAIL_SUBJECT, SEV_WARNING },	/* default check */
+	{ R_NO_AUTHOR_SIGN_OFF, SEV_ERROR },	/* untouched */
+	{ R_MISSING_FIXES_TAG, SEV_CHECK },	/* untouched */
+};
+
+START_TEST(test_severities)
+{
+	struct config c;
+
+	load_ok(&c, "config-severities.ini");
+	ck_assert_str_eq(severity_name(c.rules.severity[severity_cases[_i].id]),
+			 severity_name(severity_cases[_i].want));
+	config_release(&c);
+}
+END_TEST
+
+static const struct {
+	const char *file;
+	unsigned want;
+} follower_cases[] = {
+	{ "config-followers-closes.ini", FOLLOW_CLOSES },
+	{ "config-followers-link.ini", FOLLOW_LINK },
+	{ "config-severities.ini", FOLLOW_CLOSES | FOLLOW_LINK },
+};
+
+START_TEST(test_followers)
+{
+	struct config c;
+
+	load_ok(&c, follower_cases[_i].file);
+	ck_assert_uint_eq(c.rules.reported_by_followers, follower_cases[_i].want);
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_lookup)
+{
+	struct config c;
+
+	load_ok(&c, "config-lookup.ini");
+	ck_assert(c.rules.lookups);
+	config_release(&c);
+}
+END_TEST
+
+static size_t match_index(const struct pattern_list *l, const char *url, char *cap, size_t capsz)
+{
+	size_t off = 0, len = 0;
+	int i = pattern_list_match(l, url, strlen(url), &off, &len);
+
+	snprintf(cap, capsz, "%.*s", (int)len, url + off);
+	return (size_t)i;
+}
+
+START_TEST(test_pattern_lists)
+{
+	struct config c, d;
+	char cap[128];
+
+	config_init(&d);
+	load_ok(&c, "config-patterns.ini");
+	ck_assert_uint_eq(c.rules.archives.n, 2);
+	ck_assert_str_eq(pattern_source(c.rules.archives.v[1]),
+			 "^https?://list\\.example\\.org/r/([^/?]+)");
+	ck_assert_uint_eq(match_index(&c.rules.archives, "https://list.example.org/r/a@b?x",
+				      cap, sizeof(cap)), 1);
+	ck_assert_str_eq(cap, "a@b");
+	/* Caseless like the defaults. */
+	ck_assert_uint_eq(match_index(&c.rules.archives, "HTTPS://Mail.Example.org/m/c@d",
+				      cap, sizeof(cap)), 0);
+	ck_assert_str_eq(cap, "c@d");
+	/* The addition keeps the defaults and its quoted # survives. */
+	ck_assert_uint_eq(c.rules.bugtrackers.n, d.rules.bugtrackers.n + 1);
+	ck_assert_str_eq(pattern_source(c.rules.bugtrackers.v[d.rules.bugtrackers.n]),
+			 "^https?://tracker\\.example\\.org/t/#?[0-9]+");
+	config_release(&c);
+	config_release(&d);
+}
+END_TEST
+
+START_TEST(test_pattern_add_after_replace)
+{
+	struct config c;
+
+	load_ok(&c, "config-patterns-add-first.ini");
+	ck_assert_uint_eq(c.rules.archives.n, 2);
+	ck_assert_str_eq(pattern_source(c.rules.archives.v[0]), "^https?://one\\.example/([^/]+)");
+	ck_assert_str_eq(pattern_source(c.rules.archives.v[1]), "^https?://two\\.example/([^/]+)");
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_pattern_empty_list)
+{
+	struct config c;
+
+	load_ok(&c, "config-patterns-empty.ini");
+	ck_assert_uint_eq(c.rules.archives.n, 0);
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_custom_rules)
+{
+	const struct custom_rule *r;
+	struct config c;
+
+	load_ok(&c, "config-custom.ini");
+	ck_assert_uint_eq(c.rules.ncustom, 3);
+
+	r = &c.rules.custom[0];	/* file order */
+	ck_assert_str_eq(r->id, "NO_INTERNAL_URL");
+	ck_assert_int_eq(r->scope, SCOPE_BODY);
+	ck_assert_int_eq(r->severity, SEV_ERROR);
+	ck_assert(!r->must_match);
+	ck_assert_str_eq(r->message, "Do not cite internal URLs.");
+	ck_assert_str_eq(r->doc, "Our list policy, section 2");
+	ck_assert_int_eq(pattern_match(r->re, "see HTTP://intranet.example.com/",
+				       strlen("see HTTP://intranet.example.com/"), NULL, NULL),
+			 PATTERN_NOMATCH);
+
+	r = &c.rules.custom[1];
+	ck_assert_str_eq(r->id, "NEEDS_TESTED_BY");
+	ck_assert_int_eq(r->scope, SCOPE_TRAILERS);
+	ck_assert_int_eq(r->severity, SEV_WARNING);
+	ck_assert(r->must_match);
+	ck_assert_str_eq(r->doc, "");
+	ck_assert_int_eq(pattern_match(r->re, "TESTED-BY: x", strlen("TESTED-BY: x"), NULL, NULL), PATTERN_MATCH);
+
+	r = &c.rules.custom[2];
+	ck_assert_str_eq(r->id, "FIXES_SUBJECT");
+	ck_assert_int_eq(r->scope, SCOPE_TRAILER);
+	ck_assert_str_eq(r->token, "Fixes");
+	ck_assert_int_eq(r->severity, SEV_CHECK);
+	config_release(&c);
+}
+END_TEST
+
+/* The bundled file is documentation only: loading it changes nothing. */
+START_TEST(test_bundled_equals_defaults)
+{
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	ck_assert_msg(config_load(&c, BUNDLED, &e) == 0, "%s", e.msg);
+	assert_defaults(&c);
+	config_release(&c);
+}
+END_TEST
+
+/* Every built-in ID is listed in the bundled file with its default. */
+START_TEST(test_bundled_lists_every_rule)
+{
+	char want[128];
+	size_t len;
+	char *text;
+	FILE *f = fopen(BUNDLED, "rb");
+	struct buf b;
+	char chunk[4096];
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	buf_init(&b, 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ck_assert_int_eq(buf_add(&b, chunk, n), 0);
+	fclose(f);
+	text = buf_detach(&b, &len);
+	for (int i = 0; i < RULE_COUNT; i++) {
+		snprintf(want, sizeof(want), "\n;%s = %s\n", rule_defs[i].id,
+			 severity_name(rule_defs[i].severity));
+		ck_assert_msg(strstr(text, want), "etc/tagbot.ini lacks \"%s\"", want + 1);
+	}
+	free(text);
 }
 END_TEST
 
 int main(void)
 {
 	Suite *s = suite_create("config");
-	TCase *tc = tcase_create("todo");
+	TCase *errors = tcase_create("errors");
+	TCase *good = tcase_create("good");
 
-	tcase_add_test(tc, test_todo);
-	suite_add_tcase(s, tc);
+	tcase_add_loop_test(errors, test_errors, 0, ARRAY_SIZE(bad_cases));
+	tcase_add_test(errors, test_syntax_error_names_line);
+	tcase_add_test(errors, test_directory_is_an_error);
+	tcase_add_test(errors, test_failed_reload_keeps_old);
+	suite_add_tcase(s, errors);
+
+	tcase_add_loop_test(good, test_severities, 0, ARRAY_SIZE(severity_cases));
+	tcase_add_loop_test(good, test_followers, 0, ARRAY_SIZE(follower_cases));
+	tcase_add_test(good, test_lookup);
+	tcase_add_test(good, test_pattern_lists);
+	tcase_add_test(good, test_pattern_add_after_replace);
+	tcase_add_test(good, test_pattern_empty_list);
+	tcase_add_test(good, test_custom_rules);
+	tcase_add_test(good, test_bundled_equals_defaults);
+	tcase_add_test(good, test_bundled_lists_every_rule);
+	suite_add_tcase(s, good);
 	return th_run_suite(s);
 }

@@ -1,19 +1,262 @@
 #include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "config.h"
+#include "patch.h"
+#include "rules.h"
+#include "rules/families.h"
 #include "testhelp.h"
 
-/* PLACEHOLDER: this suite is being written; it fails until it is. */
-START_TEST(test_todo)
+/*
+ * A patch built by hand, so the scopes are tested without the parser:
+ * lines 1-7 commit message (trailers 5-7), 8 the separator, 9-13 after it.
+ */
+static const char text[] =
+	"Make the frobnicator faster.\n"				/* 1 */
+	"\n"								/* 2 */
+	"See http://intranet.example.com/bug/1 for details.\n"		/* 3 */
+	"\n"								/* 4 */
+	"Fixes: 0123456789ab (\"foo: add the frobnicator\")\n"		/* 5 */
+	"Reported-by: Rita Reporter <rita@example.org>\n"		/* 6 */
+	"Signed-off-by: Ann Author <ann@example.org>\n"			/* 7 */
+	"---\n"								/* 8 */
+	" drivers/foo.c | 2 +-\n"					/* 9 */
+	"\n"								/* 10 */
+	"diff --git a/drivers/foo.c b/drivers/foo.c\n"			/* 11 */
+	"+\tfoo(); /* http://intranet.example.com/x */\n"		/* 12 */
+	"+aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\n";			/* 13 */
+
+#define COMMIT_LINES	7
+#define FIRST_TRAILER	4	/* index of line 5 */
+
+struct fixture {
+	struct patch p;
+	struct line lines[COMMIT_LINES];
+	struct trailer trailers[3];
+};
+
+static void build(struct fixture *f, enum patch_kind kind)
 {
-	ck_abort_msg("suite rules_custom not written yet");
+	static const char *const tokens[] = { "Fixes", "Reported-by", "Signed-off-by" };
+	const char *s = text;
+
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < COMMIT_LINES; i++) {
+		const char *nl = strchr(s, '\n');
+
+		f->lines[i] = (struct line){ s, (size_t)(nl - s), i + 1 };
+		s = nl + 1;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		const struct line *l = &f->lines[FIRST_TRAILER + i];
+		struct trailer *t = &f->trailers[i];
+		size_t tl = strlen(tokens[i]);
+
+		t->kind = TRAILER_TAG;
+		t->line = *l;
+		t->in_block = true;
+		t->token = (char *)tokens[i];
+		t->value = xstrndup(l->p + tl + 2, l->len - tl - 2);
+		t->has_colon = true;
+		t->space_after_colon = 1;
+	}
+	f->p.kind = kind;
+	f->p.subject = (char *)"[PATCH] foo: make the frobnicator faster";
+	f->p.text = text;
+	f->p.text_len = strlen(text);
+	f->p.first_lineno = 1;
+	f->p.lines = f->lines;
+	f->p.nlines = COMMIT_LINES;
+	f->p.block_start = FIRST_TRAILER;
+	f->p.trailers = f->trailers;
+	f->p.ntrailers = 3;
+	f->p.sep = SEP_DASHES;
+	f->p.sep_lineno = 8;
+	f->p.after = strstr(text, "---\n") + 4;
+	f->p.after_len = strlen(f->p.after);
+	f->p.has_diff = true;
+}
+
+static void unbuild(struct fixture *f)
+{
+	for (size_t i = 0; i < 3; i++)
+		free(f->trailers[i].value);
+}
+
+/* settings with one custom rule */
+static void one_rule(struct rule_settings *s, const char *re, enum custom_scope scope,
+		     const char *token, bool must_match, bool caseless, enum severity sev)
+{
+	struct custom_rule *r;
+	struct err e;
+
+	rule_settings_init(s);
+	ARRAY_GROW(s->custom, s->custom_alloc, 1);
+	r = &s->custom[s->ncustom++];
+	memset(r, 0, sizeof(*r));
+	r->id = xstrdup("MY_RULE");
+	r->severity = sev;
+	r->scope = scope;
+	r->token = token ? xstrdup(token) : NULL;
+	r->re = pattern_compile(re, caseless ? PATTERN_CASELESS : 0, &e);
+	ck_assert_msg(r->re != NULL, "%s: %s", re, e.msg);
+	r->must_match = must_match;
+	r->message = xstrdup("Say it differently.");
+	r->doc = xstrdup("Local policy");
+}
+
+static const struct {
+	const char *name;
+	const char *re;
+	enum custom_scope scope;
+	const char *token;
+	bool must_match, caseless;
+	enum severity sev;
+	enum patch_kind kind;
+	const char *want;	/* the finding lines, "" for none */
+} cases[] = {
+	{ "subject", "frobnicator", SCOPE_SUBJECT, NULL, false, false, SEV_WARNING, KIND_PATCH, "0" },
+	{ "commit", "intranet\\.example", SCOPE_COMMIT, NULL, false, false, SEV_WARNING, KIND_PATCH, "3" },
+	{ "body", "intranet\\.example", SCOPE_BODY, NULL, false, false, SEV_WARNING, KIND_PATCH, "3 12" },
+	{ "diff", "intranet\\.example", SCOPE_DIFF, NULL, false, false, SEV_WARNING, KIND_PATCH, "12" },
+	{ "diff, first line", "^ drivers/", SCOPE_DIFF, NULL, false, false, SEV_WARNING, KIND_PATCH, "9" },
+	{ "trailers", "^Reported-by:", SCOPE_TRAILERS, NULL, false, false, SEV_WARNING, KIND_PATCH, "6" },
+	{ "trailers not prose", "^Make", SCOPE_TRAILERS, NULL, false, false, SEV_WARNING, KIND_PATCH, "" },
+	{ "trailer value", "^0123456789ab ", SCOPE_TRAILER, "Fixes", false, false, SEV_WARNING, KIND_PATCH, "5" },
+	{ "trailer token any case", "^0123", SCOPE_TRAILER, "fixes", false, false, SEV_WARNING, KIND_PATCH, "5" },
+	{ "trailer value without token", "^Fixes", SCOPE_TRAILER, "Fixes", false, false, SEV_WARNING, KIND_PATCH, "" },
+	{ "trailer other token", "^0123", SCOPE_TRAILER, "Link", false, false, SEV_WARNING, KIND_PATCH, "" },
+	{ "must_match missing", "^Tested-by:", SCOPE_TRAILERS, NULL, true, false, SEV_WARNING, KIND_PATCH, "0" },
+	{ "must_match present", "^Signed-off-by:", SCOPE_TRAILERS, NULL, true, false, SEV_WARNING, KIND_PATCH, "" },
+	{ "must_match subject", "^\\[PATCH v[0-9]", SCOPE_SUBJECT, NULL, true, false, SEV_WARNING, KIND_PATCH, "0" },
+	{ "must_match diff", "^\\+zzz", SCOPE_DIFF, NULL, true, false, SEV_WARNING, KIND_PATCH, "0" },
+	{ "caseless", "^MAKE THE", SCOPE_COMMIT, NULL, false, true, SEV_WARNING, KIND_PATCH, "1" },
+	{ "case kept", "^MAKE THE", SCOPE_COMMIT, NULL, false, false, SEV_WARNING, KIND_PATCH, "" },
+	{ "off", "frobnicator", SCOPE_SUBJECT, NULL, false, false, SEV_OFF, KIND_PATCH, "" },
+	{ "cover: subject", "frobnicator", SCOPE_SUBJECT, NULL, false, false, SEV_WARNING, KIND_COVER, "0" },
+	{ "cover: commit", "^See ", SCOPE_COMMIT, NULL, false, false, SEV_WARNING, KIND_COVER, "3" },
+	{ "cover: no body", "intranet", SCOPE_BODY, NULL, false, false, SEV_WARNING, KIND_COVER, "" },
+	{ "cover: no must_match trailers", "^Tested-by:", SCOPE_TRAILERS, NULL, true, false, SEV_WARNING, KIND_COVER, "" },
+	/* Line 13 makes (a+)+$ hit the match limit: neither a finding nor "nothing matched". */
+	{ "limit is no match", "(a+)+$", SCOPE_DIFF, NULL, false, false, SEV_WARNING, KIND_PATCH, "" },
+	{ "limit is no must_match", "(a+)+$", SCOPE_DIFF, NULL, true, false, SEV_WARNING, KIND_PATCH, "" },
+};
+
+static void lines_of(const struct findings *fs, char *out, size_t n)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < fs->n && off < n; i++)
+		off += (size_t)snprintf(out + off, n - off, "%s%zu", i ? " " : "", fs->v[i].line);
+}
+
+START_TEST(test_scopes)
+{
+	struct rule_settings s;
+	struct findings fs;
+	struct fixture f;
+	char got[256];
+
+	build(&f, cases[_i].kind);
+	one_rule(&s, cases[_i].re, cases[_i].scope, cases[_i].token, cases[_i].must_match,
+		 cases[_i].caseless, cases[_i].sev);
+	findings_init(&fs);
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	lines_of(&fs, got, sizeof(got));
+	ck_assert_msg(!strcmp(got, cases[_i].want), "%s: want lines \"%s\", got \"%s\"",
+		      cases[_i].name, cases[_i].want, got);
+	findings_release(&fs);
+	rule_settings_release(&s);
+	unbuild(&f);
+}
+END_TEST
+
+START_TEST(test_finding_fields)
+{
+	struct rule_settings s;
+	struct findings fs;
+	struct fixture f;
+
+	build(&f, KIND_PATCH);
+	one_rule(&s, "intranet", SCOPE_COMMIT, NULL, false, false, SEV_ERROR);
+	findings_init(&fs);
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	ck_assert_uint_eq(fs.n, 1);
+	ck_assert_str_eq(fs.v[0].rule, "MY_RULE");
+	ck_assert_int_eq(fs.v[0].severity, SEV_ERROR);
+	ck_assert_uint_eq(fs.v[0].line, 3);
+	ck_assert_str_eq(fs.v[0].text, "See http://intranet.example.com/bug/1 for details.");
+	ck_assert_str_eq(fs.v[0].message, "Say it differently.");
+	ck_assert_str_eq(fs.v[0].doc, "Local policy");
+	findings_release(&fs);
+	rule_settings_release(&s);
+	unbuild(&f);
+}
+END_TEST
+
+START_TEST(test_subject_finding_text)
+{
+	struct rule_settings s;
+	struct findings fs;
+	struct fixture f;
+
+	build(&f, KIND_PATCH);
+	one_rule(&s, "^\\[PATCH v", SCOPE_SUBJECT, NULL, true, false, SEV_WARNING);
+	findings_init(&fs);
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	ck_assert_uint_eq(fs.n, 1);
+	ck_assert_uint_eq(fs.v[0].line, 0);
+	ck_assert_str_eq(fs.v[0].text, "[PATCH] foo: make the frobnicator faster");
+	findings_release(&fs);
+	rule_settings_release(&s);
+	unbuild(&f);
+}
+END_TEST
+
+/* A diff of many matching lines reports a bounded number of findings. */
+START_TEST(test_findings_are_capped)
+{
+	struct rule_settings s;
+	struct findings fs;
+	struct fixture f;
+	struct buf b;
+
+	buf_init(&b, 0);
+	for (int i = 0; i < 5000; i++)
+		ck_assert_int_eq(buf_addstr(&b, "+bad\n"), 0);
+	build(&f, KIND_PATCH);
+	f.p.text = b.data;
+	f.p.text_len = b.len;
+	f.p.after = b.data;
+	f.p.after_len = b.len;
+	f.p.nlines = 0;
+	f.p.ntrailers = 0;
+	one_rule(&s, "^\\+bad$", SCOPE_DIFF, NULL, false, false, SEV_WARNING);
+	findings_init(&fs);
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	ck_assert_uint_gt(fs.n, 0);
+	ck_assert_uint_le(fs.n, 1000);
+	ck_assert_uint_eq(fs.v[0].line, 1);
+	findings_release(&fs);
+	rule_settings_release(&s);
+	unbuild(&f);
+	buf_release(&b);
 }
 END_TEST
 
 int main(void)
 {
 	Suite *s = suite_create("rules_custom");
-	TCase *tc = tcase_create("todo");
+	TCase *tc = tcase_create("scopes");
 
-	tcase_add_test(tc, test_todo);
+	tcase_add_loop_test(tc, test_scopes, 0, ARRAY_SIZE(cases));
+	tcase_add_test(tc, test_finding_fields);
+	tcase_add_test(tc, test_subject_finding_text);
+	tcase_add_test(tc, test_findings_are_capped);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }
