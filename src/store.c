@@ -1,0 +1,810 @@
+#include "autoconf.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "buf.h"
+#include "store.h"
+
+int (*store_test_hook)(const char *point);
+
+/*
+ * Schema steps: migrations[v] takes a database from user_version v to v+1.
+ * A new version appends a step; a step is never edited once released.
+ */
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+	/* 0 -> 1 */
+	"CREATE TABLE messages ("
+	"  msgid TEXT PRIMARY KEY NOT NULL,"
+	"  source TEXT NOT NULL,"
+	"  folder TEXT NOT NULL,"
+	"  uid INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  decision TEXT NOT NULL CHECK (decision IN ('replied', 'clean', 'error')"
+	"                               OR decision LIKE 'skipped:%'),"
+	"  reply_msgid TEXT,"
+	"  time INTEGER NOT NULL);"
+	"CREATE TABLE checkpoints ("
+	"  source TEXT NOT NULL,"
+	"  folder TEXT NOT NULL,"
+	"  uidvalidity INTEGER NOT NULL,"
+	"  last_uid INTEGER NOT NULL,"
+	"  PRIMARY KEY (source, folder));"
+	"CREATE TABLE outbox ("
+	"  reply_msgid TEXT PRIMARY KEY NOT NULL,"
+	"  parent_msgid TEXT NOT NULL UNIQUE,"
+	"  envelope_from TEXT NOT NULL,"
+	"  recipients TEXT NOT NULL,"
+	"  raw BLOB NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'sent', 'failed')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL,"
+	"  last_error TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL,"
+	"  sent_time INTEGER);"
+	"CREATE INDEX outbox_due ON outbox (state, next_attempt);",
+};
+
+enum stmt_id {
+	S_SEEN,
+	S_INSERT_MESSAGE,
+	S_INSERT_OUTBOX,
+	S_CHECKPOINT_GET,
+	S_CHECKPOINT_SET,
+	S_CHECKPOINT_ALL,
+	S_OUTBOX_DUE,
+	S_OUTBOX_NEXT_TIME,
+	S_MARK_SENT,
+	S_MARK_RETRY,
+	S_MARK_FAILED,
+	S_COUNT_MESSAGES,
+	S_COUNT_OUTBOX,
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+	[S_SEEN] = "SELECT 1 FROM messages WHERE msgid = ?1",
+	[S_INSERT_MESSAGE] =
+		"INSERT INTO messages (msgid, source, folder, uid, kind, decision, reply_msgid, time)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_INSERT_OUTBOX] =
+		"INSERT INTO outbox (reply_msgid, parent_msgid, envelope_from, recipients, raw,"
+		" next_attempt, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+	[S_CHECKPOINT_GET] =
+		"SELECT uidvalidity, last_uid FROM checkpoints WHERE source = ?1 AND folder = ?2",
+	[S_CHECKPOINT_SET] =
+		"INSERT INTO checkpoints (source, folder, uidvalidity, last_uid) VALUES (?1, ?2, ?3, ?4)"
+		" ON CONFLICT (source, folder) DO UPDATE SET uidvalidity = ?3, last_uid = ?4",
+	[S_CHECKPOINT_ALL] =
+		"SELECT source, folder, uidvalidity, last_uid FROM checkpoints ORDER BY source, folder",
+	[S_OUTBOX_DUE] =
+		"SELECT reply_msgid, parent_msgid, envelope_from, recipients, raw, state, attempts,"
+		" next_attempt, last_error FROM outbox WHERE state = 'queued' AND next_attempt <= ?1"
+		" ORDER BY next_attempt, created LIMIT 1",
+	[S_OUTBOX_NEXT_TIME] = "SELECT min(next_attempt) FROM outbox WHERE state = 'queued'",
+	[S_MARK_SENT] =
+		"UPDATE outbox SET state = 'sent', attempts = attempts + 1, sent_time = ?2,"
+		" last_error = '' WHERE reply_msgid = ?1 AND state = 'queued'",
+	[S_MARK_RETRY] =
+		"UPDATE outbox SET attempts = attempts + 1, next_attempt = ?2, last_error = ?3"
+		" WHERE reply_msgid = ?1 AND state = 'queued'",
+	[S_MARK_FAILED] =
+		"UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ?3"
+		" WHERE reply_msgid = ?1 AND state = 'queued'",
+	[S_COUNT_MESSAGES] =
+		"SELECT count(*), sum(decision = 'replied'), sum(decision = 'clean'),"
+		" sum(decision LIKE 'skipped:%'), sum(decision = 'error') FROM messages",
+	[S_COUNT_OUTBOX] =
+		"SELECT sum(state = 'queued'), sum(state = 'sent'), sum(state = 'failed') FROM outbox",
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;			/* owned; for messages */
+	sqlite3_stmt *stmt[S_COUNT];	/* owned */
+	int depth;			/* open transactions (outermost BEGIN, then savepoints) */
+};
+
+void store_settings_init(struct store_settings *s)
+{
+	s->path = NULL;
+	s->busy_timeout_ms = 5000;
+}
+
+/* A lock held too long by another process is worth waiting for; a full
+ * disk may clear; anything else is a broken database or a bug. */
+static enum err_class rc_class(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return ERR_WAIT;
+	case SQLITE_FULL:
+	case SQLITE_IOERR:
+		return ERR_TEMP;
+	default:
+		return ERR_FINAL;
+	}
+}
+
+static int db_err(struct store *st, int rc, struct err *e, const char *what)
+{
+	return err_set(e, rc_class(rc), "store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+static int exec(struct store *st, const char *sql, struct err *e)
+{
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, sql);
+}
+
+static sqlite3_stmt *stmt(struct store *st, enum stmt_id id)
+{
+	sqlite3_stmt *s = st->stmt[id];
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+/* Steps a statement that returns no rows; returns the sqlite rc. */
+static int step_done(sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static char *col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return xstrdup(t ? (const char *)t : "");
+}
+
+/* --- Message-IDs -------------------------------------------------------- */
+
+char *store_msgid_key(const char *msgid)
+{
+	const char *s = msgid, *end;
+	char *key, *at;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	if (end > s && *s == '<')
+		s++;
+	if (end > s && end[-1] == '>')
+		end--;
+	n = (size_t)(end - s);
+	if (n == 0 || n > STORE_MSGID_MAX)
+		return NULL;
+	key = xstrndup(s, n);
+	/* RULES.md: local parts compare exactly, domains case-insensitively. */
+	at = strrchr(key, '@');
+	for (char *p = at; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return key;
+}
+
+/* --- open, migrate, close ---------------------------------------------- */
+
+static int get_user_version(struct store *st, int *v, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "reading the schema version");
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_err(st, rc, e, "reading the schema version");
+}
+
+static int migrate_step(struct store *st, int v, struct err *e)
+{
+	char sql[64];
+
+	if (exec(st, migrations[v], e) < 0)
+		return -1;
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+	return exec(st, sql, e);
+}
+
+/* Each step runs in its own IMMEDIATE transaction and re-reads the version
+ * inside it, so two processes opening a new file at once do not both
+ * create the tables. */
+static int migrate(struct store *st, struct err *e)
+{
+	int v = 0;
+
+	for (;;) {
+		if (exec(st, "BEGIN IMMEDIATE", e) < 0)
+			return -1;
+		if (get_user_version(st, &v, e) < 0)
+			goto fail;
+		if (v > STORE_SCHEMA_VERSION) {
+			err_set(e, ERR_FINAL, "store %s: schema version %d is newer than this tagbot's (%d)",
+				st->path, v, STORE_SCHEMA_VERSION);
+			goto fail;
+		}
+		if (v == STORE_SCHEMA_VERSION)
+			return exec(st, "COMMIT", e);
+		if (migrate_step(st, v, e) < 0 || exec(st, "COMMIT", e) < 0)
+			goto fail;
+	}
+fail:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+static int set_pragmas(struct store *st, int busy_ms, struct err *e)
+{
+	sqlite3_stmt *s;
+	const unsigned char *mode;
+	int rc, wal;
+
+	sqlite3_busy_timeout(st->db, busy_ms);
+	sqlite3_extended_result_codes(st->db, 1);
+	rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "setting WAL mode");
+	rc = sqlite3_step(s);
+	mode = rc == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+	wal = mode && !strcmp((const char *)mode, "wal");
+	sqlite3_finalize(s);
+	if (!wal)
+		return err_set(e, ERR_FINAL, "store %s: cannot switch to WAL mode", st->path);
+	return exec(st, "PRAGMA synchronous = FULL", e);
+}
+
+static int prepare_all(struct store *st, struct err *e)
+{
+	for (int i = 0; i < S_COUNT; i++) {
+		int rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					    &st->stmt[i], NULL);
+		if (rc != SQLITE_OK)
+			return db_err(st, rc, e, "preparing statements");
+	}
+	return 0;
+}
+
+/* The database holds other people's mail: create it private.  SQLite gives
+ * the -wal and -shm files the database file's permissions. */
+static int create_private(const char *path, struct err *e)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return err_set(e, ERR_FINAL, "store %s: %s", path, strerror(errno));
+	close(fd);
+	return 0;
+}
+
+int store_open(struct store **out, const struct store_settings *s, struct err *e)
+{
+	struct store *st;
+	int rc;
+
+	*out = NULL;
+	if (!s->path || !*s->path)
+		return err_set(e, ERR_FINAL, "store: no database path configured");
+	if (create_private(s->path, e) < 0)
+		return -1;
+	st = xcalloc(1, sizeof(*st));
+	st->path = xstrdup(s->path);
+	rc = sqlite3_open_v2(s->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		err_set(e, rc_class(rc), "store %s: cannot open: %s", s->path,
+			st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		store_close(st);
+		return -1;
+	}
+	if (set_pragmas(st, s->busy_timeout_ms > 0 ? s->busy_timeout_ms : 5000, e) < 0 ||
+	    migrate(st, e) < 0 || prepare_all(st, e) < 0) {
+		store_close(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+/* --- transactions ------------------------------------------------------ */
+
+/* The outermost level is BEGIN IMMEDIATE: a deferred transaction that
+ * reads and then writes can fail with SQLITE_BUSY without waiting. */
+int store_begin(struct store *st, struct err *e)
+{
+	if (exec(st, st->depth ? "SAVEPOINT tb" : "BEGIN IMMEDIATE", e) < 0)
+		return -1;
+	st->depth++;
+	return 0;
+}
+
+int store_commit(struct store *st, struct err *e)
+{
+	if (st->depth <= 0)
+		return err_set(e, ERR_FINAL, "store %s: commit without a transaction", st->path);
+	if (exec(st, st->depth > 1 ? "RELEASE tb" : "COMMIT", e) < 0) {
+		store_rollback(st);
+		return -1;
+	}
+	st->depth--;
+	return 0;
+}
+
+void store_rollback(struct store *st)
+{
+	if (st->depth <= 0)
+		return;
+	if (st->depth > 1)
+		sqlite3_exec(st->db, "ROLLBACK TO tb; RELEASE tb", NULL, NULL, NULL);
+	else
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->depth--;
+}
+
+/* --- messages ---------------------------------------------------------- */
+
+static char *key_or_err(struct store *st, const char *msgid, struct err *e)
+{
+	char *k = store_msgid_key(msgid);
+
+	if (!k)
+		err_set(e, ERR_FINAL, "store %s: empty or oversized Message-ID", st->path);
+	return k;
+}
+
+int store_seen(struct store *st, const char *msgid, bool *seen, struct err *e)
+{
+	char *key = key_or_err(st, msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!key)
+		return -1;
+	s = stmt(st, S_SEEN);
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	*seen = rc == SQLITE_ROW;
+	sqlite3_reset(s);
+	free(key);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(st, rc, e, "looking up a message");
+	return 0;
+}
+
+static const char *const decision_names[] = {
+	[STORE_REPLIED] = "replied",
+	[STORE_CLEAN] = "clean",
+	[STORE_SKIPPED] = "skipped",
+	[STORE_ERROR] = "error",
+};
+
+/* Inserts the messages row; returns the sqlite rc (constraint = known). */
+static int insert_message(struct store *st, const char *key, const struct store_message *m,
+			  const char *reply_key)
+{
+	sqlite3_stmt *s = stmt(st, S_INSERT_MESSAGE);
+	char decision[128];
+
+	if (m->decision == STORE_SKIPPED)
+		snprintf(decision, sizeof(decision), "skipped:%s", m->why && *m->why ? m->why : "other");
+	else
+		snprintf(decision, sizeof(decision), "%s",
+			 decision_names[(unsigned)m->decision <= STORE_ERROR ? m->decision : STORE_ERROR]);
+	bind_text(s, 1, key);
+	bind_text(s, 2, m->source ? m->source : "");
+	bind_text(s, 3, m->folder ? m->folder : "");
+	sqlite3_bind_int64(s, 4, m->uid);
+	bind_text(s, 5, m->kind ? m->kind : "other");
+	bind_text(s, 6, decision);
+	bind_text(s, 7, reply_key);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)m->time);
+	return step_done(s);
+}
+
+
+int store_record_message(struct store *st, const struct store_message *m,
+			 bool *added, struct err *e)
+{
+	char *key;
+	int rc;
+
+	if (m->decision == STORE_REPLIED)
+		return err_set(e, ERR_FINAL, "store %s: a reply is recorded with store_record_reply",
+			       st->path);
+	if (!(key = key_or_err(st, m->msgid, e)))
+		return -1;
+	rc = insert_message(st, key, m, NULL);
+	free(key);
+	if (added)
+		*added = rc == SQLITE_OK;
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+		return 0;
+	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, "recording a message");
+}
+
+/* Recipients are stored one per line; an address holding a line break
+ * could smuggle a second one, so it is refused. */
+static int join_rcpt(struct store *st, const struct store_outgoing *o, struct buf *b, struct err *e)
+{
+	if (o->nrcpt == 0)
+		return err_set(e, ERR_FINAL, "store %s: a reply without recipients", st->path);
+	for (size_t i = 0; i < o->nrcpt; i++) {
+		if (!o->rcpt[i][0] || strpbrk(o->rcpt[i], "\r\n"))
+			return err_set(e, ERR_FINAL, "store %s: bad recipient", st->path);
+		if ((i && buf_addch(b, '\n') < 0) || buf_addstr(b, o->rcpt[i]) < 0)
+			return err_set(e, ERR_FINAL, "store %s: recipient list too long", st->path);
+	}
+	return 0;
+}
+
+static int insert_outbox(struct store *st, const char *reply_key, const char *parent_key,
+			 const struct store_outgoing *o, const char *rcpt, time_t now)
+{
+	sqlite3_stmt *s = stmt(st, S_INSERT_OUTBOX);
+
+	bind_text(s, 1, reply_key);
+	bind_text(s, 2, parent_key);
+	bind_text(s, 3, o->envelope_from ? o->envelope_from : "");
+	bind_text(s, 4, rcpt);
+	sqlite3_bind_blob64(s, 5, o->raw, o->len, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)now);
+	return step_done(s);
+}
+
+enum tx_result {
+	TX_OK,
+	TX_KNOWN,	/* the message or the parent's reply already exists */
+	TX_FAILED	/* e filled */
+};
+
+/* The body of store_record_reply, run inside its transaction. */
+static enum tx_result record_reply_tx(struct store *st, const struct store_message *m,
+				      const struct store_outgoing *o, const char *rcpt,
+				      time_t now, const char *key, const char *reply_key,
+				      struct err *e)
+{
+	int rc = insert_message(st, key, m, reply_key);
+
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+		return TX_KNOWN;
+	if (rc != SQLITE_OK) {
+		db_err(st, rc, e, "recording a message");
+		return TX_FAILED;
+	}
+	if (store_test_hook && store_test_hook("record_reply:after_message") < 0) {
+		err_set(e, ERR_TEMP, "store %s: failure injected by a test", st->path);
+		return TX_FAILED;
+	}
+	rc = insert_outbox(st, reply_key, key, o, rcpt, now);
+	/* UNIQUE is the parent column: that patch has its reply already.  A
+	 * clash on the reply's own Message-ID is a bug, not a duplicate. */
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return TX_KNOWN;
+	if (rc != SQLITE_OK) {
+		db_err(st, rc, e, "queueing a reply");
+		return TX_FAILED;
+	}
+	return TX_OK;
+}
+
+static int check_outgoing(struct store *st, const struct store_outgoing *o, const char *key,
+			  const char *parent_key, struct err *e)
+{
+	if (strcmp(key, parent_key))
+		return err_set(e, ERR_FINAL, "store %s: the reply's parent is not the message recorded",
+			       st->path);
+	if (!o->raw || o->len == 0 || o->len > STORE_REPLY_MAX)
+		return err_set(e, ERR_FINAL, "store %s: empty or oversized reply", st->path);
+	return 0;
+}
+
+int store_record_reply(struct store *st, const struct store_message *m,
+		       const struct store_outgoing *o, time_t now,
+		       enum store_enqueue *res, struct err *e)
+{
+	char *key = store_msgid_key(m->msgid), *parent = store_msgid_key(o->parent_msgid);
+	char *reply_key = store_msgid_key(o->reply_msgid);
+	enum tx_result r;
+	struct buf rcpt;
+	int rc = -1;
+
+	buf_init(&rcpt, 64 * 1024);
+	if (!key || !parent || !reply_key) {
+		err_set(e, ERR_FINAL, "store %s: empty or oversized Message-ID", st->path);
+		goto out;
+	}
+	if (check_outgoing(st, o, key, parent, e) < 0 || join_rcpt(st, o, &rcpt, e) < 0 ||
+	    store_begin(st, e) < 0)
+		goto out;
+	r = record_reply_tx(st, m, o, rcpt.data, now, key, reply_key, e);
+	if (r == TX_OK) {
+		*res = STORE_QUEUED;
+		rc = store_commit(st, e);
+		goto out;
+	}
+	store_rollback(st);
+	if (r == TX_KNOWN) {
+		*res = STORE_ALREADY_QUEUED;
+		rc = 0;
+	}
+out:
+	free(key);
+	free(parent);
+	free(reply_key);
+	buf_release(&rcpt);
+	return rc;
+}
+
+/* --- checkpoints ------------------------------------------------------- */
+
+int store_checkpoint_get(struct store *st, const char *source, const char *folder,
+			 struct store_checkpoint *cp, bool *found, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_CHECKPOINT_GET);
+	int rc;
+
+	bind_text(s, 1, source);
+	bind_text(s, 2, folder ? folder : "");
+	rc = sqlite3_step(s);
+	*found = rc == SQLITE_ROW;
+	cp->uidvalidity = *found ? (uint32_t)sqlite3_column_int64(s, 0) : 0;
+	cp->last_uid = *found ? (uint32_t)sqlite3_column_int64(s, 1) : 0;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(st, rc, e, "reading a checkpoint");
+	return 0;
+}
+
+int store_checkpoint_set(struct store *st, const char *source, const char *folder,
+			 const struct store_checkpoint *cp, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_CHECKPOINT_SET);
+	int rc;
+
+	bind_text(s, 1, source);
+	bind_text(s, 2, folder ? folder : "");
+	sqlite3_bind_int64(s, 3, cp->uidvalidity);
+	sqlite3_bind_int64(s, 4, cp->last_uid);
+	rc = step_done(s);
+	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, "writing a checkpoint");
+}
+
+int store_checkpoint_foreach(struct store *st,
+			     void (*fn)(void *ctx, const char *source, const char *folder,
+					const struct store_checkpoint *cp),
+			     void *ctx, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_CHECKPOINT_ALL);
+	struct store_checkpoint cp;
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		cp.uidvalidity = (uint32_t)sqlite3_column_int64(s, 2);
+		cp.last_uid = (uint32_t)sqlite3_column_int64(s, 3);
+		fn(ctx, (const char *)sqlite3_column_text(s, 0),
+		   (const char *)sqlite3_column_text(s, 1), &cp);
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing checkpoints");
+}
+
+/* --- outbox ------------------------------------------------------------ */
+
+static const char *const state_names[] = {
+	[OUTBOX_QUEUED] = "queued",
+	[OUTBOX_SENT] = "sent",
+	[OUTBOX_FAILED] = "failed",
+};
+
+const char *outbox_state_name(enum outbox_state s)
+{
+	return (unsigned)s <= OUTBOX_FAILED ? state_names[s] : "?";
+}
+
+static enum outbox_state state_parse(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(state_names); i++)
+		if (!strcmp(s, state_names[i]))
+			return (enum outbox_state)i;
+	return OUTBOX_FAILED;
+}
+
+void outbox_item_init(struct outbox_item *it)
+{
+	memset(it, 0, sizeof(*it));
+}
+
+void outbox_item_release(struct outbox_item *it)
+{
+	free(it->reply_msgid);
+	free(it->parent_msgid);
+	free(it->envelope_from);
+	for (size_t i = 0; i < it->nrcpt; i++)
+		free(it->rcpt[i]);
+	free(it->rcpt);
+	free(it->raw);
+	free(it->last_error);
+	outbox_item_init(it);
+}
+
+static void split_rcpt(struct outbox_item *it, const char *list)
+{
+	size_t alloc = 0;
+
+	while (*list) {
+		size_t n = strcspn(list, "\n");
+
+		if (n) {
+			ARRAY_GROW(it->rcpt, alloc, it->nrcpt + 1);
+			it->rcpt[it->nrcpt++] = xstrndup(list, n);
+		}
+		list += n;
+		if (*list)
+			list++;
+	}
+}
+
+static void fill_item(sqlite3_stmt *s, struct outbox_item *it)
+{
+	const void *raw = sqlite3_column_blob(s, 4);
+	size_t len = (size_t)sqlite3_column_bytes(s, 4);
+	char *rcpt = col_text(s, 3), *state = col_text(s, 5);
+
+	it->reply_msgid = col_text(s, 0);
+	it->parent_msgid = col_text(s, 1);
+	it->envelope_from = col_text(s, 2);
+	split_rcpt(it, rcpt);
+	it->raw = xmalloc(len + 1);
+	if (len)
+		memcpy(it->raw, raw, len);
+	it->raw[len] = '\0';
+	it->len = len;
+	it->state = state_parse(state);
+	it->attempts = sqlite3_column_int(s, 6);
+	it->next_attempt = (time_t)sqlite3_column_int64(s, 7);
+	it->last_error = col_text(s, 8);
+	free(rcpt);
+	free(state);
+}
+
+int store_outbox_next_due(struct store *st, time_t now, struct outbox_item *it,
+			  bool *found, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_OUTBOX_DUE);
+	int rc;
+
+	outbox_item_release(it);
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)now);
+	rc = sqlite3_step(s);
+	*found = rc == SQLITE_ROW;
+	if (*found)
+		fill_item(s, it);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(st, rc, e, "reading the outbox");
+	return 0;
+}
+
+int store_outbox_next_time(struct store *st, time_t *when, bool *found, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_OUTBOX_NEXT_TIME);
+	int rc = sqlite3_step(s);
+
+	*found = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL;
+	*when = *found ? (time_t)sqlite3_column_int64(s, 0) : 0;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(st, rc, e, "reading the outbox");
+	return 0;
+}
+
+/* Runs one of the three state updates; a reply that is not queued (or not
+ * there) is an error: the caller's idea of the outbox is wrong. */
+static int mark(struct store *st, enum stmt_id id, const char *reply_msgid, time_t t,
+		const char *error, struct err *e)
+{
+	char *key = key_or_err(st, reply_msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!key)
+		return -1;
+	s = stmt(st, id);
+	bind_text(s, 1, key);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)t);
+	bind_text(s, 3, error ? error : "");
+	rc = step_done(s);
+	if (rc != SQLITE_OK) {
+		free(key);
+		return db_err(st, rc, e, "updating the outbox");
+	}
+	if (sqlite3_changes(st->db) != 1) {
+		err_set(e, ERR_FINAL, "store %s: reply <%s> is not queued", st->path, key);
+		free(key);
+		return -1;
+	}
+	free(key);
+	return 0;
+}
+
+int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now, struct err *e)
+{
+	return mark(st, S_MARK_SENT, reply_msgid, now, NULL, e);
+}
+
+int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t now,
+			    long backoff, const char *error, struct err *e)
+{
+	return mark(st, S_MARK_RETRY, reply_msgid, now + (backoff > 0 ? backoff : 0), error, e);
+}
+
+int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t now,
+			     const char *error, struct err *e)
+{
+	return mark(st, S_MARK_FAILED, reply_msgid, now, error, e);
+}
+
+/* --- status ------------------------------------------------------------ */
+
+int store_counts(struct store *st, struct store_counts *c, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_COUNT_MESSAGES);
+	int rc = sqlite3_step(s);
+
+	memset(c, 0, sizeof(*c));
+	if (rc == SQLITE_ROW) {
+		c->messages = (long)sqlite3_column_int64(s, 0);
+		c->replied = (long)sqlite3_column_int64(s, 1);
+		c->clean = (long)sqlite3_column_int64(s, 2);
+		c->skipped = (long)sqlite3_column_int64(s, 3);
+		c->errors = (long)sqlite3_column_int64(s, 4);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return db_err(st, rc, e, "counting messages");
+	s = stmt(st, S_COUNT_OUTBOX);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		c->queued = (long)sqlite3_column_int64(s, 0);
+		c->sent = (long)sqlite3_column_int64(s, 1);
+		c->failed = (long)sqlite3_column_int64(s, 2);
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_ROW ? 0 : db_err(st, rc, e, "counting the outbox");
+}

@@ -1,0 +1,635 @@
+#include "autoconf.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Only to reach below the API: to prove the schema itself holds the
+ * one-reply constraint, and to fake a database from a newer tagbot. */
+#include <sqlite3.h>
+
+#include "store.h"
+#include "testhelp.h"
+
+/* Each test gets a fresh directory under the current (build) directory. */
+static char dir[64];
+static char dbpath[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "check_store.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
+}
+
+static void teardown(void)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char p[160];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+static struct store *open_store(void)
+{
+	struct store_settings s;
+	struct store *st;
+	struct err e;
+
+	store_settings_init(&s);
+	s.path = dbpath;
+	err_init(&e);
+	ck_assert_msg(store_open(&st, &s, &e) == 0, "store_open: %s", e.msg);
+	return st;
+}
+
+static struct store_message msg(const char *id, enum store_decision d, const char *why)
+{
+	struct store_message m = {
+		.msgid = id, .source = "maildir:inbox", .folder = "", .uid = 7,
+		.kind = "patch", .decision = d, .why = why, .time = 1700000000,
+	};
+	return m;
+}
+
+static const char *const rcpt2[] = { "author@example.org", "linux-leds@vger.kernel.org" };
+static const char reply_raw[] = "From: tagbot <bot@example.org>\r\n\r\nhello\r\n";
+
+static struct store_outgoing outgoing(const char *reply, const char *parent)
+{
+	struct store_outgoing o = {
+		.reply_msgid = reply, .parent_msgid = parent, .envelope_from = "bot@example.org",
+		.rcpt = rcpt2, .nrcpt = 2, .raw = reply_raw, .len = sizeof(reply_raw) - 1,
+	};
+	return o;
+}
+
+static bool seen(struct store *st, const char *id)
+{
+	struct err e;
+	bool b;
+
+	ck_assert_msg(store_seen(st, id, &b, &e) == 0, "store_seen: %s", e.msg);
+	return b;
+}
+
+static enum store_enqueue queue_reply(struct store *st, const char *parent, const char *reply)
+{
+	struct store_message m = msg(parent, STORE_REPLIED, NULL);
+	struct store_outgoing o = outgoing(reply, parent);
+	enum store_enqueue r;
+	struct err e;
+
+	m.reply_msgid = reply;
+	ck_assert_msg(store_record_reply(st, &m, &o, 1000, &r, &e) == 0, "record_reply: %s", e.msg);
+	return r;
+}
+
+static struct store_counts counts(struct store *st)
+{
+	struct store_counts c;
+	struct err e;
+
+	ck_assert_msg(store_counts(st, &c, &e) == 0, "store_counts: %s", e.msg);
+	return c;
+}
+
+/* Message-ID normalization: <> and white space go, the domain is folded,
+ * the local part is kept exactly (RULES.md section 4). */
+START_TEST(test_msgid_key)
+{
+	static const struct {
+		const char *in, *key;
+	} cases[] = {
+		{ "<20250101.abc@Example.COM>", "20250101.abc@example.com" },
+		{ "20250101.abc@example.com", "20250101.abc@example.com" },
+		{ "  <20250101.abc@EXAMPLE.com>\t", "20250101.abc@example.com" },
+		{ "<ABC.def@example.com>", "ABC.def@example.com" },
+		{ "<a@b@C.D>", "a@b@c.d" },
+		{ "no-at-sign", "no-at-sign" },
+		{ "<>", NULL },
+		{ "   ", NULL },
+		{ "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *k = store_msgid_key(cases[i].in);
+
+		if (!cases[i].key)
+			ck_assert_msg(k == NULL, "case %zu: expected NULL, got %s", i, k);
+		else
+			ck_assert_msg(k && !strcmp(k, cases[i].key), "case %zu: %s -> %s", i,
+				      cases[i].in, k ? k : "(null)");
+		free(k);
+	}
+}
+END_TEST
+
+START_TEST(test_msgid_key_too_long)
+{
+	char id[STORE_MSGID_MAX + 3];
+	char *k;
+
+	memset(id, 'a', sizeof(id) - 1);
+	id[sizeof(id) - 1] = '\0';
+	id[10] = '@';
+	ck_assert_ptr_null(store_msgid_key(id));	/* STORE_MSGID_MAX + 2 bytes */
+	id[STORE_MSGID_MAX] = '\0';
+	k = store_msgid_key(id);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(strlen(k), STORE_MSGID_MAX);
+	free(k);
+}
+END_TEST
+
+/* The list copy and a Cc copy of one mail are one row. */
+START_TEST(test_dedupe_forms)
+{
+	static const struct {
+		const char *lookup;
+		bool seen;
+	} cases[] = {
+		{ "<patch-1@Mail.Example.ORG>", true },
+		{ "patch-1@mail.example.org", true },
+		{ " <patch-1@MAIL.EXAMPLE.ORG> ", true },
+		{ "Patch-1@mail.example.org", false },	/* local part differs */
+		{ "patch-1@mail.example.net", false },
+		{ "patch-2@mail.example.org", false },
+	};
+	struct store *st = open_store();
+	struct store_message m = msg("<patch-1@mail.example.org>", STORE_CLEAN, NULL);
+	bool added;
+	struct err e;
+
+	ck_assert_int_eq(store_record_message(st, &m, &added, &e), 0);
+	ck_assert(added);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(seen(st, cases[i].lookup) == cases[i].seen, "case %zu: %s", i,
+			      cases[i].lookup);
+	/* Recording the Cc copy again leaves one row, and says so. */
+	m.msgid = "patch-1@MAIL.example.org";
+	ck_assert_int_eq(store_record_message(st, &m, &added, &e), 0);
+	ck_assert(!added);
+	ck_assert_int_eq(counts(st).messages, 1);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_reopen_keeps_everything)
+{
+	struct store_checkpoint cp = { .uidvalidity = 1712345678u, .last_uid = 4242 }, got;
+	struct store_message m = msg("clean-1@example.org", STORE_CLEAN, NULL);
+	struct store_message sk = msg("bot-1@example.org", STORE_SKIPPED, "auto-submitted");
+	struct outbox_item it;
+	struct store_counts c;
+	struct store *st = open_store();
+	struct stat sb;
+	bool found;
+	struct err e;
+
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
+	ck_assert_int_eq(store_record_message(st, &sk, NULL, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@mail.example.org", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(queue_reply(st, "<patch-1@example.org>", "<reply-1@bot.example.org>"),
+			 STORE_QUEUED);
+	/* WAL mode: the write-ahead log exists while the database is open. */
+	{
+		char wal[160];
+
+		snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+		ck_assert_int_eq(stat(wal, &sb), 0);
+	}
+	store_close(st);
+	ck_assert_int_eq(stat(dbpath, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 077, 0);	/* private: it holds other people's mail */
+
+	st = open_store();
+	ck_assert(seen(st, "clean-1@example.org"));
+	ck_assert(seen(st, "bot-1@example.org"));
+	ck_assert(seen(st, "patch-1@example.org"));
+	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@mail.example.org", "INBOX", &got, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_uint_eq(got.uidvalidity, 1712345678u);
+	ck_assert_uint_eq(got.last_uid, 4242);
+	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@mail.example.org", "Sent", &got, &found, &e), 0);
+	ck_assert(!found);
+
+	outbox_item_init(&it);
+	ck_assert_int_eq(store_outbox_next_due(st, 1000, &it, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_str_eq(it.reply_msgid, "reply-1@bot.example.org");
+	ck_assert_str_eq(it.parent_msgid, "patch-1@example.org");
+	ck_assert_str_eq(it.envelope_from, "bot@example.org");
+	ck_assert_uint_eq(it.nrcpt, 2);
+	ck_assert_str_eq(it.rcpt[0], "author@example.org");
+	ck_assert_str_eq(it.rcpt[1], "linux-leds@vger.kernel.org");
+	ck_assert_uint_eq(it.len, sizeof(reply_raw) - 1);
+	ck_assert_mem_eq(it.raw, reply_raw, it.len);
+	ck_assert_int_eq(it.state, OUTBOX_QUEUED);
+	ck_assert_int_eq(it.attempts, 0);
+	outbox_item_release(&it);
+
+	c = counts(st);
+	ck_assert_int_eq(c.messages, 3);
+	ck_assert_int_eq(c.replied, 1);
+	ck_assert_int_eq(c.clean, 1);
+	ck_assert_int_eq(c.skipped, 1);
+	ck_assert_int_eq(c.errors, 0);
+	ck_assert_int_eq(c.queued, 1);
+	ck_assert_int_eq(c.sent, 0);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_checkpoint_update)
+{
+	struct store_checkpoint a = { 10, 5 }, b = { 11, 0 }, got;
+	struct store *st = open_store();
+	bool found;
+	struct err e;
+
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &a, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &b, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, "imap:x", "INBOX", &got, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_uint_eq(got.uidvalidity, 11);
+	ck_assert_uint_eq(got.last_uid, 0);
+	store_close(st);
+}
+END_TEST
+
+/* One patch, two copies (list and Cc, Message-ID written differently), two
+ * freshly generated reply IDs: only the first is queued. */
+START_TEST(test_one_reply_per_parent)
+{
+	struct store *st = open_store();
+	struct store_counts c;
+
+	ck_assert_int_eq(queue_reply(st, "<p@Example.org>", "<r1@bot.example.org>"), STORE_QUEUED);
+	ck_assert_int_eq(queue_reply(st, "p@example.ORG", "<r2@bot.example.org>"),
+			 STORE_ALREADY_QUEUED);
+	c = counts(st);
+	ck_assert_int_eq(c.messages, 1);
+	ck_assert_int_eq(c.queued, 1);
+	store_close(st);
+}
+END_TEST
+
+/* The database itself refuses a second reply to one parent, whatever a
+ * future caller does around the API. */
+START_TEST(test_unique_parent_in_schema)
+{
+	static const char ins[] =
+		"INSERT INTO outbox (reply_msgid, parent_msgid, envelope_from, recipients, raw,"
+		" next_attempt, created) VALUES ('%s', 'p@example.org', 'b@x', 'a@x', x'41', 0, 0)";
+	struct store *st = open_store();
+	char sql[512];
+	sqlite3 *db;
+	int rc;
+
+	store_close(st);	/* creates the schema */
+	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	snprintf(sql, sizeof(sql), ins, "r1@bot");
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), ins, "r2@bot");
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	ck_assert_int_eq(rc, SQLITE_CONSTRAINT);
+	sqlite3_close(db);
+}
+END_TEST
+
+static int fail_hook(const char *point)
+{
+	return strcmp(point, "record_reply:after_message") ? 0 : -1;
+}
+
+static int kill_hook(const char *point)
+{
+	if (!strcmp(point, "record_reply:after_message"))
+		raise(SIGKILL);
+	return 0;
+}
+
+/* A failure between the message row and the outbox row leaves neither, and
+ * the store is usable again right after. */
+START_TEST(test_atomic_injected_failure)
+{
+	struct store *st = open_store();
+	struct store_message m = msg("p@example.org", STORE_REPLIED, NULL);
+	struct store_outgoing o = outgoing("r@bot.example.org", "p@example.org");
+	enum store_enqueue r;
+	struct store_counts c;
+	struct err e;
+
+	store_test_hook = fail_hook;
+	err_init(&e);
+	ck_assert_int_eq(store_record_reply(st, &m, &o, 1000, &r, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "injected"));
+	store_test_hook = NULL;
+	ck_assert(!seen(st, "p@example.org"));
+	c = counts(st);
+	ck_assert_int_eq(c.messages, 0);
+	ck_assert_int_eq(c.queued, 0);
+	ck_assert_int_eq(queue_reply(st, "p@example.org", "r@bot.example.org"), STORE_QUEUED);
+	store_close(st);
+}
+END_TEST
+
+/* SIGKILL in the middle of the transaction: after a restart nothing of it
+ * is there, and the reply can be queued. */
+START_TEST(test_atomic_sigkill)
+{
+	struct store_counts c;
+	struct store *st;
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		st = open_store();
+		store_test_hook = kill_hook;
+		queue_reply(st, "p@example.org", "r@bot.example.org");
+		_exit(0);	/* not reached */
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	st = open_store();
+	ck_assert(!seen(st, "p@example.org"));
+	c = counts(st);
+	ck_assert_int_eq(c.messages, 0);
+	ck_assert_int_eq(c.queued, 0);
+	ck_assert_int_eq(queue_reply(st, "p@example.org", "r@bot.example.org"), STORE_QUEUED);
+	store_close(st);
+}
+END_TEST
+
+/* A real constraint failure on the second insert (a reply Message-ID used
+ * twice: a bug, not a duplicate patch) rolls back the first insert. */
+START_TEST(test_atomic_second_insert_fails)
+{
+	struct store *st = open_store();
+	struct store_message m = msg("p2@example.org", STORE_REPLIED, NULL);
+	struct store_outgoing o = outgoing("r@bot.example.org", "p2@example.org");
+	enum store_enqueue r;
+	struct err e;
+
+	ck_assert_int_eq(queue_reply(st, "p1@example.org", "r@bot.example.org"), STORE_QUEUED);
+	err_init(&e);
+	ck_assert_int_eq(store_record_reply(st, &m, &o, 1000, &r, &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert(!seen(st, "p2@example.org"));
+	ck_assert_int_eq(counts(st).messages, 1);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_refuses_bad_reply)
+{
+	static const char *const bad_rcpt[] = { "a@example.org\r\nRCPT TO:<x@evil>" };
+	struct store *st = open_store();
+	struct store_message m = msg("p@example.org", STORE_REPLIED, NULL);
+	struct store_outgoing o = outgoing("r@bot", "p@example.org");
+	enum store_enqueue r;
+	struct err e;
+
+	o.rcpt = bad_rcpt;
+	o.nrcpt = 1;
+	ck_assert_int_eq(store_record_reply(st, &m, &o, 1000, &r, &e), -1);
+	o = outgoing("r@bot", "other@example.org");	/* parent is not m */
+	ck_assert_int_eq(store_record_reply(st, &m, &o, 1000, &r, &e), -1);
+	o = outgoing("r@bot", "p@example.org");
+	o.nrcpt = 0;
+	ck_assert_int_eq(store_record_reply(st, &m, &o, 1000, &r, &e), -1);
+	ck_assert(!seen(st, "p@example.org"));
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_outbox_lifecycle)
+{
+	struct store *st = open_store();
+	struct outbox_item it;
+	struct store_counts c;
+	time_t when;
+	bool found;
+	struct err e;
+
+	outbox_item_init(&it);
+	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);	/* due at 1000 */
+	ck_assert_int_eq(store_outbox_next_due(st, 999, &it, &found, &e), 0);
+	ck_assert(!found);
+	ck_assert_int_eq(store_outbox_next_due(st, 1000, &it, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_str_eq(it.reply_msgid, "ra@bot");
+
+	/* 421 from the server: retry in 60 s. */
+	ck_assert_int_eq(store_outbox_mark_retry(st, "<ra@bot>", 1000, 60, "421 try later", &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(st, 1059, &it, &found, &e), 0);
+	ck_assert(!found);
+	ck_assert_int_eq(store_outbox_next_time(st, &when, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(when, 1060);
+	ck_assert_int_eq(store_outbox_next_due(st, 1060, &it, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(it.attempts, 1);
+	ck_assert_str_eq(it.last_error, "421 try later");
+
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1061, &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(st, 5000, &it, &found, &e), 0);
+	ck_assert(!found);
+	/* Already sent: a second mark is a caller bug. */
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1062, &e), -1);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "nosuch@bot", 1062, 5, NULL, &e), -1);
+
+	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
+	ck_assert_int_eq(store_outbox_mark_failed(st, "rb@bot", 1000, "550 no such user", &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(st, 5000, &it, &found, &e), 0);
+	ck_assert(!found);
+	ck_assert_int_eq(store_outbox_next_time(st, &when, &found, &e), 0);
+	ck_assert(!found);
+	c = counts(st);
+	ck_assert_int_eq(c.queued, 0);
+	ck_assert_int_eq(c.sent, 1);
+	ck_assert_int_eq(c.failed, 1);
+	ck_assert_int_eq(c.replied, 2);
+	outbox_item_release(&it);
+	store_close(st);
+}
+END_TEST
+
+/* Two due replies come out oldest first. */
+START_TEST(test_outbox_order)
+{
+	struct store *st = open_store();
+	struct outbox_item it;
+	bool found;
+	struct err e;
+
+	outbox_item_init(&it);
+	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);
+	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000, 10, NULL, &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(st, 2000, &it, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_str_eq(it.reply_msgid, "rb@bot");	/* due 1000, ra due 1010 */
+	outbox_item_release(&it);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_nested_transaction)
+{
+	struct store_checkpoint cp = { 1, 9 }, got;
+	struct store_message m = msg("n@x.org", STORE_CLEAN, NULL);
+	struct store *st = open_store();
+	bool found;
+	struct err e;
+
+	/* A batch: the message and the checkpoint move together, or not at all. */
+	ck_assert_int_eq(store_begin(st, &e), 0);
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(queue_reply(st, "q@x.org", "rq@bot"), STORE_QUEUED);	/* savepoint inside */
+	store_rollback(st);
+	ck_assert(!seen(st, "n@x.org"));
+	ck_assert(!seen(st, "q@x.org"));
+	ck_assert_int_eq(store_checkpoint_get(st, "imap:x", "INBOX", &got, &found, &e), 0);
+	ck_assert(!found);
+
+	ck_assert_int_eq(store_begin(st, &e), 0);
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
+	ck_assert_int_eq(store_commit(st, &e), 0);
+	ck_assert(seen(st, "n@x.org"));
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_refuses_newer_schema)
+{
+	struct store_settings s;
+	struct store *st = open_store();
+	sqlite3 *db;
+	struct err e;
+
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	store_settings_init(&s);
+	s.path = dbpath;
+	err_init(&e);
+	ck_assert_int_eq(store_open(&st, &s, &e), -1);
+	ck_assert_ptr_null(st);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_msg(strstr(e.msg, "newer") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_open_errors)
+{
+	struct store_settings s;
+	struct store *st;
+	struct err e;
+
+	store_settings_init(&s);
+	err_init(&e);
+	ck_assert_int_eq(store_open(&st, &s, &e), -1);	/* no path */
+	s.path = "check_store.no-such-dir/x/state.db";
+	ck_assert_int_eq(store_open(&st, &s, &e), -1);
+	ck_assert_msg(strstr(e.msg, "check_store.no-such-dir") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_record_decisions)
+{
+	static const struct {
+		const char *id;
+		enum store_decision d;
+		const char *why;
+	} rows[] = {
+		{ "c1@x", STORE_CLEAN, NULL },
+		{ "c2@x", STORE_CLEAN, NULL },
+		{ "s1@x", STORE_SKIPPED, "rate-limit" },
+		{ "s2@x", STORE_SKIPPED, NULL },	/* stored as skipped:other */
+		{ "e1@x", STORE_ERROR, NULL },
+	};
+	struct store *st = open_store();
+	struct store_message m = msg("r@x", STORE_REPLIED, NULL);
+	struct store_counts c;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		m = msg(rows[i].id, rows[i].d, rows[i].why);
+		ck_assert_msg(store_record_message(st, &m, NULL, &e) == 0, "%s", e.msg);
+	}
+	/* A reply goes through store_record_reply only. */
+	m = msg("r@x", STORE_REPLIED, NULL);
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), -1);
+	c = counts(st);
+	ck_assert_int_eq(c.messages, 5);
+	ck_assert_int_eq(c.clean, 2);
+	ck_assert_int_eq(c.skipped, 2);
+	ck_assert_int_eq(c.errors, 1);
+	ck_assert_int_eq(c.replied, 0);
+	store_close(st);
+}
+END_TEST
+
+static void count_cp(void *ctx, const char *source, const char *folder,
+		     const struct store_checkpoint *cp)
+{
+	char *out = ctx;
+
+	snprintf(out + strlen(out), 256 - strlen(out), "%s/%s=%u:%u;", source, folder,
+		 cp->uidvalidity, cp->last_uid);
+}
+
+START_TEST(test_checkpoint_foreach)
+{
+	struct store_checkpoint a = { 1, 2 }, b = { 3, 4 };
+	struct store *st = open_store();
+	char out[256] = "";
+	struct err e;
+
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:b", "INBOX", &b, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:a", "INBOX", &a, &e), 0);
+	ck_assert_int_eq(store_checkpoint_foreach(st, count_cp, out, &e), 0);
+	ck_assert_str_eq(out, "imap:a/INBOX=1:2;imap:b/INBOX=3:4;");
+	store_close(st);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_msgid_key);
+	tcase_add_test(tc, test_msgid_key_too_long);
+	tcase_add_test(tc, test_dedupe_forms);
+	tcase_add_test(tc, test_reopen_keeps_everything);
+	tcase_add_test(tc, test_checkpoint_update);
+	tcase_add_test(tc, test_one_reply_per_parent);
+	tcase_add_test(tc, test_unique_parent_in_schema);
+	tcase_add_test(tc, test_atomic_injected_failure);
+	tcase_add_test(tc, test_atomic_sigkill);
+	tcase_add_test(tc, test_atomic_second_insert_fails);
+	tcase_add_test(tc, test_refuses_bad_reply);
+	tcase_add_test(tc, test_outbox_lifecycle);
+	tcase_add_test(tc, test_outbox_order);
+	tcase_add_test(tc, test_nested_transaction);
+	tcase_add_test(tc, test_refuses_newer_schema);
+	tcase_add_test(tc, test_open_errors);
+	tcase_add_test(tc, test_record_decisions);
+	tcase_add_test(tc, test_checkpoint_foreach);
+	suite_add_tcase(s, tc);
+	return th_run_suite(s);
+}
