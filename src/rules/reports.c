@@ -1,4 +1,602 @@
+/*
+ * reports.c - RULES.md section 3: Reported-by and the link to its report,
+ * Fixes:, Cc: stable, and how commits are cited in the message.
+ */
 #include "autoconf.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "address.h"
+#include "buf.h"
 #include "rules/families.h"
-/* STUB */
-void rules_reports(struct rule_ctx *ctx) { (void)ctx; }
+
+#define FIXES_ID_MIN	5	/* shorter hex words are not commit ids */
+#define SHA_MIN		12	/* RULES.md: at least 12 hex characters */
+#define SHA_MAX		40	/* a SHA-1 */
+#define CITE_LOOKAHEAD	2	/* a citation's subject may wrap onto 2 more lines */
+#define CITE_LINE_MAX	1024	/* bytes of each following line joined for that */
+
+/* Text in a commit message that says a crash or a report is being fixed. */
+static const struct {
+	const char *text;
+	bool nocase;
+} crash_markers[] = {
+	{ "BUG: KASAN:", false },
+	{ "BUG: KCSAN:", false },
+	{ "BUG: KMSAN:", false },
+	{ "UBSAN:", false },
+	{ "Call Trace:", false },
+	{ "syzbot", true },
+	{ "syzkaller", true },
+};
+
+static bool is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_hex(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool is_alnum(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       c == '_';
+}
+
+static const char *skip_blank(const char *s, const char *end)
+{
+	while (s < end && is_blank(*s))
+		s++;
+	return s;
+}
+
+/* Case-insensitive: do the n bytes at s start with lit? */
+static bool ci_prefix(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+
+	return n >= k && !strncasecmp(s, lit, k);
+}
+
+/* Offset of the first occurrence of lit in n bytes at s, or n. */
+static size_t find_text(const char *s, size_t n, const char *lit, bool nocase)
+{
+	size_t k = strlen(lit);
+
+	for (size_t i = 0; i + k <= n; i++)
+		if (nocase ? !strncasecmp(s + i, lit, k) : !memcmp(s + i, lit, k))
+			return i;
+	return n;
+}
+
+/* True when only continuation lines or comments separate trailers a and b. */
+static bool adjacent(const struct patch *p, const struct trailer *a, const struct trailer *b)
+{
+	size_t base;
+
+	if (!p->nlines || b->line.lineno <= a->line.lineno)
+		return false;
+	base = p->lines[0].lineno;
+	for (size_t k = a->line.lineno + 1; k < b->line.lineno; k++) {
+		const struct line *l;
+		const char *q;
+
+		if (k < base || k - base >= p->nlines || p->lines[k - base].lineno != k)
+			return a->in_block && b->in_block;	/* numbering gap: trust the block */
+		l = &p->lines[k - base];
+		q = skip_blank(l->p, l->p + l->len);
+		if (q == l->p + l->len || (q == l->p && *q != '#'))
+			return false;
+	}
+	return true;
+}
+
+/* ---- BAD_REPORTED_BY_LINK ------------------------------------------- */
+
+static bool is_tag(const struct trailer *t, const char *name)
+{
+	return t->kind == TRAILER_TAG && t->has_colon && trailer_is(t, name);
+}
+
+static bool is_report(const struct trailer *t)
+{
+	return is_tag(t, "Reported-by") || is_tag(t, "Reported-and-tested-by");
+}
+
+static bool is_report_link(const struct trailer *t, unsigned follow)
+{
+	const char *v = t->value;
+
+	if (!((follow & FOLLOW_CLOSES) && is_tag(t, "Closes")) &&
+	    !((follow & FOLLOW_LINK) && is_tag(t, "Link")))
+		return false;
+	if (*v == '<')
+		v++;
+	return ci_prefix(v, strlen(v), "http://") || ci_prefix(v, strlen(v), "https://");
+}
+
+static const char *report_followers(unsigned follow)
+{
+	switch (follow & (FOLLOW_CLOSES | FOLLOW_LINK)) {
+	case FOLLOW_CLOSES:
+		return "a Closes:";
+	case FOLLOW_LINK:
+		return "a Link:";
+	default:
+		return "a Closes: (or Link:)";
+	}
+}
+
+/*
+ * Consecutive Reported-by: lines credit the reporters of one report, so the
+ * group as a whole must be followed by the link to it.
+ */
+static void check_reported_by(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	const struct trailer *t = p->trailers;
+	unsigned follow = c->settings->reported_by_followers;
+	size_t i = 0, last;
+
+	if (!(follow & (FOLLOW_CLOSES | FOLLOW_LINK)))
+		follow = FOLLOW_CLOSES | FOLLOW_LINK;
+	while (i < p->ntrailers) {
+		if (!is_report(&t[i])) {
+			i++;
+			continue;
+		}
+		for (last = i; last + 1 < p->ntrailers && is_report(&t[last + 1]) &&
+			       adjacent(p, &t[last], &t[last + 1]); last++)
+			;
+		if (last + 1 >= p->ntrailers || !is_report_link(&t[last + 1], follow) ||
+		    !adjacent(p, &t[last], &t[last + 1]))
+			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
+				  "%s: should be followed by %s with the URL of the report, so "
+				  "readers can find it.", t[last].token, report_followers(follow));
+		i = last + 1;
+	}
+}
+
+/* ---- BAD_FIXES_TAG, MISSING_FIXES_TAG ------------------------------- */
+
+/* A line that someone meant as a Fixes tag, split up as written. */
+struct fixes_tag {
+	bool exact_tag;		/* begins "Fixes: " + the id */
+	bool commit_word;	/* "Fixes: commit <id>" */
+	const char *id;
+	size_t id_len;
+	const char *rest;	/* after the id */
+	const char *end;	/* end of the line, trailing white space dropped */
+};
+
+/*
+ * "Fixes" (any case), an optional colon, an optional "commit", then a hex
+ * word of FIXES_ID_MIN or more.  Without a colon the line must still look
+ * like a tag (in the trailer block, or nothing but "(...)" after the id),
+ * so prose such as "Fixes decade-old bug" or "fixes 1234567 which" is not one.
+ */
+static bool fixes_parse(const struct line *l, bool in_block, struct fixes_tag *f)
+{
+	const char *s = l->p, *e = l->p + l->len, *q;
+	bool colon;
+
+	if (!ci_prefix(s, l->len, "fixes"))
+		return false;
+	q = skip_blank(s + 5, e);
+	colon = q < e && *q == ':';
+	if (!colon && q == s + 5)
+		return false;
+	q = skip_blank(q + colon, e);
+	f->commit_word = ci_prefix(q, (size_t)(e - q), "commit") && e - q > 6 && is_blank(q[6]);
+	if (f->commit_word)
+		q = skip_blank(q + 6, e);
+	for (f->id = q; q < e && is_hex(*q); q++)
+		;
+	f->id_len = (size_t)(q - f->id);
+	if (f->id_len < FIXES_ID_MIN || (q < e && !is_blank(*q) && *q != '('))
+		return false;
+	f->rest = q;
+	while (e > q && is_blank(e[-1]))
+		e--;
+	f->end = e;
+	if (!colon && !in_block && skip_blank(q, e) < e && *skip_blank(q, e) != '(')
+		return false;
+	f->exact_tag = l->len > 7 && !memcmp(s, "Fixes: ", 7) && f->id == s + 7;
+	return true;
+}
+
+static bool has_upper(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] >= 'A' && s[i] <= 'F')
+			return true;
+	return false;
+}
+
+/* The subject was wrapped when the next line carries on the parenthesis. */
+static bool fixes_wrapped(const struct patch *p, size_t i)
+{
+	const struct line *n;
+
+	if (i + 1 >= p->nlines)
+		return false;
+	n = &p->lines[i + 1];
+	if (!n->len)
+		return false;
+	return is_blank(n->p[0]) || find_text(n->p, n->len, "\")", false) < n->len;
+}
+
+static const char *fixes_subject_problem(const struct patch *p, size_t i,
+					 const struct fixes_tag *f)
+{
+	const char *r = f->rest, *e = f->end;
+
+	if (skip_blank(r, e) == e)
+		return "Please add the subject of the fixed commit: Fixes: <id> (\"<subject>\").";
+	if (r + 2 > e || r[0] != ' ' || r[1] != '(')
+		return "Please put one space, then (\"<subject>\"), after the commit id in Fixes:.";
+	r++;
+	if (e - r < 5 || r[1] != '"')
+		return "Please put the subject in Fixes: in double quotes inside the parentheses: "
+		       "Fixes: <id> (\"<subject>\").";
+	if (e[-1] == ')' && e[-2] == '"')
+		return NULL;
+	if (fixes_wrapped(p, i))
+		return "Please keep the Fixes: tag on one line, even when it is long; do not wrap "
+		       "the subject.";
+	if (find_text(r, (size_t)(e - r), "\")", false) < (size_t)(e - r))
+		return "Nothing should follow (\"<subject>\") in a Fixes: tag; please remove the "
+		       "trailing text.";
+	return "Please close the subject in Fixes: with \"), as in Fixes: <id> (\"<subject>\").";
+}
+
+static const char *fixes_problem(const struct patch *p, size_t i, const struct fixes_tag *f)
+{
+	if (f->commit_word)
+		return "Please drop the word \"commit\": the tag reads Fixes: <id> (\"<subject>\").";
+	if (!f->exact_tag)
+		return "Please write this tag as Fixes: <id> (\"<subject>\"), spelled \"Fixes:\" "
+		       "with one space after the colon.";
+	if (f->id_len < SHA_MIN)
+		return "The commit id in Fixes: is too short; please use at least 12 characters "
+		       "of the SHA-1: Fixes: <id> (\"<subject>\").";
+	if (f->id_len > SHA_MAX)
+		return "The commit id in Fixes: is longer than a SHA-1; please use 12 to 40 of "
+		       "its characters.";
+	if (has_upper(f->id, f->id_len))
+		return "Please write the commit id in Fixes: in lower case.";
+	return fixes_subject_problem(p, i, f);
+}
+
+static bool is_fixes_line(const struct patch *p, size_t i, struct fixes_tag *f)
+{
+	return fixes_parse(&p->lines[i], i >= p->block_start, f);
+}
+
+/* Reports malformed Fixes tags; true when the message has any Fixes tag. */
+static bool check_fixes(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	bool any = false;
+
+	for (size_t i = 0; i < p->nlines; i++) {
+		struct fixes_tag f;
+		const char *msg;
+
+		if (!is_fixes_line(p, i, &f))
+			continue;
+		any = true;
+		msg = fixes_problem(p, i, &f);
+		if (msg)
+			rule_emit(c, R_BAD_FIXES_TAG, &p->lines[i], "%s", msg);
+	}
+	return any;
+}
+
+enum stable_kind {
+	NOT_STABLE,
+	STABLE,
+	STABLE_NOAUTOSEL	/* "do not pick this for stable" */
+};
+
+static enum stable_kind stable_kind(const char *email)
+{
+	if (!strcasecmp(email, "stable@vger.kernel.org") || !strcasecmp(email, "stable@kernel.org"))
+		return STABLE;
+	if (!strcasecmp(email, "stable+noautosel@kernel.org"))
+		return STABLE_NOAUTOSEL;
+	return NOT_STABLE;
+}
+
+/* The kind of stable address a Cc: line (raw, as in the text) names. */
+static enum stable_kind line_stable_cc(const struct line *l)
+{
+	struct person who;
+	enum stable_kind k;
+	const char *v;
+
+	if (!ci_prefix(l->p, l->len, "cc:"))
+		return NOT_STABLE;
+	v = skip_blank(l->p + 3, l->p + l->len);
+	if (address_parse(&who, v, (size_t)(l->p + l->len - v), NULL) < 0)
+		return NOT_STABLE;
+	k = stable_kind(who.email);
+	person_release(&who);
+	return k;
+}
+
+/* The first crash or report marker in line l, or NULL. */
+static const char *crash_marker(const struct line *l)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(crash_markers); k++)
+		if (find_text(l->p, l->len, crash_markers[k].text, crash_markers[k].nocase) < l->len)
+			return crash_markers[k].text;
+	return line_stable_cc(l) == STABLE ? "Cc: stable" : NULL;
+}
+
+static bool is_revert(const struct patch *p)
+{
+	if (p->subject_body && !strncmp(p->subject_body, "Revert ", 7))
+		return true;
+	for (size_t i = 0; i < p->nlines; i++)
+		if (ci_prefix(p->lines[i].p, p->lines[i].len, "This reverts commit") &&
+		    !memcmp(p->lines[i].p, "This", 4))
+			return true;
+	return false;
+}
+
+static void check_missing_fixes(struct rule_ctx *c, bool has_fixes)
+{
+	const struct patch *p = c->patch;
+
+	if (has_fixes || !rule_enabled(c, R_MISSING_FIXES_TAG) || is_revert(p))
+		return;
+	for (size_t i = 0; i < p->nlines; i++) {
+		const char *m = crash_marker(&p->lines[i]);
+
+		if (m) {
+			rule_emit(c, R_MISSING_FIXES_TAG, &p->lines[i],
+				  "The commit message mentions \"%s\", so this looks like a fix; if "
+				  "it is, please add a Fixes: tag naming the commit that introduced "
+				  "the bug.", m);
+			return;
+		}
+	}
+}
+
+/* ---- BAD_STABLE_ADDRESS_STYLE --------------------------------------- */
+
+/* A note after the address must be "# note". */
+static bool note_ok(const char *s, const char *end)
+{
+	s = skip_blank(s, end);
+	if (s == end)
+		return true;
+	return *s == '#' && skip_blank(s + 1, end) < end;
+}
+
+static void check_stable_cc(struct rule_ctx *c, const struct trailer *t)
+{
+	size_t n = strlen(t->value);
+	const char *rest = NULL, *end = t->value + n;
+	struct person who;
+	enum stable_kind k;
+
+	if (address_parse(&who, t->value, n, &rest) < 0)
+		return;
+	k = stable_kind(who.email);
+	if (!rest || rest < t->value || rest > end)
+		rest = end;
+	if (k != NOT_STABLE && who.name[0])
+		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
+			  "Cc: %s takes no display name (\"%s\"); please write Cc: %s, with any "
+			  "note after it as \"# note\".", who.email, who.name, who.email);
+	else if (k == STABLE_NOAUTOSEL && skip_blank(rest, end) == end)
+		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
+			  "Cc: %s needs the reason after it, as in \"# <why this must not be "
+			  "backported>\".", who.email);
+	else if (k != NOT_STABLE && !note_ok(rest, end))
+		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
+			  "Please write the note after Cc: %s as \"# note\" (e.g. \"# 6.1+\"), so "
+			  "the stable tools can read it.", who.email);
+	person_release(&who);
+}
+
+static void check_stable(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+
+	for (size_t i = 0; i < p->ntrailers; i++)
+		if (is_tag(&p->trailers[i], "Cc") && p->trailers[i].lead_ws == 0)
+			check_stable_cc(c, &p->trailers[i]);
+}
+
+/* ---- GIT_COMMIT_ID -------------------------------------------------- */
+
+/* Line i with up to CITE_LOOKAHEAD following lines of its paragraph, one space between. */
+static void join_lines(const struct patch *p, size_t i, struct buf *b)
+{
+	buf_reset(b);
+	buf_add(b, p->lines[i].p, p->lines[i].len);
+	for (size_t k = i + 1; k < p->nlines && k <= i + CITE_LOOKAHEAD; k++) {
+		const struct line *l = &p->lines[k];
+		const char *s = skip_blank(l->p, l->p + l->len);
+		size_t n = (size_t)(l->p + l->len - s);
+
+		if (!n)
+			break;
+		buf_addch(b, ' ');
+		buf_add(b, s, n < CITE_LINE_MAX ? n : CITE_LINE_MAX);
+	}
+}
+
+static bool ends_with_ci(const char *s, const char *end, const char *lit)
+{
+	size_t k = strlen(lit);
+
+	while (end > s && is_blank(end[-1]))
+		end--;
+	return (size_t)(end - s) >= k && !strncasecmp(end - k, lit, k) &&
+	       (end - k == s || !is_alnum(end[-k - 1]));
+}
+
+/*
+ * Backports and reverts name the commit the way their tools write it:
+ * "commit <sha> upstream.", "[ Upstream commit <sha> ]", "(cherry picked
+ * from commit <sha>)", "This reverts commit <sha>.".
+ */
+static bool is_backport_marker(const char *line, const char *at, const char *id_end,
+			       const char *end)
+{
+	const char *after = skip_blank(id_end, end);
+
+	if (ends_with_ci(line, at, "upstream") || ends_with_ci(line, at, "cherry picked from"))
+		return true;
+	if (ends_with_ci(line, at, "This reverts"))
+		return true;
+	return ci_prefix(after, (size_t)(end - after), "upstream") &&
+	       (end - after == 8 || !is_alnum(after[8]));
+}
+
+enum cite_problem {
+	CITE_OK,
+	CITE_SHORT,
+	CITE_UPPER,
+	CITE_NO_SUBJECT,
+	CITE_NO_QUOTES,
+	CITE_UNCLOSED
+};
+
+struct cite {
+	const char *id;
+	int id_len;
+	enum cite_problem problem;
+};
+
+static enum cite_problem cite_problem(const char *id_end, const char *end, size_t id_len,
+				      bool upper)
+{
+	const char *q = skip_blank(id_end, end);
+
+	if (id_len < SHA_MIN)
+		return CITE_SHORT;
+	if (upper)
+		return CITE_UPPER;
+	if (q == end || *q != '(')
+		return CITE_NO_SUBJECT;
+	if (q + 1 == end || q[1] != '"')
+		return CITE_NO_QUOTES;
+	if (find_text(q, (size_t)(end - q), "\")", false) == (size_t)(end - q))
+		return CITE_UNCLOSED;
+	return CITE_OK;
+}
+
+/* The first badly cited commit whose "commit" starts in the first n bytes of s. */
+static bool find_bad_cite(const char *s, size_t len, size_t n, struct cite *out)
+{
+	const char *end = s + len;
+
+	for (size_t i = 0; i + 6 <= n; i++) {
+		const char *q = s + i + 6, *id;
+
+		if (strncasecmp(s + i, "commit", 6) || (i && is_alnum(s[i - 1])) ||
+		    q == end || !is_blank(*q))
+			continue;
+		for (id = q = skip_blank(q, end); q < end && is_hex(*q); q++)
+			;
+		if (q - id < FIXES_ID_MIN || (q < end && is_alnum(*q)) ||
+		    is_backport_marker(s, s + i, q, end))
+			continue;
+		out->problem = cite_problem(q, end, (size_t)(q - id), has_upper(id, (size_t)(q - id)));
+		if (out->problem != CITE_OK) {
+			out->id = id;
+			out->id_len = (int)(q - id);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void report_cite(struct rule_ctx *c, const struct line *l, const struct cite *ct)
+{
+	int n = ct->id_len;
+	const char *id = ct->id;
+
+	switch (ct->problem) {
+	case CITE_SHORT:
+		rule_emit(c, R_GIT_COMMIT_ID, l, "Please cite commit %.*s with at least 12 "
+			  "characters of its id and its subject, as in commit <id> (\"<subject>\").",
+			  n, id);
+		break;
+	case CITE_UPPER:
+		rule_emit(c, R_GIT_COMMIT_ID, l, "Please write the id of commit %.*s in lower "
+			  "case, as in commit <id> (\"<subject>\").", n, id);
+		break;
+	case CITE_NO_SUBJECT:
+		rule_emit(c, R_GIT_COMMIT_ID, l, "Please cite commit %.*s with its subject, as "
+			  "in commit %.*s (\"<subject>\").", n, id, n, id);
+		break;
+	case CITE_NO_QUOTES:
+		rule_emit(c, R_GIT_COMMIT_ID, l, "Please put the subject of commit %.*s in "
+			  "double quotes, as in commit %.*s (\"<subject>\").", n, id, n, id);
+		break;
+	case CITE_UNCLOSED:
+		rule_emit(c, R_GIT_COMMIT_ID, l, "Please close the subject of commit %.*s with "
+			  "\"), as in commit %.*s (\"<subject>\").", n, id, n, id);
+		break;
+	case CITE_OK:
+		break;
+	}
+}
+
+/* "commit <40 hex>" alone on a line is a quoted git log header, not a citation. */
+static bool is_log_header(const struct line *l)
+{
+	const char *s = skip_blank(l->p, l->p + l->len), *e = l->p + l->len;
+
+	while (e > s && is_blank(e[-1]))
+		e--;
+	if (e - s != 7 + SHA_MAX || memcmp(s, "commit ", 7))
+		return false;
+	for (s += 7; s < e; s++)
+		if (!is_hex(*s))
+			return false;
+	return true;
+}
+
+static void check_commit_ids(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	struct buf b;
+
+	if (!rule_enabled(c, R_GIT_COMMIT_ID))
+		return;
+	buf_init(&b, 0);
+	for (size_t i = 0; i < p->nlines; i++) {
+		const struct line *l = &p->lines[i];
+		struct fixes_tag f;
+		struct cite ct;
+
+		if (find_text(l->p, l->len, "commit", true) == l->len || is_fixes_line(p, i, &f) ||
+		    is_log_header(l))
+			continue;
+		join_lines(p, i, &b);
+		if (find_bad_cite(b.data, b.len, l->len, &ct))
+			report_cite(c, l, &ct);
+	}
+	buf_release(&b);
+}
+
+void rules_reports(struct rule_ctx *ctx)
+{
+	if (ctx->patch->kind != KIND_PATCH)
+		return;
+	check_reported_by(ctx);
+	check_missing_fixes(ctx, check_fixes(ctx));
+	check_stable(ctx);
+	check_commit_ids(ctx);
+}

@@ -1,4 +1,577 @@
+/*
+ * signoff.c - RULES.md section 2: Signed-off-by, the other "-by:" tags and
+ * whether the author signed the patch off.
+ *
+ * Tags come only from the commit message (p->trailers and p->lines): the
+ * parser has already cut the text at the patch separator, so a
+ * "+Signed-off-by:" in the diff can never reach us.
+ */
 #include "autoconf.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "address.h"
+#include "buf.h"
 #include "rules/families.h"
-/* STUB */
-void rules_signoff(struct rule_ctx *ctx) { (void)ctx; }
+#include "utf8.h"
+
+#define TAG_MAX_COMPARE	64	/* longest tag measured for a typo suggestion */
+#define SUGGEST_DISTANCE 2	/* RULES.md: suggest within edit distance 2 */
+#define QUOTE_MAX	80	/* bytes of mail text quoted back in a message */
+
+static const char *const standard_tags[] = {
+	"Signed-off-by", "Co-developed-by", "Acked-by", "Tested-by",
+	"Reviewed-by", "Reported-by", "Suggested-by", "Assisted-by",
+};
+
+/* Tags other projects use, too far from ours for the edit distance. */
+static const struct {
+	const char *seen, *use;
+} foreign_tags[] = {
+	{ "Co-authored-by", "Co-developed-by" },	/* GitHub */
+};
+
+/* What a tag's value should hold. */
+enum tag_value {
+	VALUE_NONE,	/* an unknown tag: its value is not checked */
+	VALUE_PERSON,	/* Name <address> */
+	VALUE_AGENT	/* Assisted-by: AGENT:MODEL [TOOL...] */
+};
+
+struct signoff {
+	const struct line *line;	/* foreign */
+	struct person who;		/* owned; empty unless parsed */
+	bool parsed;
+};
+
+struct signoffs {
+	struct signoff *v;	/* owned */
+	size_t n, alloc;
+};
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static bool is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool ends_with_by(const char *tok)
+{
+	size_t n = strlen(tok);
+
+	return n > 3 && !strcasecmp(tok + n - 3, "-by");
+}
+
+/* The standard spelling of tok, or NULL when it is not a standard tag. */
+static const char *tag_standard(const char *tok)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(standard_tags); i++)
+		if (!strcasecmp(tok, standard_tags[i]))
+			return standard_tags[i];
+	return NULL;
+}
+
+/* Levenshtein distance, ASCII case-insensitive; SIZE_MAX for long tags. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[TAG_MAX_COMPARE + 1];
+
+	if (la > TAG_MAX_COMPARE || lb > TAG_MAX_COMPARE)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (lower((unsigned char)a[i - 1]) != lower((unsigned char)b[j - 1]));
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The standard tag a non-standard tok was probably meant to be, or NULL. */
+static const char *tag_suggest(const char *tok)
+{
+	const char *best = NULL;
+	size_t best_d = SUGGEST_DISTANCE + 1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(foreign_tags); i++)
+		if (!strcasecmp(tok, foreign_tags[i].seen))
+			return foreign_tags[i].use;
+	for (size_t i = 0; i < ARRAY_SIZE(standard_tags); i++) {
+		size_t d = edit_distance(tok, standard_tags[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = standard_tags[i];
+		}
+	}
+	return best;
+}
+
+static const char *find_and(const char *s, const char *end)
+{
+	for (; s + 5 <= end; s++)
+		if (!strncasecmp(s, "-and-", 5))
+			return s;
+	return NULL;
+}
+
+/*
+ * "Reported-and-tested-by" -> "Reported-by: and Tested-by:" in *out;
+ * false when tok is not a combined tag.
+ */
+static bool tag_split(const char *tok, struct buf *out)
+{
+	const char *end = tok + strlen(tok) - 3;	/* before "-by" */
+	const char *part = tok, *sep;
+	bool first = true;
+
+	if (!find_and(tok, end))
+		return false;
+	while (part < end) {
+		sep = find_and(part, end);
+		if (!sep)
+			sep = end;
+		if (!first)
+			buf_addstr(out, sep == end ? " and " : ", ");
+		buf_addch(out, first ? *part : (*part >= 'a' && *part <= 'z' ? *part - 'a' + 'A' : *part));
+		buf_add(out, part + 1, (size_t)(sep - part - 1));
+		buf_addstr(out, "-by:");
+		first = false;
+		part = sep == end ? end : sep + 5;
+	}
+	return true;
+}
+
+/* Reports a non-standard or miswritten tag name; says what its value holds. */
+static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t)
+{
+	const char *std = tag_standard(t->token);
+	struct buf split;
+
+	if (std) {
+		if (strcmp(std, t->token))
+			rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+				  "%s: should be written %s:, with this capitalisation.", t->token, std);
+		return !strcmp(std, "Assisted-by") ? VALUE_AGENT : VALUE_PERSON;
+	}
+	buf_init(&split, 4096);
+	if (tag_split(t->token, &split)) {
+		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+			  "%s: combines several tags; please split it into %s lines, as maintainer-tip.rst asks.",
+			  t->token, split.data);
+		buf_release(&split);
+		return VALUE_PERSON;
+	}
+	buf_release(&split);
+	std = tag_suggest(t->token);
+	if (std) {
+		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+			  "%s: is not a standard tag; did you mean %s:?", t->token, std);
+		return !strcmp(std, "Assisted-by") ? VALUE_AGENT : VALUE_PERSON;
+	}
+	rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+		  "%s: is not a standard tag; please use one of Signed-off-by:, Co-developed-by:, "
+		  "Acked-by:, Tested-by:, Reviewed-by:, Reported-by:, Suggested-by: or Assisted-by:.",
+		  t->token);
+	return VALUE_NONE;
+}
+
+/* The raw line must read "Token: value": colon right after, one space. */
+static void check_spacing(struct rule_ctx *c, const struct trailer *t)
+{
+	const struct line *l = &t->line;
+	size_t tl = strlen(t->token), i = t->lead_ws + tl, spaces = 0;
+	bool tab = false;
+
+	if (i >= l->len || memcmp(l->p + t->lead_ws, t->token, tl))
+		return;
+	if (l->p[i] != ':') {
+		rule_emit(c, R_BAD_SIGN_OFF, l,
+			  "Please remove the white space before the colon of %s:.", t->token);
+		return;
+	}
+	for (i++; i < l->len && is_blank(l->p[i]); i++, spaces++)
+		tab |= l->p[i] == '\t';
+	if (i < l->len && (spaces != 1 || tab))
+		rule_emit(c, R_BAD_SIGN_OFF, l,
+			  "Please put exactly one space after %s:.", t->token);
+}
+
+/* What may follow an address: nothing, "# comment" or "(comment)". */
+static bool comment_ok(const char *s, const char *end)
+{
+	while (s < end && is_blank(*s))
+		s++;
+	while (end > s && is_blank(end[-1]))
+		end--;
+	if (s == end)
+		return true;
+	if (*s == '#')
+		return true;
+	return *s == '(' && end[-1] == ')' && end - s > 2;
+}
+
+static void check_person(struct rule_ctx *c, const struct trailer *t)
+{
+	size_t n = strlen(t->value);
+	const char *rest = NULL;
+	struct person who;
+
+	if (address_parse(&who, t->value, n, &rest) < 0) {
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_ERROR, &t->line,
+			      "The address in %s: cannot be parsed; please write it as "
+			      "Full Name <user@example.org>.", t->token);
+		return;
+	}
+	if (rest && rest >= t->value && rest <= t->value + n &&
+	    !comment_ok(rest, t->value + n))
+		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+			  "Only a \"# comment\" or a \"(comment)\" may follow the address in %s:; "
+			  "please remove or mark \"%.*s\".", t->token, QUOTE_MAX, rest);
+	person_release(&who);
+}
+
+/* Assisted-by: AGENT:MODEL [TOOL...] (Documentation/process/coding-assistants.rst). */
+static bool agent_ok(const char *v)
+{
+	char *main = trailer_value_main(v);
+	size_t word = strcspn(main, " \t");
+	const char *colon = memchr(main, ':', word);
+	bool ok = colon && colon > main && colon < main + word - 1 &&
+		  !strpbrk(main, "<>@");
+
+	free(main);
+	return ok;
+}
+
+static void check_agent(struct rule_ctx *c, const struct trailer *t)
+{
+	if (!agent_ok(t->value))
+		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+			  "%s: takes AGENT:MODEL and optional tool names (Assisted-by: "
+			  "Claude:claude-3-opus coccinelle), not a person or an address.", t->token);
+}
+
+static bool same_person(const struct person *a, const struct person *b)
+{
+	return address_same(a->email, b->email) && !utf8_name_cmp(a->name, b->name);
+}
+
+/* True when only continuation lines or comments separate trailers a and b. */
+static bool adjacent(const struct patch *p, const struct trailer *a, const struct trailer *b)
+{
+	size_t base;
+
+	if (!p->nlines || b->line.lineno <= a->line.lineno)
+		return false;
+	base = p->lines[0].lineno;
+	for (size_t k = a->line.lineno + 1; k < b->line.lineno; k++) {
+		const struct line *l;
+		size_t j = 0;
+
+		if (k < base || k - base >= p->nlines || p->lines[k - base].lineno != k)
+			return a->in_block && b->in_block;	/* numbering gap: trust the block */
+		l = &p->lines[k - base];
+		while (j < l->len && is_blank(l->p[j]))
+			j++;
+		if (j == l->len || (j == 0 && l->p[0] != '#'))
+			return false;
+	}
+	return true;
+}
+
+static const char *author_email(const struct patch *p)
+{
+	return p->author.email && p->author.email[0] ? p->author.email : NULL;
+}
+
+static void check_codeveloper(struct rule_ctx *c, size_t i)
+{
+	const struct patch *p = c->patch;
+	const struct trailer *t = &p->trailers[i];
+	const struct trailer *next = i + 1 < p->ntrailers ? &p->trailers[i + 1] : NULL;
+	struct person a = { NULL, NULL }, b = { NULL, NULL };
+	bool parsed = address_parse(&a, t->value, strlen(t->value), NULL) == 0;
+
+	if (parsed && author_email(p) && address_same(a.email, author_email(p)))
+		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+			  "Co-developed-by: names the patch's author, who is credited by From: "
+			  "already; please remove this line.");
+	if (!next || next->kind != TRAILER_TAG || !trailer_is(next, "Signed-off-by") ||
+	    !adjacent(p, t, next)) {
+		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+			  "Co-developed-by: must be immediately followed by a Signed-off-by: "
+			  "of the same person.");
+	} else if (parsed) {
+		if (address_parse(&b, next->value, strlen(next->value), NULL) < 0 ||
+		    !same_person(&a, &b))
+			rule_emit(c, R_BAD_SIGN_OFF, &next->line,
+				  "The Signed-off-by: after Co-developed-by: must name the same "
+				  "person, with the same name and address.");
+		person_release(&b);
+	}
+	if (parsed)
+		person_release(&a);
+}
+
+static void signoffs_add(struct signoffs *s, const struct line *l, const char *v, size_t n)
+{
+	struct signoff *x;
+
+	ARRAY_GROW(s->v, s->alloc, s->n + 1);
+	x = &s->v[s->n++];
+	x->line = l;
+	x->parsed = address_parse(&x->who, v, n, NULL) == 0;
+}
+
+static void signoffs_release(struct signoffs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].parsed)
+			person_release(&s->v[i].who);
+	free(s->v);
+}
+
+/* A "-by:" tag at the start of a line (indented ones are quotes or continuations). */
+static bool is_by_tag(const struct trailer *t)
+{
+	return t->kind == TRAILER_TAG && t->has_colon && t->lead_ws == 0 &&
+	       ends_with_by(t->token);
+}
+
+static void check_trailer(struct rule_ctx *c, size_t i)
+{
+	const struct trailer *t = &c->patch->trailers[i];
+	enum tag_value v = check_tag_name(c, t);
+
+	check_spacing(c, t);
+	if (v == VALUE_AGENT)
+		check_agent(c, t);
+	else if (v == VALUE_PERSON)
+		check_person(c, t);
+	if (trailer_is(t, "Co-developed-by"))
+		check_codeveloper(c, i);
+}
+
+/* Length of "Token-by" when s holds "Token-by" [ws] ":", else 0. */
+static size_t by_token_len(const char *s, size_t n)
+{
+	size_t i = 0, end;
+
+	if (!n || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return 0;
+	while (i < n && (s[i] == '-' || (s[i] >= '0' && s[i] <= '9') ||
+			 (lower((unsigned char)s[i]) >= 'a' && lower((unsigned char)s[i]) <= 'z')))
+		i++;
+	end = i;
+	while (i < n && is_blank(s[i]))
+		i++;
+	if (i == n || s[i] != ':' || end < 4 || strncasecmp(s + end - 3, "-by", 3))
+		return 0;
+	return end;
+}
+
+/* Index of the first line of the last paragraph of the commit message. */
+static size_t last_paragraph(const struct patch *p)
+{
+	size_t end = p->nlines, i;
+
+	while (end > 0 && p->lines[end - 1].len == 0)
+		end--;
+	for (i = end; i > 0 && p->lines[i - 1].len > 0; i--)
+		;
+	return i;
+}
+
+/*
+ * An indented tag in the closing paragraph is read by git as part of the
+ * trailer above it; the trailer parser has folded it away, so look at the
+ * lines.  It still counts as a sign-off: the intent is plain.
+ */
+static void check_indented(struct rule_ctx *c, struct signoffs *s)
+{
+	const struct patch *p = c->patch;
+
+	for (size_t i = last_paragraph(p); i < p->nlines; i++) {
+		const struct line *l = &p->lines[i];
+		size_t ws = 0, tl;
+
+		while (ws < l->len && is_blank(l->p[ws]))
+			ws++;
+		if (!ws || !(tl = by_token_len(l->p + ws, l->len - ws)))
+			continue;
+		rule_emit(c, R_BAD_SIGN_OFF, l,
+			  "Please remove the white space before %.*s:; git reads an indented "
+			  "line as part of the trailer above it.", (int)tl, l->p + ws);
+		if (tl == 13 && !strncasecmp(l->p + ws, "Signed-off-by", 13)) {
+			const char *v = (const char *)memchr(l->p + ws, ':', l->len - ws) + 1;
+
+			signoffs_add(s, l, v, (size_t)(l->p + l->len - v));
+		}
+	}
+}
+
+struct dup_key {
+	char *key;	/* owned */
+	size_t idx;
+};
+
+/* Lower-cased "token:value" with white space removed (as checkpatch compares). */
+static char *trailer_key(const struct trailer *t)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	for (const char *s = t->token; *s; s++)
+		buf_addch(&b, lower((unsigned char)*s));
+	buf_addch(&b, ':');
+	for (const char *s = t->value; *s; s++)
+		if (!is_blank(*s))
+			buf_addch(&b, lower((unsigned char)*s));
+	return buf_detach(&b, NULL);
+}
+
+static int dup_cmp(const void *x, const void *y)
+{
+	const struct dup_key *a = x, *b = y;
+	int r = strcmp(a->key, b->key);
+
+	return r ? r : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static void check_duplicates(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	struct dup_key *keys = xcalloc(p->ntrailers ? p->ntrailers : 1, sizeof(*keys));
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ntrailers; i++) {
+		const struct trailer *t = &p->trailers[i];
+
+		/* Prose may repeat "Before:" and "After:"; the block may not. */
+		if (t->kind == TRAILER_TAG && t->has_colon && (t->in_block || is_by_tag(t)))
+			keys[n++] = (struct dup_key){ trailer_key(t), i };
+	}
+	qsort(keys, n, sizeof(*keys), dup_cmp);
+	for (size_t i = 1, first = 0; i < n; i++) {
+		if (strcmp(keys[i].key, keys[first].key)) {
+			first = i;
+			continue;
+		}
+		rule_emit(c, R_BAD_SIGN_OFF, &p->trailers[keys[i].idx].line,
+			  "This %s: line repeats line %zu; please remove the duplicate.",
+			  p->trailers[keys[i].idx].token, p->trailers[keys[first].idx].line.lineno);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(keys[i].key);
+	free(keys);
+}
+
+static bool name_matches(const struct person *sob, const struct person *author)
+{
+	return !author->name || !author->name[0] || !utf8_name_cmp(sob->name, author->name);
+}
+
+static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
+			  const struct signoff *by_name)
+{
+	const struct person *au = &c->patch->author;
+
+	if (by_addr && !by_addr->who.name[0])
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
+			  "The author's Signed-off-by: has no name but From: says \"%s\"; please "
+			  "sign off with your name as well as your address.", au->name);
+	else if (by_addr)
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
+			  "The author's Signed-off-by: gives the name \"%s\" but From: says \"%s\"; "
+			  "please use the same name in both.", by_addr->who.name, au->name);
+	else if (by_name)
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
+			  "The author's Signed-off-by: uses <%s> but the patch is from <%s>; please "
+			  "sign off with the From: address, or add an in-body From: line with the "
+			  "address you sign off with.", by_name->who.email, au->email);
+	else
+		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
+			  "None of the Signed-off-by: lines is from the author, %s <%s>; the author "
+			  "must sign off the patch (or an in-body From: should name the real author).",
+			  au->name && au->name[0] ? au->name : "", au->email);
+}
+
+/*
+ * A sign-off with the author's address and name settles it.  Otherwise one
+ * with the address but another name, then one with the name but another
+ * address, is the author's sign-off written differently (a mismatch, not a
+ * missing sign-off, as checkpatch has it).
+ */
+static void check_author(struct rule_ctx *c, const struct signoffs *s)
+{
+	const struct person *au = &c->patch->author;
+	const struct signoff *by_addr = NULL, *by_name = NULL;
+
+	if (!s->n) {
+		rule_emit(c, R_MISSING_SIGN_OFF, NULL,
+			  "The commit message has no Signed-off-by: line; please add one with your "
+			  "real name and address (Signed-off-by: Full Name <user@example.org>) to "
+			  "certify the Developer's Certificate of Origin.");
+		return;
+	}
+	if (!author_email(c->patch))
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct signoff *x = &s->v[i];
+
+		if (!x->parsed)
+			continue;
+		if (address_same(x->who.email, au->email)) {
+			if (name_matches(&x->who, au))
+				return;
+			if (!by_addr)
+				by_addr = x;
+		} else if (!by_name && au->name && au->name[0] && x->who.name[0] &&
+			   !utf8_name_cmp(x->who.name, au->name)) {
+			by_name = x;
+		}
+	}
+	report_author(c, by_addr, by_name);
+}
+
+void rules_signoff(struct rule_ctx *ctx)
+{
+	const struct patch *p = ctx->patch;
+	struct signoffs s = { NULL, 0, 0 };
+
+	if (p->kind != KIND_PATCH)
+		return;
+	for (size_t i = 0; i < p->ntrailers; i++) {
+		const struct trailer *t = &p->trailers[i];
+
+		if (!is_by_tag(t))
+			continue;
+		check_trailer(ctx, i);
+		if (trailer_is(t, "Signed-off-by"))
+			signoffs_add(&s, &t->line, t->value, strlen(t->value));
+	}
+	check_indented(ctx, &s);
+	check_duplicates(ctx);
+	check_author(ctx, &s);
+	signoffs_release(&s);
+}
