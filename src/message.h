@@ -49,6 +49,7 @@ enum {
 	MSG_WARN_TOO_DEEP	= 1 << 3, /* MIME nesting beyond MESSAGE_MAX_MIME_DEPTH */
 	MSG_WARN_LONG_HEADER	= 1 << 4, /* a header value was cut at MESSAGE_MAX_HEADER_LEN */
 	MSG_WARN_NO_TEXT	= 1 << 5, /* no text/plain or patch attachment was found */
+	MSG_WARN_NO_BOUNDARY	= 1 << 6, /* a multipart without a usable boundary: read as text */
 };
 
 /* Allocates nothing. */
@@ -78,7 +79,9 @@ void message_release(struct message *m);
 char *message_decode_2047(const char *s, size_t n);
 /* Converts n bytes in charset to UTF-8; invalid bytes become U+FFFD and set
  * *bad (when non-NULL). NULL or unknown charset: treated as UTF-8, falling
- * back to Latin-1 when the bytes are not valid UTF-8. */
+ * back to Latin-1 when the bytes are not valid UTF-8 (byte by byte; 0x80-0x9F
+ * as windows-1252, as browsers do); an unknown charset also sets *bad.
+ * iso-8859-1 is read as windows-1252 too. *out_len may be NULL. */
 char *message_to_utf8(const char *s, size_t n, const char *charset, size_t *out_len, bool *bad);
 
 #endif

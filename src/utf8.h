@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* True when the n bytes at s are well-formed UTF-8. */
 bool utf8_valid(const char *s, size_t n);
@@ -25,7 +26,12 @@ char *utf8_nfc(const char *s, size_t n);
  * folded to one, surrounding white space and quotes ignored.  0 when equal. */
 int utf8_name_cmp(const char *a, const char *b);
 
-/* Number of bytes of the UTF-8 sequence starting at s (1 for invalid). */
+/* Number of bytes of the UTF-8 sequence starting at s: 1 for an invalid
+ * byte (overlong forms and surrogates are invalid), 0 when n is 0. */
 size_t utf8_seqlen(const char *s, size_t n);
+
+/* Writes code point cp (at most U+10FFFF) as UTF-8 into out; returns the
+ * number of bytes (1 to 4). */
+size_t utf8_encode(uint32_t cp, char out[4]);
 
 #endif
