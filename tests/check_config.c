@@ -309,15 +309,11 @@ START_TEST(test_bundled_equals_defaults)
 }
 END_TEST
 
-/* Every built-in ID is listed in the bundled file with its default. */
-START_TEST(test_bundled_lists_every_rule)
+static char *read_bundled(void)
 {
-	char want[128];
-	size_t len;
-	char *text;
 	FILE *f = fopen(BUNDLED, "rb");
-	struct buf b;
 	char chunk[4096];
+	struct buf b;
 	size_t n;
 
 	ck_assert_ptr_nonnull(f);
@@ -325,13 +321,74 @@ START_TEST(test_bundled_lists_every_rule)
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		ck_assert_int_eq(buf_add(&b, chunk, n), 0);
 	fclose(f);
-	text = buf_detach(&b, &len);
+	return buf_detach(&b, NULL);
+}
+
+/* Every built-in ID is listed in the bundled file with its default. */
+START_TEST(test_bundled_lists_every_rule)
+{
+	char *text = read_bundled();
+	char want[128];
+
 	for (int i = 0; i < RULE_COUNT; i++) {
 		snprintf(want, sizeof(want), "\n;%s = %s\n", rule_defs[i].id,
 			 severity_name(rule_defs[i].severity));
 		ck_assert_msg(strstr(text, want), "etc/tagbot.ini lacks \"%s\"", want + 1);
 	}
 	free(text);
+}
+END_TEST
+
+/* Writes the commented-out value of key (continuation lines too), uncommented. */
+static void uncomment_key(FILE *out, const char *text, const char *key)
+{
+	char start[64];
+	const char *p, *end;
+
+	snprintf(start, sizeof(start), "\n;%s = ", key);
+	p = strstr(text, start);
+	ck_assert_msg(p != NULL, "etc/tagbot.ini does not show %s", key);
+	for (p += 2;; p = end + 2) {
+		end = strchr(p, '\n');
+		ck_assert_ptr_nonnull(end);
+		fprintf(out, "%.*s\n", (int)(end - p), p);
+		if (end[-1] != '\\')
+			break;
+		ck_assert_int_eq(end[1], ';');
+	}
+}
+
+static void assert_same_list(const struct pattern_list *a, const struct pattern_list *b)
+{
+	ck_assert_uint_eq(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++)
+		ck_assert_str_eq(pattern_source(a->v[i]), pattern_source(b->v[i]));
+}
+
+/* The lists the bundled file shows as defaults are the built-in ones. */
+START_TEST(test_bundled_shows_default_lists)
+{
+	static const char tmp[] = "check_config-uncommented.ini";	/* in the build dir */
+	char *text = read_bundled();
+	struct config c, d;
+	struct err e;
+	FILE *out = fopen(tmp, "w");
+
+	ck_assert_ptr_nonnull(out);
+	fputs("[rules]\n", out);
+	uncomment_key(out, text, "archive_patterns");
+	uncomment_key(out, text, "bugtracker_patterns");
+	fclose(out);
+	free(text);
+	config_init(&c);
+	config_init(&d);
+	ck_assert_msg(config_load(&c, tmp, &e) == 0, "%s", e.msg);
+	ck_assert_uint_gt(d.rules.archives.n, 0);
+	assert_same_list(&c.rules.archives, &d.rules.archives);
+	assert_same_list(&c.rules.bugtrackers, &d.rules.bugtrackers);
+	remove(tmp);
+	config_release(&c);
+	config_release(&d);
 }
 END_TEST
 
@@ -356,6 +413,7 @@ int main(void)
 	tcase_add_test(good, test_custom_rules);
 	tcase_add_test(good, test_bundled_equals_defaults);
 	tcase_add_test(good, test_bundled_lists_every_rule);
+	tcase_add_test(good, test_bundled_shows_default_lists);
 	suite_add_tcase(s, good);
 	return th_run_suite(s);
 }

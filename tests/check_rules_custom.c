@@ -248,6 +248,88 @@ START_TEST(test_findings_are_capped)
 }
 END_TEST
 
+/* ------------------------------------- through the parser and config.c */
+
+/* Lines of the findings of rule id, as "1 6 20". */
+static void lines_for(const struct findings *fs, const char *id, char *out, size_t n)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < fs->n && off < n; i++)
+		if (!strcmp(fs->v[i].rule, id))
+			off += (size_t)snprintf(out + off, n - off, "%s%zu", off ? " " : "",
+						fs->v[i].line);
+}
+
+/*
+ * patch-reported-closes-fixes.eml, decoded text: 1-2 description, 4
+ * Reported-by, 5 Closes, 6 Fixes (mentions "regulator"), 7 Signed-off-by,
+ * 8 ---, 20 the removed line "- * @regulator: LED supply regulator pointer".
+ */
+static const struct {
+	const char *id;
+	const char *want;
+} mail_cases[] = {
+	{ "E2E_SUBJECT", "0" },
+	{ "E2E_COMMIT", "1 6" },
+	{ "E2E_TRAILERS", "5" },
+	{ "E2E_TRAILER", "4" },
+	{ "E2E_BODY", "1 6 20" },
+	{ "E2E_DIFF", "20" },
+	{ "E2E_MUST", "0" },
+	{ "E2E_MUST_OK", "" },
+};
+
+START_TEST(test_real_mail)
+{
+	char *raw = th_read_data("patch-reported-closes-fixes.eml", NULL);
+	char path[4096], got[256];
+	struct findings fs;
+	struct config c;
+	struct err e;
+
+	snprintf(path, sizeof(path), "%s/config-custom-scopes.ini", TEST_DATA);
+	config_init(&c);
+	ck_assert_msg(config_load(&c, path, &e) == 0, "%s", e.msg);
+	findings_init(&fs);
+	th_check_mail(raw, &c.rules, &fs);
+	lines_for(&fs, mail_cases[_i].id, got, sizeof(got));
+	ck_assert_msg(!strcmp(got, mail_cases[_i].want), "%s: want \"%s\", got \"%s\"\n%s",
+		      mail_cases[_i].id, mail_cases[_i].want, got, th_dump(&fs));
+	findings_release(&fs);
+	config_release(&c);
+	free(raw);
+}
+END_TEST
+
+START_TEST(test_real_mail_must_match_finding)
+{
+	char *raw = th_read_data("patch-reported-closes-fixes.eml", NULL);
+	char path[4096];
+	struct findings fs;
+	struct config c;
+	struct err e;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/config-custom-scopes.ini", TEST_DATA);
+	config_init(&c);
+	ck_assert_msg(config_load(&c, path, &e) == 0, "%s", e.msg);
+	findings_init(&fs);
+	th_check_mail(raw, &c.rules, &fs);
+	for (i = 0; i < fs.n && strcmp(fs.v[i].rule, "E2E_MUST"); i++)
+		;
+	ck_assert_uint_lt(i, fs.n);
+	ck_assert_int_eq(fs.v[i].severity, SEV_ERROR);
+	ck_assert_str_eq(fs.v[i].message, "Patches here need a Tested-by: trailer.");
+	ck_assert_str_eq(fs.v[i].text, "");
+	ck_assert_str_eq(fs.v[i].doc, "");
+	findings_release(&fs);
+	config_release(&c);
+	free(raw);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rules_custom");
@@ -257,6 +339,10 @@ int main(void)
 	tcase_add_test(tc, test_finding_fields);
 	tcase_add_test(tc, test_subject_finding_text);
 	tcase_add_test(tc, test_findings_are_capped);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("mail");
+	tcase_add_loop_test(tc, test_real_mail, 0, ARRAY_SIZE(mail_cases));
+	tcase_add_test(tc, test_real_mail_must_match_finding);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }
