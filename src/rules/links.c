@@ -1,4 +1,628 @@
+/*
+ * links.c - RULES.md section 4: Link:, Closes: and the URLs of a commit
+ * message, under the 2025 policy (a Link: only to information that is not
+ * in the commit).  LINK_NO_NEW_INFO and LINK_DEAD need lookups and live
+ * with the lookup code, not here.
+ *
+ * Lines are read as "Token: value" wherever they stand in the commit
+ * message, trailer block or not: a Link: in the middle of the prose is as
+ * much a link as one in the block.  The URL after Link:/Closes: ends at
+ * white space; what follows (" # [1]", "[1]", "(v1)") is a comment, unlike
+ * checkpatch, which reads the whole value as the URL.
+ */
 #include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "linkref.h"
 #include "rules/families.h"
-/* STUB */
-void rules_links(struct rule_ctx *ctx) { (void)ctx; }
+
+#define LINK_MAX_TOKEN	64	/* longer "tokens" are prose, not tags */
+#define LINK_MAX_URL	4096	/* URLs looked at; longer ones are cut */
+#define LINK_SHOW_MAX	200	/* bytes of a URL quoted in a message */
+#define B4_DATE_PREFIX	9	/* "YYYYMMDD-" in front of a b4 stem */
+#define GSE_STAMP_LEN	14	/* git send-email's %Y%m%d%H%M%S */
+
+/* A "Token: value" line. */
+struct tagline {
+	const struct line *l;
+	const char *tok;
+	size_t toklen;
+	const char *val;	/* trimmed */
+	size_t vallen;
+};
+
+/* What every link of one patch is compared with. */
+struct linkctx {
+	struct rule_ctx *c;
+	const struct patch *p;
+	const char *own_id;	/* foreign; "" when unknown */
+	char *own_stem;		/* owned; b4 stem of own_id, NULL when not b4 */
+	char *own_family;	/* owned; see family_key() */
+	int own_version;	/* highest of the b4 and the subject version */
+	bool fresh;		/* not a backport: provenance links are the author's */
+};
+
+static bool is_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_alnum(int c)
+{
+	return is_alpha(c) || is_digit(c);
+}
+
+static bool is_ws(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_hex(int c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Case-insensitive prefix test on n bytes. */
+static bool has_prefix_ci(const char *s, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+
+	return n >= k && !strncasecmp(s, pre, k);
+}
+
+static bool tok_is(const struct tagline *t, const char *name)
+{
+	return t->toklen == strlen(name) && !strncasecmp(t->tok, name, t->toklen);
+}
+
+/* Splits a line that starts (in column 0) with "Token:" into t. */
+static bool split_tag(const struct line *l, struct tagline *t)
+{
+	const char *s = l->p, *e = l->p + l->len;
+	const char *q = s;
+
+	if (q == e || !is_alpha((unsigned char)*q))
+		return false;
+	while (q < e && (is_alnum((unsigned char)*q) || *q == '-'))
+		q++;
+	if ((size_t)(q - s) > LINK_MAX_TOKEN)
+		return false;
+	t->l = l;
+	t->tok = s;
+	t->toklen = (size_t)(q - s);
+	while (q < e && is_ws((unsigned char)*q))
+		q++;
+	if (q == e || *q != ':')
+		return false;
+	q++;
+	while (q < e && is_ws((unsigned char)*q))
+		q++;
+	while (e > q && is_ws((unsigned char)e[-1]))
+		e--;
+	t->val = q;
+	t->vallen = (size_t)(e - q);
+	return true;
+}
+
+static bool is_http(const char *s, size_t n)
+{
+	return (has_prefix_ci(s, n, "http://") && n > 7) || (has_prefix_ci(s, n, "https://") && n > 8);
+}
+
+static size_t token_len(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && !is_ws((unsigned char)s[k]))
+		k++;
+	return k;
+}
+
+static int show_len(size_t n)
+{
+	return (int)(n < LINK_SHOW_MAX ? n : LINK_SHOW_MAX);
+}
+
+/*
+ * A version label ("# v1", "[v2]", "(v1)", "[PATCH v2]"): returns N, or 0
+ * when the text is no such label.  "v1.2" is a release, not a posting.
+ */
+static int label_version(const char *s, size_t n)
+{
+	size_t i = 0, d;
+	int v = 0;
+
+	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '#' || s[i] == '[' || s[i] == '('))
+		i++;
+	if (has_prefix_ci(s + i, n - i, "patch") && i + 5 < n && is_ws((unsigned char)s[i + 5]))
+		for (i += 5; i < n && is_ws((unsigned char)s[i]); i++)
+			;
+	if (i >= n || (s[i] != 'v' && s[i] != 'V'))
+		return 0;
+	for (d = ++i; i < n && is_digit((unsigned char)s[i]) && i - d < 3; i++)
+		v = v * 10 + (s[i] - '0');
+	if (i == d || (i < n && (is_alnum((unsigned char)s[i]) || s[i] == '.')))
+		return 0;
+	return v;
+}
+
+/*
+ * Separates a label written against the URL ("...c.com/[1]", "...(v1)")
+ * from it: returns the URL's length and points *label at the rest.
+ */
+static size_t url_cut_label(const char *u, size_t n, const char **label, size_t *label_len)
+{
+	*label = u + n;
+	*label_len = 0;
+	if (n && (u[n - 1] == ']' || u[n - 1] == ')')) {
+		char open = u[n - 1] == ']' ? '[' : '(';
+		size_t k = n - 1;
+
+		while (k > 0 && u[k] != open && u[k] != '/')
+			k--;
+		/* A URL may hold parentheses; only "(vN)" is taken as a label. */
+		if (u[k] == open && k > 0 && (open == '[' || label_version(u + k, n - k))) {
+			*label = u + k;
+			*label_len = n - k;
+			return k;
+		}
+	}
+	return n;
+}
+
+/* b4 stems of one change: equal but for the date, which b4 sets per posting. */
+static bool same_change(const char *stem_a, const char *stem_b)
+{
+	if (strlen(stem_a) <= B4_DATE_PREFIX || strlen(stem_b) <= B4_DATE_PREFIX)
+		return false;
+	return linkref_same_msgid(stem_a + B4_DATE_PREFIX, stem_b + B4_DATE_PREFIX);
+}
+
+/* The change name of a b4 "change-id:" footer (YYYYMMDD-<name>-<hash>). */
+static bool change_id_matches(const char *change_id, const char *stem)
+{
+	const char *name = change_id + B4_DATE_PREFIX, *end, *at;
+
+	if (!change_id || strlen(change_id) <= B4_DATE_PREFIX || strlen(stem) <= B4_DATE_PREFIX)
+		return false;
+	end = strrchr(name, '-');
+	at = strrchr(stem, '@');
+	if (!end || !at)
+		return false;
+	return (size_t)(at - (stem + B4_DATE_PREFIX)) == (size_t)(end - name) &&
+	       !memcmp(stem + B4_DATE_PREFIX, name, (size_t)(end - name));
+}
+
+static void lower(char *s)
+{
+	for (; *s; s++)
+		if (*s >= 'A' && *s <= 'Z')
+			*s = (char)(*s - 'A' + 'a');
+}
+
+static char *key_join(const char *kind, const char *a, size_t alen, const char *b)
+{
+	struct buf k;
+
+	buf_init(&k, 0);
+	buf_addstr(&k, kind);
+	buf_add(&k, a, alen);
+	buf_addch(&k, '|');
+	buf_addstr(&k, b);
+	return buf_detach(&k, NULL);
+}
+
+/* git send-email: <stamp>.<pid>-<n>-<user@domain>, one stamp per run. */
+static char *gse_key(const char *id, const char *at, const char *domain)
+{
+	const char *q = id, *stamp_end;
+	char *tail, *key;
+
+	while (q < at && is_digit((unsigned char)*q))
+		q++;
+	if (q - id != GSE_STAMP_LEN || *q != '.')
+		return NULL;
+	for (q++; q < at && is_digit((unsigned char)*q); q++)
+		;
+	stamp_end = q;
+	if (q >= at || *q != '-' || !is_digit((unsigned char)q[1]))
+		return NULL;
+	for (q++; q < at && is_digit((unsigned char)*q); q++)
+		;
+	if (q + 1 >= at || *q != '-')
+		return NULL;
+	tail = key_join("", q + 1, (size_t)(at - q - 1), domain);
+	key = key_join("gse:", id, (size_t)(stamp_end - id), tail);
+	free(tail);
+	return key;
+}
+
+/* git format-patch --thread: <sha or "cover">.<time>.git.<user@domain>. */
+static char *fp_key(const char *id, const char *at, const char *domain)
+{
+	const char *dot = memchr(id, '.', (size_t)(at - id));
+	const char *git = dot ? strstr(dot, ".git.") : NULL;
+
+	if (!git || git >= at || git == dot)
+		return NULL;
+	return key_join("fp:", dot, (size_t)(at - dot), domain);
+}
+
+/*
+ * The series a Message-ID belongs to, as the tools that send series write
+ * it: b4 (the stem without its date, and the version), git send-email and
+ * git format-patch.  NULL when the ID says nothing about its series.
+ */
+static char *family_key(const char *id)
+{
+	const char *at = strrchr(id, '@');
+	char *stem, *key, *domain;
+	int ver;
+
+	if (!at)
+		return NULL;
+	if (linkref_b4_parse(id, &stem, &ver)) {
+		char v[16];
+
+		lower(strrchr(stem, '@'));
+		snprintf(v, sizeof(v), "v%d", ver);
+		key = key_join("b4:", v, strlen(v), stem + B4_DATE_PREFIX);
+		free(stem);
+		return key;
+	}
+	domain = xstrdup(at);
+	lower(domain);
+	key = gse_key(id, at, domain);
+	if (!key)
+		key = fp_key(id, at, domain);
+	free(domain);
+	return key;
+}
+
+static bool same_family(const char *a, const char *b)
+{
+	char *ka = family_key(a), *kb = family_key(b);
+	bool same = ka && kb && !strcmp(ka, kb);
+
+	free(ka);
+	free(kb);
+	return same;
+}
+
+/* "6.1", "5.15.y", "7.0-6.18": the stable tree a backport is for. */
+static bool is_stable_tag(const char *t)
+{
+	size_t i = 0;
+
+	while (is_digit((unsigned char)t[i]))
+		i++;
+	return i > 0 && t[i] == '.' && is_digit((unsigned char)t[i + 1]);
+}
+
+/* Lines a backport starts or ends with (stable-kernel-rules.rst). */
+static bool upstream_marker(const struct line *l)
+{
+	const char *s = l->p;
+	size_t n = l->len, i = 0, h;
+
+	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '[' || s[i] == '('))
+		i++;
+	if (has_prefix_ci(s + i, n - i, "upstream commit") ||
+	    has_prefix_ci(s + i, n - i, "cherry picked from commit"))
+		return true;
+	if (!has_prefix_ci(s + i, n - i, "commit "))
+		return false;
+	for (i += 7, h = i; i < n && is_hex((unsigned char)s[i]); i++)
+		;
+	return i - h >= 12 && has_prefix_ci(s + i, n - i, " upstream");
+}
+
+static bool is_backport(const struct patch *p)
+{
+	for (size_t i = 0; i < p->series.ntags; i++) {
+		const char *t = p->series.tags[i];
+
+		if (!strcasecmp(t, "AUTOSEL") || !strcasecmp(t, "stable") || is_stable_tag(t))
+			return true;
+	}
+	for (size_t i = 0; i < p->nlines; i++)
+		if (upstream_marker(&p->lines[i]))
+			return true;
+	return false;
+}
+
+static void linkctx_init(struct linkctx *x, struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	int b4ver = 0;
+
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+	x->p = p;
+	x->own_id = p->message_id ? p->message_id : "";
+	if (*x->own_id)
+		linkref_b4_parse(x->own_id, &x->own_stem, &b4ver);
+	x->own_family = *x->own_id ? family_key(x->own_id) : NULL;
+	x->own_version = p->series.version > b4ver ? p->series.version : b4ver;
+	x->fresh = !is_backport(p);
+}
+
+static void linkctx_release(struct linkctx *x)
+{
+	free(x->own_stem);
+	free(x->own_family);
+}
+
+/* Why a value is not an http(s) URL, and what to write instead. */
+static void wrong_link(struct linkctx *x, const struct tagline *t)
+{
+	const char *v = t->val;
+	size_t n = token_len(t->val, t->vallen), k;
+	int tl = (int)t->toklen;
+
+	if (!t->vallen) {
+		rule_emit(x->c, R_COMMIT_LOG_WRONG_LINK, t->l,
+			  "This %.*s: tag has no URL: give the http(s) address it refers to.", tl, t->tok);
+		return;
+	}
+	if (n >= 2 && v[0] == '<' && v[n - 1] == '>') {
+		v++;
+		n -= 2;
+		if (is_http(v, n)) {
+			rule_emit(x->c, R_COMMIT_LOG_WRONG_LINK, t->l,
+				  "Write the URL without angle brackets: %.*s: %.*s", tl, t->tok,
+				  show_len(n), v);
+			return;
+		}
+	}
+	for (k = 0; k < n && v[k] != '/' && v[k] != ':'; k++)
+		;
+	if (k == n && memchr(v, '@', n) && v[0] != '@' && v[n - 1] != '@') {
+		rule_emit(x->c, R_COMMIT_LOG_WRONG_LINK, t->l,
+			  "This looks like a bare Message-ID: write it as an archive URL, %.*s: https://lore.kernel.org/r/%.*s",
+			  tl, t->tok, show_len(n), v);
+	} else if (k < n && v[k] == '/' && memchr(v, '.', k) && !memchr(v, '@', k)) {
+		rule_emit(x->c, R_COMMIT_LOG_WRONG_LINK, t->l,
+			  "This URL has no scheme: write %.*s: https://%.*s", tl, t->tok, show_len(n), v);
+	} else {
+		rule_emit(x->c, R_COMMIT_LOG_WRONG_LINK, t->l,
+			  "A %.*s: tag takes an http(s) URL, which this value is not.", tl, t->tok);
+	}
+}
+
+/* The signals of RULES.md that work offline; the bot's memory of earlier
+ * postings and archive lookups are for the lookup code. */
+static bool previous_version(struct linkctx *x, const char *id, const char *label,
+			     size_t label_len, char *why, size_t whylen)
+{
+	char *stem = NULL;
+	int v = label_version(label, label_len), ver;
+	bool prev = false;
+
+	if (v) {
+		snprintf(why, whylen, "it is labelled v%d", v);
+		return true;
+	}
+	if (!id || !linkref_b4_parse(id, &stem, &ver))
+		return false;
+	if (ver < x->own_version &&
+	    ((x->own_stem && same_change(stem, x->own_stem)) ||
+	     (!x->own_stem && x->p->change_id && change_id_matches(x->p->change_id, stem)))) {
+		snprintf(why, whylen, "v%d of this patch, this mail is v%d", ver, x->own_version);
+		prev = true;
+	}
+	free(stem);
+	return prev;
+}
+
+static bool in_refs(const struct patch *p, const char *id)
+{
+	if (p->in_reply_to && linkref_same_msgid(id, p->in_reply_to))
+		return true;
+	for (size_t i = 0; i < p->nreferences; i++)
+		if (linkref_same_msgid(id, p->references[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A Link: to this series.  Certain when the IDs say they come from the same
+ * run of b4 or git.  Otherwise only an ancestor below the thread root of a
+ * numbered series counts: a single patch, or a series sent in reply to a
+ * report, has the report or its discussion as ancestors, and a link there
+ * is the useful kind.
+ */
+static bool own_series(struct linkctx *x, const char *id)
+{
+	const struct patch *p = x->p;
+	const char *root;
+	char *key;
+	bool same;
+
+	if (x->own_family && (key = family_key(id))) {
+		same = !strcmp(key, x->own_family);
+		free(key);
+		if (same)
+			return true;
+	}
+	if (p->series.total <= 0 || !in_refs(p, id))
+		return false;
+	root = p->nreferences ? p->references[0] : p->in_reply_to;
+	return !linkref_same_msgid(id, root) || (*x->own_id && same_family(id, x->own_id));
+}
+
+/* The host of a b4 provenance link, or NULL. */
+static const char *msgid_link_host(const char *u, size_t n)
+{
+	static const char *const hosts[] = { "patch.msgid.link", "msgid.link" };
+	size_t skip = has_prefix_ci(u, n, "https://") ? 8 : 7;
+
+	for (size_t i = 0; i < ARRAY_SIZE(hosts); i++) {
+		size_t k = strlen(hosts[i]);
+
+		if (n > skip + k && !strncasecmp(u + skip, hosts[i], k) && u[skip + k] == '/')
+			return hosts[i];
+	}
+	return NULL;
+}
+
+/* The checks that only concern Link: (not Closes:). */
+static void link_only(struct linkctx *x, const struct tagline *t, const char *url, size_t n,
+		      const char *id, const char *label, size_t label_len)
+{
+	struct rule_ctx *c = x->c;
+	const char *host;
+	char why[128];
+
+	if (previous_version(x, id, label, label_len, why, sizeof(why)))
+		rule_emit(c, R_LINK_TO_PREVIOUS_VERSION, t->l,
+			  "This Link: points at an earlier posting of this patch (%s), which is history, not information for the commit: move it below the --- line or into the cover letter.",
+			  why);
+	else if (id && own_series(x, id))
+		rule_emit(c, R_LINK_TO_OWN_SERIES, t->l,
+			  "This Link: points at this series' own cover letter or another of its patches, which adds little to the commit: drop it, or put it below the --- line.");
+	if (pattern_list_match(&c->settings->bugtrackers, url, n, NULL, NULL) >= 0)
+		rule_emit(c, R_LINK_SHOULD_BE_CLOSES, t->l,
+			  "This Link: points at a bug report: if this patch fixes that report, use Closes: instead.");
+	if (x->fresh && (host = msgid_link_host(url, n)))
+		rule_emit(c, R_PROVENANCE_LINK, t->l,
+			  "A Link: to %s is added by b4 when a maintainer applies the patch and only points back at this submission: please drop it from the posting.",
+			  host);
+}
+
+static void check_link(struct linkctx *x, const struct tagline *t, bool is_link)
+{
+	size_t n = token_len(t->val, t->vallen), label_len;
+	const char *label;
+	char *id;
+
+	if (!n || !is_http(t->val, n)) {
+		wrong_link(x, t);
+		return;
+	}
+	if (n > LINK_MAX_URL)
+		n = LINK_MAX_URL;
+	n = url_cut_label(t->val, n, &label, &label_len);
+	if (!label_len) {
+		label = t->val + n;
+		label_len = t->vallen - n;
+	}
+	id = linkref_msgid(&x->c->settings->archives, t->val, n);
+	if (id && *x->own_id && linkref_same_msgid(id, x->own_id))
+		rule_emit(x->c, R_LINK_TO_SELF, t->l,
+			  "This %.*s: points at this very mail, which adds nothing that is not in the commit: please drop it.",
+			  (int)t->toklen, t->tok);
+	else if (is_link)
+		link_only(x, t, t->val, n, id, label, label_len);
+	free(id);
+}
+
+/* Made-up tags people put before a URL (checkpatch commit 76f381bb77a0). */
+static const char *const made_up_link_tags[] = {
+	"BugLink", "Bug", "Bugs", "Bugzilla", "Bug-Link", "References", "Reference",
+	"URL", "Patchwork", "Links",
+};
+
+static bool is_made_up_link(const struct tagline *t)
+{
+	const char *v = t->val;
+	size_t n = t->vallen;
+
+	if (n && *v == '<') {
+		v++;
+		n--;
+	}
+	if (!is_http(v, n))
+		return false;
+	if (tok_is(t, "link"))
+		return memcmp(t->tok, "Link", 4) != 0;
+	for (size_t i = 0; i < ARRAY_SIZE(made_up_link_tags); i++)
+		if (tok_is(t, made_up_link_tags[i]))
+			return true;
+	return false;
+}
+
+static const struct pattern_list *old_archives(void)
+{
+	/* Built-in and constant: compiled once for the life of the process. */
+	static struct pattern_list l;
+	static bool ready;
+	struct err e;
+
+	if (ready)
+		return &l;
+	pattern_list_init(&l);
+	for (const char *const *s = linkref_old_archives; *s; s++) {
+		if (pattern_list_add(&l, *s, PATTERN_CASELESS, &e) < 0) {
+			fprintf(stderr, "tagbot: built-in pattern %s: %s\n", *s, e.msg);
+			abort();
+		}
+	}
+	ready = true;
+	return &l;
+}
+
+/* PREFER_LORE_ARCHIVE: any URL of the line, once per line. */
+static void check_old_archive(struct linkctx *x, const struct line *l)
+{
+	const struct pattern_list *old = old_archives();
+
+	for (size_t i = 0; i + 7 < l->len; i++) {
+		const char *u = l->p + i;
+		size_t n = l->len - i;
+
+		if (!has_prefix_ci(u, n, "http://") && !has_prefix_ci(u, n, "https://"))
+			continue;
+		n = token_len(u, n > LINK_MAX_URL ? LINK_MAX_URL : n);
+		if (pattern_list_match(old, u, n, NULL, NULL) >= 0) {
+			rule_emit(x->c, R_PREFER_LORE_ARCHIVE, l,
+				  "%.*s is an old mail archive: please link to the same message on lore.kernel.org (https://lore.kernel.org/r/<Message-ID>).",
+				  show_len(n), u);
+			return;
+		}
+		i += n ? n - 1 : 0;
+	}
+}
+
+static void check_line(struct linkctx *x, const struct line *l)
+{
+	struct tagline t;
+
+	check_old_archive(x, l);
+	if (!split_tag(l, &t))
+		return;
+	if (is_made_up_link(&t))
+		rule_emit(x->c, R_COMMIT_LOG_USE_LINK, l,
+			  "\"%.*s:\" is not a tag tools know: use Link: before a URL, or Closes: for a report this patch fixes.",
+			  (int)t.toklen, t.tok);
+	if (tok_is(&t, "Link"))
+		check_link(x, &t, true);
+	else if (tok_is(&t, "Closes"))
+		check_link(x, &t, false);
+	else if (tok_is(&t, "Message-ID") && x->fresh)
+		rule_emit(x->c, R_PROVENANCE_LINK, l,
+			  "A Message-ID: trailer is added when a patch is applied and only points back at a submission: please drop it from the posting.");
+}
+
+void rules_links(struct rule_ctx *ctx)
+{
+	const struct patch *p = ctx->patch;
+	struct linkctx x;
+
+	/* A cover letter is where links to earlier versions belong. */
+	if (p->kind != KIND_PATCH)
+		return;
+	linkctx_init(&x, ctx);
+	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES; i++)
+		check_line(&x, &p->lines[i]);
+	linkctx_release(&x);
+}
