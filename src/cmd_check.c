@@ -1,4 +1,465 @@
+/*
+ * cmd_check.c - `tagbot check`: options, then input -> message -> patches ->
+ * rules -> output for every message, counting as it goes.
+ *
+ * One broken mail never stops the batch: a file that cannot be read or a
+ * mail that cannot be parsed is reported, remembered for the exit status,
+ * and the run goes on with the next one.
+ */
 #include "autoconf.h"
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
 #include "cmd_check.h"
-/* STUB: to be written */
-int cmd_check(int argc, char **argv) { return EXIT_USAGE; }
+#include "config.h"
+#include "input.h"
+#include "message.h"
+#include "output.h"
+#include "patch.h"
+#include "rules.h"
+
+#define TEXT_MATCH_BUDGET	((size_t)16 * 1024 * 1024) /* bytes compared to place a text */
+#define RAW_MSGID_MAX		998	/* RFC 5322 line length */
+#define STDOUT_BUFFER		((size_t)64 * 1024)
+
+static const char check_usage[] =
+	"usage: tagbot check [options] FILE...\n"
+	"       tagbot check [options] --commit-msg FILE\n"
+	"\n"
+	"Checks the tags of patch mails. FILE is a mail, an mbox (mboxo or mboxrd),\n"
+	"a Maildir, a directory of .eml/.patch files, or - for standard input.\n"
+	"\n"
+	"options:\n"
+	"  -c, --config FILE         read settings from FILE (default: built-in)\n"
+	"      --format=text|json    checkpatch-style lines (default) or JSON Lines\n"
+	"      --min-severity=LEVEL  show error, warning or check and above (default\n"
+	"                            check); with it, LEVEL also sets what fails\n"
+	"      --commit-msg FILE     check a bare commit message (git commit-msg hook)\n"
+	"  -q, --quiet               only the finding lines: no headers, no quoted\n"
+	"                            lines, no total (for b4 and scripts)\n"
+	"  -v, --verbose             also list clean patches and unchecked mails\n"
+	"      --list-rules          print the rules, their severities and documents\n"
+	"  -h, --help                show this text\n"
+	"\n"
+	"exit status: 0 nothing at warning or above (or at --min-severity),\n"
+	"1 findings, 2 usage, configuration or input errors.\n";
+
+struct check_opts {
+	const char *config;
+	const char *commit_msg;
+	enum output_format format;
+	enum severity min;	/* shown from here up */
+	enum severity fail_at;	/* exit 1 from here up */
+	bool quiet, verbose, list_rules;
+};
+
+/* The run's counters and settings. */
+struct run {
+	const struct check_opts *o;
+	const struct rule_settings *rules;
+	size_t messages, patches, failures;
+	size_t count[SEV_ERROR + 1];	/* shown findings by severity */
+	bool failing;			/* a finding at fail_at or above */
+};
+
+/* --- options ----------------------------------------------------------- */
+
+enum { OPT_FORMAT = 256, OPT_MIN_SEVERITY, OPT_COMMIT_MSG, OPT_LIST_RULES };
+
+static const struct option long_options[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "min-severity", required_argument, NULL, OPT_MIN_SEVERITY },
+	{ "commit-msg", required_argument, NULL, OPT_COMMIT_MSG },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "list-rules", no_argument, NULL, OPT_LIST_RULES },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tagbot check: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nRun 'tagbot check --help' for the options.\n", stderr);
+	return -1;
+}
+
+static int unknown_option(const char *arg)
+{
+	char opt[3] = { '-', (char)optopt, '\0' };
+
+	/* optopt names the letter inside a bundle such as -qx; 0 for long ones */
+	return usage_error("unknown option '%s'", optopt ? opt : arg);
+}
+
+static int parse_format(struct check_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "text"))
+		o->format = OUTPUT_TEXT;
+	else if (!strcmp(arg, "json"))
+		o->format = OUTPUT_JSON;
+	else
+		return usage_error("unknown format '%s' (text or json)", arg);
+	return 0;
+}
+
+static int parse_min_severity(struct check_opts *o, const char *arg)
+{
+	enum severity s;
+
+	if (severity_parse(arg, &s) < 0 || s == SEV_OFF)
+		return usage_error("unknown severity '%s' (error, warning or check)", arg);
+	o->min = o->fail_at = s;
+	return 0;
+}
+
+/* Fills o from argv; returns optind, -1 on a usage error, 0 after --help. */
+static int parse_options(struct check_opts *o, int argc, char **argv)
+{
+	int c;
+
+	*o = (struct check_opts){ .format = OUTPUT_TEXT, .min = SEV_CHECK, .fail_at = SEV_WARNING };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:qvh", long_options, NULL)) != -1) {
+		int rc = 0;
+
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case OPT_FORMAT: rc = parse_format(o, optarg); break;
+		case OPT_MIN_SEVERITY: rc = parse_min_severity(o, optarg); break;
+		case OPT_COMMIT_MSG: o->commit_msg = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'v': o->verbose = true; break;
+		case OPT_LIST_RULES: o->list_rules = true; break;
+		case 'h': fputs(check_usage, stdout); return 0;
+		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default: return unknown_option(argv[optind - 1]);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (optind >= argc && !o->commit_msg && !o->list_rules)
+		return usage_error("no FILE given (use - for standard input)");
+	return optind;
+}
+
+/* --- where the text sits in the file --------------------------------------- */
+
+/* Does raw (CRLF or LF) start with text (LF)?  Spends from *budget. */
+static bool raw_starts_with(const char *raw, size_t rlen, const char *text, size_t tlen,
+			    size_t *budget)
+{
+	size_t i = 0, j = 0;
+
+	while (j < tlen) {
+		if (!*budget)
+			return false;
+		--*budget;
+		if (i + 1 < rlen && raw[i] == '\r' && raw[i + 1] == '\n' && text[j] == '\n')
+			i++;
+		if (i >= rlen || raw[i] != text[j])
+			return false;
+		i++;
+		j++;
+	}
+	return true;
+}
+
+/* Offset of the body (after the first empty line) and the header lines. */
+static size_t body_offset(const char *raw, size_t len, size_t *lines)
+{
+	size_t i = 0;
+
+	*lines = 0;
+	while (i < len) {
+		const char *nl = memchr(raw + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (raw + i)) : len - i;
+		bool empty = n == 0 || (n == 1 && raw[i] == '\r');
+
+		i += n + (nl != NULL);
+		++*lines;
+		if (empty)
+			return i;
+	}
+	return len;
+}
+
+/*
+ * Line of the input file where the decoded text starts, when the text is in
+ * the mail byte for byte (a plain or 8bit part); 0 when it was decoded
+ * (base64, quoted-printable, recoded) and file lines cannot be given.
+ */
+static size_t text_line_in_file(const struct input_msg *m, const struct message *msg)
+{
+	size_t budget = TEXT_MATCH_BUDGET, line, i;
+
+	if (!msg->text_len || !m->len)
+		return 0;
+	i = body_offset(m->data, m->len, &line);
+	line += m->lineno;
+	while (i < m->len) {
+		const char *nl;
+
+		if (raw_starts_with(m->data + i, m->len - i, msg->text, msg->text_len, &budget))
+			return line;
+		if (!budget || !(nl = memchr(m->data + i, '\n', m->len - i)))
+			break;
+		i = (size_t)(nl - m->data) + 1;
+		line++;
+	}
+	return 0;
+}
+
+/* --- one message ------------------------------------------------------------ */
+
+static bool header_is(const char *p, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n > k && p[k] == ':' && !strncasecmp(p, name, k);
+}
+
+/* The Message-ID of a mail message_parse() refused, read from the raw
+ * header so the error can still name it; NULL when there is none. */
+static char *raw_message_id(const char *raw, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(raw + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (raw + i)) : len - i;
+		const char *v = raw + i + 11, *end = raw + i + n;
+
+		if (n == 0 || (n == 1 && raw[i] == '\r'))
+			break;
+		if (header_is(raw + i, n, "Message-ID")) {
+			while (v < end && (isspace((unsigned char)*v) || *v == '<'))
+				v++;
+			while (end > v && (isspace((unsigned char)end[-1]) || end[-1] == '>'))
+				end--;
+			if (end > v && (size_t)(end - v) <= RAW_MSGID_MAX)
+				return xstrndup(v, (size_t)(end - v));
+			return NULL;
+		}
+		i += n + 1;
+	}
+	return NULL;
+}
+
+/* Runs the rules over one patch and counts what will be shown. */
+static void check_patch(struct run *r, const struct patch *p, struct findings *fs)
+{
+	if (p->kind == KIND_PATCH || p->kind == KIND_COVER) {
+		r->patches++;
+		rules_run(p, r->rules, fs);
+	}
+	for (size_t i = 0; i < fs->n; i++) {
+		enum severity s = fs->v[i].severity;
+
+		if (s == SEV_OFF || s < r->o->min)
+			continue;
+		r->count[s]++;
+		r->failing |= s >= r->o->fail_at;
+	}
+}
+
+static void check_message(struct run *r, const struct input_msg *m)
+{
+	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose };
+	bool placed = false;
+	struct message msg;
+	struct patch *p;
+	size_t np;
+	struct err e;
+
+	r->messages++;
+	message_init(&msg);
+	if (message_parse(&msg, m->data, m->len, &e) < 0) {
+		char *id = raw_message_id(m->data, m->len);
+
+		output_error(stdout, r->o->format, m->file, id, e.msg);
+		r->failures++;
+		free(id);
+		return;
+	}
+	patch_parse(&msg, &p, &np);
+	for (size_t i = 0; i < np; i++) {
+		struct findings fs;
+
+		findings_init(&fs);
+		check_patch(r, &p[i], &fs);
+		/* Placing the text costs a scan: only when a line will be printed. */
+		if (fs.n && !placed && r->o->format == OUTPUT_TEXT) {
+			ctx.text_line = text_line_in_file(m, &msg);
+			placed = true;
+		}
+		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &fs, r->o->min);
+		findings_release(&fs);
+	}
+	patches_free(p, np);
+	message_release(&msg);
+}
+
+static void input_failed(struct run *r, const struct input_msg *m, const struct err *e)
+{
+	fprintf(stderr, "tagbot: %s\n", e->msg);
+	if (r->o->format == OUTPUT_JSON)
+		output_error(stdout, OUTPUT_JSON, m->file ? m->file : "", NULL, e->msg);
+	r->failures++;
+}
+
+static void check_inputs(struct run *r, const char *const *paths, size_t n)
+{
+	struct input *in = input_new(paths, n);
+	struct input_msg m;
+	enum input_status st;
+	struct err e;
+
+	memset(&m, 0, sizeof(m));
+	while ((st = input_next(in, &m, &e)) != INPUT_END) {
+		if (st == INPUT_SKIP)
+			input_failed(r, &m, &e);
+		else
+			check_message(r, &m);
+		memset(&m, 0, sizeof(m));
+	}
+	input_free(in);
+}
+
+/* --- --commit-msg ---------------------------------------------------------- */
+
+static int read_whole(const char *path, struct buf *b, struct err *e)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	char chunk[65536];
+	size_t n;
+	int rc = 0;
+
+	if (!f)
+		return err_set(e, ERR_FINAL, "%s: %s", path, strerror(errno));
+	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (buf_add(b, chunk, n) < 0)
+			rc = err_set(e, ERR_FINAL, "%s: larger than %zu bytes", path, b->cap);
+	if (rc == 0 && ferror(f))
+		rc = err_set(e, ERR_FINAL, "%s: %s", path, strerror(errno));
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+/* A commit message file is its own decoded text: line L is line L of it. */
+static void check_commit_msg(struct run *r, const char *path)
+{
+	struct output_ctx ctx = { path, 0, 1, r->o->quiet, r->o->verbose };
+	struct input_msg m = { .file = path };
+	struct message msg;
+	struct findings fs;
+	struct patch *p;
+	struct buf b;
+	struct err e;
+
+	buf_init(&b, MESSAGE_MAX_SIZE);
+	if (read_whole(path, &b, &e) < 0) {
+		buf_release(&b);
+		input_failed(r, &m, &e);
+		return;
+	}
+	r->messages++;
+	message_init(&msg);
+	msg.text = buf_detach(&b, &msg.text_len);
+	p = xcalloc(1, sizeof(*p));
+	patch_parse_commit_msg(&msg, p);
+	findings_init(&fs);
+	check_patch(r, p, &fs);
+	output_patch_ctx(stdout, r->o->format, &ctx, p, &fs, r->o->min);
+	findings_release(&fs);
+	patches_free(p, 1);
+	message_release(&msg);
+}
+
+/* --- the command ------------------------------------------------------------ */
+
+static void list_rules(const struct rule_settings *s)
+{
+	for (int i = 0; i < RULE_COUNT; i++)
+		printf("%-26s %-8s %s%s\n    %s\n", rule_defs[i].id, severity_name(s->severity[i]),
+		       rule_defs[i].summary, rule_defs[i].needs_lookup ? " (needs lookups)" : "",
+		       rule_defs[i].doc);
+	for (size_t i = 0; i < s->ncustom; i++)
+		printf("%-26s %-8s %s (custom)\n    %s\n", s->custom[i].id,
+		       severity_name(s->custom[i].severity), s->custom[i].message,
+		       s->custom[i].doc ? s->custom[i].doc : "");
+}
+
+static void print_total(const struct run *r)
+{
+	printf("%zu messages, %zu patches checked, %zu errors, %zu warnings, %zu checks\n",
+	       r->messages, r->patches, r->count[SEV_ERROR], r->count[SEV_WARNING],
+	       r->count[SEV_CHECK]);
+}
+
+static int run_check(const struct check_opts *o, const struct config *cfg,
+		     const char *const *paths, size_t npaths)
+{
+	struct run r = { .o = o, .rules = &cfg->rules };
+
+	if (o->list_rules) {
+		list_rules(&cfg->rules);
+		return EXIT_CLEAN;
+	}
+	if (o->commit_msg)
+		check_commit_msg(&r, o->commit_msg);
+	if (npaths)
+		check_inputs(&r, paths, npaths);
+	if (o->format == OUTPUT_TEXT && !o->quiet)
+		print_total(&r);
+	if (r.failures)
+		fprintf(stderr, "tagbot: %zu input%s could not be read or parsed\n",
+			r.failures, r.failures == 1 ? "" : "s");
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "tagbot: writing the output: %s\n", strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (r.failures)
+		return EXIT_USAGE;
+	return r.failing ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static char outbuf[STDOUT_BUFFER];
+	struct check_opts o;
+	struct config cfg;
+	struct err e;
+	int first = parse_options(&o, argc, argv), status;
+
+	if (first <= 0)
+		return first == 0 ? EXIT_CLEAN : EXIT_USAGE;
+	config_init(&cfg);
+	if (o.config && config_load(&cfg, o.config, &e) < 0) {
+		fprintf(stderr, "tagbot: %s\n", e.msg);
+		config_release(&cfg);
+		return EXIT_USAGE;
+	}
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first));
+	config_release(&cfg);
+	return status;
+}

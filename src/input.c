@@ -210,11 +210,19 @@ static enum input_status source_open(struct input *in, const char *path, struct 
 	return INPUT_OK;
 }
 
-static enum input_status read_error(struct input *in, struct err *e)
+/* What an INPUT_SKIP in the current file leaves in *m. */
+static enum input_status skip_here(struct input *in, struct input_msg *m)
+{
+	*m = (struct input_msg){ .file = in->src.path, .index = in->src.index,
+				 .lineno = in->src.msg_lineno };
+	return INPUT_SKIP;
+}
+
+static enum input_status read_error(struct input *in, struct input_msg *m, struct err *e)
 {
 	err_set(e, ERR_FINAL, "%s: %s", in->src.path, strerror(errno));
 	in->src.done = true;
-	return INPUT_SKIP;
+	return skip_here(in, m);
 }
 
 static void msg_start(struct input *in)
@@ -235,7 +243,7 @@ static enum input_status msg_finish(struct input *in, struct input_msg *m, struc
 	if (s->oversize) {
 		err_set(e, ERR_FINAL, "%s: message %zu (line %zu): larger than %zu bytes, skipped",
 			s->path, s->index, s->msg_lineno, in->max_size);
-		return INPUT_SKIP;
+		return skip_here(in, m);
 	}
 	if (s->is_mbox) {
 		/* The blank line before a separator belongs to the mbox. */
@@ -278,7 +286,7 @@ static enum input_status next_single(struct input *in, struct input_msg *m, stru
 		int rc = reader_line(&s->r, &p, &n, &whole);
 
 		if (rc < 0)
-			return read_error(in, e);
+			return read_error(in, m, e);
 		if (rc == 0)
 			break;
 		msg_add(in, p, n);
@@ -311,14 +319,14 @@ static enum input_status next_mbox(struct input *in, struct input_msg *m, struct
 	bool whole;
 
 	if (s->lineno == 0 && skip_first_line(s) < 0)
-		return read_error(in, e);
+		return read_error(in, m, e);
 	msg_start(in);
 	for (;;) {
 		int rc = reader_line(&s->r, &p, &n, &whole);
 		bool bol = s->bol;
 
 		if (rc < 0)
-			return read_error(in, e);
+			return read_error(in, m, e);
 		if (rc == 0) {
 			s->done = true;
 			return msg_finish(in, m, e);
@@ -456,24 +464,29 @@ enum input_status input_next(struct input *in, struct input_msg *m, struct err *
 {
 	for (;;) {
 		enum input_status st;
+		const char *path;
 
 		if (in->src_open) {
 			if (!in->src.done) {
-				st = in->src.is_mbox ? next_mbox(in, m, e) : next_single(in, m, e);
-				return st;
+				return in->src.is_mbox ? next_mbox(in, m, e)
+							: next_single(in, m, e);
 			}
 			source_close(in);
 		}
-		if (in->next_dir < in->ndir)
-			st = source_open(in, in->dir[in->next_dir++].path, e);
-		else {
+		if (in->next_dir < in->ndir) {
+			path = in->dir[in->next_dir++].path;
+			st = source_open(in, path, e);
+		} else {
 			dir_clear(in);
 			if (in->next_path >= in->npaths)
 				return INPUT_END;
-			st = open_path(in, in->paths[in->next_path++], e);
+			path = in->paths[in->next_path++];
+			st = open_path(in, path, e);
 		}
-		if (st == INPUT_SKIP)
+		if (st == INPUT_SKIP) {
+			*m = (struct input_msg){ .file = path };
 			return st;
+		}
 	}
 }
 

@@ -29,7 +29,8 @@ enum input_status {
 	INPUT_END = 0,		/* no more messages */
 	INPUT_OK = 1,		/* *m holds a message */
 	INPUT_SKIP = -1		/* one item failed (unreadable file, over-size
-				 * message): e says which and why; call again */
+				 * message): e says which and why, m->file names
+				 * the file (data NULL); call again */
 };
 
 enum input_status input_next(struct input *in, struct input_msg *m, struct err *e);

@@ -6,6 +6,7 @@
 #ifndef TAGBOT_OUTPUT_H
 #define TAGBOT_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "patch.h"
@@ -19,6 +20,26 @@ enum output_format {
 /* Prints one checked patch and its findings at or above min. */
 void output_patch(FILE *f, enum output_format fmt, const char *file,
 		  const struct patch *p, const struct findings *fs, enum severity min);
+
+/* Where a message sits in its input, and how much text output shows. */
+struct output_ctx {
+	const char *file;	/* foreign: the path as given ("-" for stdin) */
+	size_t msg_line;	/* line of the message's first byte in file; 0 unknown */
+	size_t text_line;	/* line in file of the decoded text's first line; 0
+				 * when the text is not in the file as it is (base64,
+				 * quoted-printable, another charset) */
+	bool terse;		/* text: finding lines only, no header, no quoted line */
+	bool verbose;		/* text: also patches with nothing to show, and
+				 * messages that were not checked (reply, pull, other) */
+};
+
+/*
+ * output_patch() with line mapping for text: a finding at decoded line L
+ * prints as text_line + L - 1; with text_line 0 as msg_line, the decoded
+ * line named in the message; with both 0 as L.  JSON always gives L.
+ */
+void output_patch_ctx(FILE *f, enum output_format fmt, const struct output_ctx *c,
+		      const struct patch *p, const struct findings *fs, enum severity min);
 
 /* Prints a message that could not be parsed. msgid may be NULL. */
 void output_error(FILE *f, enum output_format fmt, const char *file,
