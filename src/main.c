@@ -13,7 +13,7 @@ static const char usage[] =
 	"commands:\n"
 	"  check [options] FILE...   check the tags of patch mails (files, mboxes,\n"
 	"                            Maildirs, directories, - for stdin)\n"
-	"  help                      show this text\n"
+	"  help [COMMAND]            show this text, or the options of COMMAND\n"
 	"  version                   show the version\n"
 	"\n"
 	"Run 'tagbot check --help' for the options of check.\n";
@@ -27,23 +27,50 @@ static const struct command commands[] = {
 	{ "check", cmd_check },
 };
 
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* "tagbot help check" is "tagbot check --help". */
+static int help(int argc, char **argv)
+{
+	const struct command *c;
+	char *args[3] = { NULL, "--help", NULL };
+
+	if (argc <= 2) {
+		fputs(usage, stdout);
+		return EXIT_CLEAN;
+	}
+	c = find_command(argv[2]);
+	if (!c) {
+		fprintf(stderr, "tagbot: unknown command '%s'\n\n%s", argv[2], usage);
+		return EXIT_USAGE;
+	}
+	args[0] = argv[2];
+	return c->run(2, args);
+}
+
 int main(int argc, char **argv)
 {
+	const struct command *c;
+
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage, stdout);
-		return EXIT_CLEAN;
-	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return help(argc, argv);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		printf("tagbot %s\n", PACKAGE_VERSION);
 		return EXIT_CLEAN;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	c = find_command(argv[1]);
+	if (c)
+		return c->run(argc - 1, argv + 1);
 	fprintf(stderr, "tagbot: unknown command '%s'\n\n%s", argv[1], usage);
 	return EXIT_USAGE;
 }
