@@ -1,4 +1,304 @@
+/*
+ * commitlog.c - RULES.md section 5: the commit message besides its tags
+ * (description, version notes, separators, comment lines, Change-Id) and
+ * the subject (tool names, format-patch placeholders).
+ *
+ * Cover letters are no commit: only EMAIL_SUBJECT and PLACEHOLDER_USE look
+ * at them.
+ */
 #include "autoconf.h"
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
 #include "rules/families.h"
-/* STUB */
-void rules_commitlog(struct rule_ctx *ctx) { (void)ctx; }
+
+#define SUBJECT_MAX	4096	/* bytes of a subject looked at */
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_word(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
+}
+
+static bool is_ws(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool has_prefix_ci(const char *s, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+
+	return n >= k && !strncasecmp(s, pre, k);
+}
+
+/* Offset of needle in n bytes at s, or n. */
+static size_t find(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	for (size_t i = 0; k <= n && i <= n - k; i++)
+		if (!memcmp(s + i, needle, k))
+			return i;
+	return n;
+}
+
+static bool blank(const struct line *l)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (!is_ws((unsigned char)l->p[i]))
+			return false;
+	return true;
+}
+
+static void check_description(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	size_t end = p->block_start < p->nlines ? p->block_start : p->nlines;
+
+	for (size_t i = 0; i < end; i++)
+		if (!blank(&p->lines[i]))
+			return;
+	rule_emit(c, R_COMMIT_MESSAGE, end < p->nlines ? &p->lines[end] : NULL,
+		  "The commit message has no description besides its tags: please explain what the patch changes and why.");
+}
+
+/* "vN" at s: returns the bytes it takes, 0 when s holds no version. */
+static size_t version_at(const char *s, size_t n)
+{
+	size_t i = 1;
+
+	if (!n || (s[0] != 'v' && s[0] != 'V'))
+		return 0;
+	while (i < n && is_digit((unsigned char)s[i]))
+		i++;
+	return i > 1 ? i : 0;
+}
+
+static const char *const changes_words[] = { "changes in ", "changes since ", "changes from " };
+
+/* Version notes: "v2:", "v1 -> v2", "Changes in/since/from v2", "Changelog:". */
+static bool version_note(const struct line *l)
+{
+	const char *s = l->p;
+	size_t n = l->len, i = 0, k;
+
+	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '-' || s[i] == '*'))
+		i++;
+	s += i;
+	n -= i;
+	if ((k = version_at(s, n))) {
+		for (i = k; i < n && is_ws((unsigned char)s[i]); i++)
+			;
+		if (i < n && s[i] == ':')
+			return true;
+		if (i + 1 < n && s[i] == '-' && s[i + 1] == '>') {
+			for (i += 2; i < n && is_ws((unsigned char)s[i]); i++)
+				;
+			return version_at(s + i, n - i) > 0;
+		}
+		return false;
+	}
+	for (size_t w = 0; w < ARRAY_SIZE(changes_words); w++) {
+		k = strlen(changes_words[w]);
+		if (has_prefix_ci(s, n, changes_words[w]))
+			return version_at(s + k, n - k) > 0;
+	}
+	if (has_prefix_ci(s, n, "changelog") || has_prefix_ci(s, n, "change log")) {
+		i = s[6] == ' ' ? 10 : 9;
+		while (i < n && is_ws((unsigned char)s[i]))
+			i++;
+		return i == n || s[i] == ':' || version_at(s + i, n - i) > 0;
+	}
+	return false;
+}
+
+/* "--- a/file" followed by "+++ ": a diff that lacks its "diff --git" line. */
+static bool diff_header(const struct patch *p, size_t i)
+{
+	const struct line *l = &p->lines[i];
+
+	return l->len > 4 && l->p[3] == ' ' && i + 1 < p->nlines &&
+	       has_prefix_ci(p->lines[i + 1].p, p->lines[i + 1].len, "+++ ");
+}
+
+/* "---" and more text; "---" alone (or with spaces) is the separator itself. */
+static bool bad_separator(const struct patch *p, size_t i)
+{
+	const struct line *l = &p->lines[i];
+	struct line rest;
+
+	if (l->len <= 3 || memcmp(l->p, "---", 3))
+		return false;
+	rest.p = l->p + 3;
+	rest.len = l->len - 3;
+	return !blank(&rest) && !diff_header(p, i);
+}
+
+static void check_lines(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	bool noted = false;
+
+	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES; i++) {
+		const struct line *l = &p->lines[i];
+		size_t k = 0;
+
+		/* One finding for a block of version notes is enough. */
+		if (!noted && version_note(l)) {
+			rule_emit(c, R_COMMIT_LOG_VERSIONING, l,
+				  "Version notes belong below the --- line, where git am drops them: please move this change log there.");
+			noted = true;
+		}
+		if (bad_separator(p, i))
+			rule_emit(c, R_BAD_COMMIT_SEPARATOR, l,
+				  "Some tools take a line starting with --- for the end of the commit message: please underline with another character or indent the line.");
+		if (l->len && l->p[0] == '#' && i < p->block_start)
+			rule_emit(c, R_COMMIT_COMMENT_SYMBOL, l,
+				  "git drops commit-message lines that start with #: please indent this line or reword it.");
+		while (k < l->len && is_ws((unsigned char)l->p[k]))
+			k++;
+		if (has_prefix_ci(l->p + k, l->len - k, "change-id:"))
+			rule_emit(c, R_GERRIT_CHANGE_ID, l,
+				  "Gerrit Change-Id: trailers mean nothing outside Gerrit: please remove it before posting.");
+	}
+}
+
+/*
+ * Tools that find problems.  checkpatch, smatch and coccinelle are names
+ * and nothing else; "sparse" is an English word ("sparse file"), so it
+ * counts only when the next word says it is the tool talking.
+ */
+static const struct {
+	const char *name;
+	bool needs_context;
+} tools[] = {
+	{ "checkpatch", false }, { "smatch", false }, { "coccinelle", false },
+	{ "coccicheck", false }, { "sparse", true },
+};
+
+static const char *const tool_context[] = {
+	"warning", "error", "issue", "complain", "report", "cleanup", "clean", "fix", "happy",
+};
+
+static bool tool_context_at(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	for (size_t t = 0; t < ARRAY_SIZE(tool_context); t++)
+		if (has_prefix_ci(s + i, n - i, tool_context[t]))
+			return true;
+	return false;
+}
+
+/* The tool named in n bytes of subject, or NULL.  "checkpatch: ..." and
+ * "scripts/checkpatch.pl: ..." are patches to the tool, not by it. */
+static const char *tool_named(const char *s, size_t n)
+{
+	for (size_t t = 0; t < ARRAY_SIZE(tools); t++) {
+		size_t k = strlen(tools[t].name);
+
+		for (size_t i = 0; k <= n && i <= n - k; i++) {
+			const char *e = s + i + k;
+			size_t rest = n - i - k;
+
+			if (strncasecmp(s + i, tools[t].name, k) || (i && (is_word((unsigned char)s[i - 1]) ||
+			    s[i - 1] == '/')) || (rest && is_word((unsigned char)*e)))
+				continue;
+			if ((rest && *e == ':') || has_prefix_ci(e, rest, ".pl:"))
+				continue;
+			if (!tools[t].needs_context || tool_context_at(e, rest))
+				return tools[t].name;
+		}
+	}
+	return NULL;
+}
+
+static void check_subject(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	const char *s = p->subject_body && *p->subject_body ? p->subject_body : p->subject;
+	const char *tool;
+	size_t n;
+
+	if (!s)
+		return;
+	n = strlen(s);
+	tool = tool_named(s, n < SUBJECT_MAX ? n : SUBJECT_MAX);
+	if (tool)
+		rule_emit(c, R_EMAIL_SUBJECT, NULL,
+			  "The subject names the tool that found the problem (%s): please say what the change does instead.",
+			  tool);
+}
+
+static const char *const placeholders[] = { "*** SUBJECT HERE ***", "*** BLURB HERE ***" };
+
+/* The line of text (n bytes, starting at line first) that holds offset off. */
+static struct line line_at(const char *text, size_t n, size_t first, size_t off)
+{
+	struct line l = { text, 0, first };
+	size_t start = 0;
+
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			start = i + 1;
+			l.lineno++;
+		}
+	}
+	l.p = text + start;
+	while (start + l.len < n && text[start + l.len] != '\n')
+		l.len++;
+	return l;
+}
+
+static void check_placeholders(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+
+	for (size_t i = 0; i < ARRAY_SIZE(placeholders); i++) {
+		const char *ph = placeholders[i];
+		size_t off;
+
+		if (p->subject && find(p->subject, strlen(p->subject), ph) < strlen(p->subject)) {
+			struct line l = { p->subject, strlen(p->subject), 0 };
+
+			rule_emit(c, R_PLACEHOLDER_USE, &l,
+				  "The subject still holds git format-patch's placeholder %s: please write the real subject.", ph);
+		}
+		/* A cover letter's blurb is its whole text; a patch's is its commit message. */
+		if (p->kind == KIND_COVER && p->text) {
+			off = find(p->text, p->text_len, ph);
+			if (off < p->text_len) {
+				struct line l = line_at(p->text, p->text_len, p->first_lineno, off);
+
+				rule_emit(c, R_PLACEHOLDER_USE, &l,
+					  "The text still holds git format-patch's placeholder %s: please replace it with the real text.", ph);
+			}
+			continue;
+		}
+		for (size_t j = 0; j < p->nlines; j++) {
+			if (find(p->lines[j].p, p->lines[j].len, ph) < p->lines[j].len) {
+				rule_emit(c, R_PLACEHOLDER_USE, &p->lines[j],
+					  "The text still holds git format-patch's placeholder %s: please replace it with the real text.", ph);
+				break;
+			}
+		}
+	}
+}
+
+void rules_commitlog(struct rule_ctx *ctx)
+{
+	check_subject(ctx);
+	check_placeholders(ctx);
+	if (ctx->patch->kind != KIND_PATCH)
+		return;
+	check_description(ctx);
+	check_lines(ctx);
+}
