@@ -294,6 +294,9 @@ static void check_message(struct run *r, const struct input_msg *m)
 	if (message_parse(&msg, m->data, m->len, &e) < 0) {
 		char *id = raw_message_id(m->data, m->len);
 
+		/* In an mbox, say which message (as input.c does). */
+		if (m->lineno > 1)
+			err_prefix(&e, "message %zu (line %zu)", m->index, m->lineno);
 		output_error(stdout, r->o->format, m->file, id, e.msg);
 		r->failures++;
 		free(id);

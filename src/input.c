@@ -234,6 +234,14 @@ static void msg_start(struct input *in)
 	in->src.oversize = false;
 }
 
+/* Does the text end with an empty line ending in eol? */
+static bool ends_blank(const char *p, size_t len, const char *eol)
+{
+	size_t k = strlen(eol);
+
+	return len >= k && !memcmp(p + len - k, eol, k) && (len == k || p[len - k - 1] == '\n');
+}
+
 /* Hands out the message collected so far (or reports it as over-size). */
 static enum input_status msg_finish(struct input *in, struct input_msg *m, struct err *e)
 {
@@ -247,9 +255,9 @@ static enum input_status msg_finish(struct input *in, struct input_msg *m, struc
 	}
 	if (s->is_mbox) {
 		/* The blank line before a separator belongs to the mbox. */
-		if (b->len >= 4 && !memcmp(b->data + b->len - 4, "\r\n\r\n", 4))
+		if (ends_blank(b->data, b->len, "\r\n"))
 			b->len -= 2;
-		else if (b->len >= 2 && !memcmp(b->data + b->len - 2, "\n\n", 2))
+		else if (ends_blank(b->data, b->len, "\n"))
 			b->len -= 1;
 		b->data[b->len] = '\0';
 	}

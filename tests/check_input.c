@@ -255,6 +255,28 @@ START_TEST(test_crlf_mbox)
 }
 END_TEST
 
+/* A message that is only the separator's blank line is empty. */
+START_TEST(test_empty_message)
+{
+	struct got g[MAX_GOT];
+	size_t n;
+
+	make_tmpdir();
+	write_str("empty.mbox",
+		  "From a Mon Sep 17 00:00:00 2001\n\n"
+		  "From b Mon Sep 17 00:00:00 2001\r\n\r\n"
+		  "From c Mon Sep 17 00:00:00 2001\nSubject: c\n\n\n\n");
+	n = collect1(tpath("empty.mbox"), g);
+	ck_assert_uint_eq(n, 3);
+	assert_msg(&g[0], "", 1, 2);
+	assert_msg(&g[1], "", 2, 4);
+	/* only one blank line is the mbox's: the body keeps its own */
+	assert_msg(&g[2], "Subject: c\n\n\n", 3, 6);
+	free_got(g, n);
+	remove_tree(tmpdir);
+}
+END_TEST
+
 /* The kind comes from the first line, not the name. */
 START_TEST(test_detect_by_content)
 {
@@ -546,6 +568,7 @@ int main(void)
 	tcase_add_test(mbox, test_mboxrd_unescape);
 	tcase_add_test(mbox, test_from_in_body);
 	tcase_add_test(mbox, test_crlf_mbox);
+	tcase_add_test(mbox, test_empty_message);
 	tcase_add_test(mbox, test_detect_by_content);
 	tcase_add_test(mbox, test_long_line);
 	tcase_add_test(dirs, test_maildir);
