@@ -648,10 +648,19 @@ static bool is_relay(const struct person *s)
  * The author: in-body From:, else for a relay (b4's web relay, a list that
  * rewrote From: for DMARC) X-Original-From: or Reply-To:, else From:.
  */
+static void sender_name_without_via(struct patch *p)
+{
+	const char *via;
+
+	free(p->author.name);
+	p->author.name = xstrdup(p->sender.name);
+	if ((via = via_suffix(p->author.name)))
+		p->author.name[via - p->author.name] = '\0';
+}
+
 static void fill_author(struct patch *p, const struct message *m, const char *inbody_from)
 {
 	static const char *const relay_hdrs[] = { "X-Original-From", "Reply-To" };
-	const char *via;
 
 	person_from(&p->sender, hdr_value(m, "From"));
 	if (inbody_from && address_parse(&p->author, inbody_from, strlen(inbody_from), NULL) == 0) {
@@ -663,15 +672,19 @@ static void fill_author(struct patch *p, const struct message *m, const char *in
 		for (size_t i = 0; i < ARRAY_SIZE(relay_hdrs); i++) {
 			const char *v = hdr_value(m, relay_hdrs[i]);
 
-			if (v && address_parse(&p->author, v, strlen(v), NULL) == 0)
+			if (v && address_parse(&p->author, v, strlen(v), NULL) == 0) {
+				/* b4's relay sets a bare "Reply-To: addr" */
+				if (!*p->author.name)
+					sender_name_without_via(p);
 				return;
+			}
 			person_release(&p->author);
 		}
 	}
-	person_copy(&p->author, &p->sender);
 	/* no original address known: at least drop the " via X" from the name */
-	if ((via = via_suffix(p->author.name)))
-		p->author.name[via - p->author.name] = '\0';
+	p->author.email = xstrdup(p->sender.email);
+	p->author.name = NULL;
+	sender_name_without_via(p);
 }
 
 /* ---- the commit message ------------------------------------------------- */
