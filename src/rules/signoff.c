@@ -240,13 +240,17 @@ static void check_person(struct rule_ctx *c, const struct trailer *t)
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_ERROR, &t->line,
 			      "The address in %s: cannot be parsed; please write it as "
 			      "Full Name <user@example.org>.", t->token);
+		person_release(&who);
 		return;
 	}
 	if (rest && rest >= t->value && rest <= t->value + n &&
-	    !comment_ok(rest, t->value + n))
+	    !comment_ok(rest, t->value + n)) {
+		while (is_blank(*rest))
+			rest++;
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
 			  "Only a \"# comment\" or a \"(comment)\" may follow the address in %s:; "
 			  "please remove or mark \"%.*s\".", t->token, QUOTE_MAX, rest);
+	}
 	person_release(&who);
 }
 
@@ -327,10 +331,9 @@ static void check_codeveloper(struct rule_ctx *c, size_t i)
 			rule_emit(c, R_BAD_SIGN_OFF, &next->line,
 				  "The Signed-off-by: after Co-developed-by: must name the same "
 				  "person, with the same name and address.");
-		person_release(&b);
 	}
-	if (parsed)
-		person_release(&a);
+	person_release(&a);	/* address_parse() fills both even when it fails */
+	person_release(&b);
 }
 
 static void signoffs_add(struct signoffs *s, const struct line *l, const char *v, size_t n)
@@ -346,8 +349,7 @@ static void signoffs_add(struct signoffs *s, const struct line *l, const char *v
 static void signoffs_release(struct signoffs *s)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].parsed)
-			person_release(&s->v[i].who);
+		person_release(&s->v[i].who);
 	free(s->v);
 }
 
