@@ -118,16 +118,8 @@ static bool version_note(const struct line *l)
 	return false;
 }
 
-/* "--- a/file" followed by "+++ ": a diff that lacks its "diff --git" line. */
-static bool diff_header(const struct patch *p, size_t i)
-{
-	const struct line *l = &p->lines[i];
-
-	return l->len > 4 && l->p[3] == ' ' && i + 1 < p->nlines &&
-	       has_prefix_ci(p->lines[i + 1].p, p->lines[i + 1].len, "+++ ");
-}
-
-/* "---" and more text; "---" alone (or with spaces) is the separator itself. */
+/* "---" and more text; "---" alone (or with spaces) is the separator itself,
+ * and so is "--- a/file" before "+++ " (patch.c ends the message there). */
 static bool bad_separator(const struct patch *p, size_t i)
 {
 	const struct line *l = &p->lines[i];
@@ -137,7 +129,7 @@ static bool bad_separator(const struct patch *p, size_t i)
 		return false;
 	rest.p = l->p + 3;
 	rest.len = l->len - 3;
-	return !blank(&rest) && !diff_header(p, i);
+	return !blank(&rest);
 }
 
 static void check_lines(struct rule_ctx *c)
