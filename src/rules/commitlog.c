@@ -40,12 +40,9 @@ static bool has_prefix_ci(const char *s, size_t n, const char *pre)
 /* Offset of needle in n bytes at s, or n. */
 static size_t find(const char *s, size_t n, const char *needle)
 {
-	size_t k = strlen(needle);
+	const char *at = memmem(s, n, needle, strlen(needle));
 
-	for (size_t i = 0; k <= n && i <= n - k; i++)
-		if (!memcmp(s + i, needle, k))
-			return i;
-	return n;
+	return at ? (size_t)(at - s) : n;
 }
 
 static bool blank(const struct line *l)
