@@ -322,9 +322,8 @@ static enum stable_kind line_stable_cc(const struct line *l)
 	if (!ci_prefix(l->p, l->len, "cc:"))
 		return NOT_STABLE;
 	v = skip_blank(l->p + 3, l->p + l->len);
-	if (address_parse(&who, v, (size_t)(l->p + l->len - v), NULL) < 0)
-		return NOT_STABLE;
-	k = stable_kind(who.email);
+	k = address_parse(&who, v, (size_t)(l->p + l->len - v), NULL) < 0 ? NOT_STABLE
+									 : stable_kind(who.email);
 	person_release(&who);
 	return k;
 }
@@ -386,8 +385,10 @@ static void check_stable_cc(struct rule_ctx *c, const struct trailer *t)
 	struct person who;
 	enum stable_kind k;
 
-	if (address_parse(&who, t->value, n, &rest) < 0)
+	if (address_parse(&who, t->value, n, &rest) < 0) {
+		person_release(&who);	/* filled even on failure */
 		return;
+	}
 	k = stable_kind(who.email);
 	if (!rest || rest < t->value || rest > end)
 		rest = end;
