@@ -95,6 +95,21 @@ static size_t utf8_clip(const char *s, size_t n)
 	return want > n - lead + 1 ? lead - 1 : n;
 }
 
+/* Drops NULs and turns CR and LF into spaces; returns the new length. */
+static size_t sanitize(char *d, size_t n)
+{
+	size_t j = 0;
+
+	if (!memchr(d, '\0', n) && !memchr(d, '\r', n) && !memchr(d, '\n', n))
+		return n;
+	for (size_t i = 0; i < n; i++) {
+		if (d[i] == '\0')
+			continue;
+		d[j++] = d[i] == '\r' || d[i] == '\n' ? ' ' : d[i];
+	}
+	return j;
+}
+
 /* ---------------------------------------------------------------------
  * Charsets -> UTF-8.
  */
@@ -500,22 +515,6 @@ static void add_eword(struct dec2047 *d, const struct eword *w)
 		decode_qp(&d->word, w->text, w->text_len, true);
 }
 
-/* Header values are single lines of text: no NUL, no line breaks. */
-static void sanitize_line(struct buf *b)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < b->len; i++) {
-		char c = b->data[i];
-
-		if (c == '\0')
-			continue;
-		b->data[j++] = c == '\r' || c == '\n' ? ' ' : c;
-	}
-	b->len = j;
-	b->data[j] = '\0';
-}
-
 char *message_decode_2047(const char *s, size_t n)
 {
 	struct dec2047 d;
@@ -554,7 +553,9 @@ char *message_decode_2047(const char *s, size_t n)
 	}
 	flush_word(&d);
 	buf_release(&d.word);
-	sanitize_line(&d.out);
+	/* Header values are single lines of text: no NUL, no line breaks. */
+	d.out.len = sanitize(d.out.data, d.out.len);
+	d.out.data[d.out.len] = '\0';
 	return buf_detach(&d.out, NULL);
 }
 
@@ -638,20 +639,29 @@ static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
 {
 	size_t cap = n < MESSAGE_MAX_HEADER_LEN ? n : MESSAGE_MAX_HEADER_LEN;
 	char *d = xmalloc(cap + 1);
-	size_t i, j = 0;
+	size_t i = 0, j = 0;
 
 	trim(&v, &n);
-	for (i = 0; i < n && j < cap; i++) {
-		char c = v[i];
+	/* Line by line, with memchr: a 1 MB header line is one memcpy. */
+	while (i < n && j < cap) {
+		const char *nl = memchr(v + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - v) : n;
+		size_t len = (nl && e > i && v[e - 1] == '\r' ? e - 1 : e) - i;
 
-		if (c == '\n' || c == '\0' || (c == '\r' && i + 1 < n && v[i + 1] == '\n'))
-			continue;
-		d[j++] = c == '\r' ? ' ' : c;
+		if (len > cap - j) {
+			memcpy(d + j, v + i, cap - j);
+			i += cap - j;
+			j = cap;
+			break;
+		}
+		memcpy(d + j, v + i, len);
+		j += len;
+		i = nl ? e + 1 : n;
 	}
 	*cut = false;
-	for (; i < n; i++)
-		if (!is_space((unsigned char)v[i]) && v[i] != '\0')
-			*cut = true;
+	for (; i < n && !*cut; i++)
+		*cut = !is_space((unsigned char)v[i]) && v[i] != '\0';
+	j = sanitize(d, j);
 	if (*cut)
 		j = utf8_clip(d, j);
 	while (j && is_space((unsigned char)d[j - 1]))
@@ -663,7 +673,14 @@ static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
 
 static bool needs_decoding(const char *s, size_t n)
 {
-	return ascii_run(s, 0, n) < n || memmem(s, n, "=?", 2);
+	const char *eq = s;
+
+	if (ascii_run(s, 0, n) < n)
+		return true;
+	while ((eq = memchr(eq, '=', n - (size_t)(eq - s))) && eq + 1 < s + n)
+		if (*++eq == '?')
+			return true;
+	return false;
 }
 
 /* The decoded, capped, trimmed value of an unfolded raw value. */
@@ -942,6 +959,8 @@ static void normalize(struct buf *b, unsigned *warnings)
 {
 	size_t j = 0;
 
+	if (!memchr(b->data, '\r', b->len) && !memchr(b->data, '\0', b->len))
+		return;
 	for (size_t i = 0; i < b->len; i++) {
 		char c = b->data[i];
 
@@ -1123,18 +1142,21 @@ static void walk_as_text(struct walk *w, const struct part *pt, int depth)
 
 static void walk_multipart(struct walk *w, struct part *pt, int depth)
 {
-	char *b = pt->boundary ? pt->boundary : guess_boundary(pt->body, pt->body_len);
 	const char *s = pt->body;
 	size_t n = pt->body_len, nl, cur;
 	struct delim d;
-	char *needle;
+	char *needle, *b;
 
 	if (depth >= MESSAGE_MAX_MIME_DEPTH) {
 		w->m->warnings |= MSG_WARN_TOO_DEEP;
-		goto out;
+		return;
 	}
+	b = pt->boundary;
 	if (!b) {
 		w->m->warnings |= MSG_WARN_NO_BOUNDARY;
+		b = guess_boundary(s, n);
+	}
+	if (!b) {
 		walk_as_text(w, pt, depth);
 		return;
 	}
@@ -1162,7 +1184,6 @@ static void walk_multipart(struct walk *w, struct part *pt, int depth)
 		free(child.boundary);
 	}
 	free(needle);
-out:
 	if (b != pt->boundary)
 		free(b);
 }

@@ -49,7 +49,7 @@ enum {
 	MSG_WARN_TOO_DEEP	= 1 << 3, /* MIME nesting beyond MESSAGE_MAX_MIME_DEPTH */
 	MSG_WARN_LONG_HEADER	= 1 << 4, /* a header value was cut at MESSAGE_MAX_HEADER_LEN */
 	MSG_WARN_NO_TEXT	= 1 << 5, /* no text/plain or patch attachment was found */
-	MSG_WARN_NO_BOUNDARY	= 1 << 6, /* a multipart without a usable boundary: read as text */
+	MSG_WARN_NO_BOUNDARY	= 1 << 6, /* a multipart without a boundary parameter: guessed, or read as text */
 };
 
 /* Allocates nothing. */
