@@ -455,7 +455,8 @@ static enum input_status open_dir(struct input *in, const char *path, struct err
 			failed = true;
 		}
 	}
-	qsort(in->dir, in->ndir, sizeof(*in->dir), entry_cmp);
+	if (in->ndir)
+		qsort(in->dir, in->ndir, sizeof(*in->dir), entry_cmp);
 	return failed ? INPUT_SKIP : INPUT_OK;
 }
 
