@@ -402,6 +402,36 @@ START_TEST(test_rule_off)
 }
 END_TEST
 
+/* Long and repetitive lines: bounded work, one finding per line, short messages. */
+START_TEST(test_hostile_lines)
+{
+	struct buf body;
+	struct findings fs;
+	struct mail m = { 0 };
+
+	buf_init(&body, 0);
+	buf_addstr(&body, "Link: https://lore.kernel.org/r/");
+	for (int i = 0; i < 20000; i++)
+		buf_addstr(&body, "a%40");
+	buf_addstr(&body, "@x # v1\n");
+	for (int i = 0; i < 5000; i++)
+		buf_addstr(&body, "https://lkml.org/ http:// ");
+	buf_addstr(&body, "\nLink: <");
+	for (int i = 0; i < 20000; i++)
+		buf_addstr(&body, "<<@@");
+	buf_addstr(&body, "\n" SOB);
+	m.body = body.data;
+	check_built(&m, &fs);
+	ck_assert_msg(th_count(&fs, "PREFER_LORE_ARCHIVE") == 1, "%s", th_dump(&fs));
+	ck_assert_uint_eq(th_count(&fs, "LINK_TO_PREVIOUS_VERSION"), 1);
+	ck_assert_uint_eq(th_count(&fs, "COMMIT_LOG_WRONG_LINK"), 1);
+	for (size_t i = 0; i < fs.n; i++)
+		ck_assert_uint_lt(strlen(fs.v[i].message), 1024);
+	findings_release(&fs);
+	buf_release(&body);
+}
+END_TEST
+
 /* ---- trimmed real mails from the linux-leds corpus ---------------------- */
 
 /* Returns s with the first from replaced by to; from must be there. */
@@ -548,6 +578,7 @@ int main(void)
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_cover_letter_not_checked);
 	tcase_add_test(tc, test_rule_off);
+	tcase_add_test(tc, test_hostile_lines);
 	suite_add_tcase(s, tc);
 	tcase_add_test(real, test_real_clean);
 	tcase_add_test(real, test_real_closes_self);

@@ -190,10 +190,11 @@ static bool same_change(const char *stem_a, const char *stem_b)
 /* The change name of a b4 "change-id:" footer (YYYYMMDD-<name>-<hash>). */
 static bool change_id_matches(const char *change_id, const char *stem)
 {
-	const char *name = change_id + B4_DATE_PREFIX, *end, *at;
+	const char *name, *end, *at;
 
 	if (!change_id || strlen(change_id) <= B4_DATE_PREFIX || strlen(stem) <= B4_DATE_PREFIX)
 		return false;
+	name = change_id + B4_DATE_PREFIX;
 	end = strrchr(name, '-');
 	at = strrchr(stem, '@');
 	if (!end || !at)
@@ -501,21 +502,21 @@ static void link_only(struct linkctx *x, const struct tagline *t, const char *ur
 
 static void check_link(struct linkctx *x, const struct tagline *t, bool is_link)
 {
-	size_t n = token_len(t->val, t->vallen), label_len;
+	size_t full = token_len(t->val, t->vallen), n, label_len;
 	const char *label;
 	char *id;
 
-	if (!n || !is_http(t->val, n)) {
+	if (!full || !is_http(t->val, full)) {
 		wrong_link(x, t);
 		return;
 	}
+	n = url_cut_label(t->val, full, &label, &label_len);
+	if (!label_len) {
+		label = t->val + full;
+		label_len = t->vallen - full;
+	}
 	if (n > LINK_MAX_URL)
 		n = LINK_MAX_URL;
-	n = url_cut_label(t->val, n, &label, &label_len);
-	if (!label_len) {
-		label = t->val + n;
-		label_len = t->vallen - n;
-	}
 	id = linkref_msgid(&x->c->settings->archives, t->val, n);
 	if (id && *x->own_id && linkref_same_msgid(id, x->own_id))
 		rule_emit(x->c, R_LINK_TO_SELF, t->l,
