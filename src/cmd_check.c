@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "cmd_check.h"
@@ -461,7 +462,9 @@ int cmd_check(int argc, char **argv)
 		config_release(&cfg);
 		return EXIT_USAGE;
 	}
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* A terminal keeps its line buffering, so findings show as they come. */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first));
 	config_release(&cfg);
 	return status;
