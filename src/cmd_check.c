@@ -246,11 +246,12 @@ static char *raw_message_id(const char *raw, size_t len)
 	while (i < len) {
 		const char *nl = memchr(raw + i, '\n', len - i);
 		size_t n = nl ? (size_t)(nl - (raw + i)) : len - i;
-		const char *v = raw + i + 11, *end = raw + i + n;
+		const char *v, *end = raw + i + n;
 
 		if (n == 0 || (n == 1 && raw[i] == '\r'))
 			break;
 		if (header_is(raw + i, n, "Message-ID")) {
+			v = raw + i + strlen("Message-ID:");
 			while (v < end && (isspace((unsigned char)*v) || *v == '<'))
 				v++;
 			while (end > v && (isspace((unsigned char)end[-1]) || end[-1] == '>'))
