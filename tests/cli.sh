@@ -219,10 +219,10 @@ status_is "--commit-msg: a missing file exits 2" 2
 # --- contrib/b4-check.sh -------------------------------------------------------------------
 
 b4check=$top_srcdir/contrib/b4-check.sh
-TAGBOT=$TAGBOT run sh "$b4check" <"$data/cli-missing-signoff.eml"
+run env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-missing-signoff.eml"
 lines_are "b4-check.sh: one line per finding" 1
 has "b4-check.sh: the line b4 reads (ERROR: marks a failure)" out "-:1: ERROR:MISSING_SIGN_OFF: "
-TAGBOT=$TAGBOT run sh "$b4check" <"$data/cli-clean.eml"
+run env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-clean.eml"
 status_is "b4-check.sh: a clean patch exits 0" 0
 lines_are "b4-check.sh: a clean patch prints nothing (b4: passed)" 0
 
@@ -236,14 +236,14 @@ if command -v git >/dev/null 2>&1; then
 	cp "$top_srcdir/contrib/git-commit-msg-hook" "$repo/.git/hooks/commit-msg" &&
 	chmod +x "$repo/.git/hooks/commit-msg" &&
 	echo one >"$repo/file" && git -C "$repo" add file
-	TAGBOT=$TAGBOT run git -C "$repo" commit -q -m "leds: add a file" -m "Add a file for the test."
+	run env TAGBOT="$TAGBOT" git -C "$repo" commit -q -m "leds: add a file" -m "Add a file for the test."
 	if [ "$status" -ne 0 ]; then ok "hook: a commit without sign-off is refused"; else not_ok "hook: a commit without sign-off is refused"; fi
 	has "hook: the reason is shown" err "ERROR:MISSING_SIGN_OFF"
 	if git -C "$repo" rev-parse -q --verify HEAD >/dev/null; then not_ok "hook: nothing was committed"; else ok "hook: nothing was committed"; fi
-	TAGBOT=$TAGBOT run git -C "$repo" commit -q -s -m "leds: add a file" -m "Add a file for the test."
+	run env TAGBOT="$TAGBOT" git -C "$repo" commit -q -s -m "leds: add a file" -m "Add a file for the test."
 	status_is "hook: a signed-off commit passes" 0
 	echo two >"$repo/file" && git -C "$repo" add file
-	TAGBOT=$tmp/no-such-tagbot run git -C "$repo" commit -q -s -m "leds: change" -m "Change it."
+	run env TAGBOT="$tmp/no-such-tagbot" git -C "$repo" commit -q -s -m "leds: change" -m "Change it."
 	if [ "$status" -ne 0 ]; then ok "hook: a missing tagbot refuses the commit"; else not_ok "hook: a missing tagbot refuses the commit"; fi
 	has "hook: and says so" err "not found"
 else
