@@ -817,19 +817,56 @@ static void part_param(struct part *pt, const char *name, const char *value)
 	}
 }
 
+/*
+ * Returns a copy of v with its (comments) replaced by spaces.  libetpan
+ * parses comments by recursion, a frame per "(": 64 KB of them overflow a
+ * 1 MB stack, so none may reach it.
+ */
+static char *strip_comments(const char *v, size_t n, size_t *len)
+{
+	char *d = xmalloc(n + 1);
+	size_t j = 0, depth = 0;
+	bool quoted = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+
+		if (c == '\\' && (quoted || depth) && i + 1 < n) {
+			if (!depth)
+				d[j++] = c, d[j++] = v[i + 1];
+			i++;
+			continue;
+		}
+		if (!depth && c == '"')
+			quoted = !quoted;
+		else if (!quoted && c == '(')
+			depth++;
+		else if (!quoted && depth && c == ')' && --depth == 0)
+			c = ' ';
+		if (!depth)
+			d[j++] = c;
+	}
+	d[j] = '\0';
+	*len = j;
+	return d;
+}
+
 /* Content-Type by libetpan's parser; one it cannot read leaves the
  * default, text/plain (RFC 2045 5.2). */
-static void part_content_type(struct part *pt, const char *v, size_t n)
+static void part_content_type(struct part *pt, const char *value, size_t vn)
 {
 	struct mailmime_content *c = NULL;
-	size_t idx = 0;
+	size_t idx = 0, n;
+	char *v = strip_comments(value, vn, &n);
 	const char *t;
+	int r = mailmime_content_parse(v, n, &idx, &c);
 
-	if (mailmime_content_parse(v, n, &idx, &c) != MAILIMF_NO_ERROR)
+	free(v);
+	if (r != MAILIMF_NO_ERROR)
 		return;
 	t = type_name(c->ct_type);
 	copy_lower(pt->type, sizeof(pt->type), t ? t : "", t ? strlen(t) : 0);
-	if (strlen(pt->type) + 1 < sizeof(pt->type)) {
+	if (strlen(pt->type) + 1 < sizeof(pt->type) && c->ct_subtype) {
 		strcat(pt->type, "/");
 		copy_lower(pt->type + strlen(pt->type), sizeof(pt->type) - strlen(pt->type),
 			   c->ct_subtype, strlen(c->ct_subtype));
@@ -842,12 +879,15 @@ static void part_content_type(struct part *pt, const char *v, size_t n)
 	mailmime_content_free(c);
 }
 
-static void part_disposition(struct part *pt, const char *v, size_t n)
+static void part_disposition(struct part *pt, const char *value, size_t vn)
 {
 	struct mailmime_disposition *d = NULL;
-	size_t idx = 0;
+	size_t idx = 0, n;
+	char *v = strip_comments(value, vn, &n);
+	int r = mailmime_disposition_parse(v, n, &idx, &d);
 
-	if (mailmime_disposition_parse(v, n, &idx, &d) != MAILIMF_NO_ERROR)
+	free(v);
+	if (r != MAILIMF_NO_ERROR)
 		return;
 	for (clistiter *it = clist_begin(d->dsp_parms); it; it = clist_next(it)) {
 		struct mailmime_disposition_parm *p = clist_content(it);

@@ -1,4 +1,5 @@
 #include "autoconf.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,13 @@ static const struct mail_case mails[] = {
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\n" SOB "---\ndiff --git a/f b/f\n"
 		 "--b\nContent-Type: text/x-diff\n\nother\n--b--\n",
 	  .text = SOB "---\ndiff --git a/f b/f", .charset = "us-ascii" },
+	/* A diff without "diff --git" counts too; a quoted one does not. */
+	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n"
+		 "--b\nContent-Type: text/x-patch\n\nother\n--b--\n",
+	  .text = "--- a/f\n+++ b/f\n@@ -1 +1 @@", .charset = "us-ascii" },
+	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\n> diff --git a/f b/f\n"
+		 "--b\nContent-Type: text/x-patch\n\nother\n--b--\n",
+	  .text = "other", .charset = "us-ascii", .attachment = true },
 	/* A name in Content-Type only, the type octet-stream. */
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nsee attachment\n"
 		 "--b\nContent-Type: application/octet-stream; name=\"0001-foo.patch\"\n"
@@ -484,6 +492,54 @@ START_TEST(test_nul_everywhere)
 }
 END_TEST
 
+struct parse_job {
+	const char *raw;
+	size_t len;
+	struct message m;
+	int r;
+};
+
+static void *parse_thread(void *arg)
+{
+	struct parse_job *j = arg;
+	struct err e;
+
+	j->r = message_parse(&j->m, j->raw, j->len, &e);
+	return NULL;
+}
+
+/* 60,000 nested comments in MIME fields, parsed on a 256 KB stack: libetpan
+ * would recurse once per "(". */
+START_TEST(test_deep_comments)
+{
+	struct parse_job j;
+	pthread_attr_t attr;
+	pthread_t t;
+	struct buf b;
+
+	buf_init(&b, 0);
+	buf_addstr(&b, "Content-Type: text/plain; charset=iso-8859-1 ");
+	for (int i = 0; i < 60000; i++)
+		buf_addch(&b, '(');
+	buf_addstr(&b, "\nContent-Disposition: attachment; filename=\"a.txt\" ");
+	for (int i = 0; i < 60000; i++)
+		buf_addch(&b, '(');
+	buf_addstr(&b, "\n\nRen\xe9\n");
+	j.raw = b.data;
+	j.len = b.len;
+	ck_assert_int_eq(pthread_attr_init(&attr), 0);
+	ck_assert_int_eq(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
+	ck_assert_int_eq(pthread_create(&t, &attr, parse_thread, &j), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(j.r, 0);
+	ck_assert_str_eq(j.m.text, "Ren\xc3\xa9\n");
+	ck_assert_str_eq(j.m.text_charset, "iso-8859-1");
+	message_release(&j.m);
+	pthread_attr_destroy(&attr);
+	buf_release(&b);
+}
+END_TEST
+
 /* A 100 MB patch mail parses, quickly. */
 START_TEST(test_100mb)
 {
@@ -548,6 +604,7 @@ int main(void)
 	tcase_add_test(th, test_too_many_headers);
 	tcase_add_test(th, test_many_parts);
 	tcase_add_test(th, test_nul_everywhere);
+	tcase_add_test(th, test_deep_comments);
 	tcase_add_test(th, test_100mb);
 	tcase_add_test(th, test_refused);
 	suite_add_tcase(s, th);
