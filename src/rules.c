@@ -274,5 +274,6 @@ void rules_run(const struct patch *p, const struct rule_settings *s, struct find
 	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
 		families[i](&ctx);
 	/* Stable sort is not needed: ties are ordered by rule ID. */
-	qsort(out->v + first, out->n - first, sizeof(*out->v), finding_cmp);
+	if (out->n > first)
+		qsort(out->v + first, out->n - first, sizeof(*out->v), finding_cmp);
 }
