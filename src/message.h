@@ -37,7 +37,7 @@ struct message {
 	char *text;		/* owned; the patch-holding text, UTF-8, LF, NUL-terminated */
 	size_t text_len;
 	bool text_is_attachment; /* the text came from a .patch/.diff/x-patch part */
-	char *text_charset;	/* owned; the charset the text was declared in ("us-ascii" default) */
+	char *text_charset;	/* owned; the charset the text was declared in, lower case ("us-ascii" default) */
 
 	unsigned warnings;	/* MSG_WARN_* bits: best-effort results */
 };
