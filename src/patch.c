@@ -597,8 +597,7 @@ static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
 			break;
 		}
 		if (n && ib->cur && (l.p[0] == ' ' || l.p[0] == '\t')) {
-			buf_addch(ib->cur, ' ');
-			buf_add(ib->cur, l.p, l.len);
+			buf_add(ib->cur, l.p, l.len);	/* unfold: the WSP stays */
 		} else if ((vo = header_shape(&l)) && (any || inbody_name(&l, vo))) {
 			inbody_start(ib, &l, vo);
 		} else {
@@ -615,11 +614,15 @@ static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
 
 /* ---- people ------------------------------------------------------------- */
 
+/* A header's person; a value without an address keeps its text as name. */
 static void person_from(struct person *p, const char *v)
 {
-	if (!v || address_parse(p, v, strlen(v), NULL) < 0) {
+	if (!v) {
+		p->name = xstrdup("");
+		p->email = xstrdup("");
+	} else if (address_parse(p, v, strlen(v), NULL) < 0) {
 		free(p->name);
-		p->name = v ? dup_trim(v, strlen(v)) : xstrdup("");
+		p->name = dup_trim(v, strlen(v));
 	}
 }
 

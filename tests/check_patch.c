@@ -1,19 +1,999 @@
 #include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "message.h"
+#include "patch.h"
 #include "testhelp.h"
 
-/* PLACEHOLDER: this suite is being written; it fails until it is. */
-START_TEST(test_todo)
+/* A 7-line unified diff. */
+#define DIFF "diff --git a/f.c b/f.c\n" "index 1111111..2222222 100644\n" \
+	"--- a/f.c\n" "+++ b/f.c\n" "@@ -1 +1 @@\n" "-a\n" "+b\n"
+
+/* ---- a struct message built by hand (message.c need not exist) ---------- */
+
+/* hdrs: name, value, name, value, ..., NULL.  A NULL value skips the pair. */
+static void hm_build(struct message *m, const char *const *hdrs, const char *text, size_t len)
 {
-	ck_abort_msg("suite patch not written yet");
+	size_t alloc = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; hdrs && hdrs[i]; i += 2) {
+		if (!hdrs[i + 1])
+			continue;
+		ARRAY_GROW(m->headers, alloc, m->nheaders + 1);
+		m->headers[m->nheaders].name = xstrdup(hdrs[i]);
+		m->headers[m->nheaders].value = xstrdup(hdrs[i + 1]);
+		m->headers[m->nheaders].raw = xstrdup(hdrs[i + 1]);
+		m->nheaders++;
+	}
+	m->text = xmalloc(len + 1);
+	memcpy(m->text, text, len);
+	m->text[len] = '\0';
+	m->text_len = len;
+}
+
+static void hm_release(struct message *m)
+{
+	for (size_t i = 0; i < m->nheaders; i++) {
+		free(m->headers[i].name);
+		free(m->headers[i].value);
+		free(m->headers[i].raw);
+	}
+	free(m->headers);
+	free(m->text);
+}
+
+/* Parses a mail with From: and Subject: headers and the given text. */
+static struct patch *parse_simple(struct message *m, const char *subject, const char *text,
+				  size_t *np)
+{
+	const char *hdrs[] = { "From", "Jane Doe <jane@x.org>", "Subject", subject, NULL };
+	struct patch *p;
+
+	hm_build(m, hdrs, text, strlen(text));
+	patch_parse(m, &p, np);
+	ck_assert_uint_ge(*np, 1);
+	return p;
+}
+
+static char *line_str(const struct line *l)
+{
+	static char s[512];
+
+	snprintf(s, sizeof(s), "%.*s", (int)l->len, l->p);
+	return s;
+}
+
+/* ---- subjects ----------------------------------------------------------- */
+
+static const struct {
+	const char *subject;
+	int version, index, total;
+	bool rfc, resend, reply, pull;
+	const char *tags;	/* joined with ',' */
+	const char *body;
+} subject_cases[] = {
+	{ "[RFC PATCH v3 02/12] leds: foo", 3, 2, 12, true, false, false, false, "", "leds: foo" },
+	{ "[PATCHv2 1/8] leds: foo", 2, 1, 8, false, false, false, false, "", "leds: foo" },
+	{ "[PATCH net-next] net: foo", 1, 0, 0, false, false, false, false, "net-next", "net: foo" },
+	{ "[PATCH 6.1 03/12] leds: foo", 1, 3, 12, false, false, false, false, "6.1", "leds: foo" },
+	{ "[PATCH RESEND v2] leds: foo", 2, 0, 0, false, true, false, false, "", "leds: foo" },
+	{ "[PATCH v2 RESEND 3/3] leds: foo", 2, 3, 3, false, true, false, false, "", "leds: foo" },
+	{ "[PATCH V3] leds: foo", 3, 0, 0, false, false, false, false, "", "leds: foo" },
+	{ "[PATCH 1/8] leds: foo", 1, 1, 8, false, false, false, false, "", "leds: foo" },
+	{ "[PATCH1/8] leds: foo", 1, 1, 8, false, false, false, false, "", "leds: foo" },
+	{ "[PATCH 2/7 v2] leds: foo", 2, 2, 7, false, false, false, false, "", "leds: foo" },
+	{ "[PATCH 0/5] leds: cover", 1, 0, 5, false, false, false, false, "", "leds: cover" },
+	{ "[PATCH v4 00/12] leds: cover", 4, 0, 12, false, false, false, false, "", "leds: cover" },
+	{ "[RFCv2 PATCH] leds: foo", 2, 0, 0, true, false, false, false, "", "leds: foo" },
+	{ "[RFC] leds: foo", 1, 0, 0, true, false, false, false, "", "leds: foo" },
+	{ "[net-next PATCH v2 1/2] net: foo", 2, 1, 2, false, false, false, false, "net-next", "net: foo" },
+	{ "[PATCH AUTOSEL 6.12 01/20] leds: foo", 1, 1, 20, false, false, false, false,
+	  "AUTOSEL,6.12", "leds: foo" },
+	{ "[PATCH 5.15.y] leds: foo", 1, 0, 0, false, false, false, false, "5.15.y", "leds: foo" },
+	{ "[PATCH v2 stable] leds: foo", 2, 0, 0, false, false, false, false, "stable", "leds: foo" },
+	{ "[PATCH] [media] foo", 1, 0, 0, false, false, false, false, "media", "foo" },
+	{ "[PATCH v123456] foo", 1, 0, 0, false, false, false, false, "v123456", "foo" },
+	{ "[GIT PULL] LEDs for v6.17", 1, 0, 0, false, false, false, true, "", "LEDs for v6.17" },
+	{ "[PATCH] net: foo", 1, 0, 0, false, false, false, false, "", "net: foo" },
+	{ "net: fix foo", 1, 0, 0, false, false, false, false, "", "net: fix foo" },
+	{ "leds: [RFC] foo", 1, 0, 0, false, false, false, false, "", "leds: [RFC] foo" },
+	{ "Re: [PATCH v2 1/3] leds: foo", 2, 1, 3, false, false, true, false, "", "leds: foo" },
+	{ "RE: [PATCH] leds: foo", 1, 0, 0, false, false, true, false, "", "leds: foo" },
+	{ "Aw: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "AW: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "Fwd: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "Fw: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "WG: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "SV: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "VS: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "Odp: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "Odg: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "RE : [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "Re[2]: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "Re: Re: AW: [PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "Re: net: foo", 1, 0, 0, false, false, true, false, "", "net: foo" },
+	{ "Re: [GIT PULL] LEDs", 1, 0, 0, false, false, true, true, "", "LEDs" },
+	{ "   [PATCH]   padded  ", 1, 0, 0, false, false, false, false, "", "padded" },
+	{ "[PATCH unclosed", 1, 0, 0, false, false, false, false, "", "[PATCH unclosed" },
+	{ "", 1, 0, 0, false, false, false, false, "", "" },
+};
+
+START_TEST(test_subject)
+{
+	const char *subj = subject_cases[_i].subject;
+	struct series s;
+	bool reply = !subject_cases[_i].reply, pull = !subject_cases[_i].pull;
+	size_t off = patch_parse_subject(subj, &s, &reply, &pull);
+	char tags[256] = "", body[256];
+	size_t n;
+
+	for (size_t i = 0; i < s.ntags; i++)
+		snprintf(tags + strlen(tags), sizeof(tags) - strlen(tags), "%s%s", i ? "," : "",
+			 s.tags[i]);
+	snprintf(body, sizeof(body), "%s", subj + off);
+	for (n = strlen(body); n && body[n - 1] == ' '; n--)
+		body[n - 1] = '\0';
+	ck_assert_msg(s.version == subject_cases[_i].version, "%s: version %d", subj, s.version);
+	ck_assert_msg(s.index == subject_cases[_i].index, "%s: index %d", subj, s.index);
+	ck_assert_msg(s.total == subject_cases[_i].total, "%s: total %d", subj, s.total);
+	ck_assert_msg(s.rfc == subject_cases[_i].rfc, "%s: rfc", subj);
+	ck_assert_msg(s.resend == subject_cases[_i].resend, "%s: resend", subj);
+	ck_assert_msg(reply == subject_cases[_i].reply, "%s: reply", subj);
+	ck_assert_msg(pull == subject_cases[_i].pull, "%s: pull", subj);
+	ck_assert_msg(!strcmp(tags, subject_cases[_i].tags), "%s: tags [%s]", subj, tags);
+	ck_assert_msg(!strcmp(body, subject_cases[_i].body), "%s: body [%s]", subj, body);
+	ck_assert(patch_subject_is_reply(subj) == subject_cases[_i].reply);
+	series_release(&s);
+}
+END_TEST
+
+START_TEST(test_subject_hostile)
+{
+	struct buf b;
+	struct series s;
+	size_t off;
+
+	buf_init(&b, 0);
+	for (int i = 0; i < 20000; i++)
+		buf_addstr(&b, "[x] ");
+	for (int i = 0; i < 20000; i++)
+		buf_addstr(&b, "Re: ");
+	off = patch_parse_subject(b.data, &s, NULL, NULL);
+	ck_assert_uint_le(s.ntags, 32);
+	ck_assert_uint_gt(off, 0);
+	series_release(&s);
+	ck_assert(!patch_subject_is_reply(NULL));
+	ck_assert(!patch_subject_is_reply(b.data));	/* starts with "[x]" */
+	buf_release(&b);
+}
+END_TEST
+
+static const struct {
+	const char *in, *out;
+} msgid_cases[] = {
+	{ "<a@b.c>", "a@b.c" },
+	{ "  <a@b.c>  ", "a@b.c" },
+	{ "a@b.c", "a@b.c" },
+	{ "  a@b.c\t", "a@b.c" },
+	{ "<a@b.c> (Jane's message of Mon)", "a@b.c" },
+	{ "< a@b.c >", "a@b.c" },
+	{ "<a@b.c", "a@b.c" },
+	{ "", "" },
+};
+
+START_TEST(test_msgid)
+{
+	char *s = patch_normalize_msgid(msgid_cases[_i].in);
+
+	ck_assert_str_eq(s, msgid_cases[_i].out);
+	free(s);
+	s = patch_normalize_msgid(NULL);
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
+START_TEST(test_kind_names)
+{
+	ck_assert_str_eq(patch_kind_name(KIND_PATCH), "patch");
+	ck_assert_str_eq(patch_kind_name(KIND_COVER), "cover");
+	ck_assert_str_eq(patch_kind_name(KIND_REPLY), "reply");
+	ck_assert_str_eq(patch_kind_name(KIND_PULL), "pull");
+	ck_assert_str_eq(patch_kind_name(KIND_OTHER), "other");
+}
+END_TEST
+
+/* ---- kinds -------------------------------------------------------------- */
+
+static const struct {
+	const char *subject, *text;
+	enum patch_kind kind;
+	bool has_diff;
+} kind_cases[] = {
+	{ "[PATCH] leds: foo", "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n f.c | 2 +-\n\n" DIFF,
+	  KIND_PATCH, true },
+	{ "[PATCH] leds: foo", "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n--- a/f.c\n+++ b/f.c\n"
+	  "@@ -1 +1 @@\n-a\n+b\n", KIND_PATCH, true },
+	{ "[PATCH] leds: foo", "Fix.\n\nIndex: f.c\n=====\n--- f.c\n+++ f.c\n@@ -1 +1 @@\n-a\n+b\n",
+	  KIND_PATCH, true },
+	{ "[PATCH 0/2] leds: series", "This series fixes it.\n\nA (2):\n  one\n  two\n\n"
+	  " f.c | 2 +-\n", KIND_COVER, false },
+	{ "[PATCH v2 00/12] leds: series", "Cover.\n", KIND_COVER, false },
+	{ "[PATCH 0/2] leds: odd", "Fix.\n---\n" DIFF, KIND_PATCH, true },
+	{ "Re: [PATCH] leds: foo", "On Mon, A wrote:\n> Fix.\n>\n> ---\n> " "diff --git a/f.c b/f.c\n"
+	  "> --- a/f.c\n> +++ b/f.c\n> @@ -1 +1 @@\n\nLooks good.\n", KIND_REPLY, false },
+	{ "Re: [PATCH] leds: foo", "How about this:\n\n" DIFF, KIND_REPLY, true },
+	{ "[GIT PULL] LEDs for v6.17", "The following changes since commit abc:\n\n"
+	  " f.c | 2 +-\n", KIND_PULL, false },
+	{ "hello", "just text\n", KIND_OTHER, false },
+	{ "[PATCH] leds: foo", "No diff here.\n", KIND_OTHER, false },
+	{ "[PATCH] leds: foo", "Fix.\n---\n--- a/f.c\nnot a diff\n", KIND_OTHER, false },
+};
+
+START_TEST(test_kind)
+{
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, kind_cases[_i].subject, kind_cases[_i].text, &np);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_msg(p->kind == kind_cases[_i].kind, "%s: %s", kind_cases[_i].subject,
+		      patch_kind_name(p->kind));
+	ck_assert(p->has_diff == kind_cases[_i].has_diff);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* ---- separators --------------------------------------------------------- */
+
+static const struct {
+	const char *text;
+	enum patch_sep sep;
+	size_t nlines, first_lineno, sep_lineno;
+	const char *after;
+} sep_cases[] = {
+	{ "Fix.\n\nSigned-off-by: A <a@x.org>\n---\nnotes\n", SEP_DASHES, 3, 1, 4, "notes\n" },
+	{ "Fix.\n---   \nnotes\n", SEP_DASHES, 1, 1, 2, "notes\n" },
+	{ "Fix.\r\n---\r\nnotes\r\n", SEP_DASHES, 1, 1, 2, "notes\r\n" },
+	{ "Fix.\ndiff -u a b\n--- a\n", SEP_DIFF, 1, 1, 2, "diff -u a b\n--- a\n" },
+	{ "Fix.\nIndex: f.c\n", SEP_INDEX, 1, 1, 2, "Index: f.c\n" },
+	{ "Fix.\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n", SEP_DIFF, 1, 1, 2,
+	  "--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n" },
+	{ "Fix.\n-- >8 --\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
+	{ "Fix.\n--- >8 ---\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
+	{ "Fix.\n-->8--\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
+	{ "Fix.\n--8<--\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
+	{ "Title\n------\nmore\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n--- not a diff\nmore\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n---text\n", SEP_NONE, 2, 1, 0, "" },
+	{ "Fix.\n-- \nsignature\n", SEP_NONE, 3, 1, 0, "" },
+	{ "\n\nFix.\n\n\n---\n", SEP_DASHES, 1, 3, 6, "" },
+	{ "Fix.", SEP_NONE, 1, 1, 0, "" },
+	{ "", SEP_NONE, 0, 0, 0, "" },
+};
+
+START_TEST(test_separator)
+{
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] x", sep_cases[_i].text, &np);
+
+	ck_assert_int_eq(p->sep, sep_cases[_i].sep);
+	ck_assert_uint_eq(p->nlines, sep_cases[_i].nlines);
+	if (p->nlines)
+		ck_assert_uint_eq(p->lines[0].lineno, sep_cases[_i].first_lineno);
+	ck_assert_uint_eq(p->sep_lineno, sep_cases[_i].sep_lineno);
+	ck_assert_uint_eq(p->after_len, strlen(sep_cases[_i].after));
+	ck_assert(!memcmp(p->after, sep_cases[_i].after, p->after_len));
+	ck_assert(p->after + p->after_len == m.text + m.text_len);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* ---- in-body headers and authors ---------------------------------------- */
+
+START_TEST(test_inbody)
+{
+	static const char text[] =
+		"\n\n"						/* 1, 2 */
+		"From: Author Name <author@x.org>\n"		/* 3 */
+		"Date: Mon, 1 Jan 2024 00:00:00 +0000\n"	/* 4 */
+		"Subject: [PATCH v2 3/4] leds: the real\n"	/* 5 */
+		" subject\n"					/* 6 */
+		"\n"						/* 7 */
+		"Desc.\n"					/* 8 */
+		"\n"						/* 9 */
+		"Signed-off-by: Author Name <author@x.org>\n"	/* 10 */
+		"---\n"						/* 11 */
+		DIFF;
+	const char *hdrs[] = { "From", "Sender <sender@x.org>", "Subject", "[PATCH 1/1] wrong", NULL };
+	struct message m;
+	struct patch *p;
+	size_t np;
+
+	hm_build(&m, hdrs, text, strlen(text));
+	patch_parse(&m, &p, &np);
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_str_eq(p->author.name, "Author Name");
+	ck_assert_str_eq(p->author.email, "author@x.org");
+	ck_assert(p->author_from_body);
+	ck_assert_str_eq(p->sender.name, "Sender");
+	ck_assert_str_eq(p->sender.email, "sender@x.org");
+	ck_assert_str_eq(p->subject, "[PATCH v2 3/4] leds: the real subject");
+	ck_assert_str_eq(p->subject_body, "leds: the real subject");
+	ck_assert_int_eq(p->series.version, 2);
+	ck_assert_int_eq(p->series.index, 3);
+	ck_assert_int_eq(p->series.total, 4);
+	ck_assert_uint_eq(p->nlines, 3);
+	ck_assert_uint_eq(p->lines[0].lineno, 8);
+	ck_assert_str_eq(line_str(&p->lines[0]), "Desc.");
+	ck_assert_uint_eq(p->block_start, 2);
+	ck_assert_uint_eq(p->ntrailers, 1);
+	ck_assert_uint_eq(p->trailers[0].line.lineno, 10);
+	ck_assert_uint_eq(p->sep_lineno, 11);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	const char *name, *email;
+	bool from_body;
+	const char *first;	/* first commit-message line */
+} inbody_cases[] = {
+	{ "From: A <a@x.org>\nDesc.\n", "A", "a@x.org", true, "Desc." },
+	{ "from: A <a@x.org>\n\nDesc.\n", "A", "a@x.org", true, "Desc." },
+	{ "Subject: only a subject\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Desc." },
+	{ "From: no address here\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Desc." },
+	{ "Desc.\nFrom: A <a@x.org>\n", "Jane Doe", "jane@x.org", false, "Desc." },
+	{ "Fromage: A <a@x.org>\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Fromage: A <a@x.org>" },
+	{ "Cc: A <a@x.org>\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Cc: A <a@x.org>" },
+};
+
+START_TEST(test_inbody_forms)
+{
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] x", inbody_cases[_i].text, &np);
+
+	ck_assert_str_eq(p->author.name, inbody_cases[_i].name);
+	ck_assert_str_eq(p->author.email, inbody_cases[_i].email);
+	ck_assert(p->author_from_body == inbody_cases[_i].from_body);
+	ck_assert_uint_ge(p->nlines, 1);
+	ck_assert_str_eq(line_str(&p->lines[0]), inbody_cases[_i].first);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+static const struct {
+	const char *from, *xorig, *reply_to;
+	const char *name, *email;
+} relay_cases[] = {
+	{ "Jane Doe via B4 Relay <devnull+jane.x.org@kernel.org>", "Jane Doe <jane@x.org>",
+	  "jane@x.org", "Jane Doe", "jane@x.org" },
+	{ "Jane Doe via B4 Relay <devnull+jane.x.org@kernel.org>", NULL, "jane@x.org",
+	  "Jane Doe", "jane@x.org" },
+	{ "Jane Doe via Linux-leds <linux-leds@vger.kernel.org>", NULL, "Jane Doe <jane@x.org>",
+	  "Jane Doe", "jane@x.org" },
+	{ "Relay <devnull+jane.x.org@kernel.org>", "Jane Doe <jane@x.org>", NULL,
+	  "Jane Doe", "jane@x.org" },
+	{ "\"Doe, Jane via B4 Relay\" <devnull+jane.x.org@kernel.org>", "\"Doe, Jane\" <jane@x.org>",
+	  NULL, "Doe, Jane", "jane@x.org" },
+	{ "Jane Doe via B4 Relay <devnull+jane.x.org@kernel.org>", NULL, NULL,
+	  "Jane Doe", "devnull+jane.x.org@kernel.org" },
+	{ "Jane Doe via B4 Relay <devnull+jane.x.org@kernel.org>", "garbage", "also garbage",
+	  "Jane Doe", "devnull+jane.x.org@kernel.org" },
+	{ "Plain Person <p@x.org>", NULL, "other@x.org", "Plain Person", "p@x.org" },
+	{ "Plain Person <p@x.org>", "Other <o@x.org>", NULL, "Plain Person", "p@x.org" },
+	{ NULL, NULL, NULL, "", "" },
+};
+
+START_TEST(test_relay_author)
+{
+	const char *hdrs[] = { "From", relay_cases[_i].from, "X-Original-From", relay_cases[_i].xorig,
+			       "Reply-To", relay_cases[_i].reply_to, "Subject", "[PATCH] x", NULL };
+	struct message m;
+	struct patch *p;
+	size_t np;
+
+	hm_build(&m, hdrs, "Fix.\n", 5);
+	patch_parse(&m, &p, &np);
+	ck_assert_str_eq(p->author.name, relay_cases[_i].name);
+	ck_assert_str_eq(p->author.email, relay_cases[_i].email);
+	ck_assert(!p->author_from_body);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* ---- IDs ---------------------------------------------------------------- */
+
+START_TEST(test_ids)
+{
+	const char *h1[] = { "Message-Id", "<m1@x.org>", "In-Reply-To", "<p@x.org> (Jane's message of Mon)",
+			     "References", "<a@x.org> <b@x.org>\t<c@x.org><d@x.org>",
+			     "List-Id", "Linux LEDs <linux-leds.vger.kernel.org>", NULL };
+	const char *h2[] = { "X-Mailing-List", "linux-leds@vger.kernel.org", NULL };
+	static const char *const refs[] = { "a@x.org", "b@x.org", "c@x.org", "d@x.org" };
+	struct message m;
+	struct patch *p;
+	size_t np;
+
+	hm_build(&m, h1, "x\n", 2);
+	patch_parse(&m, &p, &np);
+	ck_assert_str_eq(p->message_id, "m1@x.org");
+	ck_assert_str_eq(p->in_reply_to, "p@x.org");
+	ck_assert_uint_eq(p->nreferences, 4);
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_str_eq(p->references[i], refs[i]);
+	ck_assert_str_eq(p->list_id, "linux-leds.vger.kernel.org");
+	ck_assert_str_eq(p->subject, "");
+	ck_assert_str_eq(p->sender.email, "");
+	patches_free(p, np);
+	hm_release(&m);
+
+	hm_build(&m, h2, "x\n", 2);
+	patch_parse(&m, &p, &np);
+	ck_assert_str_eq(p->list_id, "linux-leds@vger.kernel.org");
+	ck_assert_str_eq(p->message_id, "");
+	ck_assert_str_eq(p->in_reply_to, "");
+	ck_assert_uint_eq(p->nreferences, 0);
+	ck_assert_str_eq(p->change_id, "");
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* ---- commit message, trailers, footer ----------------------------------- */
+
+START_TEST(test_trailers_in_patch)
+{
+	static const char text[] =
+		"Fix the frob.\n"				/* 1 */
+		"\n"						/* 2 */
+		"Fixes decade-old bug in the frob.\n"		/* 3 */
+		"\n"						/* 4 */
+		"Fixes: 0123456789ab (\"leds: add frob\")\n"	/* 5 */
+		"Cc: stable@vger.kernel.org # 6.1+\n"		/* 6 */
+		"Signed-off-by: A <a@x.org>\n"			/* 7 */
+		"[ tglx: Massaged changelog ]\n"		/* 8 */
+		"Signed-off-by: Thomas <t@x.org>\n"		/* 9 */
+		"---\n"						/* 10 */
+		" f.c | 2 +-\n"					/* 11 */
+		"Signed-off-by: below the line <b@x.org>\n"	/* 12 */
+		"\n" DIFF;
+	static const size_t want_lines[] = { 5, 6, 7, 8, 9 };
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] leds: frob", text, &np);
+
+	ck_assert_uint_eq(p->nlines, 9);
+	ck_assert_uint_eq(p->block_start, 4);
+	ck_assert_uint_eq(p->ntrailers, 5);
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_uint_eq(p->trailers[i].line.lineno, want_lines[i]);
+		ck_assert(p->trailers[i].in_block);
+	}
+	ck_assert_int_eq(p->trailers[3].kind, TRAILER_NOTE);
+	ck_assert_str_eq(p->trailers[1].value, "stable@vger.kernel.org # 6.1+");
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+START_TEST(test_change_id)
+{
+	static const char with[] = "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFF "\n---\n"
+		"base-commit: 0123456789abcdef0123456789abcdef01234567\n"
+		"change-id: 20240101-foo-bar-0123456789ab\n\nBest regards,\n";
+	static const char in_commit[] = "Fix.\nchange-id: 20240101-not-this-0123456789ab\n\n"
+		"Signed-off-by: A <a@x.org>\n---\n" DIFF;
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] x", with, &np);
+
+	ck_assert_str_eq(p->change_id, "20240101-foo-bar-0123456789ab");
+	patches_free(p, np);
+	hm_release(&m);
+	p = parse_simple(&m, "[PATCH] x", in_commit, &np);
+	ck_assert_str_eq(p->change_id, "");
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* 10,000 sign-offs through the whole model, in well under a second. */
+START_TEST(test_many_trailers)
+{
+	struct buf b;
+	struct message m;
+	struct patch *p;
+	size_t np;
+	clock_t t0;
+
+	buf_init(&b, 0);
+	buf_addstr(&b, "Fix.\n\n");
+	for (int i = 0; i < PATCH_MAX_TRAILERS + 100; i++)
+		buf_printf(&b, "Signed-off-by: Person %d <p%d@x.org>\n", i, i);
+	buf_addstr(&b, "---\n" DIFF);
+	t0 = clock();
+	p = parse_simple(&m, "[PATCH] x", b.data, &np);
+	ck_assert_msg((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0, "too slow");
+	ck_assert_uint_eq(p->nlines, PATCH_MAX_TRAILERS + 102);
+	ck_assert_uint_eq(p->block_start, 2);
+	ck_assert_uint_eq(p->ntrailers, PATCH_MAX_TRAILERS);
+	ck_assert_str_eq(p->trailers[PATCH_MAX_TRAILERS - 1].value, "Person 9999 <p9999@x.org>");
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	patches_free(p, np);
+	hm_release(&m);
+	buf_release(&b);
+}
+END_TEST
+
+/* ---- splitting ---------------------------------------------------------- */
+
+/* A reply that proposes a patch after a scissors line: git am --scissors. */
+START_TEST(test_scissors_split)
+{
+	static const char text[] =
+		"On Mon, Jane wrote:\n"				/* 1 */
+		"> Fix it the old way.\n"			/* 2 */
+		"\n"						/* 3 */
+		"How about this instead?\n"			/* 4 */
+		"\n"						/* 5 */
+		"-- >8 --\n"					/* 6 */
+		"From: Helper Person <h@x.org>\n"		/* 7 */
+		"Subject: [PATCH] leds: foo: better approach\n"	/* 8 */
+		"\n"						/* 9 */
+		"Do it better.\n"				/* 10 */
+		"\n"						/* 11 */
+		"Signed-off-by: Helper Person <h@x.org>\n"	/* 12 */
+		"---\n"						/* 13 */
+		DIFF;
+	const char *hdrs[] = { "From", "Helper <h@x.org>", "Subject", "Re: [PATCH] leds: foo: old way",
+			       "Message-ID", "<r1@x.org>", NULL };
+	struct message m;
+	struct patch *p;
+	size_t np;
+
+	hm_build(&m, hdrs, text, strlen(text));
+	patch_parse(&m, &p, &np);
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_str_eq(p->subject, "[PATCH] leds: foo: better approach");
+	ck_assert_str_eq(p->author.name, "Helper Person");
+	ck_assert(p->author_from_body);
+	ck_assert_str_eq(p->message_id, "r1@x.org");
+	ck_assert_uint_eq(p->first_lineno, 7);
+	ck_assert(!strncmp(p->text, "From: Helper", 12));
+	ck_assert(p->text + p->text_len == m.text + m.text_len);
+	ck_assert_uint_eq(p->lines[0].lineno, 10);
+	ck_assert_uint_eq(p->ntrailers, 1);
+	ck_assert_uint_eq(p->trailers[0].line.lineno, 12);
+	ck_assert_uint_eq(p->sep_lineno, 13);
+	ck_assert(p->msg == &m);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* A patch, then a second one after a scissors line: both kept. */
+START_TEST(test_scissors_two_patches)
+{
+	static const char text[] =
+		"First.\n"					/* 1 */
+		"\n"						/* 2 */
+		"Signed-off-by: A <a@x.org>\n"			/* 3 */
+		"---\n"						/* 4 */
+		DIFF						/* 5-11 */
+		"\n"						/* 12 */
+		"--- >8 ---\n"					/* 13 */
+		"\n"						/* 14 */
+		"Subject: [PATCH 2/2] leds: second\n"		/* 15 */
+		"\n"						/* 16 */
+		"Second.\n"					/* 17 */
+		"\n"						/* 18 */
+		"Signed-off-by: A <a@x.org>\n"			/* 19 */
+		"---\n"						/* 20 */
+		DIFF;
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH 1/2] leds: first", text, &np);
+
+	ck_assert_uint_eq(np, 2);
+	ck_assert_int_eq(p[0].kind, KIND_PATCH);
+	ck_assert_int_eq(p[1].kind, KIND_PATCH);
+	ck_assert_str_eq(p[0].subject, "[PATCH 1/2] leds: first");
+	ck_assert_str_eq(p[1].subject, "[PATCH 2/2] leds: second");
+	ck_assert_int_eq(p[1].series.index, 2);
+	ck_assert_str_eq(p[1].author.email, "jane@x.org");	/* no in-body From: */
+	ck_assert(!p[1].author_from_body);
+	/* the first part's diff runs up to the scissors line */
+	ck_assert_uint_eq(p[0].after_len, strlen(DIFF "\n"));
+	ck_assert(!memcmp(p[0].after, DIFF "\n", p[0].after_len));
+	ck_assert(p[0].text + p[0].text_len == strstr(m.text, "--- >8 ---"));
+	ck_assert_uint_eq(p[1].first_lineno, 14);
+	ck_assert_uint_eq(p[1].lines[0].lineno, 17);
+	ck_assert_uint_eq(p[1].trailers[0].line.lineno, 19);
+	ck_assert_uint_eq(p[1].sep_lineno, 20);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+#define SHA1 "0123456789abcdef0123456789abcdef01234567"
+#define SHA2 "89abcdef0123456789abcdef0123456789abcdef"
+
+static const char mbox_text[] =
+	"From " SHA1 " Mon Sep 17 00:00:00 2001\n"		/* 1 */
+	"From: Alice A <alice@x.org>\n"				/* 2 */
+	"Date: Mon, 1 Jan 2024 00:00:00 +0000\n"		/* 3 */
+	"Subject: [PATCH 1/2] leds: one\n"			/* 4 */
+	"\n"							/* 5 */
+	"First.\n"						/* 6 */
+	"\n"							/* 7 */
+	"Signed-off-by: Alice A <alice@x.org>\n"		/* 8 */
+	"---\n"							/* 9 */
+	DIFF							/* 10-16 */
+	"-- \n"							/* 17 */
+	"2.43.0\n"						/* 18 */
+	"\n"							/* 19 */
+	"From " SHA2 " Mon Sep 17 00:00:00 2001\n"		/* 20 */
+	"From: Bob B <bob@x.org>\n"				/* 21 */
+	"Date: Mon, 1 Jan 2024 00:00:01 +0000\n"		/* 22 */
+	"Subject: [PATCH 2/2] leds: two\n"			/* 23 */
+	"MIME-Version: 1.0\n"					/* 24 */
+	"\n"							/* 25 */
+	"Second.\n"						/* 26 */
+	"\n"							/* 27 */
+	"Reported-by: R <r@x.org>\n"				/* 28 */
+	"Signed-off-by: Bob B <bob@x.org>\n"			/* 29 */
+	"---\n"							/* 30 */
+	DIFF;
+
+static void check_mbox_parts(const struct patch *p, size_t np, size_t shift)
+{
+	ck_assert_uint_eq(np, 2);
+	ck_assert_str_eq(p[0].subject, "[PATCH 1/2] leds: one");
+	ck_assert_str_eq(p[0].author.name, "Alice A");
+	ck_assert_str_eq(p[0].author.email, "alice@x.org");
+	ck_assert_uint_eq(p[0].first_lineno, 2 + shift);
+	ck_assert_uint_eq(p[0].lines[0].lineno, 6 + shift);
+	ck_assert_uint_eq(p[0].ntrailers, 1);
+	ck_assert_uint_eq(p[0].trailers[0].line.lineno, 8 + shift);
+	ck_assert_int_eq(p[0].kind, KIND_PATCH);
+	ck_assert_str_eq(p[1].subject, "[PATCH 2/2] leds: two");
+	ck_assert_int_eq(p[1].series.index, 2);
+	ck_assert_str_eq(p[1].author.name, "Bob B");
+	ck_assert(p[1].author_from_body);
+	ck_assert_uint_eq(p[1].first_lineno, 21 + shift);
+	ck_assert_uint_eq(p[1].lines[0].lineno, 26 + shift);
+	ck_assert_uint_eq(p[1].ntrailers, 2);
+	ck_assert_uint_eq(p[1].trailers[1].line.lineno, 29 + shift);
+	ck_assert_uint_eq(p[1].sep_lineno, 30 + shift);
+	ck_assert_int_eq(p[1].kind, KIND_PATCH);
+}
+
+START_TEST(test_mbox_split)
+{
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] pasted", mbox_text, &np);
+	struct buf b;
+
+	check_mbox_parts(p, np, 0);
+	patches_free(p, np);
+	hm_release(&m);
+
+	/* chat above the first "From <sha>" line is dropped */
+	buf_init(&b, 0);
+	buf_addstr(&b, "Here are the two patches:\n\n");
+	buf_addstr(&b, mbox_text);
+	p = parse_simple(&m, "[PATCH] pasted", b.data, &np);
+	check_mbox_parts(p, np, 2);
+	patches_free(p, np);
+	hm_release(&m);
+	buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_too_many_parts)
+{
+	struct buf b;
+	struct message m;
+	struct patch *p;
+	size_t np;
+
+	buf_init(&b, 0);
+	for (int i = 0; i < 200; i++)
+		buf_addstr(&b, "From " SHA1 " Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\nFix.\n---\n" DIFF);
+	p = parse_simple(&m, "[PATCH] many", b.data, &np);
+	ck_assert_uint_le(np, PATCH_MAX_PARTS);
+	ck_assert_uint_ge(np, PATCH_MAX_PARTS - 1);
+	ck_assert(p[np - 1].text + p[np - 1].text_len == m.text + m.text_len);
+	patches_free(p, np);
+	hm_release(&m);
+	buf_release(&b);
+}
+END_TEST
+
+/* ---- hostile text ------------------------------------------------------- */
+
+START_TEST(test_hostile)
+{
+	static const char nul_text[] = "Fix.\0\n\nSigned-off-by: A\0 <a@x.org>\n---\n\0\0\n";
+	const char *hdrs[] = { "Subject", "[PATCH] x", NULL };
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct buf b;
+
+	hm_build(&m, hdrs, nul_text, sizeof(nul_text) - 1);
+	patch_parse(&m, &p, &np);
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->sep, SEP_DASHES);
+	ck_assert_uint_eq(p->nlines, 3);
+	patches_free(p, np);
+	hm_release(&m);
+
+	p = parse_simple(&m, "[PATCH] x", "", &np);
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_OTHER);
+	ck_assert_uint_eq(p->nlines, 0);
+	ck_assert_uint_eq(p->block_start, 0);
+	ck_assert_uint_eq(p->ntrailers, 0);
+	patches_free(p, np);
+	hm_release(&m);
+
+	/* more lines than PATCH_MAX_LINES: capped, separator still found */
+	buf_init(&b, 0);
+	for (int i = 0; i < PATCH_MAX_LINES + 10; i++)
+		buf_addstr(&b, "x\n");
+	buf_addstr(&b, "---\n" DIFF);
+	p = parse_simple(&m, "[PATCH] x", b.data, &np);
+	ck_assert_uint_eq(p->nlines, PATCH_MAX_LINES);
+	ck_assert_uint_eq(p->sep_lineno, PATCH_MAX_LINES + 11);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	patches_free(p, np);
+	hm_release(&m);
+	buf_release(&b);
+}
+END_TEST
+
+/* ---- bare commit messages (--commit-msg) -------------------------------- */
+
+START_TEST(test_commit_msg)
+{
+	static const char text[] =
+		"# leading comment\n"				/* 1 */
+		"leds: fix the frob\n"				/* 2 */
+		"\n"						/* 3 */
+		"# Please enter the commit message\n"		/* 4 */
+		"Body text.\n"					/* 5 */
+		"\n"						/* 6 */
+		"Signed-off-by: A <a@x.org>\n"			/* 7 */
+		"# On branch main\n"				/* 8 */
+		"# ------------------------ >8 ------------------------\n" /* 9 */
+		"# Do not modify or remove the line above.\n"	/* 10 */
+		DIFF;
+	struct message m;
+	struct patch p;
+
+	hm_build(&m, NULL, text, strlen(text));
+	patch_parse_commit_msg(&m, &p);
+	ck_assert_int_eq(p.kind, KIND_PATCH);
+	ck_assert_str_eq(p.subject, "leds: fix the frob");
+	ck_assert_str_eq(p.subject_body, "leds: fix the frob");
+	ck_assert_uint_eq(p.nlines, 3);
+	ck_assert_uint_eq(p.lines[0].lineno, 5);
+	ck_assert_uint_eq(p.lines[2].lineno, 7);
+	ck_assert_uint_eq(p.block_start, 2);
+	ck_assert_uint_eq(p.ntrailers, 1);
+	ck_assert_int_eq(p.sep, SEP_SCISSORS);
+	ck_assert_uint_eq(p.sep_lineno, 9);
+	ck_assert(p.has_diff);
+	ck_assert_str_eq(p.author.email, "");
+	ck_assert_str_eq(p.message_id, "");
+	{
+		struct patch *q = xmalloc(sizeof(*q));
+
+		*q = p;
+		patches_free(q, 1);
+	}
+	hm_release(&m);
+
+	/* "---" does not end a commit message in a commit-msg file */
+	hm_build(&m, NULL, "subject\n\nBody.\n---\nmore\n", strlen("subject\n\nBody.\n---\nmore\n"));
+	patch_parse_commit_msg(&m, &p);
+	ck_assert_uint_eq(p.nlines, 3);
+	ck_assert_int_eq(p.sep, SEP_NONE);
+	ck_assert(!p.has_diff);
+	{
+		struct patch *q = xmalloc(sizeof(*q));
+
+		*q = p;
+		patches_free(q, 1);
+	}
+	hm_release(&m);
+}
+END_TEST
+
+/* ---- real mails through message_parse() (needs message.c) --------------- */
+
+static struct patch *parse_fixture(const char *name, struct message *m, size_t *np, char **raw)
+{
+	size_t len;
+	struct err e;
+	struct patch *p;
+
+	*raw = th_read_data(name, &len);
+	message_init(m);
+	ck_assert_msg(message_parse(m, *raw, len, &e) == 0, "%s: %s", name, e.msg);
+	patch_parse(m, &p, np);
+	ck_assert_uint_ge(*np, 1);
+	return p;
+}
+
+/* A real b4 web relay mail: encoded "via B4 Relay" From:, in-body From:. */
+START_TEST(test_fixture_b4_relay)
+{
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("model-b4-relay.eml", &m, &np, &raw);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_str_eq(p->sender.name, "J. Neusch\xc3\xa4" "fer via B4 Relay");
+	ck_assert_str_eq(p->sender.email, "devnull+j.ne.posteo.net@kernel.org");
+	ck_assert_str_eq(p->author.name, "J. Neusch\xc3\xa4" "fer");
+	ck_assert_str_eq(p->author.email, "j.ne@posteo.net");
+	ck_assert(p->author_from_body);
+	ck_assert_str_eq(p->subject_body, "dt-bindings: leds: Allow differently named multicolor leds");
+	ck_assert_str_eq(p->message_id, "20250209-multi-led-v1-1-5aebccbd2db7@posteo.net");
+	ck_assert_str_eq(p->list_id, "linux-leds.vger.kernel.org");
+	ck_assert_str_eq(p->change_id, "20250209-multi-led-9991e205befd");
+	ck_assert_uint_eq(p->nlines, 7);
+	ck_assert_uint_eq(p->lines[0].lineno, 3);
+	ck_assert_uint_eq(p->ntrailers, 1);
+	ck_assert_uint_eq(p->trailers[0].line.lineno, 9);
+	ck_assert_uint_eq(p->sep_lineno, 10);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
+/* A real b4 relay cover letter: no in-body From:, so X-Original-From: wins. */
+START_TEST(test_fixture_b4_relay_cover)
+{
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("model-b4-relay-cover.eml", &m, &np, &raw);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_COVER);
+	ck_assert_int_eq(p->series.total, 2);
+	ck_assert_str_eq(p->subject,
+			 "[PATCH 0/2] leds: flash: leds-qcom-flash: update torch current clamp setting");
+	ck_assert_str_eq(p->author.name, "Fenglin Wu");
+	ck_assert_str_eq(p->author.email, "fenglin.wu@oss.qualcomm.com");
+	ck_assert(!p->author_from_body);
+	ck_assert_str_eq(p->change_id, "20250725-fix-torch-clamp-issue-ca25212aa224");
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
+/* A real review reply that quotes the patch, diff and sign-off included. */
+START_TEST(test_fixture_reply)
+{
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("model-reply-quotes-diff.eml", &m, &np, &raw);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_REPLY);
+	ck_assert(!p->has_diff);
+	ck_assert_int_eq(p->series.version, 4);
+	ck_assert_int_eq(p->series.index, 2);
+	ck_assert_str_eq(p->subject_body, "backlight: dwi_bl: Add Apple DWI backlight driver");
+	ck_assert_str_eq(p->in_reply_to, "20241211113512.19009-3-towinchenmi@gmail.com");
+	ck_assert_uint_eq(p->nreferences, 2);
+	ck_assert_str_eq(p->references[0], "20241211113512.19009-1-towinchenmi@gmail.com");
+	ck_assert_str_eq(p->author.email, "danielt@kernel.org");
+	for (size_t i = 0; i < p->ntrailers; i++)
+		ck_assert(!trailer_is(&p->trailers[i], "Signed-off-by"));
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
+START_TEST(test_fixture_scissors)
+{
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("model-scissors-second-patch.eml", &m, &np, &raw);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_str_eq(p->subject, "[PATCH] leds: core: take the lock in led_set_brightness()");
+	ck_assert_str_eq(p->author.name, "Jane Reviewer");
+	ck_assert_uint_eq(p->first_lineno, 10);
+	ck_assert_uint_eq(p->ntrailers, 2);
+	ck_assert_uint_eq(p->trailers[0].line.lineno, 16);
+	ck_assert_uint_eq(p->sep_lineno, 18);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
+START_TEST(test_fixture_pasted_mbox)
+{
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("model-pasted-mbox-two-patches.eml", &m, &np, &raw);
+
+	check_mbox_parts(p, np, 2);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
 }
 END_TEST
 
 int main(void)
 {
 	Suite *s = suite_create("patch");
-	TCase *tc = tcase_create("todo");
+	TCase *pure = tcase_create("pure");
+	TCase *model = tcase_create("model");
+	TCase *mail = tcase_create("mail");
 
-	tcase_add_test(tc, test_todo);
-	suite_add_tcase(s, tc);
+	tcase_add_loop_test(pure, test_subject, 0, ARRAY_SIZE(subject_cases));
+	tcase_add_test(pure, test_subject_hostile);
+	tcase_add_loop_test(pure, test_msgid, 0, ARRAY_SIZE(msgid_cases));
+	tcase_add_test(pure, test_kind_names);
+	suite_add_tcase(s, pure);
+
+	tcase_add_loop_test(model, test_kind, 0, ARRAY_SIZE(kind_cases));
+	tcase_add_loop_test(model, test_separator, 0, ARRAY_SIZE(sep_cases));
+	tcase_add_test(model, test_inbody);
+	tcase_add_loop_test(model, test_inbody_forms, 0, ARRAY_SIZE(inbody_cases));
+	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
+	tcase_add_test(model, test_ids);
+	tcase_add_test(model, test_trailers_in_patch);
+	tcase_add_test(model, test_change_id);
+	tcase_add_test(model, test_many_trailers);
+	tcase_add_test(model, test_scissors_split);
+	tcase_add_test(model, test_scissors_two_patches);
+	tcase_add_test(model, test_mbox_split);
+	tcase_add_test(model, test_too_many_parts);
+	tcase_add_test(model, test_hostile);
+	tcase_add_test(model, test_commit_msg);
+	suite_add_tcase(s, model);
+
+	tcase_add_test(mail, test_fixture_b4_relay);
+	tcase_add_test(mail, test_fixture_b4_relay_cover);
+	tcase_add_test(mail, test_fixture_reply);
+	tcase_add_test(mail, test_fixture_scissors);
+	tcase_add_test(mail, test_fixture_pasted_mbox);
+	suite_add_tcase(s, mail);
 	return th_run_suite(s);
 }
