@@ -1,0 +1,1080 @@
+#include "autoconf.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "buf.h"
+#include "reply.h"
+
+#define HDR_FOLD	78	/* fold before this column when a token allows it */
+#define HDR_WORD_MAX	75	/* one RFC 2047 encoded word */
+#define PLAIN_WORD_MAX	70	/* longer words get encoded (so they can be split) */
+#define LINE_MAX_OCTETS	998	/* RFC 5322 2.1.1 */
+#define QP_LINE		76	/* RFC 2045 6.7 */
+#define RULE_ID_MAX	64	/* of one X-Tagbot-Rules entry */
+#define BODY_CAP	((size_t)4 * 1024 * 1024)
+
+static const char default_footer[] =
+	"This reply was written by tagbot, a bot that checks the tags of patch mails\n"
+	"against the kernel's documented rules (Documentation/process/). It can be\n"
+	"wrong. You can run the same checks before sending with \"tagbot check\".\n"
+	"To reach a human, reply to this mail.";
+
+static const struct {
+	const char *name;
+	enum reply_to to;
+} reply_to_names[] = {
+	{ "author", REPLY_TO_AUTHOR },
+	{ "author+list", REPLY_TO_AUTHOR_LIST },
+	{ "all", REPLY_TO_ALL },
+};
+
+int reply_to_parse(const char *s, enum reply_to *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(reply_to_names); i++) {
+		if (!strcasecmp(s, reply_to_names[i].name)) {
+			*out = reply_to_names[i].to;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void reply_settings_init(struct reply_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->from = "tagbot <tagbot@localhost.localdomain>";
+	s->to = REPLY_TO_AUTHOR;
+	s->min_severity = SEV_WARNING;
+}
+
+void reply_init(struct reply *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void reply_release(struct reply *r)
+{
+	free(r->msgid);
+	free(r->envelope_from);
+	for (size_t i = 0; i < r->nrcpt; i++)
+		free(r->rcpt[i]);
+	free(r->rcpt);
+	free(r->raw);
+	reply_init(r);
+}
+
+/* --- strict checks ----------------------------------------------------- */
+
+static bool is_alnum(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static bool atext(unsigned char c)
+{
+	return is_alnum(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c));
+}
+
+/* Dotted labels of letters, digits and '-'. */
+static bool domain_ok(const char *d)
+{
+	size_t label = 0;
+
+	if (!*d)
+		return false;
+	for (const char *p = d;; p++) {
+		if (*p == '.' || !*p) {
+			if (label == 0 || p[-1] == '-' || p[-(ptrdiff_t)label] == '-')
+				return false;
+			if (!*p)
+				return true;
+			label = 0;
+		} else if (is_alnum((unsigned char)*p) || *p == '-') {
+			label++;
+		} else {
+			return false;
+		}
+	}
+}
+
+bool reply_addr_valid(const char *addr)
+{
+	const char *at;
+	size_t n;
+
+	if (!addr || (n = strlen(addr)) == 0 || n > 254 || !(at = strchr(addr, '@')))
+		return false;
+	if (at == addr || at[-1] == '.' || addr[0] == '.' || at - addr > 64)
+		return false;
+	/* Legal atext, but a lax reader would decode it as RFC 2047. */
+	if (strstr(addr, "=?"))
+		return false;
+	for (const char *p = addr; p < at; p++)
+		if (!(atext((unsigned char)*p) || (*p == '.' && p[1] != '.')))
+			return false;
+	return domain_ok(at + 1);
+}
+
+/* Printable ASCII that needs no quoting in a msg-id. */
+static bool msgid_char(unsigned char c)
+{
+	return c > ' ' && c < 0x7f && !strchr("<>\"\\()", c);
+}
+
+bool reply_msgid_valid(const char *id)
+{
+	const char *at;
+	size_t n;
+
+	if (!id || (n = strlen(id)) == 0 || n > REPLY_MSGID_MAX)
+		return false;
+	at = strchr(id, '@');
+	if (!at || at == id || !at[1] || strchr(at + 1, '@'))
+		return false;
+	/* Never a real ID, and a lax reader could decode it as RFC 2047. */
+	if (strstr(id, "=?"))
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!msgid_char((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* --- cleaning text from the mail ---------------------------------------- */
+
+/* Decodes one UTF-8 character at s (n > 0 bytes); returns its length, or 0
+ * when the bytes are not well-formed (overlong, surrogate, truncated). */
+static size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t len;
+	uint32_t c, min;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, c = s[0] & 0x1f, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, c = s[0] & 0x0f, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, c = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static bool is_control(uint32_t c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029;
+}
+
+static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD */
+
+char *reply_clean_text(const char *s, size_t n, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct buf b;
+	bool space = true;	/* drops leading white space */
+
+	buf_init(&b, 0);
+	for (size_t i = 0; i < n && b.len < max;) {
+		uint32_t c;
+		size_t len = utf8_char(p + i, n - i, &c);
+		const char *add = len ? s + i : replacement;
+		size_t addlen = len ? len : 3;
+
+		i += len ? len : 1;
+		if (len && (is_control(c) || c == ' ')) {
+			if (!space)
+				buf_addch(&b, ' ');
+			space = true;
+			continue;
+		}
+		if (b.len + addlen > max)
+			break;
+		buf_add(&b, add, addlen);
+		space = false;
+	}
+	while (b.len && b.data[b.len - 1] == ' ')
+		b.data[--b.len] = '\0';
+	return buf_detach(&b, NULL);
+}
+
+/* For the body: keeps spaces and tabs as written (a doubled space may be
+ * the finding), replaces other control characters and bad bytes. */
+static void add_body_text(struct buf *b, const char *s, size_t n, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t start = b->len;
+
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		size_t len = utf8_char(p + i, n - i, &c);
+
+		if (b->len - start + (len ? len : 3) > max) {
+			buf_addstr(b, " [...]");
+			return;
+		}
+		if (!len || (is_control(c) && c != '\t'))
+			buf_addstr(b, replacement);
+		else
+			buf_add(b, s + i, len);
+		i += len ? len : 1;
+	}
+}
+
+/* --- header writing ---------------------------------------------------- */
+
+struct hdr {
+	struct buf *b;
+	size_t col;		/* bytes on the current line */
+	bool first;		/* no token yet on the header's first line */
+};
+
+static void hdr_start(struct hdr *h, struct buf *b, const char *name)
+{
+	h->b = b;
+	buf_addstr(b, name);
+	buf_addch(b, ':');
+	h->col = strlen(name) + 1;
+	h->first = true;
+}
+
+/* Tokens hold no white space; folding goes between them. */
+static void hdr_token(struct hdr *h, const char *tok, size_t n)
+{
+	if (!h->first && h->col + 1 + n > HDR_FOLD) {
+		buf_addstr(h->b, "\r\n");
+		h->col = 0;
+	}
+	buf_addch(h->b, ' ');
+	buf_add(h->b, tok, n);
+	h->col += 1 + n;
+	h->first = false;
+}
+
+static void hdr_end(struct hdr *h)
+{
+	buf_addstr(h->b, "\r\n");
+}
+
+static void hdr_simple(struct buf *b, const char *name, const char *value)
+{
+	struct hdr h;
+
+	hdr_start(&h, b, name);
+	hdr_token(&h, value, strlen(value));
+	hdr_end(&h);
+}
+
+/* Splits clean text at its single spaces into tokens. */
+static void hdr_words(struct hdr *h, const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n)
+			hdr_token(h, s, n);
+		s += n;
+		s += *s == ' ';
+	}
+}
+
+/* The literal characters RFC 2047 5(3) allows in an encoded word in a
+ * phrase; the same set is safe in unstructured text. */
+static bool q_literal(unsigned char c)
+{
+	return is_alnum(c) || c == '!' || c == '*' || c == '+' || c == '-' || c == '/';
+}
+
+static size_t q_encode_char(const unsigned char *s, size_t len, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == ' ')
+			out[o++] = '_';
+		else if (q_literal(s[i]))
+			out[o++] = (char)s[i];
+		else
+			o += (size_t)sprintf(out + o, "=%02X", s[i]);
+	}
+	return o;
+}
+
+/* Clean UTF-8 text as a run of encoded words, split on character
+ * boundaries so each decodes on its own. */
+static void hdr_encoded(struct hdr *h, const char *s)
+{
+	static const char open[] = "=?UTF-8?Q?";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), wlen;
+	char word[HDR_WORD_MAX + 1], enc[16];
+
+	memcpy(word, open, sizeof(open) - 1);
+	wlen = sizeof(open) - 1;
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		size_t len = utf8_char(p + i, n - i, &c);
+		size_t elen = q_encode_char(p + i, len ? len : 1, enc);
+
+		if (wlen + elen + 2 > HDR_WORD_MAX) {
+			memcpy(word + wlen, "?=", 2);
+			hdr_token(h, word, wlen + 2);
+			wlen = sizeof(open) - 1;
+		}
+		memcpy(word + wlen, enc, elen);
+		wlen += elen;
+		i += len ? len : 1;
+	}
+	if (wlen > sizeof(open) - 1) {
+		memcpy(word + wlen, "?=", 2);
+		hdr_token(h, word, wlen + 2);
+	}
+}
+
+/* Plain when every byte is printable ASCII, no word is too long to fold
+ * and nothing looks like an encoded word; else encoded. */
+static bool plain_ok(const char *s)
+{
+	size_t word = 0;
+
+	if (strstr(s, "=?"))
+		return false;
+	for (; *s; s++) {
+		if ((unsigned char)*s < ' ' || (unsigned char)*s >= 0x7f)
+			return false;
+		word = *s == ' ' ? 0 : word + 1;
+		if (word > PLAIN_WORD_MAX)
+			return false;
+	}
+	return true;
+}
+
+static void hdr_text(struct hdr *h, const char *clean)
+{
+	if (plain_ok(clean))
+		hdr_words(h, clean);
+	else
+		hdr_encoded(h, clean);
+}
+
+/* A display name: atoms as they are, specials in a quoted-string,
+ * anything else encoded. */
+static void hdr_phrase(struct hdr *h, const char *clean)
+{
+	bool atoms = true;
+	struct buf q;
+
+	if (!*clean)
+		return;
+	if (!plain_ok(clean)) {
+		hdr_encoded(h, clean);
+		return;
+	}
+	for (const char *p = clean; *p; p++)
+		if (!atext((unsigned char)*p) && *p != ' ')
+			atoms = false;
+	if (atoms) {
+		hdr_words(h, clean);
+		return;
+	}
+	buf_init(&q, 0);
+	buf_addch(&q, '"');
+	for (const char *p = clean; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			buf_addch(&q, '\\');
+		buf_addch(&q, *p);
+	}
+	buf_addch(&q, '"');
+	hdr_token(h, q.data, q.len);
+	buf_release(&q);
+}
+
+/* "Name <addr>" (addr already checked by reply_addr_valid). */
+static void hdr_mailbox(struct buf *b, const char *header, const char *name, const char *addr)
+{
+	char *clean = reply_clean_text(name, strlen(name), REPLY_NAME_MAX);
+	struct hdr h;
+	struct buf a;
+
+	buf_init(&a, 0);
+	buf_printf(&a, "<%s>", addr);
+	hdr_start(&h, b, header);
+	hdr_phrase(&h, clean);
+	hdr_token(&h, a.data, a.len);
+	hdr_end(&h);
+	buf_release(&a);
+	free(clean);
+}
+
+/* A list of tokens: Message-IDs in <> separated by white space only, or
+ * addresses and rule IDs separated by commas. */
+static void hdr_list(struct buf *b, const char *header, char *const *v, size_t n,
+		     bool msgids)
+{
+	struct hdr h;
+	struct buf t;
+
+	buf_init(&t, 0);
+	hdr_start(&h, b, header);
+	for (size_t i = 0; i < n; i++) {
+		buf_reset(&t);
+		if (msgids)
+			buf_printf(&t, "<%s>", v[i]);
+		else
+			buf_printf(&t, "%s%s", v[i], i + 1 < n ? "," : "");
+		hdr_token(&h, t.data, t.len);
+	}
+	hdr_end(&h);
+	buf_release(&t);
+}
+
+/* --- recipients -------------------------------------------------------- */
+
+struct addrs {
+	char **v;	/* owned */
+	size_t n, alloc;
+};
+
+static void addrs_release(struct addrs *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+static bool is_bot(const struct reply_settings *s, const char *bot, const char *addr)
+{
+	if (address_same(bot, addr))
+		return true;
+	for (size_t i = 0; i < s->nbot_addresses; i++)
+		if (address_same(s->bot_addresses[i], addr))
+			return true;
+	return false;
+}
+
+/* Adds addr when it is valid, new, not the bot's and there is room. */
+static bool addrs_add(struct addrs *a, const char *addr, const struct reply_settings *s,
+		      const char *bot)
+{
+	if (!reply_addr_valid(addr) || a->n >= REPLY_MAX_RCPT || is_bot(s, bot, addr))
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcasecmp(a->v[i], addr))
+			return false;
+	ARRAY_GROW(a->v, a->alloc, a->n + 1);
+	a->v[a->n++] = xstrdup(addr);
+	return true;
+}
+
+static void add_span(struct addrs *a, const char *p, size_t n, const struct reply_settings *s,
+		     const char *bot)
+{
+	char *addr;
+
+	while (n && (*p == ' ' || *p == '\t'))
+		p++, n--;
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	if (n > 254 || n == 0)
+		return;
+	addr = xstrndup(p, n);
+	addrs_add(a, addr, s, bot);
+	free(addr);
+}
+
+/* One element of an address list (no top-level ','): the <addr-spec> when
+ * there is one, else the bare text outside comments; a group's "name:" and
+ * ";" are dropped.  Whatever comes out must pass reply_addr_valid. */
+static void add_element(struct addrs *a, const char *p, size_t n, const struct reply_settings *s,
+			const char *bot)
+{
+	const char *lt = NULL, *gt = NULL;
+	char bare[256];
+	size_t o = 0;
+	int depth = 0;
+	bool quote = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (quote) {
+			if (c == '\\' && i + 1 < n)
+				i++;
+			else if (c == '"')
+				quote = false;
+		} else if (c == '"') {
+			quote = true;
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')' && depth) {
+			depth--;
+		} else if (!depth && c == '<') {
+			lt = p + i + 1;
+		} else if (!depth && c == '>' && lt && !gt) {
+			gt = p + i;
+		} else if (!depth && (c == ':' || c == ';')) {
+			o = 0;	/* a group name before ':', its end at ';' */
+		} else if (!depth && o + 1 < sizeof(bare)) {
+			bare[o++] = c;
+		}
+	}
+	if (lt && gt)
+		add_span(a, lt, (size_t)(gt - lt), s, bot);
+	else if (!lt)
+		add_span(a, bare, o, s, bot);
+}
+
+/* Splits a raw To/Cc value at the commas outside quotes, comments and <>. */
+static void add_list(struct addrs *a, const char *v, const struct reply_settings *s,
+		     const char *bot)
+{
+	size_t start = 0, n;
+	int depth = 0;
+	bool quote = false, angle = false;
+
+	if (!v)
+		return;
+	n = strnlen(v, 64 * 1024);
+	for (size_t i = 0; i <= n; i++) {
+		char c = i < n ? v[i] : ',';
+
+		if (quote) {
+			if (c == '\\' && i + 1 < n)
+				i++;
+			else if (c == '"')
+				quote = false;
+			continue;
+		}
+		if (c == '"')
+			quote = true;
+		else if (c == '(')
+			depth++;
+		else if (c == ')' && depth)
+			depth--;
+		else if (c == '<' && !depth)
+			angle = true;
+		else if (c == '>' && !depth)
+			angle = false;
+		else if (c == ',' && !depth && !angle) {
+			add_element(a, v + start, i - start, s, bot);
+			start = i + 1;
+		}
+	}
+}
+
+static const char *hdr_raw(const struct patch *p, const char *name)
+{
+	return p->msg ? message_header_raw(p->msg, name) : NULL;
+}
+
+/* The list's posting address: List-Post's mailto, X-Mailing-List, or the
+ * List-Id with its first '.' read as '@' (vger, infradead and lists.linux.dev
+ * all form their IDs that way).  malloc'ed or NULL. */
+static char *list_address(const struct patch *p)
+{
+	const char *v = hdr_raw(p, "List-Post"), *m;
+	char *a = NULL;
+
+	if (v && (m = strstr(v, "mailto:"))) {
+		m += 7;
+		a = xstrndup(m, strcspn(m, ">?, \t"));
+	} else if ((v = hdr_raw(p, "X-Mailing-List"))) {
+		while (*v == ' ' || *v == '<')
+			v++;
+		a = xstrndup(v, strcspn(v, "> \t,"));
+	} else if (p->list_id && *p->list_id) {
+		char *dot;
+
+		a = xstrdup(p->list_id);
+		if (!strchr(a, '@') && (dot = strchr(a, '.')))
+			*dot = '@';
+	}
+	if (a && !reply_addr_valid(a)) {
+		free(a);
+		a = NULL;
+	}
+	return a;
+}
+
+/* Relays (B4's devnull+...@kernel.org) take no mail. */
+static bool is_relay(const char *addr)
+{
+	return !strncasecmp(addr, "devnull+", 8) || !strncasecmp(addr, "devnull@", 8);
+}
+
+static void collect_cc(struct addrs *cc, const struct patch *p, const struct reply_settings *s,
+		       const char *bot)
+{
+	char *list;
+
+	if (s->to == REPLY_TO_AUTHOR)
+		return;
+	if ((list = list_address(p))) {
+		addrs_add(cc, list, s, bot);
+		free(list);
+	}
+	if (s->to != REPLY_TO_ALL)
+		return;
+	if (p->sender.email && !is_relay(p->sender.email))
+		addrs_add(cc, p->sender.email, s, bot);
+	add_list(cc, hdr_raw(p, "To"), s, bot);
+	add_list(cc, hdr_raw(p, "Cc"), s, bot);
+}
+
+/* The author, or the sender when the author's address is unusable. */
+static const struct person *reply_person(const struct patch *p)
+{
+	if (p->author.email && reply_addr_valid(p->author.email))
+		return &p->author;
+	if (p->sender.email && reply_addr_valid(p->sender.email) && !is_relay(p->sender.email))
+		return &p->sender;
+	return NULL;
+}
+
+/* --- ids, dates -------------------------------------------------------- */
+
+static char *new_msgid(const char *domain, time_t now)
+{
+	uint64_t rnd = 0;
+	char *id;
+
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		rnd ^= ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&rnd ^ (uint64_t)now;
+	id = xmalloc(64 + strlen(domain));
+	sprintf(id, "tagbot.%lld.%016llx@%s", (long long)now, (unsigned long long)rnd, domain);
+	return id;
+}
+
+static void rfc5322_date(char *out, size_t size, time_t t)
+{
+	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(out, size, "%s, %02d %s %04d %02d:%02d:%02d +0000", days[tm.tm_wday],
+		 tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+		 tm.tm_sec);
+}
+
+/* The parent's References (valid ones only), then the parent itself;
+ * trimmed to the first and the last ones, as RFC 5322 3.6.4 allows. */
+static void collect_refs(struct addrs *refs, const struct patch *p, bool parent_ok)
+{
+	struct addrs all = { 0 };
+	size_t keep_tail = REPLY_MAX_REFERENCES - 1;
+
+	for (size_t i = 0; i < p->nreferences; i++) {
+		if (!reply_msgid_valid(p->references[i]))
+			continue;
+		ARRAY_GROW(all.v, all.alloc, all.n + 1);
+		all.v[all.n++] = xstrdup(p->references[i]);
+	}
+	if (parent_ok && (all.n == 0 || strcmp(all.v[all.n - 1], p->message_id))) {
+		ARRAY_GROW(all.v, all.alloc, all.n + 1);
+		all.v[all.n++] = xstrdup(p->message_id);
+	}
+	for (size_t i = 0; i < all.n; i++) {
+		if (i == 0 || i + keep_tail >= all.n) {
+			ARRAY_GROW(refs->v, refs->alloc, refs->n + 1);
+			refs->v[refs->n++] = all.v[i];
+		} else {
+			free(all.v[i]);
+		}
+	}
+	free(all.v);
+}
+
+/* The distinct rule IDs of the findings used, in order. */
+static void collect_rules(struct addrs *ids, const struct finding *const *used, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *id = reply_clean_text(used[i]->rule, strlen(used[i]->rule), RULE_ID_MAX);
+		bool dup = !*id || strchr(id, ' ');
+
+		for (size_t j = 0; j < ids->n && !dup; j++)
+			dup = !strcmp(ids->v[j], id);
+		if (dup) {
+			free(id);
+			continue;
+		}
+		ARRAY_GROW(ids->v, ids->alloc, ids->n + 1);
+		ids->v[ids->n++] = id;
+	}
+}
+
+/* --- body -------------------------------------------------------------- */
+
+/* "Token:" as a trailer starts (Signed-off-by:, Fixes:, Link:). */
+static bool trailer_word(const char *w, size_t n)
+{
+	if (n < 2 || w[n - 1] != ':' || !((w[0] | 0x20) >= 'a' && (w[0] | 0x20) <= 'z'))
+		return false;
+	for (size_t i = 1; i + 1 < n; i++)
+		if (!is_alnum((unsigned char)w[i]) && w[i] != '-')
+			return false;
+	return true;
+}
+
+struct word {
+	const char *p;
+	size_t n;
+};
+
+static void put_line(struct buf *b, const char *indent, const struct word *w, size_t from,
+		     size_t to)
+{
+	buf_addstr(b, indent);
+	for (size_t i = from; i < to; i++) {
+		if (i > from)
+			buf_addch(b, ' ');
+		buf_add(b, w[i].p, w[i].n);
+	}
+	buf_addch(b, '\n');
+}
+
+/*
+ * Word-wraps clean text (one line, single spaces) at REPLY_WRAP columns,
+ * each line starting with indent.  A wrapped line never starts with a
+ * trailer-shaped word ("... add a\n   Signed-off-by: line"): the word
+ * before it moves down too, so no tool reads our prose as a tag.
+ */
+static void wrap(struct buf *b, const char *text, const char *indent)
+{
+	struct word *w = NULL;
+	size_t n = 0, alloc = 0, ind = strlen(indent), start = 0, col;
+
+	for (const char *t = text; *t;) {
+		size_t len = strcspn(t, " ");
+
+		if (len) {
+			ARRAY_GROW(w, alloc, n + 1);
+			w[n].p = t;
+			w[n++].n = len;
+		}
+		t += len;
+		t += *t == ' ';
+	}
+	while (start < n) {
+		size_t end = start + 1;
+
+		col = ind + w[start].n;
+		while (end < n && col + 1 + w[end].n <= REPLY_WRAP)
+			col += 1 + w[end++].n;
+		if (end < n && end - start > 1 && trailer_word(w[end].p, w[end].n))
+			end--;
+		put_line(b, indent, w, start, end);
+		start = end;
+	}
+	free(w);
+}
+
+static void wrap_raw(struct buf *b, const char *s, const char *indent)
+{
+	char *clean = reply_clean_text(s, strlen(s), 4096);
+
+	wrap(b, clean, indent);
+	free(clean);
+}
+
+static void body_finding(struct buf *b, size_t i, const struct finding *f)
+{
+	char *rule = reply_clean_text(f->rule, strlen(f->rule), RULE_ID_MAX);
+
+	if (f->line)
+		buf_printf(b, "%zu. %s (%s), line %zu:\n", i + 1, rule, severity_name(f->severity),
+			   f->line);
+	else
+		buf_printf(b, "%zu. %s (%s):\n", i + 1, rule, severity_name(f->severity));
+	free(rule);
+	if (f->text && *f->text) {
+		/* "| " keeps the quoted tag from being read as a tag of the reply. */
+		buf_addstr(b, "\n| ");
+		add_body_text(b, f->text, strlen(f->text), REPLY_QUOTE_MAX);
+		buf_addstr(b, "\n");
+	}
+	buf_addch(b, '\n');
+	if (f->message && *f->message)
+		wrap_raw(b, f->message, "   ");
+	if (f->doc && *f->doc) {
+		struct buf see;
+
+		buf_init(&see, 0);
+		buf_printf(&see, "See: %s", f->doc);
+		wrap_raw(b, see.data, "   ");
+		buf_release(&see);
+	}
+	buf_addch(b, '\n');
+}
+
+/* The footer, line by line, each line cleaned (an admin's text still must
+ * not carry control characters into the mail). */
+static void body_footer(struct buf *b, const char *footer)
+{
+	const char *s = footer ? footer : default_footer;
+
+	buf_addstr(b, "-- \n");
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		char *line = reply_clean_text(s, n, LINE_MAX_OCTETS / 2);
+
+		buf_addstr(b, line);
+		buf_addch(b, '\n');
+		free(line);
+		s += n;
+		s += *s == '\n';
+	}
+}
+
+static void build_body(struct buf *b, const struct person *to, const char *subject,
+		       const struct finding *const *used, size_t n, size_t nall,
+		       const struct reply_settings *s)
+{
+	char *name = reply_clean_text(to->name ? to->name : "", to->name ? strlen(to->name) : 0,
+				      REPLY_NAME_MAX);
+
+	if (*name)
+		buf_printf(b, "Hello %s,\n\n", name);
+	else
+		buf_addstr(b, "Hello,\n\n");
+	free(name);
+	buf_addstr(b, "this is an automated check of the tags in your patch\n\n");
+	wrap(b, subject, "    ");
+	buf_printf(b, "\nIt found %zu thing%s to look at:\n\n", nall, nall == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		body_finding(b, i, used[i]);
+	if (nall > n)
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the patch lists them all.\n\n",
+			   nall - n);
+	body_footer(b, s->footer);
+}
+
+/* 7bit when every byte is ASCII and no line passes 998 octets. */
+static bool body_7bit(const struct buf *body)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < body->len; i++) {
+		unsigned char c = (unsigned char)body->data[i];
+
+		if (c >= 0x80)
+			return false;
+		col = c == '\n' ? 0 : col + 1;
+		if (col > LINE_MAX_OCTETS)
+			return false;
+	}
+	return true;
+}
+
+static void put_crlf(struct buf *out, const struct buf *body)
+{
+	for (size_t i = 0; i < body->len; i++) {
+		if (body->data[i] == '\n')
+			buf_addch(out, '\r');
+		buf_addch(out, body->data[i]);
+	}
+}
+
+/* Quoted-printable (RFC 2045 6.7): soft breaks keep lines at 76. */
+static void put_qp(struct buf *out, const struct buf *body)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < body->len; i++) {
+		unsigned char c = (unsigned char)body->data[i];
+		bool eol = i + 1 == body->len || body->data[i + 1] == '\n';
+		char enc[4];
+		size_t n;
+
+		if (c == '\n') {
+			buf_addstr(out, "\r\n");
+			col = 0;
+			continue;
+		}
+		/* White space at the end of a line is encoded: transports strip it. */
+		if ((c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !eol))
+			enc[0] = (char)c, n = 1;
+		else
+			n = (size_t)snprintf(enc, sizeof(enc), "=%02X", c);
+		if (col + n > QP_LINE - 1 && !(eol && col + n <= QP_LINE)) {
+			buf_addstr(out, "=\r\n");
+			col = 0;
+		}
+		buf_add(out, enc, n);
+		col += n;
+	}
+}
+
+/* --- assembly ---------------------------------------------------------- */
+
+struct parts {
+	struct person from;	/* owned */
+	const struct person *to; /* foreign */
+	struct addrs cc, refs, rules;
+	const struct finding **used; /* owned array of foreign findings */
+	size_t nused, nall;
+	char *subject;		/* owned; cleaned original subject */
+	bool parent_ok;
+};
+
+static void parts_release(struct parts *p)
+{
+	person_release(&p->from);
+	addrs_release(&p->cc);
+	addrs_release(&p->refs);
+	addrs_release(&p->rules);
+	free(p->used);
+	free(p->subject);
+}
+
+static bool has_re(const char *subject)
+{
+	return !strncasecmp(subject, "re:", 3);
+}
+
+static void put_headers(struct buf *b, const struct parts *pp, const struct patch *parent,
+			const struct reply *r, const struct reply_settings *s, time_t now,
+			bool qp)
+{
+	struct hdr h;
+	char date[64], id[REPLY_MSGID_MAX + 64];
+
+	hdr_mailbox(b, "From", pp->from.name, pp->from.email);
+	hdr_mailbox(b, "To", pp->to->name ? pp->to->name : "", pp->to->email);
+	if (pp->cc.n)
+		hdr_list(b, "Cc", pp->cc.v, pp->cc.n, false);
+	if (s->reply_to && reply_addr_valid(s->reply_to))
+		hdr_mailbox(b, "Reply-To", "", s->reply_to);
+	hdr_start(&h, b, "Subject");
+	if (!has_re(pp->subject))
+		hdr_token(&h, "Re:", 3);
+	hdr_text(&h, pp->subject);
+	hdr_end(&h);
+	rfc5322_date(date, sizeof(date), now);
+	buf_printf(b, "Date: %s\r\n", date);
+	snprintf(id, sizeof(id), "<%s>", r->msgid);
+	hdr_simple(b, "Message-ID", id);
+	if (pp->parent_ok) {
+		snprintf(id, sizeof(id), "<%s>", parent->message_id);
+		hdr_simple(b, "In-Reply-To", id);
+	}
+	if (pp->refs.n)
+		hdr_list(b, "References", pp->refs.v, pp->refs.n, true);
+	buf_addstr(b, "Auto-Submitted: auto-generated\r\n");
+	buf_addstr(b, "X-Mailer: tagbot " PACKAGE_VERSION "\r\n");
+	if (pp->rules.n)
+		hdr_list(b, "X-Tagbot-Rules", pp->rules.v, pp->rules.n, false);
+	buf_addstr(b, "MIME-Version: 1.0\r\n");
+	buf_addstr(b, "Content-Type: text/plain; charset=UTF-8\r\n");
+	buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
+}
+
+static int gather(struct parts *pp, const struct patch *parent, const struct findings *f,
+		  const struct reply_settings *s, struct err *e)
+{
+	const char *subj = parent->msg ? message_header(parent->msg, "Subject") : NULL;
+
+	if (!subj)
+		subj = parent->subject ? parent->subject : "";
+	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
+	    !reply_addr_valid(pp->from.email))
+		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
+	if (!(pp->to = reply_person(parent)))
+		return err_set(e, ERR_FINAL, "message <%.200s>: no valid author address to reply to",
+			       parent->message_id ? parent->message_id : "");
+	pp->used = xcalloc(f->n ? f->n : 1, sizeof(*pp->used));
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
+			continue;
+		if (pp->nused < REPLY_MAX_FINDINGS)
+			pp->used[pp->nused++] = &f->v[i];
+		pp->nall++;
+	}
+	if (!pp->nall)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
+			       parent->message_id ? parent->message_id : "");
+	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	pp->parent_ok = parent->message_id && reply_msgid_valid(parent->message_id);
+	collect_cc(&pp->cc, parent, s, pp->from.email);
+	/* The author is in To: never Cc them again. */
+	for (size_t i = 0; i < pp->cc.n; i++) {
+		if (!strcasecmp(pp->cc.v[i], pp->to->email)) {
+			free(pp->cc.v[i]);
+			memmove(pp->cc.v + i, pp->cc.v + i + 1, (--pp->cc.n - i) * sizeof(char *));
+			break;
+		}
+	}
+	collect_refs(&pp->refs, parent, pp->parent_ok);
+	collect_rules(&pp->rules, pp->used, pp->nused);
+	return 0;
+}
+
+static const char *bot_domain(const struct reply_settings *s, const char *from)
+{
+	if (s->msgid_domain && domain_ok(s->msgid_domain))
+		return s->msgid_domain;
+	return strchr(from, '@') + 1;
+}
+
+static void fill_rcpt(struct reply *r, const struct parts *pp)
+{
+	r->rcpt = xcalloc(pp->cc.n + 1, sizeof(*r->rcpt));
+	r->rcpt[r->nrcpt++] = xstrdup(pp->to->email);
+	for (size_t i = 0; i < pp->cc.n; i++)
+		r->rcpt[r->nrcpt++] = xstrdup(pp->cc.v[i]);
+}
+
+int reply_build(struct reply *r, const struct patch *parent, const struct findings *f,
+		const struct reply_settings *s, time_t now, struct err *e)
+{
+	struct parts pp;
+	struct buf body, out;
+	bool qp;
+
+	reply_init(r);
+	memset(&pp, 0, sizeof(pp));
+	if (gather(&pp, parent, f, s, e) < 0) {
+		parts_release(&pp);
+		return -1;
+	}
+	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
+	r->envelope_from = xstrdup(pp.from.email);
+	r->nfindings = pp.nall;
+	fill_rcpt(r, &pp);
+	buf_init(&body, BODY_CAP);
+	build_body(&body, pp.to, pp.subject, pp.used, pp.nused, pp.nall, s);
+	qp = !body_7bit(&body);
+	buf_init(&out, 0);
+	put_headers(&out, &pp, parent, r, s, now, qp);
+	buf_addstr(&out, "\r\n");
+	if (qp)
+		put_qp(&out, &body);
+	else
+		put_crlf(&out, &body);
+	r->raw = buf_detach(&out, &r->len);
+	buf_release(&body);
+	parts_release(&pp);
+	return 0;
+}

@@ -1,0 +1,118 @@
+/*
+ * reply.h - findings + the patch they are about -> a complete threaded
+ * reply (RFC 5322, RFC 3834) and its envelope.  Pure: the caller records
+ * the reply (store_record_reply) before any sink sends it.
+ *
+ * Headers: From (the bot), To (the real author, RULES.md section 1), Cc
+ * (per settings->to), Reply-To (when set), Subject "Re: <original>" (no
+ * second Re:), Date, Message-ID (new, on the bot's domain), In-Reply-To,
+ * References, Auto-Submitted: auto-generated, X-Mailer, X-Tagbot-Rules,
+ * MIME-Version, Content-Type text/plain; charset=UTF-8 and
+ * Content-Transfer-Encoding.  Lines end in CRLF; long headers are folded at
+ * 78 columns, never past 998; non-ASCII header text is RFC 2047 encoded.
+ *
+ * Transfer encoding: 7bit when the body is ASCII with lines of at most 998
+ * octets (the common case: readable as it is), quoted-printable otherwise.
+ * Not 8bit: a reply may go through SMTP servers without 8BITMIME, and
+ * libcurl does not negotiate it, so 8bit would be a protocol violation there.
+ *
+ * Body: a greeting by name, one paragraph per finding at or above
+ * settings->min_severity (the offending line quoted with "| ", the
+ * message, the document), and a footer.  Every line we write ourselves is
+ * indented or starts with a word that is not a trailer token, so b4 and
+ * patchwork never harvest a tag from the reply.
+ *
+ * Security: nothing from the incoming mail can add a header, a recipient or
+ * a line break to the headers.  Every value taken from it (Subject, names,
+ * addresses, Message-IDs, References) has control characters replaced
+ * before use; addresses and Message-IDs must pass the strict checks below
+ * or are dropped (a Message-ID with a space, quote or CR LF is left out of
+ * References, not copied).
+ */
+#ifndef TAGBOT_REPLY_H
+#define TAGBOT_REPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "err.h"
+#include "patch.h"
+#include "rules.h"
+
+#define REPLY_MAX_REFERENCES	20	/* the first (the thread root) and the last 19 */
+#define REPLY_MAX_RCPT		50	/* envelope recipients; more Cc are dropped */
+#define REPLY_MAX_FINDINGS	30	/* paragraphs; the rest are counted */
+#define REPLY_SUBJECT_MAX	512	/* bytes of the original subject kept */
+#define REPLY_NAME_MAX		128	/* bytes of a display name kept */
+#define REPLY_MSGID_MAX		250	/* longer Message-IDs are not copied */
+#define REPLY_QUOTE_MAX		400	/* bytes of an offending line quoted */
+#define REPLY_WRAP		72	/* body text column */
+
+/* Whom a reply goes to (the ini key [reply] to). */
+enum reply_to {
+	REPLY_TO_AUTHOR,	/* "author": To the author only */
+	REPLY_TO_AUTHOR_LIST,	/* "author+list": Cc the list the patch came from */
+	REPLY_TO_ALL		/* "all": Cc the list, the sender and the patch's To and Cc */
+};
+
+/* Parses "author", "author+list", "all"; -1 when unknown. */
+int reply_to_parse(const char *s, enum reply_to *out);
+
+struct reply_settings {
+	const char *from;		/* foreign; "tagbot <tagbot@example.org>" */
+	enum reply_to to;
+	const char *reply_to;		/* foreign; an address for Reply-To, NULL or "" for none */
+	const char *footer;		/* foreign; footer text (LF lines), NULL for the default */
+	const char *msgid_domain;	/* foreign; NULL: the domain of from */
+	enum severity min_severity;	/* findings below it are left out */
+	const char *const *bot_addresses; /* foreign; never put in Cc (from is implied) */
+	size_t nbot_addresses;
+};
+
+/* from "tagbot <tagbot@localhost.localdomain>", to author, no Reply-To,
+ * default footer, min_severity warning. */
+void reply_settings_init(struct reply_settings *s);
+
+struct reply {
+	char *msgid;		/* owned; the new Message-ID, without <> */
+	char *envelope_from;	/* owned; the bot's addr-spec (MAIL FROM) */
+	char **rcpt;		/* owned; To then Cc addr-specs, no duplicates (RCPT TO) */
+	size_t nrcpt;
+	char *raw;		/* owned; the whole mail, CRLF, NUL-terminated */
+	size_t len;
+	size_t nfindings;	/* findings the reply talks about */
+};
+
+/* Allocates nothing. */
+void reply_init(struct reply *r);
+void reply_release(struct reply *r);
+
+/*
+ * Builds the reply to parent about f at time now.  parent->msg (when set)
+ * supplies the original Subject, To, Cc and list headers.  Fails with
+ * ERR_FINAL when no finding reaches min_severity, when settings->from is not
+ * a valid address, or when the patch has no valid address to reply to.
+ */
+int reply_build(struct reply *r, const struct patch *parent, const struct findings *f,
+		const struct reply_settings *s, time_t now, struct err *e);
+
+/* --- the checks, exposed for tests and for the policy ------------------ */
+
+/* A plain ASCII addr-spec: dot-atom local part (no quoted forms), domain of
+ * letters, digits, '-' and '.', no "=?", at most 254 bytes.  Stricter than
+ * address_valid(): what passes can be put in a header as it is. */
+bool reply_addr_valid(const char *addr);
+
+/* id-left "@" id-right (one '@') of printable ASCII without space, quotes,
+ * <>, (), backslash, "=?" or control characters; at most REPLY_MSGID_MAX
+ * bytes; given without the <>. */
+bool reply_msgid_valid(const char *id);
+
+/* A copy of n bytes of s safe for one header line: invalid UTF-8 becomes
+ * U+FFFD, control characters (C0, DEL, C1, U+2028/9) become spaces, runs of
+ * white space one space, trimmed, cut at max bytes on a character boundary.
+ * malloc'ed. */
+char *reply_clean_text(const char *s, size_t n, size_t max);
+
+#endif
