@@ -570,6 +570,19 @@ static void inbody_start(struct inbody *ib, const struct line *l, size_t vo)
 	buf_add(ib->cur, l->p + vo, l->len - vo);
 }
 
+/* git format-patch writes non-ASCII in-body headers RFC 2047 encoded too. */
+static char *inbody_value(const struct buf *b)
+{
+	char *d, *t;
+
+	if (!memmem(b->data, b->len, "=?", 2))
+		return dup_trim(b->data, b->len);
+	d = message_decode_2047(b->data, b->len);
+	t = dup_trim(d, strlen(d));
+	free(d);
+	return t;
+}
+
 /*
  * Reads in-body headers at the top of the text at *c: From:, Date:,
  * Subject: lines (any header when any is set: a pasted mbox message),
@@ -605,8 +618,8 @@ static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
 		}
 		*c = k;
 	}
-	ib->from = ib->have_from ? dup_trim(ib->from_b.data, ib->from_b.len) : NULL;
-	ib->subject = ib->have_subject ? dup_trim(ib->subject_b.data, ib->subject_b.len) : NULL;
+	ib->from = ib->have_from ? inbody_value(&ib->from_b) : NULL;
+	ib->subject = ib->have_subject ? inbody_value(&ib->subject_b) : NULL;
 	buf_release(&ib->from_b);
 	buf_release(&ib->subject_b);
 	buf_release(&ib->other_b);

@@ -358,6 +358,8 @@ static const struct {
 	{ "Desc.\nFrom: A <a@x.org>\n", "Jane Doe", "jane@x.org", false, "Desc." },
 	{ "Fromage: A <a@x.org>\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Fromage: A <a@x.org>" },
 	{ "Cc: A <a@x.org>\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Cc: A <a@x.org>" },
+	{ "From: =?UTF-8?q?J=C3=B6rg_M=C3=BCller?= <j@x.org>\n\nDesc.\n", "J\xc3\xb6rg M\xc3\xbcller",
+	  "j@x.org", true, "Desc." },
 };
 
 START_TEST(test_inbody_forms)
