@@ -76,17 +76,22 @@ static bool tag_shape(const char *p, size_t len, struct tagpos *tp)
 	return true;
 }
 
-/* "Fixes 0123abcd (...)" without the colon (any case, no leading space). */
+/*
+ * "Fixes 0123abcd (...)" without the colon (any case, no leading space).
+ * The id must hold a digit: English has all-hex words ("Fixes faded LEDs",
+ * "deadbeef"), commit ids nearly never lack a digit.
+ */
 static bool fixes_shape(const char *p, size_t len, struct tagpos *tp)
 {
 	size_t i, h;
+	bool digit = false;
 
 	if (len < 6 || strncasecmp(p, "fixes", 5) || !is_blank_char(p[5]))
 		return false;
 	i = skip_blank(p, 5, len);
 	for (h = i; h < len && is_hex(p[h]); h++)
-		;
-	if (h - i < FIXES_MIN_HEX || (h < len && !is_blank_char(p[h])))
+		digit |= p[h] >= '0' && p[h] <= '9';
+	if (!digit || h - i < FIXES_MIN_HEX || (h < len && !is_blank_char(p[h])))
 		return false;
 	tp->lead = 0;
 	tp->tok_len = 5;

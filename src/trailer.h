@@ -70,9 +70,9 @@ size_t trailer_block_find(const struct line *lines, size_t nlines);
  * trailers (caller frees with trailers_free).  Continuation lines are joined
  * into the preceding tag's value and not returned separately (only inside
  * the block: prose lines are never joined).  A line "Fixes <hex>..." (any
- * case, no colon, the word after it all hex and 5+ long) is returned as a
- * TRAILER_TAG with has_colon false, wherever it is; "Fixes decade-old bug"
- * is not.  Non-trailer lines inside the block are skipped.  For NOTE and
+ * case, no colon, the word after it all hex, 5+ long, with a digit) is
+ * returned as a TRAILER_TAG with has_colon false, wherever it is; "Fixes
+ * decade-old bug" and "Fixes faded LEDs" are not.  Non-trailer lines inside the block are skipped.  For NOTE and
  * COMMENT entries token is "" and value the whole line, trimmed.  At most
  * TRAILER_MAX entries; *out is NULL when *nout is 0.
  */

@@ -184,6 +184,40 @@ START_TEST(test_parse_empty)
 }
 END_TEST
 
+/* Colon-less "Fixes <id>": which prose lines are taken for one. */
+static const struct {
+	const char *line;
+	bool tag;
+} fixes_cases[] = {
+	{ "Fixes 0123456789ab (\"leds: add frob\")", true },
+	{ "fixes 0123456789ab", true },
+	{ "Fixes\t12345 (\"x\")", true },
+	{ "Fixes 1234 (\"too short\")", false },
+	{ "Fixes decade-old bug.", false },
+	{ "Fixes faded LEDs.", false },
+	{ "Fixes deadbeef handling.", false },
+	{ "Fixes 0123456789abz", false },
+	{ " Fixes 0123456789ab", false },
+	{ "Fixesabc 0123456789ab", false },
+};
+
+START_TEST(test_fixes_no_colon)
+{
+	struct line l = { fixes_cases[_i].line, strlen(fixes_cases[_i].line), 1 };
+	struct trailer *t;
+	size_t nt;
+
+	trailers_parse(&l, 1, 1, &t, &nt);
+	ck_assert_msg(nt == (fixes_cases[_i].tag ? 1u : 0u), "%s: %zu", l.p, nt);
+	if (nt) {
+		ck_assert(!t[0].has_colon);
+		ck_assert(!t[0].in_block);
+		ck_assert(trailer_is(&t[0], "Fixes"));
+	}
+	trailers_free(t, nt);
+}
+END_TEST
+
 /* "Fix.", "", then n sign-offs (or n continuation lines " wordN"). */
 static struct line *gen_lines(size_t ntrailers, char **storage, bool cont)
 {
@@ -287,6 +321,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_block_find, 0, ARRAY_SIZE(block_cases));
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_parse_empty);
+	tcase_add_loop_test(tc, test_fixes_no_colon, 0, ARRAY_SIZE(fixes_cases));
 	tcase_add_test(tc, test_many_trailers);
 	tcase_add_test(tc, test_long_continuation);
 	tcase_add_loop_test(tc, test_value_main, 0, ARRAY_SIZE(main_cases));
