@@ -1,0 +1,380 @@
+#include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "message.h"
+#include "patch.h"
+#include "policy.h"
+#include "rules.h"
+#include "testhelp.h"
+
+static const char *const bot_aliases[] = { "Tagbot Alias <bot-alias@example.net>" };
+
+struct mail {
+	const char *sender_name, *sender_email;
+	const char *author_name, *author_email;	/* NULL: same as the sender */
+	enum patch_kind kind;
+	const char *hname[3], *hvalue[3];
+	int sev[3];	/* findings by severity, 0 ends (SEV_OFF is never a finding here) */
+};
+
+struct built {
+	struct patch p;
+	struct message m;
+	struct header h[3];
+	struct findings f;
+};
+
+static void build(struct built *b, const struct mail *ml)
+{
+	memset(b, 0, sizeof(*b));
+	b->p.kind = ml->kind;
+	b->p.sender.name = (char *)ml->sender_name;
+	b->p.sender.email = (char *)ml->sender_email;
+	b->p.author.name = (char *)(ml->author_email ? ml->author_name : ml->sender_name);
+	b->p.author.email = (char *)(ml->author_email ? ml->author_email : ml->sender_email);
+	b->p.message_id = "p@example.org";
+	b->m.headers = b->h;
+	for (size_t i = 0; i < 3 && ml->hname[i]; i++) {
+		b->h[i].name = (char *)ml->hname[i];
+		b->h[i].value = b->h[i].raw = (char *)ml->hvalue[i];
+		b->m.nheaders++;
+	}
+	b->p.msg = &b->m;
+	findings_init(&b->f);
+	for (size_t i = 0; i < 3 && ml->sev[i]; i++)
+		findings_add(&b->f, "BAD_FIXES_TAG", (enum severity)ml->sev[i], NULL, "doc", "m");
+}
+
+static void settings(struct policy_settings *s)
+{
+	policy_settings_init(s);
+	s->from = "tagbot <tagbot@example.org>";
+	s->bot_addresses = bot_aliases;
+	s->nbot_addresses = 1;
+}
+
+#define JANE "Jane Doe", "jane@example.org"
+#define W { SEV_WARNING }
+
+START_TEST(test_decisions)
+{
+	static const struct {
+		const char *what;
+		struct mail m;
+		enum policy_verdict v;
+		enum policy_reason r;
+	} cases[] = {
+		{ "a patch with a warning", { JANE, NULL, NULL, KIND_PATCH, {0}, {0}, W },
+		  POLICY_REPLY, REASON_NONE },
+		{ "only a check finding", { JANE, NULL, NULL, KIND_PATCH, {0}, {0}, { SEV_CHECK } },
+		  POLICY_CLEAN, REASON_CLEAN },
+		{ "no findings", { JANE, NULL, NULL, KIND_PATCH, {0}, {0}, {0} },
+		  POLICY_CLEAN, REASON_CLEAN },
+		{ "an error and a check", { JANE, NULL, NULL, KIND_PATCH, {0}, {0},
+					    { SEV_CHECK, SEV_ERROR } }, POLICY_REPLY, REASON_NONE },
+		/* The bot itself, however it is written. */
+		{ "own From", { "tagbot", "tagbot@example.org", NULL, NULL, KIND_PATCH, {0}, {0}, W },
+		  POLICY_SKIP, REASON_OWN_ADDRESS },
+		{ "own plus address", { "x", "tagbot+leds@example.org", NULL, NULL, KIND_PATCH,
+					{0}, {0}, W }, POLICY_SKIP, REASON_OWN_ADDRESS },
+		{ "own, other case", { "x", "TAGBOT@Example.ORG", NULL, NULL, KIND_PATCH, {0}, {0}, W },
+		  POLICY_SKIP, REASON_OWN_ADDRESS },
+		{ "bot alias as in-body author", { JANE, "Bot", "bot-alias+x@example.net", KIND_PATCH,
+						   {0}, {0}, W }, POLICY_SKIP, REASON_OWN_ADDRESS },
+		/* RFC 3834. */
+		{ "auto-generated", { JANE, NULL, NULL, KIND_PATCH, { "Auto-Submitted" },
+				      { "auto-generated" }, W }, POLICY_SKIP, REASON_AUTO_SUBMITTED },
+		{ "auto-replied", { JANE, NULL, NULL, KIND_PATCH, { "auto-submitted" },
+				    { "auto-replied (vacation)" }, W }, POLICY_SKIP, REASON_AUTO_SUBMITTED },
+		{ "empty Auto-Submitted", { JANE, NULL, NULL, KIND_PATCH, { "Auto-Submitted" }, { "" },
+					    W }, POLICY_SKIP, REASON_AUTO_SUBMITTED },
+		{ "Auto-Submitted: no", { JANE, NULL, NULL, KIND_PATCH, { "Auto-Submitted" }, { "no" },
+					  W }, POLICY_REPLY, REASON_NONE },
+		{ "Auto-Submitted: No (comment)", { JANE, NULL, NULL, KIND_PATCH, { "Auto-Submitted" },
+						    { " No (typed by hand)" }, W }, POLICY_REPLY,
+		  REASON_NONE },
+		{ "X-Patchwork-Hint: Ignore", { JANE, NULL, NULL, KIND_PATCH, { "X-Patchwork-Hint" },
+						{ "Ignore" }, W }, POLICY_SKIP, REASON_PATCHWORK_IGNORE },
+		{ "X-Patchwork-Hint: other", { JANE, NULL, NULL, KIND_PATCH, { "X-Patchwork-Hint" },
+					       { "comment" }, W }, POLICY_REPLY, REASON_NONE },
+		/* Every list copy says Precedence: bulk. */
+		{ "Precedence: bulk", { JANE, NULL, NULL, KIND_PATCH, { "Precedence" }, { "bulk" }, W },
+		  POLICY_REPLY, REASON_NONE },
+		/* The default ignore_senders. */
+		{ "kernel test robot", { "kernel test robot", "lkp@intel.com", NULL, NULL, KIND_PATCH,
+					 {0}, {0}, W }, POLICY_SKIP, REASON_IGNORED_SENDER },
+		{ "kernel test robot, other address", { "kernel test robot", "oliver.sang@intel.com",
+							NULL, NULL, KIND_PATCH, {0}, {0}, W },
+		  POLICY_SKIP, REASON_IGNORED_SENDER },
+		{ "a person at intel.com", { "Jane Roe", "jane.roe@intel.com", NULL, NULL, KIND_PATCH,
+					     {0}, {0}, W }, POLICY_REPLY, REASON_NONE },
+		{ "syzbot", { "syzbot", "syzbot+2f7c9b1a0e@syzkaller.appspotmail.com", NULL, NULL,
+			      KIND_PATCH, {0}, {0}, W }, POLICY_SKIP, REASON_IGNORED_SENDER },
+		{ "patchwork-bot", { "", "patchwork-bot+netdevbpf@kernel.org", NULL, NULL, KIND_PATCH,
+				     {0}, {0}, W }, POLICY_SKIP, REASON_IGNORED_SENDER },
+		{ "pr-tracker-bot", { "", "pr-tracker-bot@kernel.org", NULL, NULL, KIND_PATCH, {0}, {0},
+				      W }, POLICY_SKIP, REASON_IGNORED_SENDER },
+		{ "sashiko-bot", { "", "Sashiko-Bot@kernel.org", NULL, NULL, KIND_PATCH, {0}, {0}, W },
+		  POLICY_SKIP, REASON_IGNORED_SENDER },
+		{ "a bounce", { "Mail Delivery System", "MAILER-DAEMON@mail.example.org", NULL, NULL,
+				KIND_PATCH, {0}, {0}, W }, POLICY_SKIP, REASON_IGNORED_SENDER },
+		{ "a bot-ish name not listed", { "Tester Bot", "tester@example.org", NULL, NULL,
+						 KIND_PATCH, {0}, {0}, W }, POLICY_REPLY, REASON_NONE },
+		/* Kinds. */
+		{ "a reply", { JANE, NULL, NULL, KIND_REPLY, {0}, {0}, W }, POLICY_SKIP, REASON_REPLY },
+		{ "a pull request", { JANE, NULL, NULL, KIND_PULL, {0}, {0}, W }, POLICY_SKIP,
+		  REASON_PULL },
+		{ "other mail", { JANE, NULL, NULL, KIND_OTHER, {0}, {0}, W }, POLICY_SKIP,
+		  REASON_NOT_A_PATCH },
+		{ "a cover letter with a placeholder", { JANE, NULL, NULL, KIND_COVER, {0}, {0},
+							 { SEV_ERROR } }, POLICY_REPLY, REASON_NONE },
+		{ "a clean cover letter", { JANE, NULL, NULL, KIND_COVER, {0}, {0}, {0} },
+		  POLICY_CLEAN, REASON_CLEAN },
+		/* Own address wins over every other reason. */
+		{ "own reply", { "tagbot", "tagbot@example.org", NULL, NULL, KIND_REPLY,
+				 { "Auto-Submitted" }, { "auto-generated" }, W }, POLICY_SKIP,
+		  REASON_OWN_ADDRESS },
+	};
+	struct policy_settings s;
+	struct policy *pol = policy_new();
+
+	settings(&s);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct policy_decision d;
+		struct built b;
+
+		build(&b, &cases[i].m);
+		policy_decide(pol, &s, &b.p, &b.f, 1000, &d);
+		ck_assert_msg(d.verdict == cases[i].v && d.reason == cases[i].r,
+			      "%s: got %s/%s", cases[i].what, policy_verdict_name(d.verdict),
+			      policy_reason_name(d.reason));
+		findings_release(&b.f);
+	}
+	policy_free(pol);
+}
+END_TEST
+
+START_TEST(test_min_severity_and_count)
+{
+	struct mail m = { JANE, NULL, NULL, KIND_PATCH, {0}, {0}, { SEV_CHECK, SEV_WARNING, SEV_ERROR } };
+	struct policy_settings s;
+	struct policy_decision d;
+	struct built b;
+
+	settings(&s);
+	build(&b, &m);
+	policy_decide(NULL, &s, &b.p, &b.f, 0, &d);
+	ck_assert_uint_eq(d.nfindings, 2);
+	s.min_reply_severity = SEV_CHECK;
+	policy_decide(NULL, &s, &b.p, &b.f, 0, &d);
+	ck_assert_uint_eq(d.nfindings, 3);
+	s.min_reply_severity = SEV_ERROR;
+	policy_decide(NULL, &s, &b.p, &b.f, 0, &d);
+	ck_assert_uint_eq(d.nfindings, 1);
+	ck_assert_int_eq(d.verdict, POLICY_REPLY);
+	findings_release(&b.f);
+}
+END_TEST
+
+/* An admin's list replaces the defaults: globs on addresses, on names. */
+START_TEST(test_custom_ignore_list)
+{
+	static const char *const mine[] = { "*@bots.example.org", "CI *", "" };
+	static const struct {
+		const char *name, *email;
+		enum policy_verdict v;
+		const char *matched;
+	} cases[] = {
+		{ "Runner", "ci@bots.example.org", POLICY_SKIP, "*@bots.example.org" },
+		{ "Runner", "ci+job7@BOTS.example.org", POLICY_SKIP, "*@bots.example.org" },
+		{ "CI Runner", "runner@example.com", POLICY_SKIP, "CI *" },
+		{ "ci nightly", "n@example.com", POLICY_SKIP, "CI *" },
+		{ "Jane", "jane@sub.bots.example.org.evil", POLICY_REPLY, NULL },
+		{ "kernel test robot", "lkp@intel.com", POLICY_REPLY, NULL },	/* defaults replaced */
+	};
+	struct policy_settings s;
+
+	settings(&s);
+	s.ignore_senders = mine;
+	s.nignore_senders = 3;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mail m = { cases[i].name, cases[i].email, NULL, NULL, KIND_PATCH, {0}, {0}, W };
+		struct policy_decision d;
+		struct built b;
+
+		build(&b, &m);
+		policy_decide(NULL, &s, &b.p, &b.f, 0, &d);
+		ck_assert_msg(d.verdict == cases[i].v, "case %zu: %s", i, policy_verdict_name(d.verdict));
+		if (cases[i].matched)
+			ck_assert_str_eq(d.matched, cases[i].matched);
+		else
+			ck_assert_ptr_null(d.matched);
+		findings_release(&b.f);
+	}
+}
+END_TEST
+
+static enum policy_verdict decide_at(struct policy *pol, const struct policy_settings *s,
+				     const char *email, time_t t, enum policy_reason *r)
+{
+	struct mail m = { "Someone", email, NULL, NULL, KIND_PATCH, {0}, {0}, W };
+	struct policy_decision d;
+	struct built b;
+
+	build(&b, &m);
+	policy_decide(pol, s, &b.p, &b.f, t, &d);
+	findings_release(&b.f);
+	if (r)
+		*r = d.reason;
+	return d.verdict;
+}
+
+static void note_at(struct policy *pol, const char *email, time_t t)
+{
+	struct mail m = { "Someone", email, NULL, NULL, KIND_PATCH, {0}, {0}, {0} };
+	struct built b;
+
+	build(&b, &m);
+	policy_note_reply(pol, &b.p, t);
+}
+
+/* Three replies at 0, 10, 20 with a limit of 3: held until the one at 0
+ * leaves the hour, i.e. from t = 3600 (the window is (t - 3600, t]). */
+START_TEST(test_rate_per_author)
+{
+	static const struct {
+		time_t t;
+		const char *who;
+		enum policy_verdict v;
+	} cases[] = {
+		{ 30, "jane@example.org", POLICY_HOLD },
+		{ 30, "Jane+leds@EXAMPLE.org", POLICY_HOLD },	/* the same author */
+		{ 30, "john@example.org", POLICY_REPLY },
+		{ 3599, "jane@example.org", POLICY_HOLD },
+		{ 3600, "jane@example.org", POLICY_REPLY },
+	};
+	struct policy_settings s;
+	struct policy *pol = policy_new();
+	enum policy_reason r;
+
+	settings(&s);
+	s.max_per_author_per_hour = 3;
+	note_at(pol, "jane@example.org", 0);
+	note_at(pol, "jane@example.org", 10);
+	note_at(pol, "jane@example.org", 20);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum policy_verdict v = decide_at(pol, &s, cases[i].who, cases[i].t, &r);
+
+		ck_assert_msg(v == cases[i].v, "case %zu: %s", i, policy_verdict_name(v));
+		if (v == POLICY_HOLD)
+			ck_assert_int_eq(r, REASON_RATE_AUTHOR);
+	}
+	/* Deciding changed nothing: still held at 30. */
+	ck_assert_int_eq(decide_at(pol, &s, "jane@example.org", 30, NULL), POLICY_HOLD);
+	/* A clean patch is clean, not held. */
+	{
+		struct mail m = { "Jane", "jane@example.org", NULL, NULL, KIND_PATCH, {0}, {0}, {0} };
+		struct policy_decision d;
+		struct built b;
+
+		build(&b, &m);
+		policy_decide(pol, &s, &b.p, &b.f, 30, &d);
+		ck_assert_int_eq(d.verdict, POLICY_CLEAN);
+	}
+	/* No limit: never held. */
+	s.max_per_author_per_hour = 0;
+	ck_assert_int_eq(decide_at(pol, &s, "jane@example.org", 30, NULL), POLICY_REPLY);
+	policy_free(pol);
+}
+END_TEST
+
+/* Two replies at 100 and 110 with a global cap of 2 per minute: held
+ * until 160, when the first leaves the window (100, 160]. */
+START_TEST(test_rate_global)
+{
+	static const struct {
+		time_t t;
+		enum policy_verdict v;
+	} cases[] = {
+		{ 110, POLICY_HOLD }, { 159, POLICY_HOLD }, { 160, POLICY_REPLY }, { 170, POLICY_REPLY },
+	};
+	struct policy_settings s;
+	struct policy *pol = policy_new();
+	enum policy_reason r;
+
+	settings(&s);
+	s.max_per_minute = 2;
+	note_at(pol, "a@example.org", 100);
+	note_at(pol, "b@example.org", 110);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum policy_verdict v = decide_at(pol, &s, "c@example.org", cases[i].t, &r);
+
+		ck_assert_msg(v == cases[i].v, "case %zu: %s", i, policy_verdict_name(v));
+		if (v == POLICY_HOLD)
+			ck_assert_int_eq(r, REASON_RATE_GLOBAL);
+	}
+	ck_assert_int_eq(decide_at(NULL, &s, "c@example.org", 110, NULL), POLICY_REPLY);
+	policy_free(pol);
+}
+END_TEST
+
+/* Many authors: the table stays bounded and recent authors still count. */
+START_TEST(test_rate_many_authors)
+{
+	struct policy_settings s;
+	struct policy *pol = policy_new();
+	char email[64];
+
+	settings(&s);
+	s.max_per_author_per_hour = 1;
+	s.max_per_minute = 0;
+	for (int i = 0; i < POLICY_MAX_AUTHORS + 500; i++) {
+		snprintf(email, sizeof(email), "a%d@example.org", i);
+		note_at(pol, email, i);
+	}
+	ck_assert_int_eq(decide_at(pol, &s, email, POLICY_MAX_AUTHORS + 500, NULL), POLICY_HOLD);
+	ck_assert_int_eq(decide_at(pol, &s, "new@example.org", POLICY_MAX_AUTHORS + 500, NULL),
+			 POLICY_REPLY);
+	/* Much later everyone has left the window. */
+	note_at(pol, "late@example.org", 100000);
+	ck_assert_int_eq(decide_at(pol, &s, email, 100000, NULL), POLICY_REPLY);
+	policy_free(pol);
+}
+END_TEST
+
+START_TEST(test_names_and_bot_address)
+{
+	struct policy_settings s;
+
+	ck_assert_str_eq(policy_reason_name(REASON_RATE_AUTHOR), "rate-limit-author");
+	ck_assert_str_eq(policy_reason_name(REASON_AUTO_SUBMITTED), "auto-submitted");
+	ck_assert_str_eq(policy_reason_name(REASON_NONE), "");
+	ck_assert_str_eq(policy_verdict_name(POLICY_HOLD), "hold");
+	settings(&s);
+	ck_assert(policy_is_bot_address(&s, "tagbot@example.org"));
+	ck_assert(policy_is_bot_address(&s, "tagbot+x@EXAMPLE.org"));
+	ck_assert(policy_is_bot_address(&s, "bot-alias@example.net"));
+	ck_assert(!policy_is_bot_address(&s, "tagbotx@example.org"));
+	ck_assert(!policy_is_bot_address(&s, "tagbot@example.org.evil"));
+	ck_assert(!policy_is_bot_address(&s, ""));
+	ck_assert(!policy_is_bot_address(&s, NULL));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_decisions);
+	tcase_add_test(tc, test_min_severity_and_count);
+	tcase_add_test(tc, test_custom_ignore_list);
+	tcase_add_test(tc, test_rate_per_author);
+	tcase_add_test(tc, test_rate_global);
+	tcase_add_test(tc, test_rate_many_authors);
+	tcase_add_test(tc, test_names_and_bot_address);
+	suite_add_tcase(s, tc);
+	return th_run_suite(s);
+}
