@@ -233,38 +233,44 @@ char *patch_normalize_msgid(const char *s)
 	return dup_trim(s, strlen(s));
 }
 
+/* The end of the next ID at s: "<id>" or a bare word. */
+static const char *msgid_end(const char *s)
+{
+	const char *e;
+
+	if (*s == '<') {
+		e = strchr(s, '>');
+		return e ? e + 1 : s + strlen(s);
+	}
+	for (e = s; *e && !is_ws(*e) && *e != '<'; e++)
+		;
+	return e;
+}
+
+/* References: "<a@x> <b@x>", also run together ("<a@x><b@x>"). */
 static void parse_references(struct patch *p, const char *s)
 {
 	size_t alloc = 0;
 
 	while (s && *s && p->nreferences < PATCH_MAX_REFERENCES) {
-		const char *b, *e;
+		const char *e;
+		char *word, *id;
 
 		while (is_ws(*s))
 			s++;
 		if (!*s)
 			break;
-		b = s;
-		if (*s == '<') {
-			e = strchr(s, '>');
-			e = e ? e + 1 : s + strlen(s);
-		} else {
-			for (e = s; *e && !is_ws(*e) && *e != '<'; e++)
-				;
-		}
+		e = msgid_end(s);
+		word = xstrndup(s, (size_t)(e - s));
+		id = patch_normalize_msgid(word);
+		free(word);
 		s = e;
-		ARRAY_GROW(p->references, alloc, p->nreferences + 1);
-		p->references[p->nreferences] = xstrndup(b, (size_t)(e - b));
-		{
-			char *n = patch_normalize_msgid(p->references[p->nreferences]);
-
-			free(p->references[p->nreferences]);
-			p->references[p->nreferences] = n;
+		if (!*id) {
+			free(id);
+			continue;
 		}
-		if (*p->references[p->nreferences])
-			p->nreferences++;
-		else
-			free(p->references[p->nreferences]);
+		ARRAY_GROW(p->references, alloc, p->nreferences + 1);
+		p->references[p->nreferences++] = id;
 	}
 }
 

@@ -14,6 +14,14 @@
  * several parts and the first (the text above the first split) holds no
  * diff, it is dropped, as git am --scissors drops the chat above the cut.
  * A part without an in-body Subject: has the mail's subject.
+ *
+ * In-body headers (From:, Date:, Subject: at the top of a part, folded
+ * lines joined, RFC 2047 decoded) end at a blank line or at the first line
+ * that is not one of them.  The header From: is a relay when its address
+ * starts "devnull+" or its name ends " via <something>" ("via B4 Relay",
+ * "via Linux-leds"); then the author is X-Original-From:, else Reply-To:
+ * (a bare address there keeps the From: name without " via ..."), else
+ * the From: address with the " via ..." cut from the name.
  */
 #ifndef TAGBOT_PATCH_H
 #define TAGBOT_PATCH_H
