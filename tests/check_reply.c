@@ -638,6 +638,51 @@ START_TEST(test_unique_ids)
 }
 END_TEST
 
+/* A real B4 Relay mail (trimmed from the linux-leds corpus): the reply
+ * goes to the in-body author, never to devnull+...@kernel.org, and with
+ * "all" Cc's the list and every To/Cc of the patch once. */
+START_TEST(test_parsed_b4_relay_all)
+{
+	struct reply_settings s;
+	struct findings f;
+	struct message m;
+	struct patch *p;
+	struct reply r;
+	struct hblock h;
+	size_t np, len;
+	char *raw = th_read_data("reply-b4-relay-to-all.eml", &len);
+	struct err e;
+
+	message_init(&m);
+	ck_assert_msg(message_parse(&m, raw, len, &e) == 0, "%s", e.msg);
+	patch_parse(&m, &p, &np);
+	ck_assert_uint_eq(np, 1);
+	findings_init(&f);
+	findings_add(&f, "LINK_TO_SELF", SEV_WARNING, NULL, "seed 001", "message");
+	reply_settings_init(&s);
+	s.from = "tagbot <tagbot@example.org>";
+	s.to = REPLY_TO_ALL;
+	reply_init(&r);
+	ck_assert_msg(reply_build(&r, &p[0], &f, &s, NOW, &e) == 0, "%s", e.msg);
+	parse_block(r.raw, r.len, &h);
+	ck_assert_str_eq(hval(&h, "To"), "=?UTF-8?Q?J=2E_Neusch=C3=A4fer?= <j.ne@posteo.net>");
+	ck_assert_str_eq(hval(&h, "Subject"),
+			 "Re: [PATCH] dt-bindings: leds: Allow differently named multicolor leds");
+	ck_assert_str_eq(hval(&h, "In-Reply-To"), "<20250209-multi-led-v1-1-5aebccbd2db7@posteo.net>");
+	ck_assert_str_eq(hval(&h, "References"), "<20250209-multi-led-v1-1-5aebccbd2db7@posteo.net>");
+	ck_assert_str_eq(rcpts(&r), "j.ne@posteo.net,linux-leds@vger.kernel.org,pavel@ucw.cz,"
+			 "lee@kernel.org,robh@kernel.org,krzk+dt@kernel.org,conor+dt@kernel.org,"
+			 "afd@ti.com,devicetree@vger.kernel.org,linux-kernel@vger.kernel.org");
+	ck_assert_int_eq(strncmp(h.body, "Hello J. Neusch=C3=A4fer,\r\n", 27), 0);
+	reply_release(&r);
+	hblock_free(&h);
+	findings_release(&f);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
 /* --- hostile input ---------------------------------------------------- */
 
 #define EVIL "\r\nBcc: evil@attacker.example"
@@ -927,6 +972,7 @@ int main(void)
 	tcase_add_test(tc, test_footer_and_reply_to);
 	tcase_add_test(tc, test_failures);
 	tcase_add_test(tc, test_unique_ids);
+	tcase_add_test(tc, test_parsed_b4_relay_all);
 	tcase_add_test(sec, test_injection_fields);
 	tcase_add_test(sec, test_references_filtered);
 	tcase_add_test(sec, test_injection_parsed_mail);
