@@ -943,3 +943,26 @@ void patch_parse_commit_msg(const struct message *msg, struct patch *p)
 	person_copy(&p->sender, &p->author);
 	finish_body(p);
 }
+
+bool patch_trailers_adjacent(const struct patch *p, const struct trailer *a,
+			     const struct trailer *b)
+{
+	size_t base;
+
+	if (!p->nlines || b->line.lineno <= a->line.lineno)
+		return false;
+	base = p->lines[0].lineno;
+	for (size_t k = a->line.lineno + 1; k < b->line.lineno; k++) {
+		const struct line *l;
+		size_t j = 0;
+
+		if (k < base || k - base >= p->nlines || p->lines[k - base].lineno != k)
+			return a->in_block && b->in_block;	/* numbering gap: trust the block */
+		l = &p->lines[k - base];
+		while (j < l->len && (l->p[j] == ' ' || l->p[j] == '\t'))
+			j++;
+		if (j == l->len || (j == 0 && l->p[0] != '#'))
+			return false;
+	}
+	return true;
+}

@@ -139,6 +139,14 @@ void series_release(struct series *s);
  * only when a '[' follows ("Odg: [PATCH"), so "net: fix" is no reply. */
 bool patch_subject_is_reply(const char *subject);
 
+/*
+ * True when only continuation lines or # comments stand between trailers a
+ * and b of p (a before b): they belong together, as a Reported-by: and its
+ * Closes:, or a Co-developed-by: and its Signed-off-by:.
+ */
+bool patch_trailers_adjacent(const struct patch *p, const struct trailer *a,
+			     const struct trailer *b);
+
 /* Strips <> and surrounding white space from a Message-ID; malloc'ed. */
 char *patch_normalize_msgid(const char *s);
 

@@ -73,28 +73,6 @@ static size_t find_text(const char *s, size_t n, const char *lit, bool nocase)
 	return n;
 }
 
-/* True when only continuation lines or comments separate trailers a and b. */
-static bool adjacent(const struct patch *p, const struct trailer *a, const struct trailer *b)
-{
-	size_t base;
-
-	if (!p->nlines || b->line.lineno <= a->line.lineno)
-		return false;
-	base = p->lines[0].lineno;
-	for (size_t k = a->line.lineno + 1; k < b->line.lineno; k++) {
-		const struct line *l;
-		const char *q;
-
-		if (k < base || k - base >= p->nlines || p->lines[k - base].lineno != k)
-			return a->in_block && b->in_block;	/* numbering gap: trust the block */
-		l = &p->lines[k - base];
-		q = skip_blank(l->p, l->p + l->len);
-		if (q == l->p + l->len || (q == l->p && *q != '#'))
-			return false;
-	}
-	return true;
-}
-
 /* ---- BAD_REPORTED_BY_LINK ------------------------------------------- */
 
 static bool is_tag(const struct trailer *t, const char *name)
@@ -150,10 +128,10 @@ static void check_reported_by(struct rule_ctx *c)
 			continue;
 		}
 		for (last = i; last + 1 < p->ntrailers && is_report(&t[last + 1]) &&
-			       adjacent(p, &t[last], &t[last + 1]); last++)
+			       patch_trailers_adjacent(p, &t[last], &t[last + 1]); last++)
 			;
 		if (last + 1 >= p->ntrailers || !is_report_link(&t[last + 1], follow) ||
-		    !adjacent(p, &t[last], &t[last + 1]))
+		    !patch_trailers_adjacent(p, &t[last], &t[last + 1]))
 			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
 				  "%s: should be followed by %s with the URL of the report, so "
 				  "readers can find it.", t[last].token, report_followers(follow));

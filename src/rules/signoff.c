@@ -280,29 +280,6 @@ static bool same_person(const struct person *a, const struct person *b)
 	return address_same(a->email, b->email) && !utf8_name_cmp(a->name, b->name);
 }
 
-/* True when only continuation lines or comments separate trailers a and b. */
-static bool adjacent(const struct patch *p, const struct trailer *a, const struct trailer *b)
-{
-	size_t base;
-
-	if (!p->nlines || b->line.lineno <= a->line.lineno)
-		return false;
-	base = p->lines[0].lineno;
-	for (size_t k = a->line.lineno + 1; k < b->line.lineno; k++) {
-		const struct line *l;
-		size_t j = 0;
-
-		if (k < base || k - base >= p->nlines || p->lines[k - base].lineno != k)
-			return a->in_block && b->in_block;	/* numbering gap: trust the block */
-		l = &p->lines[k - base];
-		while (j < l->len && is_blank(l->p[j]))
-			j++;
-		if (j == l->len || (j == 0 && l->p[0] != '#'))
-			return false;
-	}
-	return true;
-}
-
 static const char *author_email(const struct patch *p)
 {
 	return p->author.email && p->author.email[0] ? p->author.email : NULL;
@@ -321,7 +298,7 @@ static void check_codeveloper(struct rule_ctx *c, size_t i)
 			  "Co-developed-by: names the patch's author, who is credited by From: "
 			  "already; please remove this line.");
 	if (!next || next->kind != TRAILER_TAG || !trailer_is(next, "Signed-off-by") ||
-	    !adjacent(p, t, next)) {
+	    !patch_trailers_adjacent(p, t, next)) {
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
 			  "Co-developed-by: must be immediately followed by a Signed-off-by: "
 			  "of the same person.");
