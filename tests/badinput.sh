@@ -60,7 +60,10 @@ def w(name, *chunks):
             f.write(c)
 
 def mbox(*msgs):
-    return b"".join(b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" + m + b"\n" for m in msgs)
+    """An mboxrd: each message ends with a line break and a blank line (a
+    "From " line right after text is not a separator for tagbot)."""
+    return b"".join(b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" + m + (b"" if not m or m.endswith(b"\n") else b"\n")
+                    + b"\n" for m in msgs)
 
 # MSG_WARN_TRUNCATED_MIME: the text part is whole, the multipart never closes.
 w("truncated-mime.eml", hdr("trunc@x", extra=MP % b"BB"), b"\n--BB\nContent-Type: text/plain\n\n",
