@@ -846,6 +846,13 @@ static void parse_part(const struct message *msg, const struct part *pt, struct 
 	fill_ids(p, msg);
 	fill_author(p, msg, ib.from);
 	fill_subject(p, ib.subject ? ib.subject : hdr_value(msg, "Subject"), &reply, &pull);
+	/*
+	 * A reply's own "Re:" decides, even when its text opens with a
+	 * "Subject:" line (a reviewer suggesting a new subject).  A patch after
+	 * a scissors line or pasted as an mbox is a part of its own.
+	 */
+	if (!pt->mbox && pt->p == msg->text && patch_subject_is_reply(hdr_value(msg, "Subject")))
+		reply = true;
 	read_body(p, &c);
 	p->kind = decide_kind(p, reply, pull);
 	free(ib.from);

@@ -877,6 +877,23 @@ START_TEST(test_fixture_b4_relay)
 }
 END_TEST
 
+/* A real review (trimmed): its text opens with "Subject: s/led/LED/", a
+ * suggestion, not an in-body header; the Re: of the mail decides. */
+START_TEST(test_fixture_reply_opens_with_subject)
+{
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("model-reply-opens-with-subject.eml", &m, &np, &raw);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_REPLY);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
 /* A real b4 relay cover letter: no in-body From:, so X-Original-From: wins. */
 START_TEST(test_fixture_b4_relay_cover)
 {
@@ -994,6 +1011,7 @@ int main(void)
 	tcase_add_test(mail, test_fixture_b4_relay);
 	tcase_add_test(mail, test_fixture_b4_relay_cover);
 	tcase_add_test(mail, test_fixture_reply);
+	tcase_add_test(mail, test_fixture_reply_opens_with_subject);
 	tcase_add_test(mail, test_fixture_scissors);
 	tcase_add_test(mail, test_fixture_pasted_mbox);
 	suite_add_tcase(s, mail);

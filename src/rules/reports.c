@@ -420,7 +420,7 @@ static bool ends_with_ci(const char *s, const char *end, const char *lit)
 	while (end > s && is_blank(end[-1]))
 		end--;
 	return (size_t)(end - s) >= k && !strncasecmp(end - k, lit, k) &&
-	       (end - k == s || !is_alnum(end[-k - 1]));
+	       (end - k == s || !is_alnum(*(end - k - 1)));
 }
 
 /*
