@@ -1,0 +1,106 @@
+/*
+ * smtp_sink.h - submits one reply over SMTP with libcurl.  The only module
+ * (with the link lookup) that includes curl; callers see these types only.
+ *
+ * TLS: STARTTLS is required by default; implicit TLS (smtps://) on request;
+ * no TLS only to a loopback host (127.0.0.0/8, ::1, localhost).  The peer's
+ * certificate and host name are always verified, against ca_file when set,
+ * else the system store.  AUTH happens when user is set (curl picks the
+ * mechanism the server offers).  Nothing is logged here and curl's verbose
+ * mode is never turned on: the password only goes to curl.
+ *
+ * Failures are classed for the outbox:
+ *   ERR_TEMP   connection refused or dropped, a timeout, DNS, a 4xx reply:
+ *              retry later (smtp_backoff)
+ *   ERR_FINAL  a 5xx reply, a certificate that does not verify, a server
+ *              without STARTTLS, bad settings or arguments: the reply failed
+ * Every message starts with "smtp: URL: ", then the server's last reply line
+ * when it answered 4xx/5xx ("smtp: smtp://127.0.0.1:2525: 450 4.2.0 ...").
+ *
+ * All recipients or none: when one RCPT is refused nothing is sent, so a
+ * retry never duplicates the reply to the recipients that were accepted.
+ *
+ * curl_global_init is left to curl_easy_init (done on first use); call
+ * smtp_send from one thread at a time.
+ */
+#ifndef TAGBOT_SMTP_SINK_H
+#define TAGBOT_SMTP_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+#define SMTP_ADDR_MAX		254	/* bytes of one addr-spec (RFC 5321 path minus <>) */
+#define SMTP_RCPT_MAX		100	/* recipients of one message (RFC 5321 4.5.3.1.8) */
+#define SMTP_DATA_MAX		((size_t)32 * 1024 * 1024)	/* bytes of one message */
+#define SMTP_REPLY_TEXT_MAX	200	/* bytes of the server's reply kept for errors */
+
+#define SMTP_CONNECT_TIMEOUT_S	30	/* defaults of smtp_settings_init */
+#define SMTP_TIMEOUT_S		300
+
+#define SMTP_BACKOFF_BASE_S	30	/* first retry after about this long */
+#define SMTP_BACKOFF_MAX_S	3600	/* never wait longer */
+
+enum smtp_tls {
+	SMTP_TLS_STARTTLS = 0,	/* smtp://, STARTTLS required */
+	SMTP_TLS_IMPLICIT,	/* smtps:// */
+	SMTP_TLS_NONE		/* smtp:// in clear text; loopback hosts only */
+};
+
+/* "starttls", "implicit", "none" (case-insensitive); -1 when unknown. */
+int smtp_tls_parse(const char *s, enum smtp_tls *out);
+const char *smtp_tls_name(enum smtp_tls t);
+
+struct smtp_settings {
+	const char *url;	/* foreign; smtp://host[:port][/ehlo-name] or smtps://... */
+	enum smtp_tls tls;
+	const char *ca_file;	/* foreign; NULL or "": the system CA store */
+	const char *user;	/* foreign; NULL or "": no AUTH */
+	const char *password;	/* foreign; a secret: never logged, never in a message */
+	long connect_timeout_s;	/* <= 0: SMTP_CONNECT_TIMEOUT_S */
+	long timeout_s;		/* the whole submission; <= 0: SMTP_TIMEOUT_S */
+};
+
+/* Everything NULL, tls starttls, the default timeouts. */
+void smtp_settings_init(struct smtp_settings *s);
+
+/*
+ * Checks s without connecting (for config validation at start-up; smtp_send
+ * does it too): the url parses, has no user name or password in it, its
+ * scheme matches tls (smtps:// for implicit, smtp:// otherwise), tls none
+ * names a loopback host ("tls = none is only allowed for loopback hosts"),
+ * and a password is given when user is.  ERR_FINAL.
+ */
+int smtp_check_settings(const struct smtp_settings *s, struct err *e);
+
+/* Whether host (as in a URL: "127.0.0.1", "[::1]", "localhost") is a
+ * loopback address, without resolving anything. */
+bool smtp_host_is_loopback(const char *host);
+
+/* Whether a is an addr-spec we pass to MAIL FROM / RCPT TO: local@domain,
+ * both parts non-empty, at most SMTP_ADDR_MAX bytes, no control character,
+ * space, '<' or '>'. */
+bool smtp_addr_ok(const char *a);
+
+/*
+ * Submits data[0..len) (a whole message, CRLF line ends; curl dot-stuffs it
+ * and adds the final ".") from the envelope sender from ("" for the null
+ * sender <>) to the n recipients rcpt.  Refused before connecting
+ * (ERR_FINAL): bad settings, a bad address, n == 0 or > SMTP_RCPT_MAX, len
+ * > SMTP_DATA_MAX, a NUL, bare CR or bare LF in data.  0 once the server
+ * has accepted the message after DATA.
+ */
+int smtp_send(const struct smtp_settings *s, const char *from,
+	      const char *const *rcpt, size_t n, const char *data, size_t len,
+	      struct err *e);
+
+/*
+ * Seconds to wait before retry number attempts (1 for the first retry):
+ * SMTP_BACKOFF_BASE_S doubled per attempt, times a jitter factor of
+ * 0.8 + 0.4 * random01 (random01 in [0, 1): the caller's random number), at
+ * most SMTP_BACKOFF_MAX_S.  attempts < 1 counts as 1.  Pure.
+ */
+long smtp_backoff(int attempts, double random01);
+
+#endif

@@ -1,0 +1,897 @@
+/*
+ * check_smtp_sink - the SMTP sink.  The "unit" case needs no server: it
+ * checks settings and envelopes, the backoff, and the classification of
+ * replies from a scripted fake server on a loopback port.  The "postfix*"
+ * cases run against the real Postfix of tests/integration/smtp-sink.sh and
+ * are only registered when it has set TAGBOT_SMTP_PORT and friends; the
+ * script picks one with CK_RUN_CASE and checks the deliveries itself.
+ */
+#include "autoconf.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "secret.h"
+#include "smtp_sink.h"
+#include "testhelp.h"
+
+static const char *const to_author[] = { "author@example.org" };
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A whole test mail, CRLF; one body line starts with a dot (curl must
+ * stuff it, the server unstuffs it). */
+static const char *mail(const char *msgid, size_t *len)
+{
+	static char b[512];
+	int n = snprintf(b, sizeof(b),
+			 "From: tagbot <bot@example.org>\r\n"
+			 "To: author@example.org\r\n"
+			 "Subject: smtp-sink test\r\n"
+			 "Message-ID: <%s>\r\n"
+			 "\r\n"
+			 "Hello,\r\n"
+			 ".a line that starts with a dot\r\n"
+			 "bye\r\n", msgid);
+
+	ck_assert(n > 0 && (size_t)n < sizeof(b));
+	*len = (size_t)n;
+	return b;
+}
+
+static struct smtp_settings settings(const char *url, enum smtp_tls tls)
+{
+	struct smtp_settings s;
+
+	smtp_settings_init(&s);
+	s.url = url;
+	s.tls = tls;
+	s.connect_timeout_s = 5;
+	s.timeout_s = 10;
+	return s;
+}
+
+/* --- names, hosts, addresses, settings -------------------------------- */
+
+START_TEST(test_tls_names)
+{
+	static const struct { const char *s; int rc; enum smtp_tls t; } cases[] = {
+		{ "starttls", 0, SMTP_TLS_STARTTLS }, { "STARTTLS", 0, SMTP_TLS_STARTTLS },
+		{ "implicit", 0, SMTP_TLS_IMPLICIT }, { "none", 0, SMTP_TLS_NONE },
+		{ "ssl", -1, 0 }, { "", -1, 0 }, { NULL, -1, 0 },
+	};
+	enum smtp_tls t;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		t = (enum smtp_tls)99;
+		ck_assert_int_eq(smtp_tls_parse(cases[i].s, &t), cases[i].rc);
+		if (cases[i].rc == 0) {
+			ck_assert_int_eq(t, cases[i].t);
+			ck_assert_str_eq(smtp_tls_name(t), cases[i].s[0] == 'S' ? "starttls" : cases[i].s);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_loopback_hosts)
+{
+	static const struct { const char *host; bool loop; } cases[] = {
+		{ "127.0.0.1", true }, { "127.255.255.254", true }, { "127.1.2.3", true },
+		{ "localhost", true }, { "LocalHost", true },
+		{ "[::1]", true }, { "::1", true }, { "[0:0:0:0:0:0:0:1]", true },
+		{ "[::ffff:127.0.0.1]", true },
+		{ "128.0.0.1", false }, { "126.255.255.255", false }, { "10.0.0.1", false },
+		{ "0.0.0.0", false }, { "[::]", false }, { "[::2]", false },
+		{ "[::ffff:10.0.0.1]", false },
+		{ "localhost.example.org", false }, { "127.0.0.1.nip.io", false },
+		{ "mail.example.org", false }, { "", false }, { "[", false }, { "[]", false },
+		{ NULL, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		ck_assert_msg(smtp_host_is_loopback(cases[i].host) == cases[i].loop,
+			      "%s", cases[i].host ? cases[i].host : "(null)");
+}
+END_TEST
+
+START_TEST(test_addresses)
+{
+	static const struct { const char *a; bool ok; } cases[] = {
+		{ "author@example.org", true }, { "a+tag@sub.example.org", true },
+		{ "x@[127.0.0.1]", true }, { "j\xc3\xb6rg@example.org", true },
+		{ "", false }, { "author", false }, { "@example.org", false },
+		{ "author@", false }, { "a@b@c", false },
+		{ "author@example.org>", false }, { "<author@example.org", false },
+		{ "author @example.org", false }, { "author@exa\tmple.org", false },
+		{ "author@example.org\r\nRCPT TO:<evil@example.com", false },
+		{ "author@example.org\n", false }, { "a\x7f@example.org", false },
+		{ NULL, false },
+	};
+	char longest[SMTP_ADDR_MAX + 2];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		ck_assert_msg(smtp_addr_ok(cases[i].a) == cases[i].ok, "case %zu", i);
+	memset(longest, 'a', sizeof(longest));
+	memcpy(longest + SMTP_ADDR_MAX - 12, "@example.org", 13);	/* exactly the cap */
+	ck_assert(smtp_addr_ok(longest));
+	memset(longest, 'a', sizeof(longest));
+	memcpy(longest + SMTP_ADDR_MAX - 11, "@example.org", 13);	/* one over */
+	ck_assert(!smtp_addr_ok(longest));
+}
+END_TEST
+
+static const struct settings_case {
+	const char *url;
+	enum smtp_tls tls;
+	const char *user;
+	const char *password;
+	const char *msg;	/* NULL: accepted */
+} settings_cases[] = {
+	{ "smtp://127.0.0.1:2525", SMTP_TLS_NONE, NULL, NULL, NULL },
+	{ "smtp://127.0.0.1", SMTP_TLS_NONE, "bot", "pw", NULL },
+	{ "smtp://127.1:2525", SMTP_TLS_NONE, NULL, NULL, NULL },	/* curl reads 127.0.0.1 */
+	{ "smtp://localhost:25/tagbot.example.org", SMTP_TLS_NONE, NULL, NULL, NULL },
+	{ "smtp://[::1]:25", SMTP_TLS_NONE, NULL, NULL, NULL },
+	{ "smtp://mail.example.org:587", SMTP_TLS_STARTTLS, "bot", "pw", NULL },
+	{ "SMTP://mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL, NULL },
+	{ "smtps://mail.example.org:465", SMTP_TLS_IMPLICIT, NULL, NULL, NULL },
+	{ "smtp://mail.example.org:25", SMTP_TLS_NONE, NULL, NULL,
+	  "smtp: smtp://mail.example.org:25: tls = none is only allowed for loopback hosts" },
+	{ "smtp://192.0.2.1", SMTP_TLS_NONE, NULL, NULL,
+	  "smtp: smtp://192.0.2.1: tls = none is only allowed for loopback hosts" },
+	{ "smtp://localhost.example.org", SMTP_TLS_NONE, NULL, NULL,
+	  "smtp: smtp://localhost.example.org: tls = none is only allowed for loopback hosts" },
+	{ "smtp://[::2]:25", SMTP_TLS_NONE, NULL, NULL,
+	  "smtp: smtp://[::2]:25: tls = none is only allowed for loopback hosts" },
+	{ "smtps://127.0.0.1", SMTP_TLS_NONE, NULL, NULL,
+	  "smtp: smtps://127.0.0.1: tls = none needs a smtp:// url" },
+	{ "smtp://mail.example.org", SMTP_TLS_IMPLICIT, NULL, NULL,
+	  "smtp: smtp://mail.example.org: tls = implicit needs a smtps:// url" },
+	{ "smtps://mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	  "smtp: smtps://mail.example.org: tls = starttls needs a smtp:// url" },
+	{ "http://mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	  "smtp: http://mail.example.org: tls = starttls needs a smtp:// url" },
+	{ "smtp://bot:hunter2@mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	  "smtp: the url must not hold a user name or password; use user and password_file" },
+	{ "smtp://mail.example.org", SMTP_TLS_STARTTLS, "bot", NULL,
+	  "smtp: smtp://mail.example.org: user is set but no password" },
+	{ "smtp://mail example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	  "smtp: smtp://mail example.org: not a valid URL" },
+	{ "mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	  "smtp: mail.example.org: not a valid URL" },
+	{ "", SMTP_TLS_STARTTLS, NULL, NULL, "smtp: no url" },
+	{ NULL, SMTP_TLS_STARTTLS, NULL, NULL, "smtp: no url" },
+};
+
+START_TEST(test_settings_table)
+{
+	const struct settings_case *c = &settings_cases[_i];
+	struct smtp_settings s = settings(c->url, c->tls);
+	struct err e;
+	int rc;
+
+	s.user = c->user;
+	s.password = c->password;
+	err_init(&e);
+	rc = smtp_check_settings(&s, &e);
+	if (!c->msg) {
+		ck_assert_msg(rc == 0, "%s: %s", c->url, e.msg);
+		return;
+	}
+	ck_assert_msg(rc == -1, "%s accepted", c->url);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_str_eq(e.msg, c->msg);
+	ck_assert_ptr_null(strstr(e.msg, "hunter2"));
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	struct smtp_settings s;
+
+	memset(&s, 0x5a, sizeof(s));
+	smtp_settings_init(&s);
+	ck_assert_ptr_null(s.url);
+	ck_assert_ptr_null(s.password);
+	ck_assert_int_eq(s.tls, SMTP_TLS_STARTTLS);
+	ck_assert_int_eq(s.connect_timeout_s, SMTP_CONNECT_TIMEOUT_S);
+	ck_assert_int_eq(s.timeout_s, SMTP_TIMEOUT_S);
+}
+END_TEST
+
+/*
+ * Refusals before any connection: the url points at TEST-NET (192.0.2.1,
+ * never routed) or at a loopback port, with a 5 s connect timeout, so a
+ * quick answer with our own message shows nothing was tried.
+ */
+static const char *const rcpt_bad2[] = { "author@example.org", "x@example.org\r\nDATA" };
+static const char *const rcpt_null[] = { NULL };
+
+static const struct refuse_case {
+	const char *url;
+	enum smtp_tls tls;
+	const char *from;
+	const char *const *rcpt;
+	size_t n;
+	const char *data;	/* NULL: a good mail */
+	size_t len;
+	const char *msg;
+} refuse_cases[] = {
+	{ "smtp://192.0.2.1:25", SMTP_TLS_NONE, "bot@example.org", to_author, 1, NULL, 0,
+	  "smtp: smtp://192.0.2.1:25: tls = none is only allowed for loopback hosts" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org>\r\nRSET", to_author, 1, NULL, 0,
+	  "smtp: smtp://127.0.0.1:9: bad envelope sender" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, NULL, to_author, 1, NULL, 0,
+	  "smtp: smtp://127.0.0.1:9: bad envelope sender" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", rcpt_bad2, 2, NULL, 0,
+	  "smtp: smtp://127.0.0.1:9: bad recipient address #2" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", rcpt_null, 1, NULL, 0,
+	  "smtp: smtp://127.0.0.1:9: bad recipient address #1" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 0, NULL, 0,
+	  "smtp: smtp://127.0.0.1:9: 0 recipients (1 to 100 allowed)" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	  "Subject: x\r\n\r\nbare\nLF\r\n", 23,
+	  "smtp: smtp://127.0.0.1:9: message has a bare LF at offset 18" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	  "Subject: x\r\r\n\r\nbody\r\n", 21,
+	  "smtp: smtp://127.0.0.1:9: message has a bare CR at offset 10" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	  "Subject: x\r\n\r\nbo\0dy\r\n", 21,
+	  "smtp: smtp://127.0.0.1:9: message has a NUL byte at offset 16" },
+	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	  "Subject: x\r\n\r\nbody\r", 19,
+	  "smtp: smtp://127.0.0.1:9: message has a bare CR at offset 18" },
+};
+
+START_TEST(test_refused_before_connecting)
+{
+	const struct refuse_case *c = &refuse_cases[_i];
+	struct smtp_settings s = settings(c->url, c->tls);
+	const char *data = c->data;
+	size_t len = c->len;
+	struct err e;
+	long t0 = now_ms();
+
+	if (!data)
+		data = mail("refused@tagbot.test", &len);
+	err_init(&e);
+	ck_assert_int_eq(smtp_send(&s, c->from, c->rcpt, c->n, data, len, &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_str_eq(e.msg, c->msg);
+	ck_assert_int_lt(now_ms() - t0, 1000);
+}
+END_TEST
+
+START_TEST(test_too_many_recipients)
+{
+	struct smtp_settings s = settings("smtp://127.0.0.1:9", SMTP_TLS_NONE);
+	const char *r[SMTP_RCPT_MAX + 1];
+	struct err e;
+	size_t len;
+	const char *m = mail("many@tagbot.test", &len);
+
+	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
+		r[i] = "author@example.org";
+	ck_assert_int_eq(smtp_send(&s, "", r, ARRAY_SIZE(r), m, len, &e), -1);
+	ck_assert_str_eq(e.msg, "smtp: smtp://127.0.0.1:9: 101 recipients (1 to 100 allowed)");
+}
+END_TEST
+
+/* --- backoff ----------------------------------------------------------- */
+
+START_TEST(test_backoff_table)
+{
+	static const struct { int attempts; double r; long want; } cases[] = {
+		{ 1, 0.5, 30 }, { 1, 0.0, 24 }, { 1, 0.75, 33 }, { 1, 0.999999, 36 },
+		{ 2, 0.5, 60 }, { 3, 0.0, 96 }, { 4, 0.5, 240 }, { 5, 0.25, 432 },
+		{ 6, 0.5, 960 }, { 7, 0.5, 1920 }, { 7, 0.999999, 2304 },
+		{ 8, 0.5, 3600 }, { 8, 0.0, 2880 }, { 8, 0.999999, 3600 },
+		{ 1000, 0.5, 3600 }, { 2147483647, 0.0, 2880 },
+		{ 0, 0.5, 30 }, { -7, 0.5, 30 },
+		{ 1, -3.0, 24 }, { 1, 5.0, 36 },	/* random input out of range: clamped */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		ck_assert_msg(smtp_backoff(cases[i].attempts, cases[i].r) == cases[i].want,
+			      "attempts %d r %g: %ld, want %ld", cases[i].attempts, cases[i].r,
+			      smtp_backoff(cases[i].attempts, cases[i].r), cases[i].want);
+}
+END_TEST
+
+/* Jitter stays in +-20% and the curve never goes down until the cap. */
+START_TEST(test_backoff_bounds)
+{
+	for (int a = 1; a <= 12; a++) {
+		long base = 30L << (a - 1 < 8 ? a - 1 : 8);
+
+		if (base > SMTP_BACKOFF_MAX_S)
+			base = SMTP_BACKOFF_MAX_S;
+		for (double r = 0.0; r < 1.0; r += 0.05) {
+			long s = smtp_backoff(a, r);
+
+			ck_assert_int_ge(s, base * 8 / 10);
+			ck_assert_int_le(s, base * 12 / 10 < SMTP_BACKOFF_MAX_S ? base * 12 / 10
+									    : SMTP_BACKOFF_MAX_S);
+		}
+		ck_assert_int_le(smtp_backoff(a, 0.5), smtp_backoff(a + 1, 0.5));
+	}
+}
+END_TEST
+
+/* --- a scripted fake server -------------------------------------------- */
+
+struct fake {
+	pid_t pid;
+	int port;
+	char url[64];
+	char transcript[64];	/* what the client sent, one file per test */
+};
+
+static void send_all(int fd, const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w <= 0)
+			_exit(1);
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/*
+ * replies[0] is the greeting; then one reply per client line, except that
+ * after a 354 the message is taken up to its "." first.  When the script
+ * is done, a QUIT gets quit_reply (NULL: silence until the client gives up)
+ * and anything else a hang-up.
+ */
+static void fake_serve(int ls, const char *const *replies, const char *quit_reply,
+		       const char *transcript)
+{
+	int c = accept(ls, NULL, NULL);
+	FILE *in = c < 0 ? NULL : fdopen(c, "r");
+	FILE *log = fopen(transcript, "w");
+	char line[1024];
+	bool in_data = false;
+	size_t i = 1;
+
+	if (!in || !log)
+		_exit(1);
+	send_all(c, replies[0]);
+	while (replies[i] && fgets(line, sizeof(line), in)) {
+		fputs(line, log);
+		fflush(log);
+		if (in_data) {
+			in_data = strcmp(line, ".\r\n") != 0;
+			if (in_data)
+				continue;
+		}
+		send_all(c, replies[i]);
+		in_data = strncmp(replies[i], "354", 3) == 0;
+		i++;
+	}
+	if (!replies[i] && fgets(line, sizeof(line), in)) {
+		fputs(line, log);
+		fflush(log);
+		if (strcmp(line, "QUIT\r\n") == 0 && quit_reply)
+			send_all(c, quit_reply);
+		else if (strcmp(line, "QUIT\r\n") == 0)
+			while (fgets(line, sizeof(line), in))
+				;
+	}
+	fclose(log);
+	_exit(0);
+}
+
+static void fake_start_quit(struct fake *f, const char *const *replies,
+			    const char *quit_reply)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ge(ls, 0);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(ls, 1), 0);
+	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	f->port = ntohs(sa.sin_port);
+	snprintf(f->url, sizeof(f->url), "smtp://127.0.0.1:%d", f->port);
+	snprintf(f->transcript, sizeof(f->transcript), "check_smtp_sink.%d.log", f->port);
+	f->pid = fork();
+	ck_assert_int_ge(f->pid, 0);
+	if (f->pid == 0)
+		fake_serve(ls, replies, quit_reply, f->transcript);
+	close(ls);
+}
+
+static void fake_start(struct fake *f, const char *const *replies)
+{
+	fake_start_quit(f, replies, "221 2.0.0 bye\r\n");
+}
+
+/* Stops the fake and returns what the client sent (static). */
+static const char *fake_stop(struct fake *f)
+{
+	static char b[4096];
+	FILE *t;
+	size_t n = 0;
+
+	/* not SIGTERM: the fake inherited Check's handler, which would take
+	 * the whole test's process group down with it */
+	kill(f->pid, SIGKILL);
+	waitpid(f->pid, NULL, 0);
+	t = fopen(f->transcript, "r");
+	if (t) {
+		n = fread(b, 1, sizeof(b) - 1, t);
+		fclose(t);
+	}
+	b[n] = '\0';
+	unlink(f->transcript);
+	return b;
+}
+
+#define R_EHLO	"250-fake.example\r\n250 SIZE 1000000\r\n"
+#define R_250	"250 2.0.0 ok\r\n"
+
+static const char *const script_greet_421[] = { "421 4.3.2 busy, try later\r\n", NULL };
+static const char *const script_greet_554[] = { "554 5.3.2 no service for you\r\n", NULL };
+static const char *const script_rcpt_452[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, "452 4.2.2 mailbox full\r\n", NULL };
+static const char *const script_rcpt_550[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, "550 5.1.1 no such user\r\n", NULL };
+static const char *const script_second_rcpt_550[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, "550 5.1.1 no such user\r\n", NULL };
+static const char *const script_data_552[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, "354 go ahead\r\n",
+	"552 5.3.4 message too big\r\n", NULL };
+static const char *const script_data_451[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, "354 go ahead\r\n",
+	"451 4.3.0 queue write error\r\n", NULL };
+static const char *const script_hangup_after_mail[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, NULL };
+static const char *const script_no_starttls[] = { "220 fake ESMTP\r\n", R_EHLO, NULL };
+static const char *const script_ok[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, "354 go ahead\r\n",
+	"250 2.0.0 queued as 1234\r\n", NULL };
+static const char *const script_ok2[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, R_250, "354 go ahead\r\n",
+	"250 2.0.0 queued as 1235\r\n", NULL };
+
+static const struct fake_case {
+	const char *const *script;
+	enum smtp_tls tls;
+	size_t nrcpt;
+	enum err_class cls;
+	const char *msg;	/* after "smtp: URL: " */
+} fake_cases[] = {
+	{ script_greet_421, SMTP_TLS_NONE, 1, ERR_TEMP, "421 4.3.2 busy, try later" },
+	{ script_greet_554, SMTP_TLS_NONE, 1, ERR_FINAL, "554 5.3.2 no service for you" },
+	{ script_rcpt_452, SMTP_TLS_NONE, 1, ERR_TEMP, "452 4.2.2 mailbox full" },
+	{ script_rcpt_550, SMTP_TLS_NONE, 1, ERR_FINAL, "550 5.1.1 no such user" },
+	{ script_second_rcpt_550, SMTP_TLS_NONE, 2, ERR_FINAL, "550 5.1.1 no such user" },
+	{ script_data_552, SMTP_TLS_NONE, 1, ERR_FINAL, "552 5.3.4 message too big" },
+	{ script_data_451, SMTP_TLS_NONE, 1, ERR_TEMP, "451 4.3.0 queue write error" },
+	{ script_no_starttls, SMTP_TLS_STARTTLS, 1, ERR_FINAL, "the server does not offer STARTTLS" },
+};
+
+START_TEST(test_fake_replies)
+{
+	static const char *const two[] = { "author@example.org", "list@example.org" };
+	const struct fake_case *c = &fake_cases[_i];
+	struct fake f;
+	struct smtp_settings s;
+	struct err e;
+	char want[256];
+	size_t len;
+	const char *m = mail("fake@tagbot.test", &len), *t;
+
+	fake_start(&f, c->script);
+	s = settings(f.url, c->tls);
+	err_init(&e);
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", two, c->nrcpt, m, len, &e), -1);
+	t = fake_stop(&f);
+	ck_assert_int_eq(e.cls, c->cls);
+	snprintf(want, sizeof(want), "smtp: %s: %s", f.url, c->msg);
+	ck_assert_str_eq(e.msg, want);
+	/* A refused recipient means no DATA at all: nothing half-sent. */
+	if (strstr(c->msg, "no such user") || strstr(c->msg, "mailbox full"))
+		ck_assert_ptr_null(strstr(t, "DATA"));
+}
+END_TEST
+
+START_TEST(test_fake_hangup_is_temporary)
+{
+	struct fake f;
+	struct smtp_settings s;
+	struct err e;
+	size_t len;
+	const char *m = mail("hangup@tagbot.test", &len);
+
+	fake_start(&f, script_hangup_after_mail);
+	s = settings(f.url, SMTP_TLS_NONE);
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, &e), -1);
+	fake_stop(&f);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+	ck_assert_msg(strncmp(e.msg, "smtp: smtp://127.0.0.1:", 23) == 0, "%s", e.msg);
+}
+END_TEST
+
+/* What goes over the wire: the envelope in <>, the null sender, the
+ * message dot-stuffed and ended with a lone dot. */
+START_TEST(test_fake_transcript)
+{
+	static const char *const two[] = { "author@example.org", "list@example.org" };
+	struct fake f;
+	struct smtp_settings s;
+	struct err e;
+	size_t len;
+	const char *m = mail("transcript@tagbot.test", &len), *t;
+
+	fake_start(&f, script_ok2);
+	s = settings(f.url, SMTP_TLS_NONE);
+	err_init(&e);
+	ck_assert_msg(smtp_send(&s, "", two, 2, m, len, &e) == 0, "%s", e.msg);
+	t = fake_stop(&f);
+	ck_assert_msg(strstr(t, "MAIL FROM:<>") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "RCPT TO:<author@example.org>\r\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "RCPT TO:<list@example.org>\r\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "Message-ID: <transcript@tagbot.test>\r\n\r\nHello,\r\n"
+			     "..a line that starts with a dot\r\nbye\r\n.\r\n") != NULL, "%s", t);
+}
+END_TEST
+
+/* A server that takes the message but never answers QUIT holds us for
+ * timeout_s at most (curl would wait 120 s), and the message counts as sent. */
+START_TEST(test_fake_silent_quit)
+{
+	struct fake f;
+	struct smtp_settings s;
+	struct err e;
+	size_t len;
+	const char *m = mail("quit@tagbot.test", &len);
+	long t0 = now_ms();
+
+	fake_start_quit(&f, script_ok, NULL);
+	s = settings(f.url, SMTP_TLS_NONE);
+	s.timeout_s = 1;
+	ck_assert_msg(smtp_send(&s, "bot@example.org", to_author, 1, m, len, &e) == 0, "%s", e.msg);
+	ck_assert_int_lt(now_ms() - t0, 2500);
+	fake_stop(&f);
+}
+END_TEST
+
+/* A server that accepts the connection but never greets: the total
+ * timeout ends it, and that is worth a retry. */
+START_TEST(test_silent_server_times_out)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+	char url[64];
+	struct smtp_settings s;
+	struct err e;
+	size_t len;
+	const char *m = mail("silent@tagbot.test", &len);
+	long t0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(ls, 1), 0);	/* the kernel completes the handshake */
+	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", ntohs(sa.sin_port));
+	s = settings(url, SMTP_TLS_NONE);
+	s.timeout_s = 1;
+	t0 = now_ms();
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, &e), -1);
+	ck_assert_int_lt(now_ms() - t0, 3000);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+	ck_assert_msg(strstr(e.msg, "timed out") != NULL, "%s", e.msg);
+	close(ls);
+}
+END_TEST
+
+/* --- the real Postfix (tests/integration/smtp-sink.sh) ----------------- */
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	ck_assert_msg(v && *v, "%s is not set", name);
+	return v;
+}
+
+static const char *url_for(const char *scheme, const char *host, const char *port_var)
+{
+	static char b[4][96];
+	static int next;
+	char *u = b[next++ % 4];
+
+	snprintf(u, sizeof(b[0]), "%s://%s:%s", scheme, host, env(port_var));
+	return u;
+}
+
+/* Sends msgid to author@; prints the outcome, which the script greps for
+ * the password (the message must never hold it). */
+static int send_to(struct smtp_settings *s, const char *const *rcpt, size_t n,
+		   const char *msgid, struct err *e)
+{
+	size_t len;
+	const char *m = mail(msgid, &len);
+	int rc;
+
+	err_init(e);
+	rc = smtp_send(s, "bot@example.org", rcpt, n, m, len, e);
+	printf("%s: %s\n", msgid, rc == 0 ? "sent" : e->msg);
+	fflush(stdout);
+	return rc;
+}
+
+static void ca(struct smtp_settings *s)
+{
+	s->ca_file = env("TAGBOT_SMTP_CA");
+}
+
+START_TEST(test_pf_starttls_delivers)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	struct err e;
+
+	ca(&s);
+	ck_assert_msg(send_to(&s, to_author, 1, "starttls.smtp-sink@tagbot.test", &e) == 0,
+		      "%s", e.msg);
+	/* the certificate names localhost too */
+	s.url = url_for("smtp", "localhost", "TAGBOT_SMTP_PORT");
+	ck_assert_msg(send_to(&s, to_author, 1, "localhost.smtp-sink@tagbot.test", &e) == 0,
+		      "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_pf_implicit_delivers)
+{
+	struct smtp_settings s = settings(url_for("smtps", "127.0.0.1", "TAGBOT_SMTPS_PORT"),
+					  SMTP_TLS_IMPLICIT);
+	struct err e;
+
+	ca(&s);
+	ck_assert_msg(send_to(&s, to_author, 1, "implicit.smtp-sink@tagbot.test", &e) == 0,
+		      "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_pf_none_on_loopback)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_NONE);
+	struct err e;
+
+	ck_assert_msg(send_to(&s, to_author, 1, "none.smtp-sink@tagbot.test", &e) == 0,
+		      "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_pf_wrong_ca)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	struct smtp_settings si = settings(url_for("smtps", "127.0.0.1", "TAGBOT_SMTPS_PORT"),
+					   SMTP_TLS_IMPLICIT);
+	char want[128];
+	struct err e;
+
+	s.ca_file = si.ca_file = env("TAGBOT_SMTP_WRONG_CA");
+	ck_assert_int_eq(send_to(&s, to_author, 1, "wrong-ca.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	snprintf(want, sizeof(want), "smtp: %s: TLS certificate verification failed", s.url);
+	ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
+
+	ck_assert_int_eq(send_to(&si, to_author, 1, "wrong-ca-implicit.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	snprintf(want, sizeof(want), "smtp: %s: TLS certificate verification failed", si.url);
+	ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
+}
+END_TEST
+
+/* No ca_file: the system store does not know the test CA either. */
+START_TEST(test_pf_system_store_refuses)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	struct err e;
+
+	ck_assert_int_eq(send_to(&s, to_author, 1, "no-ca.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_msg(strstr(e.msg, "TLS certificate verification failed") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_pf_closed_port)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_CLOSED_PORT"),
+					  SMTP_TLS_STARTTLS);
+	char want[96];
+	struct err e;
+
+	ca(&s);
+	ck_assert_int_eq(send_to(&s, to_author, 1, "closed.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+	snprintf(want, sizeof(want), "smtp: %s: ", s.url);
+	ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
+}
+END_TEST
+
+/* The script maps rejected.invalid to REJECT and deferred.invalid to DEFER
+ * in smtpd_recipient_restrictions. */
+START_TEST(test_pf_5xx_is_final)
+{
+	static const char *const rejected[] = { "someone@rejected.invalid" };
+	static const char *const mixed[] = { "author@example.org", "someone@rejected.invalid" };
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	char want[192];
+	struct err e;
+
+	ca(&s);
+	snprintf(want, sizeof(want), "smtp: %s: 554 5.7.1 <someone@rejected.invalid>: "
+		 "Recipient address rejected: Access denied", s.url);
+	ck_assert_int_eq(send_to(&s, rejected, 1, "rejected.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_str_eq(e.msg, want);
+	/* all or nothing: author@ must not get this one (the script checks) */
+	ck_assert_int_eq(send_to(&s, mixed, 2, "mixed.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_str_eq(e.msg, want);
+}
+END_TEST
+
+START_TEST(test_pf_4xx_is_temporary)
+{
+	static const char *const deferred[] = { "someone@deferred.invalid" };
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	char want[192];
+	struct err e;
+
+	ca(&s);
+	snprintf(want, sizeof(want), "smtp: %s: 450 4.7.1 <someone@deferred.invalid>: "
+		 "Recipient address rejected: Access denied", s.url);
+	ck_assert_int_eq(send_to(&s, deferred, 1, "deferred.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+	ck_assert_str_eq(e.msg, want);
+}
+END_TEST
+
+/* AUTH through Postfix's Dovecot SASL, the password read by the secret
+ * module from the harness's 0600 file. */
+START_TEST(test_pf_auth)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	char *pw;
+	struct err e;
+
+	ca(&s);
+	ck_assert_msg(secret_read_file(env("TAGBOT_SMTP_PASSWORD_FILE"), &pw, &e) == 0,
+		      "%s", e.msg);
+	s.user = "bot@example.org";
+	s.password = pw;
+	ck_assert_msg(send_to(&s, to_author, 1, "auth.smtp-sink@tagbot.test", &e) == 0,
+		      "%s", e.msg);
+	secret_free(pw);
+}
+END_TEST
+
+#define WRONG_PASSWORD "Wr0ng-pa55-4-tagbot"
+
+START_TEST(test_pf_auth_wrong_password)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	struct err e;
+
+	ca(&s);
+	s.user = "bot@example.org";
+	s.password = WRONG_PASSWORD;
+	ck_assert_int_eq(send_to(&s, to_author, 1, "auth-wrong.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_msg(strstr(e.msg, ": 535 ") != NULL, "%s", e.msg);
+	ck_assert_ptr_null(strstr(e.msg, WRONG_PASSWORD));
+}
+END_TEST
+
+/* Run by the script with Postfix stopped, then again once it is back. */
+START_TEST(test_pf_down)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	struct err e;
+
+	ca(&s);
+	ck_assert_int_eq(send_to(&s, to_author, 1, "restart.smtp-sink@tagbot.test", &e), -1);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+}
+END_TEST
+
+START_TEST(test_pf_up)
+{
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	struct err e;
+
+	ca(&s);
+	ck_assert_msg(send_to(&s, to_author, 1, "restart.smtp-sink@tagbot.test", &e) == 0,
+		      "%s", e.msg);
+}
+END_TEST
+
+static void add_postfix_cases(Suite *s)
+{
+	TCase *pf = tcase_create("postfix");
+	TCase *down = tcase_create("postfix-down"), *up = tcase_create("postfix-up");
+
+	tcase_set_timeout(pf, 60);
+	tcase_add_test(pf, test_pf_starttls_delivers);
+	tcase_add_test(pf, test_pf_implicit_delivers);
+	tcase_add_test(pf, test_pf_none_on_loopback);
+	tcase_add_test(pf, test_pf_wrong_ca);
+	tcase_add_test(pf, test_pf_system_store_refuses);
+	tcase_add_test(pf, test_pf_closed_port);
+	tcase_add_test(pf, test_pf_5xx_is_final);
+	tcase_add_test(pf, test_pf_4xx_is_temporary);
+	tcase_add_test(pf, test_pf_auth);
+	tcase_add_test(pf, test_pf_auth_wrong_password);
+	suite_add_tcase(s, pf);
+	tcase_set_timeout(down, 60);
+	tcase_add_test(down, test_pf_down);
+	suite_add_tcase(s, down);
+	tcase_set_timeout(up, 60);
+	tcase_add_test(up, test_pf_up);
+	suite_add_tcase(s, up);
+}
+
+static Suite *smtp_suite(void)
+{
+	Suite *s = suite_create("smtp_sink");
+	TCase *u = tcase_create("unit");
+
+	tcase_add_test(u, test_tls_names);
+	tcase_add_test(u, test_loopback_hosts);
+	tcase_add_test(u, test_addresses);
+	tcase_add_loop_test(u, test_settings_table, 0, ARRAY_SIZE(settings_cases));
+	tcase_add_test(u, test_defaults);
+	tcase_add_loop_test(u, test_refused_before_connecting, 0, ARRAY_SIZE(refuse_cases));
+	tcase_add_test(u, test_too_many_recipients);
+	tcase_add_test(u, test_backoff_table);
+	tcase_add_test(u, test_backoff_bounds);
+	tcase_add_loop_test(u, test_fake_replies, 0, ARRAY_SIZE(fake_cases));
+	tcase_add_test(u, test_fake_hangup_is_temporary);
+	tcase_add_test(u, test_fake_transcript);
+	tcase_add_test(u, test_fake_silent_quit);
+	tcase_add_test(u, test_silent_server_times_out);
+	suite_add_tcase(s, u);
+	if (getenv("TAGBOT_SMTP_PORT"))
+		add_postfix_cases(s);
+	return s;
+}
+
+int main(void)
+{
+	return th_run_suite(smtp_suite());
+}
