@@ -22,10 +22,12 @@
 #include "cmd_check.h"
 #include "config.h"
 #include "input.h"
+#include "lookup.h"
 #include "message.h"
 #include "output.h"
 #include "patch.h"
 #include "rules.h"
+#include "store.h"
 
 #define TEXT_MATCH_BUDGET	((size_t)16 * 1024 * 1024) /* bytes compared to place a text */
 #define RAW_MSGID_MAX		998	/* RFC 5322 line length */
@@ -47,6 +49,11 @@ static const char check_usage[] =
 	"  -q, --quiet               only the finding lines: no headers, no quoted\n"
 	"                            lines, no total (for b4 and scripts)\n"
 	"  -v, --verbose             also list clean patches and unchecked mails\n"
+	"      --lookups[=URL]       fetch what Link: and Closes: point at (LINK_DEAD,\n"
+	"                            LINK_NO_NEW_INFO) from the public-inbox archive\n"
+	"                            at URL (default " LOOKUP_DEFAULT_ARCHIVE ")\n"
+	"      --lookup-cache=FILE   keep lookup results in the database FILE\n"
+	"      --lookup-timeout=SEC  seconds per request (default 10)\n"
 	"      --list-rules          print the rules, their severities and documents\n"
 	"  -h, --help                show this text\n"
 	"\n"
@@ -60,6 +67,10 @@ struct check_opts {
 	enum severity min;	/* shown from here up */
 	enum severity fail_at;	/* exit 1 from here up */
 	bool quiet, verbose, list_rules;
+	bool lookups;			/* --lookups */
+	const char *archive_url;	/* --lookups=URL */
+	const char *lookup_cache;	/* --lookup-cache */
+	int lookup_timeout;		/* --lookup-timeout; 0: the default */
 };
 
 /* The run's counters and settings. */
@@ -69,11 +80,15 @@ struct run {
 	size_t messages, patches, failures;
 	size_t count[SEV_ERROR + 1];	/* shown findings by severity */
 	bool failing;			/* a finding at fail_at or above */
+	struct lookup *lk;		/* NULL unless lookups are on */
 };
 
 /* --- options ----------------------------------------------------------- */
 
-enum { OPT_FORMAT = 256, OPT_MIN_SEVERITY, OPT_COMMIT_MSG, OPT_LIST_RULES };
+enum {
+	OPT_FORMAT = 256, OPT_MIN_SEVERITY, OPT_COMMIT_MSG, OPT_LIST_RULES,
+	OPT_LOOKUPS, OPT_LOOKUP_CACHE, OPT_LOOKUP_TIMEOUT
+};
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -83,6 +98,9 @@ static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "list-rules", no_argument, NULL, OPT_LIST_RULES },
+	{ "lookups", optional_argument, NULL, OPT_LOOKUPS },
+	{ "lookup-cache", required_argument, NULL, OPT_LOOKUP_CACHE },
+	{ "lookup-timeout", required_argument, NULL, OPT_LOOKUP_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -130,6 +148,28 @@ static int parse_min_severity(struct check_opts *o, const char *arg)
 	return 0;
 }
 
+static int parse_lookup_timeout(struct check_opts *o, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || n < 1 || n > 86400)
+		return usage_error("--lookup-timeout takes seconds from 1 to 86400, not '%s'", arg);
+	o->lookup_timeout = (int)n;
+	return 0;
+}
+
+static int parse_lookups(struct check_opts *o, const char *arg)
+{
+	o->lookups = true;
+	if (arg && strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
+		return usage_error("--lookups takes an http(s) archive URL, not '%s'", arg);
+	o->archive_url = arg;
+	return 0;
+}
+
 /* Fills o from argv; returns optind, -1 on a usage error, 0 after --help. */
 static int parse_options(struct check_opts *o, int argc, char **argv)
 {
@@ -149,6 +189,9 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case OPT_LIST_RULES: o->list_rules = true; break;
+		case OPT_LOOKUPS: rc = parse_lookups(o, optarg); break;
+		case OPT_LOOKUP_CACHE: o->lookup_cache = optarg; break;
+		case OPT_LOOKUP_TIMEOUT: rc = parse_lookup_timeout(o, optarg); break;
 		case 'h': fputs(check_usage, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default: return unknown_option(argv[optind - 1]);
@@ -265,12 +308,29 @@ static char *raw_message_id(const char *raw, size_t len)
 	return NULL;
 }
 
+/* The rules, after fetching what the links point at when lookups are on. */
+static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
+{
+	struct lookup_results res;
+	struct err e;
+
+	if (!r->lk) {
+		rules_run(p, r->rules, fs);
+		return;
+	}
+	lookup_results_init(&res);
+	if (lookup_prefetch(r->lk, p, &r->rules->archives, &res, &e) < 0)
+		fprintf(stderr, "tagbot: %s\n", e.msg);
+	rules_run_lookups(p, r->rules, &res, fs);
+	lookup_results_release(&res);
+}
+
 /* Runs the rules over one patch and counts what will be shown. */
 static void check_patch(struct run *r, const struct patch *p, struct findings *fs)
 {
 	if (p->kind == KIND_PATCH || p->kind == KIND_COVER) {
 		r->patches++;
-		rules_run(p, r->rules, fs);
+		run_rules(r, p, fs);
 	}
 	for (size_t i = 0; i < fs->n; i++) {
 		enum severity s = fs->v[i].severity;
@@ -420,10 +480,33 @@ static void print_total(const struct run *r)
 	       r->count[SEV_CHECK]);
 }
 
-static int run_check(const struct check_opts *o, const struct config *cfg,
-		     const char *const *paths, size_t npaths)
+/* The lookup context (and its cache) for a run with lookups on. */
+static int open_lookups(const struct check_opts *o, struct lookup **lk, struct store **cache)
 {
-	struct run r = { .o = o, .rules = &cfg->rules };
+	struct lookup_settings ls;
+	struct store_settings ss;
+	struct err e;
+	int rc = 0;
+
+	lookup_settings_init(&ls);
+	if (o->archive_url)
+		ls.archive_url = xstrdup(o->archive_url);
+	if (o->lookup_timeout)
+		ls.timeout = o->lookup_timeout;
+	store_settings_init(&ss);
+	ss.path = o->lookup_cache;
+	if ((o->lookup_cache && store_open(cache, &ss, &e) < 0) || lookup_new(lk, &ls, *cache, &e) < 0) {
+		fprintf(stderr, "tagbot: %s\n", e.msg);
+		rc = -1;
+	}
+	lookup_settings_release(&ls);
+	return rc;
+}
+
+static int run_check(const struct check_opts *o, const struct config *cfg,
+		     const char *const *paths, size_t npaths, struct lookup *lk)
+{
+	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk };
 
 	if (o->list_rules) {
 		list_rules(&cfg->rules);
@@ -452,6 +535,8 @@ int cmd_check(int argc, char **argv)
 	static char outbuf[STDOUT_BUFFER];
 	struct check_opts o;
 	struct config cfg;
+	struct lookup *lk = NULL;
+	struct store *cache = NULL;
 	struct err e;
 	int first = parse_options(&o, argc, argv), status;
 
@@ -463,10 +548,18 @@ int cmd_check(int argc, char **argv)
 		config_release(&cfg);
 		return EXIT_USAGE;
 	}
+	cfg.rules.lookups |= o.lookups;
+	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &lk, &cache) < 0) {
+		store_close(cache);
+		config_release(&cfg);
+		return EXIT_USAGE;
+	}
 	/* A terminal keeps its line buffering, so findings show as they come. */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first));
+	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first), lk);
+	lookup_free(lk);
+	store_close(cache);
 	config_release(&cfg);
 	return status;
 }

@@ -266,6 +266,12 @@ static void (*const families[])(struct rule_ctx *) = {
 
 void rules_run(const struct patch *p, const struct rule_settings *s, struct findings *out)
 {
+	rules_run_lookups(p, s, NULL, out);
+}
+
+void rules_run_lookups(const struct patch *p, const struct rule_settings *s,
+		       const struct lookup_results *lookups, struct findings *out)
+{
 	struct rule_ctx ctx = { p, s, out };
 	size_t first = out->n;
 
@@ -273,6 +279,9 @@ void rules_run(const struct patch *p, const struct rule_settings *s, struct find
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
 		families[i](&ctx);
+	/* Not in the table: it needs what was fetched, and reads what
+	 * rules_links found (one finding per link). */
+	rules_lookups(&ctx, lookups, first);
 	/* Stable sort is not needed: ties are ordered by rule ID. */
 	if (out->n > first)
 		qsort(out->v + first, out->n - first, sizeof(*out->v), finding_cmp);

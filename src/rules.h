@@ -168,4 +168,14 @@ bool rule_enabled(const struct rule_ctx *c, enum rule_id id);
  */
 void rules_run(const struct patch *p, const struct rule_settings *s, struct findings *out);
 
+struct lookup_results;	/* lookup.h */
+
+/*
+ * rules_run() with what lookup_prefetch() learnt about p's links (may be
+ * NULL).  The rules that need it (LINK_NO_NEW_INFO, LINK_DEAD, the archive
+ * signal of LINK_TO_PREVIOUS_VERSION) run only when s->lookups is set.
+ */
+void rules_run_lookups(const struct patch *p, const struct rule_settings *s,
+		       const struct lookup_results *lookups, struct findings *out);
+
 #endif

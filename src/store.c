@@ -49,6 +49,13 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  created INTEGER NOT NULL,"
 	"  sent_time INTEGER);"
 	"CREATE INDEX outbox_due ON outbox (state, next_attempt);",
+	/* 1 -> 2 */
+	"CREATE TABLE lookup_cache ("
+	"  url TEXT PRIMARY KEY NOT NULL,"
+	"  status INTEGER NOT NULL,"
+	"  fetched_at INTEGER NOT NULL,"
+	"  result BLOB NOT NULL);"
+	"CREATE INDEX lookup_cache_age ON lookup_cache (fetched_at);",
 };
 
 enum stmt_id {
@@ -65,6 +72,9 @@ enum stmt_id {
 	S_MARK_FAILED,
 	S_COUNT_MESSAGES,
 	S_COUNT_OUTBOX,
+	S_CACHE_GET,
+	S_CACHE_PUT,
+	S_CACHE_PRUNE,
 	S_COUNT
 };
 
@@ -102,6 +112,11 @@ static const char *const stmt_sql[S_COUNT] = {
 		" sum(decision LIKE 'skipped:%'), sum(decision = 'error') FROM messages",
 	[S_COUNT_OUTBOX] =
 		"SELECT sum(state = 'queued'), sum(state = 'sent'), sum(state = 'failed') FROM outbox",
+	[S_CACHE_GET] = "SELECT status, fetched_at, result FROM lookup_cache WHERE url = ?1",
+	[S_CACHE_PUT] =
+		"INSERT INTO lookup_cache (url, status, fetched_at, result) VALUES (?1, ?2, ?3, ?4)"
+		" ON CONFLICT (url) DO UPDATE SET status = ?2, fetched_at = ?3, result = ?4",
+	[S_CACHE_PRUNE] = "DELETE FROM lookup_cache WHERE fetched_at < ?1",
 };
 
 struct store {
@@ -778,6 +793,80 @@ int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t n
 			     const char *error, struct err *e)
 {
 	return mark(st, S_MARK_FAILED, reply_msgid, now, error, e);
+}
+
+/* --- lookup cache ------------------------------------------------------ */
+
+static int cache_key_ok(struct store *st, const char *key, struct err *e)
+{
+	if (!key || !*key || strlen(key) > STORE_CACHE_KEY_MAX)
+		return err_set(e, ERR_FINAL, "store %s: empty or oversized cache key", st->path);
+	return 0;
+}
+
+int store_cache_get(struct store *st, const char *key, struct store_cache_entry *out,
+		    bool *found, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	*found = false;
+	if (cache_key_ok(st, key, e) < 0)
+		return -1;
+	s = stmt(st, S_CACHE_GET);
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(s, 2);
+		size_t len = (size_t)sqlite3_column_bytes(s, 2);
+
+		out->status = sqlite3_column_int(s, 0);
+		out->fetched_at = (time_t)sqlite3_column_int64(s, 1);
+		out->data = xmalloc(len + 1);
+		if (len)
+			memcpy(out->data, blob, len);
+		out->data[len] = '\0';
+		out->len = len;
+		*found = true;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(st, rc, e, "reading the lookup cache");
+	return 0;
+}
+
+int store_cache_put(struct store *st, const char *key, const struct store_cache_entry *in,
+		    struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (cache_key_ok(st, key, e) < 0)
+		return -1;
+	if (in->len > STORE_CACHE_DATA_MAX)
+		return err_set(e, ERR_FINAL, "store %s: oversized cache entry", st->path);
+	s = stmt(st, S_CACHE_PUT);
+	bind_text(s, 1, key);
+	sqlite3_bind_int(s, 2, in->status);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)in->fetched_at);
+	sqlite3_bind_blob64(s, 4, in->len ? in->data : "", in->len, SQLITE_STATIC);
+	rc = step_done(s);
+	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, "writing the lookup cache");
+}
+
+int store_cache_prune(struct store *st, time_t before, long *deleted, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_CACHE_PRUNE);
+	int rc;
+
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+	rc = step_done(s);
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "pruning the lookup cache");
+	if (deleted)
+		*deleted = (long)sqlite3_changes(st->db);
+	return 0;
 }
 
 /* --- status ------------------------------------------------------------ */

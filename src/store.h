@@ -30,7 +30,7 @@
 
 #include "err.h"
 
-#define STORE_SCHEMA_VERSION	1
+#define STORE_SCHEMA_VERSION	2	/* 2: lookup_cache */
 #define STORE_MSGID_MAX		998	/* longer Message-IDs are refused */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
@@ -197,6 +197,32 @@ int store_checkpoint_foreach(struct store *st,
 			     void (*fn)(void *ctx, const char *source, const char *folder,
 					const struct store_checkpoint *cp),
 			     void *ctx, struct err *e);
+
+/* --- lookup cache ---------------------------------------------------- */
+
+/*
+ * What lookup.c learnt about a URL, keyed by the URL it fetched.  The store
+ * keeps the row; whether it is still fresh is the caller's decision.
+ */
+#define STORE_CACHE_KEY_MAX	4096		/* longer keys are refused */
+#define STORE_CACHE_DATA_MAX	((size_t)64 * 1024) /* bytes of one result blob */
+
+struct store_cache_entry {
+	int status;		/* the caller's code (enum lookup_status) */
+	time_t fetched_at;
+	char *data;		/* owned after store_cache_get (free()); foreign for put;
+				 * NUL-terminated after get */
+	size_t len;
+};
+
+/* *found is false (and out zeroed) when key has no row. */
+int store_cache_get(struct store *st, const char *key, struct store_cache_entry *out,
+		    bool *found, struct err *e);
+/* Inserts or replaces the row of key. */
+int store_cache_put(struct store *st, const char *key, const struct store_cache_entry *in,
+		    struct err *e);
+/* Deletes the rows fetched before `before`; *deleted (may be NULL) gets how many. */
+int store_cache_prune(struct store *st, time_t before, long *deleted, struct err *e);
 
 /*
  * Test hook: when set, store_record_reply calls it between writing the

@@ -15,4 +15,12 @@ void rules_links(struct rule_ctx *ctx);		/* section 4 */
 void rules_commitlog(struct rule_ctx *ctx);	/* section 5 */
 void rules_custom(struct rule_ctx *ctx);	/* section 6 */
 
+/*
+ * Section 4, the rules that need lookups; run after the families above by
+ * rules_run_lookups(), with what lookup_prefetch() fetched (NULL: nothing)
+ * and the index in ctx->out of this patch's first finding.
+ */
+struct lookup_results;
+void rules_lookups(struct rule_ctx *ctx, const struct lookup_results *res, size_t first);
+
 #endif

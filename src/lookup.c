@@ -1,0 +1,674 @@
+/*
+ * lookup.c - archive lookups and link checks over libcurl's multi
+ * interface (see lookup.h); the pure half is in lookup_parse.c.
+ */
+#include "autoconf.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "buf.h"
+#include "linkref.h"
+#include "log.h"
+#include "lookup.h"
+#include "patch.h"
+#include "store.h"
+
+#define LOOKUP_SHOW_MAX		200	/* bytes of a URL quoted in a log line */
+#define LOOKUP_POLL_MAX_MS	1000	/* longest curl_multi_poll() wait */
+
+/* --- settings and results ----------------------------------------------- */
+
+void lookup_settings_init(struct lookup_settings *s)
+{
+	*s = (struct lookup_settings){
+		.timeout = 10, .concurrency = 4, .rate = 5, .cache_ttl = 6 * 3600,
+	};
+}
+
+void lookup_settings_release(struct lookup_settings *s)
+{
+	free(s->archive_url);
+	free(s->ca_file);
+	lookup_settings_init(s);
+}
+
+static const char *const status_names[] = {
+	[LOOKUP_UNKNOWN] = "unknown", [LOOKUP_ALIVE] = "alive", [LOOKUP_DEAD] = "dead",
+};
+
+const char *lookup_status_name(enum lookup_status s)
+{
+	return (unsigned)s < ARRAY_SIZE(status_names) ? status_names[s] : "?";
+}
+
+void lookup_results_init(struct lookup_results *r)
+{
+	r->v = NULL;
+	r->n = r->alloc = 0;
+}
+
+void lookup_result_release(struct lookup_result *r)
+{
+	free(r->url);
+	free(r->msgid);
+	free(r->subject);
+	free(r->author);
+	free(r->sender);
+}
+
+void lookup_results_release(struct lookup_results *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		lookup_result_release(&r->v[i]);
+	free(r->v);
+	lookup_results_init(r);
+}
+
+const struct lookup_result *lookup_results_find(const struct lookup_results *r,
+						const char *url, size_t n)
+{
+	for (size_t i = 0; r && i < r->n; i++)
+		if (strlen(r->v[i].url) == n && !memcmp(r->v[i].url, url, n))
+			return &r->v[i];
+	return NULL;
+}
+
+
+/* --- the context --------------------------------------------------------- */
+
+struct lookup {
+	struct lookup_settings s;	/* owned copies of the strings */
+	char *archive;			/* owned; archive_url with its '/' */
+	char *archive_host;		/* owned; lower case; "" when unknown */
+	struct store *cache;		/* foreign; NULL: no cache */
+	CURLM *multi;			/* owned */
+	char user_agent[64];
+	long long next_start;		/* monotonic ms: the rate limit's next slot */
+};
+
+enum job_kind {
+	JOB_RAW,	/* <archive><msgid>/raw */
+	JOB_ATOM,	/* <archive><msgid>/t.atom */
+	JOB_STATUS	/* any other URL: HEAD, GET on 405 */
+};
+
+enum job_state { J_PENDING, J_RUNNING, J_DONE };
+
+struct job {
+	size_t ri;		/* index into the results */
+	enum job_kind kind;
+	enum job_state state;
+	char *url;		/* owned; what is fetched */
+	bool head;		/* JOB_STATUS: still at the HEAD */
+	bool allow_private;	/* the archive's own host */
+	bool refused;		/* a private address was refused */
+	bool truncated;		/* the body passed its cap (or was not wanted) */
+	CURL *h;		/* owned while running */
+	struct buf body;
+	CURLcode cc;
+	long code;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct batch {
+	struct job *v;		/* owned */
+	size_t n, alloc;
+};
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int show(const char *s)
+{
+	size_t n = strlen(s);
+
+	return (int)(n < LOOKUP_SHOW_MAX ? n : LOOKUP_SHOW_MAX);
+}
+
+/* The host of url, lower case, malloc'ed; NULL when curl cannot parse it. */
+static char *url_host(const char *url)
+{
+	CURLU *u = curl_url();
+	char *host = NULL, *copy = NULL;
+
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+		copy = xstrdup(host);
+		for (char *p = copy; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+	}
+	curl_free(host);
+	curl_url_cleanup(u);
+	return copy;
+}
+
+static void copy_settings(struct lookup *lk, const struct lookup_settings *s)
+{
+	lk->s = *s;
+	lk->s.archive_url = NULL;
+	lk->s.ca_file = s->ca_file && *s->ca_file ? xstrdup(s->ca_file) : NULL;
+	if (lk->s.timeout <= 0)
+		lk->s.timeout = 10;
+	if (lk->s.concurrency <= 0)
+		lk->s.concurrency = 1;
+	if (lk->s.concurrency > LOOKUP_MAX_CONCURRENCY)
+		lk->s.concurrency = LOOKUP_MAX_CONCURRENCY;
+	lk->archive = lookup_archive_url(s->archive_url && *s->archive_url ? s->archive_url
+					 : LOOKUP_DEFAULT_ARCHIVE, "", "");
+}
+
+int lookup_new(struct lookup **out, const struct lookup_settings *s, struct store *cache,
+	       struct err *e)
+{
+	struct lookup *lk;
+	char *host;
+
+	*out = NULL;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return err_set(e, ERR_FINAL, "lookup: cannot initialise libcurl");
+	lk = xcalloc(1, sizeof(*lk));
+	copy_settings(lk, s);
+	host = url_host(lk->archive);
+	lk->archive_host = host ? host : xstrdup("");
+	lk->cache = cache;
+	snprintf(lk->user_agent, sizeof(lk->user_agent), "tagbot/%s", PACKAGE_VERSION);
+	lk->multi = curl_multi_init();
+	if (!lk->multi) {
+		lookup_free(lk);
+		return err_set(e, ERR_FINAL, "lookup: cannot create a curl multi handle");
+	}
+	curl_multi_setopt(lk->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)lk->s.concurrency);
+	*out = lk;
+	return 0;
+}
+
+void lookup_free(struct lookup *lk)
+{
+	if (!lk)
+		return;
+	if (lk->multi)
+		curl_multi_cleanup(lk->multi);
+	free(lk->archive);
+	free(lk->archive_host);
+	lookup_settings_release(&lk->s);
+	free(lk);
+	curl_global_cleanup();
+}
+
+/* --- refusing the local network ----------------------------------------- */
+
+static bool v4_private(uint32_t a)
+{
+	static const struct { uint32_t net, mask; } nets[] = {
+		{ 0x00000000, 0xff000000 }, { 0x0a000000, 0xff000000 },	/* 0/8 10/8 */
+		{ 0x7f000000, 0xff000000 }, { 0x64400000, 0xffc00000 },	/* 127/8 100.64/10 */
+		{ 0xa9fe0000, 0xffff0000 }, { 0xac100000, 0xfff00000 },	/* 169.254/16 172.16/12 */
+		{ 0xc0a80000, 0xffff0000 }, { 0xe0000000, 0xe0000000 },	/* 192.168/16 224/3 */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(nets); i++)
+		if ((a & nets[i].mask) == nets[i].net)
+			return true;
+	return false;
+}
+
+static bool addr_private(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return v4_private(ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr));
+	if (sa->sa_family == AF_INET6) {
+		const uint8_t *b = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr;
+		static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+		static const uint8_t zero[15];
+
+		if (!memcmp(b, mapped, 12))
+			return v4_private((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+					  (uint32_t)b[14] << 8 | b[15]);
+		return !memcmp(b, zero, 15) ||		/* :: and ::1 */
+		       (b[0] & 0xfe) == 0xfc ||		/* fc00::/7 */
+		       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
+		       b[0] == 0xff;			/* multicast */
+	}
+	return true;
+}
+
+static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct job *j = clientp;
+
+	(void)purpose;
+	if (!j->allow_private && addr_private(&a->addr)) {
+		j->refused = true;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype, a->protocol);
+}
+
+/* --- one transfer ------------------------------------------------------- */
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *clientp)
+{
+	struct job *j = clientp;
+	size_t n = size * nmemb;
+
+	/* A status check needs no body; an oversized one stops at its cap. */
+	if (j->kind == JOB_STATUS || buf_add(&j->body, data, n) < 0) {
+		j->truncated = true;
+		return 0;
+	}
+	return n;
+}
+
+static void set_common(struct lookup *lk, struct job *j)
+{
+	CURL *h = j->h;
+
+	curl_easy_setopt(h, CURLOPT_URL, j->url);
+	curl_easy_setopt(h, CURLOPT_PRIVATE, j);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, lk->user_agent);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)lk->s.timeout * 1000);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)lk->s.timeout * 1000);
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long)LOOKUP_MAX_REDIRECTS);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (lk->s.ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, lk->s.ca_file);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, j->errbuf);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, j);
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, j);
+	curl_easy_setopt(h, CURLOPT_NOBODY, j->kind == JOB_STATUS && j->head ? 1L : 0L);
+}
+
+static int job_start(struct lookup *lk, struct job *j)
+{
+	j->h = curl_easy_init();
+	if (!j->h)
+		return -1;
+	buf_reset(&j->body);
+	j->errbuf[0] = '\0';
+	j->truncated = j->refused = false;
+	set_common(lk, j);
+	if (curl_multi_add_handle(lk->multi, j->h) != CURLM_OK) {
+		curl_easy_cleanup(j->h);
+		j->h = NULL;
+		return -1;
+	}
+	j->state = J_RUNNING;
+	return 0;
+}
+
+/* A finished transfer; false when it goes again (GET after a 405 HEAD). */
+static bool job_finish(struct lookup *lk, struct job *j, CURLcode cc)
+{
+	j->cc = cc;
+	j->code = 0;
+	curl_easy_getinfo(j->h, CURLINFO_RESPONSE_CODE, &j->code);
+	curl_multi_remove_handle(lk->multi, j->h);
+	curl_easy_cleanup(j->h);
+	j->h = NULL;
+	if (j->kind == JOB_STATUS && j->head && cc == CURLE_OK && (j->code == 405 || j->code == 501)) {
+		j->head = false;
+		j->state = J_PENDING;
+		return false;
+	}
+	j->state = J_DONE;
+	return true;
+}
+
+static enum lookup_net job_net(const struct job *j)
+{
+	if (j->cc == CURLE_OK || (j->cc == CURLE_WRITE_ERROR && j->truncated && j->code))
+		return LOOKUP_NET_OK;
+	return j->cc == CURLE_COULDNT_RESOLVE_HOST ? LOOKUP_NET_NO_HOST : LOOKUP_NET_FAILED;
+}
+
+/* A transfer that gave no answer worth a finding. */
+static void log_failure(const struct job *j)
+{
+	const char *why = j->refused ? "refused: a loopback or private address"
+			  : j->errbuf[0] ? j->errbuf : curl_easy_strerror(j->cc);
+
+	if (job_net(j) == LOOKUP_NET_OK)
+		log_msg(LOGL_WARNING, "lookup %.*s: HTTP %ld, not a finding", show(j->url), j->url,
+			j->code);
+	else
+		log_msg(LOGL_WARNING, "lookup %.*s: %s, not a finding", show(j->url), j->url, why);
+}
+
+/* --- the batch ---------------------------------------------------------- */
+
+static long interval_ms(const struct lookup *lk)
+{
+	return lk->s.rate > 0 ? 1000 / lk->s.rate : 0;
+}
+
+/* Starts pending jobs while there is room and the rate allows. */
+static void start_jobs(struct lookup *lk, struct batch *b, size_t *running, long long now)
+{
+	for (size_t i = 0; i < b->n && *running < (size_t)lk->s.concurrency; i++) {
+		struct job *j = &b->v[i];
+
+		if (j->state != J_PENDING)
+			continue;
+		if (now < lk->next_start)
+			return;
+		lk->next_start = (lk->next_start > now ? lk->next_start : now) + interval_ms(lk);
+		if (job_start(lk, j) < 0) {
+			j->state = J_DONE;
+			j->cc = CURLE_FAILED_INIT;
+			continue;
+		}
+		++*running;
+	}
+}
+
+static void reap(struct lookup *lk, size_t *running, size_t *done)
+{
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(lk->multi, &left))) {
+		char *priv = NULL;
+		struct job *j;
+
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &priv);
+		j = (struct job *)(void *)priv;
+		--*running;
+		if (job_finish(lk, j, m->data.result))
+			++*done;
+	}
+}
+
+static size_t count_done(const struct batch *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->n; i++)
+		n += b->v[i].state == J_DONE;
+	return n;
+}
+
+/* Runs every job of b to its end; each is bounded by the timeout. */
+static void run_batch(struct lookup *lk, struct batch *b)
+{
+	size_t running = 0, done = count_done(b);
+
+	while (done < b->n) {
+		long long now = mono_ms();
+		long wait = LOOKUP_POLL_MAX_MS;
+		int still;
+
+		start_jobs(lk, b, &running, now);
+		done = count_done(b);
+		if (done == b->n)
+			break;
+		curl_multi_perform(lk->multi, &still);
+		reap(lk, &running, &done);
+		if (lk->next_start > now && lk->next_start - now < wait)
+			wait = (long)(lk->next_start - now);
+		if (done < b->n)
+			curl_multi_poll(lk->multi, NULL, 0, (int)(wait > 0 ? wait : 1), NULL);
+	}
+}
+
+static void batch_release(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].url);
+		buf_release(&b->v[i].body);
+	}
+	free(b->v);
+}
+
+static void add_job(struct lookup *lk, struct batch *b, size_t ri, enum job_kind kind, char *url)
+{
+	struct job *j;
+	char *host = url_host(url);
+
+	ARRAY_GROW(b->v, b->alloc, b->n + 1);
+	j = &b->v[b->n++];
+	memset(j, 0, sizeof(*j));
+	j->ri = ri;
+	j->kind = kind;
+	j->url = url;
+	j->head = kind == JOB_STATUS;
+	j->allow_private = host && *lk->archive_host && !strcmp(host, lk->archive_host);
+	buf_init(&j->body, LOOKUP_MAX_BODY);
+	free(host);
+}
+
+/* --- results from the jobs ---------------------------------------------- */
+
+static const struct job *job_for(const struct batch *b, size_t ri, enum job_kind kind)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->v[i].ri == ri && b->v[i].kind == kind)
+			return &b->v[i];
+	return NULL;
+}
+
+static void finish_status(struct lookup_result *r, const struct job *j)
+{
+	r->http_code = j->code;
+	r->status = lookup_classify(job_net(j), j->code);
+	if (r->status == LOOKUP_UNKNOWN)
+		log_failure(j);
+}
+
+static void finish_thread(struct lookup_result *r, const struct job *atom)
+{
+	int others;
+
+	if (!atom || job_net(atom) != LOOKUP_NET_OK || atom->code != 200) {
+		if (atom)
+			log_failure(atom);
+		return;
+	}
+	others = lookup_atom_others(atom->body.data, atom->body.len, r->author, r->sender, NULL);
+	/* A feed cut short only proves that there are replies. */
+	if (others < 0 || (atom->truncated && others == 0))
+		log_msg(LOGL_WARNING, "lookup %.*s: not a usable Atom feed, not a finding",
+			show(atom->url), atom->url);
+	else
+		r->others = others;
+}
+
+static void finish_archive(struct lookup_result *r, const struct job *raw, const struct job *atom)
+{
+	struct err e;
+
+	finish_status(r, raw);
+	if (r->status != LOOKUP_ALIVE)
+		return;
+	if (raw->code / 100 != 2 || lookup_parse_message(r, raw->body.data, raw->body.len, &e) < 0) {
+		log_msg(LOGL_WARNING, "lookup %.*s: %s, not a finding", show(raw->url), raw->url,
+			raw->code / 100 != 2 ? "no message in the answer" : e.msg);
+		r->status = LOOKUP_UNKNOWN;
+		return;
+	}
+	finish_thread(r, atom);
+}
+
+/* --- the cache ---------------------------------------------------------- */
+
+static char *cache_key(const struct lookup *lk, const struct lookup_result *r)
+{
+	return r->msgid ? lookup_archive_url(lk->archive, r->msgid, "/") : xstrdup(r->url);
+}
+
+static bool cache_get(struct lookup *lk, struct lookup_result *r)
+{
+	struct store_cache_entry ce;
+	char *key;
+	bool found = false, hit = false;
+	struct err e;
+
+	if (!lk->cache || lk->s.cache_ttl <= 0)
+		return false;
+	key = cache_key(lk, r);
+	if (store_cache_get(lk->cache, key, &ce, &found, &e) < 0)
+		log_msg(LOGL_WARNING, "lookup cache: %s", e.msg);
+	if (found && lookup_cache_fresh(ce.fetched_at, time(NULL), lk->s.cache_ttl) &&
+	    (ce.status == LOOKUP_ALIVE || ce.status == LOOKUP_DEAD) &&
+	    lookup_result_decode(r, ce.data, ce.len) == 0) {
+		r->status = (enum lookup_status)ce.status;
+		r->cached = hit = true;
+	}
+	free(ce.data);
+	free(key);
+	return hit;
+}
+
+static void cache_put(struct lookup *lk, const struct lookup_result *r)
+{
+	struct store_cache_entry ce = { r->status, time(NULL), NULL, 0 };
+	char *key;
+	struct err e;
+
+	if (!lk->cache || lk->s.cache_ttl <= 0 || r->cached || r->status == LOOKUP_UNKNOWN)
+		return;
+	key = cache_key(lk, r);
+	ce.data = lookup_result_encode(r);
+	ce.len = strlen(ce.data);
+	if (store_cache_put(lk->cache, key, &ce, &e) < 0)
+		log_msg(LOGL_WARNING, "lookup cache: %s", e.msg);
+	free(ce.data);
+	free(key);
+}
+
+/* --- which URLs ---------------------------------------------------------- */
+
+/* A Message-ID this mail or its thread already names: its own, or its
+ * series' (which the archive may not have yet: no LINK_DEAD for those). */
+static bool own_thread(const struct patch *p, const char *id)
+{
+	if ((p->message_id && linkref_same_msgid(id, p->message_id)) ||
+	    (p->in_reply_to && linkref_same_msgid(id, p->in_reply_to)))
+		return true;
+	for (size_t i = 0; i < p->nreferences; i++)
+		if (linkref_same_msgid(id, p->references[i]))
+			return true;
+	return false;
+}
+
+/* Appends a result for the URL of line l when it is new and worth asking;
+ * returns its index or (size_t)-1. */
+static size_t add_result(const struct patch *p, const struct line *l,
+			 const struct pattern_list *archives, struct lookup_results *out,
+			 size_t first)
+{
+	struct lookup_result *r;
+	const char *url;
+	size_t n;
+	bool is_link;
+	char *id;
+
+	if (!lookup_link_line(l, &url, &n, &is_link) || n > LOOKUP_MAX_URL_LEN ||
+	    memchr(url, '\0', n))
+		return (size_t)-1;
+	for (size_t i = first; i < out->n; i++)
+		if (strlen(out->v[i].url) == n && !memcmp(out->v[i].url, url, n))
+			return (size_t)-1;
+	id = linkref_msgid(archives, url, n);
+	if (id && own_thread(p, id)) {
+		free(id);
+		return (size_t)-1;
+	}
+	ARRAY_GROW(out->v, out->alloc, out->n + 1);
+	r = &out->v[out->n];
+	memset(r, 0, sizeof(*r));
+	r->url = xstrndup(url, n);
+	r->msgid = id;
+	r->others = -1;
+	r->version = 1;
+	return out->n++;
+}
+
+static void queue(struct lookup *lk, struct batch *b, struct lookup_results *out, size_t ri)
+{
+	struct lookup_result *r = &out->v[ri];
+
+	if (cache_get(lk, r))
+		return;
+	if (r->msgid) {
+		add_job(lk, b, ri, JOB_RAW, lookup_archive_url(lk->archive, r->msgid, "/raw"));
+		add_job(lk, b, ri, JOB_ATOM, lookup_archive_url(lk->archive, r->msgid, "/t.atom"));
+	} else {
+		add_job(lk, b, ri, JOB_STATUS, xstrdup(r->url));
+	}
+}
+
+static void collect(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
+		    struct lookup_results *out, struct batch *b)
+{
+	size_t first = out->n, asked = 0;
+
+	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES; i++) {
+		size_t ri = add_result(p, &p->lines[i], archives, out, first);
+
+		if (ri == (size_t)-1)
+			continue;
+		if (++asked > LOOKUP_MAX_URLS) {
+			log_message(LOGL_WARNING, p->message_id,
+				    "more than %d links: the rest are not looked up", LOOKUP_MAX_URLS);
+			lookup_result_release(&out->v[--out->n]);
+			break;
+		}
+		queue(lk, b, out, ri);
+	}
+}
+
+int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
+		    struct lookup_results *out, struct err *e)
+{
+	struct batch b = { NULL, 0, 0 };
+	size_t first = out->n, failed = 0;
+
+	if (p->kind != KIND_PATCH)
+		return 0;
+	collect(lk, p, archives, out, &b);
+	run_batch(lk, &b);
+	for (size_t i = 0; i < b.n; i++)
+		failed += b.v[i].cc == CURLE_FAILED_INIT;
+	for (size_t ri = first; ri < out->n; ri++) {
+		struct lookup_result *r = &out->v[ri];
+		const struct job *j = job_for(&b, ri, r->msgid ? JOB_RAW : JOB_STATUS);
+
+		if (!j)
+			continue;	/* from the cache */
+		if (r->msgid)
+			finish_archive(r, j, job_for(&b, ri, JOB_ATOM));
+		else
+			finish_status(r, j);
+		log_msg(LOGL_DEBUG, "lookup %.*s: %s (HTTP %ld)", show(r->url), r->url,
+			lookup_status_name(r->status), r->http_code);
+		cache_put(lk, r);
+	}
+	batch_release(&b);
+	if (failed && failed == b.n)
+		return err_set(e, ERR_TEMP, "lookup: curl could not start a transfer");
+	return 0;
+}

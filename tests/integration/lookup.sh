@@ -1,0 +1,178 @@
+#!/bin/sh
+# lookup.sh - archive lookups against a real public-inbox (LINK_NO_NEW_INFO,
+# LINK_DEAD, LINK_TO_PREVIOUS_VERSION from the archive), plus a small web
+# server of our own for the answers public-inbox never gives (slow,
+# garbage, 405, 5xx).  Everything listens on 127.0.0.1, on free ports, in a
+# temporary directory; servers are stopped by PID.  Skips (77) only when
+# public-inbox or python3 is missing.
+. "$top_srcdir/tests/lib.sh"
+
+for b in public-inbox-init public-inbox-mda public-inbox-httpd python3; do
+	command -v "$b" >/dev/null 2>&1 ||
+		{ echo "SKIP: $b is not installed (contrib/install-deps.sh)"; exit 77; }
+done
+
+D=$TAGBOT_TEST_DATA
+T=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-lookup.XXXXXX")
+PIDS=
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	[ -n "${LOOKUP_KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+wait_port() {
+	python3 - "$1" <<'PY'
+import socket, sys, time
+for _ in range(200):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.05)
+sys.exit(1)
+PY
+}
+
+# --- the archive: a v2 inbox built from the fixture mails -----------------
+ADDR=linux-leds@vger.kernel.org
+PI_PORT=$(free_port)
+PI_CONFIG=$T/pi-config PI_DIR=$T/pi
+export PI_CONFIG PI_DIR
+public-inbox-init -V2 leds "$T/inbox" "http://127.0.0.1:$PI_PORT/leds" "$ADDR" >"$T/init.log" 2>&1 ||
+	{ cat "$T/init.log"; echo "public-inbox-init failed"; exit 1; }
+git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
+for m in lookup-patch-unanswered lookup-v1-maintainer-acked lookup-maintainer-reply lookup-bug-report; do
+	ORIGINAL_RECIPIENT=$ADDR public-inbox-mda <"$D/$m.eml" >>"$T/mda.log" 2>&1 ||
+		{ cat "$T/mda.log"; echo "public-inbox-mda refused $m"; exit 1; }
+done
+public-inbox-httpd -l "http://127.0.0.1:$PI_PORT" >"$T/httpd.log" 2>&1 &
+PI_PID=$!
+PIDS="$PIDS $PI_PID"
+wait_port "$PI_PORT" || { cat "$T/httpd.log"; echo "public-inbox-httpd did not start"; exit 1; }
+ARCHIVE=http://127.0.0.1:$PI_PORT/leds/
+
+# --- a web server for everything else; one "METHOD PATH" line per request -
+WEB_PORT=$(free_port)
+cat >"$T/web.py" <<'PY'
+import sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOG = open(sys.argv[2], "a", buffering=1)
+
+class H(BaseHTTPRequestHandler):
+    def answer(self, body):
+        LOG.write("%s %s %s\n" % (self.command, self.path, self.headers.get("User-Agent", "")))
+        p = self.path
+        code = {"/gone": 404, "/removed": 410, "/error": 503}.get(p, 200)
+        if p == "/head-405" and self.command == "HEAD":
+            code = 405
+        if p == "/slow":
+            time.sleep(4)
+        data = b"ok\n"
+        if p.startswith("/garbage/"):
+            data = bytes(range(256)) * 64 + b"\n<entry><author><email>x"
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if body:
+            try:
+                self.wfile.write(data)
+            except OSError:
+                pass
+    def do_GET(self):
+        self.answer(True)
+    def do_HEAD(self):
+        self.answer(False)
+    def log_message(self, *a):
+        pass
+
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+: >"$T/web.log"
+python3 "$T/web.py" "$WEB_PORT" "$T/web.log" 2>"$T/web.err" &
+PIDS="$PIDS $!"
+wait_port "$WEB_PORT" || { cat "$T/web.err"; echo "the web server did not start"; exit 1; }
+sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup-links-servers.eml" >"$T/servers.eml"
+
+# line NEEDLE FILE: the line number of the first line holding NEEDLE
+line() { grep -n -F -- "$1" "$2" | head -n 1 | cut -d: -f1; }
+# has_finding FILE LINE RULE: the text output holds RULE at FILE:LINE
+has_finding() { grep -q -F -- "$1:$2: WARNING:$3:" "$T/out"; }
+no_finding() { ! grep -q -F -- ":$1: WARNING:$2:" "$T/out"; }
+check() { "$TAGBOT" check -q "$@" >"$T/out" 2>"$T/err"; echo $? >"$T/rc"; }
+
+# --- found: what the archive says about each linked message ---------------
+A=$D/lookup-links-archive.eml
+check --lookups="$ARCHIVE" --lookup-timeout=5 "$A"
+expect "found: exit 1 (findings)" [ "$(cat "$T/rc")" = 1 ]
+L_UNANSWERED=$(line 20250130194627.280618-1-eajames "$A")
+L_ACKED=$(line 20250107131456.247610-1-krzysztof "$A")
+L_BUG=$(line cc399d9a-1470-494a-a9f9-8f0516a58800 "$A")
+L_MISSING=$(line 20251224-no-such-posting "$A")
+expect "found: LINK_NO_NEW_INFO for the unanswered patch posting" \
+	has_finding "$A" "$L_UNANSWERED" LINK_NO_NEW_INFO
+expect "found: no LINK_NO_NEW_INFO for the patch a maintainer acked" \
+	no_finding "$L_ACKED" LINK_NO_NEW_INFO
+expect "found: no LINK_NO_NEW_INFO for the bug report" no_finding "$L_BUG" LINK_NO_NEW_INFO
+expect "404: LINK_DEAD for a Message-ID the archive does not have" \
+	has_finding "$A" "$L_MISSING" LINK_DEAD
+expect "found: exactly two lookup findings" \
+	[ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 2 ]
+expect "found: nothing logged" [ ! -s "$T/err" ]
+check "$A"
+expect "without --lookups: no lookup finding" \
+	[ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
+
+V2=$D/lookup-v2-links-v1.eml
+check --lookups="$ARCHIVE" "$V2"
+expect "previous version: the archive shows the link is v1 of this v2" \
+	has_finding "$V2" "$(line 'Link: https://lore' "$V2")" LINK_TO_PREVIOUS_VERSION
+expect "previous version: no LINK_NO_NEW_INFO on top (v1 was acked)" \
+	[ "$(grep -c LINK_NO_NEW_INFO "$T/out")" = 0 ]
+check "$V2"
+expect "previous version: nothing without lookups (the IDs say nothing)" \
+	[ "$(grep -c LINK_TO_PREVIOUS_VERSION "$T/out")" = 0 ]
+
+# --- plain URLs: 404, 410, 405, slow, 5xx, a host that does not resolve -----
+S=$T/servers.eml
+check --lookups="$ARCHIVE" --lookup-timeout=1 "$S"
+expect "dead: LINK_DEAD for 404" has_finding "$S" "$(line /gone "$S")" LINK_DEAD
+expect "dead: LINK_DEAD for 410" has_finding "$S" "$(line /removed "$S")" LINK_DEAD
+expect "dead: LINK_DEAD for a host under .invalid" has_finding "$S" "$(line .invalid "$S")" LINK_DEAD
+expect "alive: no finding for 200" no_finding "$(line /alive "$S")" LINK_DEAD
+expect "405: no finding, HEAD then GET" no_finding "$(line /head-405 "$S")" LINK_DEAD
+expect "405: the GET was sent" grep -q '^GET /head-405 ' "$T/web.log"
+expect "slow: no finding" no_finding "$(line /slow "$S")" LINK_DEAD
+expect "slow: the timeout is logged" grep -q "/slow: .*not a finding" "$T/err"
+expect "5xx: no finding" no_finding "$(line /error "$S")" LINK_DEAD
+expect "5xx: logged" grep -q "/error: HTTP 503, not a finding" "$T/err"
+expect "dead: exactly three LINK_DEAD" [ "$(grep -c LINK_DEAD "$T/out")" = 3 ]
+expect "User-Agent names tagbot" grep -q "^HEAD /alive tagbot/" "$T/web.log"
+
+# --- malformed: an "archive" that answers garbage ---------------------------
+check --lookups="http://127.0.0.1:$WEB_PORT/garbage/" --lookup-timeout=5 "$A"
+expect "malformed: no crash (exit 0 or 1)" [ "$(cat "$T/rc")" -le 1 ]
+expect "malformed: no lookup finding" [ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
+expect "malformed: logged" grep -q "garbage/.*/raw: .*not a finding" "$T/err"
+
+# --- the cache: a second run asks nobody ------------------------------------
+C=$T/cache.db
+grep -v -e /slow -e /error -e .invalid "$S" >"$T/cacheable.eml"
+check --lookups="$ARCHIVE" --lookup-cache="$C" "$A" "$T/cacheable.eml"
+cp "$T/out" "$T/out.first"
+before=$(wc -l <"$T/web.log")
+kill "$PI_PID"
+wait "$PI_PID" 2>/dev/null
+check --lookups="$ARCHIVE" --lookup-cache="$C" "$A" "$T/cacheable.eml"
+expect "cache: the same findings with the archive stopped" cmp -s "$T/out" "$T/out.first"
+expect "cache: no request to the web server" [ "$(wc -l <"$T/web.log")" = "$before" ]
+expect "cache: nothing failed" [ ! -s "$T/err" ]
+expect "cache: the findings are there" [ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 4 ]
+
+finish
