@@ -14,14 +14,16 @@
  *              retry later (smtp_backoff)
  *   ERR_FINAL  a 5xx reply, a certificate that does not verify, a server
  *              without STARTTLS, bad settings or arguments: the reply failed
- * Every message starts with "smtp: URL: ", then the server's last reply line
- * when it answered 4xx/5xx ("smtp: smtp://127.0.0.1:2525: 450 4.2.0 ...").
+ * Messages name the server ("smtp: URL: ...") and quote its reply line when
+ * it answered 4xx/5xx ("smtp: smtp://127.0.0.1:2525: 450 4.2.0 ...").
  *
  * All recipients or none: when one RCPT is refused nothing is sent, so a
  * retry never duplicates the reply to the recipients that were accepted.
  *
- * curl_global_init is left to curl_easy_init (done on first use); call
- * smtp_send from one thread at a time.
+ * timeout_s bounds the submission and, separately, the wait for the answer
+ * to QUIT, so a call takes at most about twice timeout_s.  curl_global_init
+ * is left to curl_easy_init (done on first use); call smtp_send from one
+ * thread at a time, with SIGPIPE ignored (the daemon's job).
  */
 #ifndef TAGBOT_SMTP_SINK_H
 #define TAGBOT_SMTP_SINK_H

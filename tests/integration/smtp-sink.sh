@@ -11,7 +11,7 @@ srv_init
 srv_start_dovecot
 srv_start_postfix
 CHECK_SMTP=$top_builddir/tests/check_smtp_sink
-[ -x "$CHECK_SMTP" ] || { echo "SKIP: $CHECK_SMTP is not built"; exit 77; }
+[ -x "$CHECK_SMTP" ] || { echo "$CHECK_SMTP is not built (make check builds it)"; exit 1; }
 pf_conf=$SRV_DIR/postfix/conf
 md=$(srv_maildir author@example.org)
 WRONG_PASSWORD=Wr0ng-pa55-4-tagbot	# as in check_smtp_sink.c
