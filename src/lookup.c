@@ -24,6 +24,7 @@
 
 #define LOOKUP_SHOW_MAX		200	/* bytes of a URL quoted in a log line */
 #define LOOKUP_POLL_MAX_MS	1000	/* longest curl_multi_poll() wait */
+#define LOOKUP_RESOLVER_TRUST	300	/* seconds a working resolver is believed */
 
 /* --- settings and results ----------------------------------------------- */
 
@@ -93,6 +94,7 @@ struct lookup {
 	CURLM *multi;			/* owned */
 	char user_agent[64];
 	long long next_start;		/* monotonic ms: the rate limit's next slot */
+	time_t resolver_ok_at;		/* when names were last seen resolving */
 };
 
 enum job_kind {
@@ -470,10 +472,15 @@ static const struct job *job_for(const struct batch *b, size_t ri, enum job_kind
 	return NULL;
 }
 
-static void finish_status(struct lookup_result *r, const struct job *j)
+/* dns_ok: whether a name that does not resolve makes the link dead. */
+static void finish_status(struct lookup_result *r, const struct job *j, bool dns_ok)
 {
+	enum lookup_net net = job_net(j);
+
 	r->http_code = j->code;
-	r->status = lookup_classify(job_net(j), j->code);
+	if (net == LOOKUP_NET_NO_HOST && !dns_ok)
+		net = LOOKUP_NET_FAILED;
+	r->status = lookup_classify(net, j->code);
 	if (r->status == LOOKUP_UNKNOWN)
 		log_failure(j);
 }
@@ -500,7 +507,8 @@ static void finish_archive(struct lookup_result *r, const struct job *raw, const
 {
 	struct err e;
 
-	finish_status(r, raw);
+	/* The archive's host not resolving says nothing about the link. */
+	finish_status(r, raw, false);
 	if (r->status != LOOKUP_ALIVE)
 		return;
 	if (raw->code / 100 != 2 || lookup_parse_message(r, raw->body.data, raw->body.len, &e) < 0) {
@@ -641,16 +649,57 @@ static void collect(struct lookup *lk, const struct patch *p, const struct patte
 	}
 }
 
+/*
+ * A name that does not resolve is a dead link only while names resolve at
+ * all: offline, or with the resolver down, every host fails alike.  Any
+ * answer in the batch proves the network works; else the archive's host
+ * is asked (at most every LOOKUP_RESOLVER_TRUST seconds).
+ */
+static bool resolver_works(struct lookup *lk, const struct batch *b)
+{
+	struct batch probe = { NULL, 0, 0 };
+	bool no_host = false, ok;
+
+	bool archive_no_host = false;
+
+	for (size_t i = 0; i < b->n; i++) {
+		enum lookup_net net = job_net(&b->v[i]);
+
+		if (net == LOOKUP_NET_OK) {
+			lk->resolver_ok_at = time(NULL);
+			return true;
+		}
+		no_host |= net == LOOKUP_NET_NO_HOST;
+		archive_no_host |= net == LOOKUP_NET_NO_HOST && b->v[i].kind != JOB_STATUS;
+	}
+	if (archive_no_host)
+		return false;
+	if (!no_host || (lk->resolver_ok_at && time(NULL) - lk->resolver_ok_at < LOOKUP_RESOLVER_TRUST))
+		return true;
+	add_job(lk, &probe, 0, JOB_STATUS, xstrdup(lk->archive));
+	run_batch(lk, &probe);
+	ok = job_net(&probe.v[0]) != LOOKUP_NET_NO_HOST;
+	if (ok)
+		lk->resolver_ok_at = time(NULL);
+	batch_release(&probe);
+	return ok;
+}
+
 int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
 		    struct lookup_results *out, struct err *e)
 {
 	struct batch b = { NULL, 0, 0 };
 	size_t first = out->n, failed = 0;
+	bool dns_ok;
 
 	if (p->kind != KIND_PATCH)
 		return 0;
 	collect(lk, p, archives, out, &b);
 	run_batch(lk, &b);
+	dns_ok = resolver_works(lk, &b);
+	if (!dns_ok)
+		log_msg(LOGL_WARNING, "lookup: host names do not resolve, not even the archive's (%s): no link is dead for that",
+			lk->archive_host);
 	for (size_t i = 0; i < b.n; i++)
 		failed += b.v[i].cc == CURLE_FAILED_INIT;
 	for (size_t ri = first; ri < out->n; ri++) {
@@ -662,7 +711,7 @@ int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct patte
 		if (r->msgid)
 			finish_archive(r, j, job_for(&b, ri, JOB_ATOM));
 		else
-			finish_status(r, j);
+			finish_status(r, j, dns_ok);
 		log_msg(LOGL_DEBUG, "lookup %.*s: %s (HTTP %ld)", show(r->url), r->url,
 			lookup_status_name(r->status), r->http_code);
 		cache_put(lk, r);

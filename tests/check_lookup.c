@@ -753,6 +753,61 @@ START_TEST(test_prefetch_refuses_local_addresses)
 }
 END_TEST
 
+static const char unresolvable[] =
+	"From: Ann Author <ann@example.org>\n"
+	"Subject: [PATCH] leds: foo: fix the bar\n"
+	"Message-ID: <20250105101010.4242-1-ann@example.org>\n"
+	"\n"
+	"The bar was read from the wrong register.\n"
+	"\n"
+	"Link: https://lore.kernel.org/r/20241205101010.1-1-ann@example.org\n"
+	"Closes: http://bugs.example.invalid/42\n"
+	"Signed-off-by: Ann Author <ann@example.org>\n"
+	"---\n"
+	"diff --git a/x b/x\n";
+
+/*
+ * A host under .invalid never resolves.  It is a dead link while the
+ * archive's host resolves (here an address whose port is closed: an
+ * answer of sorts); when the archive's does not either, nothing is dead.
+ */
+START_TEST(test_prefetch_unresolvable)
+{
+	static const struct {
+		const char *archive;
+		enum lookup_status link, closes;
+	} cases[] = {
+		{ "http://127.0.0.1:9/all/", LOOKUP_UNKNOWN, LOOKUP_DEAD },
+		{ "http://archive.example.invalid/all/", LOOKUP_UNKNOWN, LOOKUP_UNKNOWN },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct lookup_settings ls;
+		struct lookup *lk;
+		struct checked c;
+		struct err e;
+
+		checked_open(&c, NULL, unresolvable);
+		lookup_settings_init(&ls);
+		ls.archive_url = xstrdup(cases[i].archive);
+		ls.rate = 0;
+		ls.timeout = 5;
+		ck_assert_int_eq(lookup_new(&lk, &ls, NULL, &e), 0);
+		ck_assert_int_eq(lookup_prefetch(lk, &c.p[0], &c.s.archives, &c.res, &e), 0);
+		ck_assert_uint_eq(c.res.n, 2);
+		ck_assert_msg(c.res.v[0].status == cases[i].link, "%s: link %s", cases[i].archive,
+			      lookup_status_name(c.res.v[0].status));
+		ck_assert_msg(c.res.v[1].status == cases[i].closes, "%s: closes %s", cases[i].archive,
+			      lookup_status_name(c.res.v[1].status));
+		run(&c);
+		ck_assert_uint_eq(th_count(&c.fs, "LINK_DEAD"), cases[i].closes == LOOKUP_DEAD);
+		lookup_free(lk);
+		lookup_settings_release(&ls);
+		checked_close(&c);
+	}
+}
+END_TEST
+
 START_TEST(test_prefetch_nothing_to_do)
 {
 	struct lookup_settings ls;
@@ -803,6 +858,7 @@ int main(void)
 	tcase_add_test(rules, test_rules_previous_version);
 	tcase_add_test(rules, test_rules_one_finding_per_link);
 	tcase_add_test(rules, test_prefetch_refuses_local_addresses);
+	tcase_add_test(rules, test_prefetch_unresolvable);
 	tcase_add_test(rules, test_prefetch_nothing_to_do);
 	suite_add_tcase(s, rules);
 	return th_run_suite(s);

@@ -155,6 +155,19 @@ expect "5xx: logged" grep -q "/error: HTTP 503, not a finding" "$T/err"
 expect "dead: exactly three LINK_DEAD" [ "$(grep -c LINK_DEAD "$T/out")" = 3 ]
 expect "User-Agent names tagbot" grep -q "^HEAD /alive tagbot/" "$T/web.log"
 
+# --- a mail cannot make the bot probe the network it runs in ------------------
+: >"$T/web.log"
+check --lookups="http://localhost:$PI_PORT/leds/" --lookup-timeout=2 "$S"
+expect "private: loopback links are refused when the archive is another host" \
+	[ ! -s "$T/web.log" ]
+expect "private: refusals are logged" grep -q "/alive: refused: a loopback or private address" "$T/err"
+expect "private: only the unresolvable host is dead" [ "$(grep -c LINK_DEAD "$T/out")" = 1 ]
+
+# --- no resolver: when the archive's host does not resolve either, no link is dead
+check --lookups="http://archive.example.invalid/leds/" --lookup-timeout=2 "$S"
+expect "no resolver: no LINK_DEAD at all" [ "$(grep -c LINK_DEAD "$T/out")" = 0 ]
+expect "no resolver: logged" grep -q "host names do not resolve" "$T/err"
+
 # --- malformed: an "archive" that answers garbage ---------------------------
 check --lookups="http://127.0.0.1:$WEB_PORT/garbage/" --lookup-timeout=5 "$A"
 expect "malformed: no crash (exit 0 or 1)" [ "$(cat "$T/rc")" -le 1 ]
