@@ -320,8 +320,8 @@ static int job_start(struct lookup *lk, struct job *j)
 	return 0;
 }
 
-/* A finished transfer; false when it goes again (GET after a 405 HEAD). */
-static bool job_finish(struct lookup *lk, struct job *j, CURLcode cc)
+/* A finished transfer: done, or pending again (a GET after a 405 HEAD). */
+static void job_finish(struct lookup *lk, struct job *j, CURLcode cc)
 {
 	j->cc = cc;
 	j->code = 0;
@@ -332,10 +332,9 @@ static bool job_finish(struct lookup *lk, struct job *j, CURLcode cc)
 	if (j->kind == JOB_STATUS && j->head && cc == CURLE_OK && (j->code == 405 || j->code == 501)) {
 		j->head = false;
 		j->state = J_PENDING;
-		return false;
+		return;
 	}
 	j->state = J_DONE;
-	return true;
 }
 
 static enum lookup_net job_net(const struct job *j)
@@ -385,7 +384,7 @@ static void start_jobs(struct lookup *lk, struct batch *b, size_t *running, long
 	}
 }
 
-static void reap(struct lookup *lk, size_t *running, size_t *done)
+static void reap(struct lookup *lk, size_t *running)
 {
 	CURLMsg *m;
 	int left;
@@ -399,8 +398,7 @@ static void reap(struct lookup *lk, size_t *running, size_t *done)
 		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &priv);
 		j = (struct job *)(void *)priv;
 		--*running;
-		if (job_finish(lk, j, m->data.result))
-			++*done;
+		job_finish(lk, j, m->data.result);
 	}
 }
 
@@ -414,25 +412,33 @@ static size_t count_done(const struct batch *b)
 }
 
 /* Runs every job of b to its end; each is bounded by the timeout. */
+static bool has_pending(const struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->v[i].state == J_PENDING)
+			return true;
+	return false;
+}
+
 static void run_batch(struct lookup *lk, struct batch *b)
 {
-	size_t running = 0, done = count_done(b);
+	size_t running = 0;
 
-	while (done < b->n) {
+	for (;;) {
 		long long now = mono_ms();
 		long wait = LOOKUP_POLL_MAX_MS;
 		int still;
 
 		start_jobs(lk, b, &running, now);
-		done = count_done(b);
-		if (done == b->n)
-			break;
+		if (count_done(b) == b->n)
+			return;
 		curl_multi_perform(lk->multi, &still);
-		reap(lk, &running, &done);
-		if (lk->next_start > now && lk->next_start - now < wait)
-			wait = (long)(lk->next_start - now);
-		if (done < b->n)
-			curl_multi_poll(lk->multi, NULL, 0, (int)(wait > 0 ? wait : 1), NULL);
+		reap(lk, &running);
+		/* A free slot is used at once, or as soon as the rate allows. */
+		if (running < (size_t)lk->s.concurrency && has_pending(b))
+			wait = lk->next_start > now ? (long)(lk->next_start - now) : 0;
+		if (wait > 0 && count_done(b) < b->n)
+			curl_multi_poll(lk->multi, NULL, 0, (int)wait, NULL);
 	}
 }
 

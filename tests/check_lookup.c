@@ -808,6 +808,37 @@ START_TEST(test_prefetch_unresolvable)
 }
 END_TEST
 
+/* A mail full of links asks about LOOKUP_MAX_URLS of them, no more. */
+START_TEST(test_prefetch_capped)
+{
+	struct lookup_settings ls;
+	struct lookup *lk;
+	struct checked c;
+	struct buf b;
+	struct err e;
+
+	buf_init(&b, 0);
+	buf_addstr(&b, "From: Ann Author <ann@example.org>\nSubject: [PATCH] leds: x\n"
+		   "Message-ID: <1@example.org>\n\nText.\n\n");
+	for (int i = 0; i < LOOKUP_MAX_URLS + 8; i++)
+		buf_printf(&b, "Link: http://10.0.0.%d/x\n", i + 1);
+	buf_addstr(&b, "Signed-off-by: Ann Author <ann@example.org>\n---\ndiff --git a/x b/x\n");
+	checked_open(&c, NULL, b.data);
+	lookup_settings_init(&ls);
+	ls.rate = 0;
+	ck_assert_int_eq(lookup_new(&lk, &ls, NULL, &e), 0);
+	ck_assert_int_eq(lookup_prefetch(lk, &c.p[0], &c.s.archives, &c.res, &e), 0);
+	ck_assert_uint_eq(c.res.n, LOOKUP_MAX_URLS);
+	ck_assert_str_eq(c.res.v[LOOKUP_MAX_URLS - 1].url, "http://10.0.0.32/x");
+	ck_assert_ptr_nonnull(lookup_results_find(&c.res, "http://10.0.0.1/x", 17));
+	ck_assert_ptr_null(lookup_results_find(&c.res, "http://10.0.0.1/", 16));
+	lookup_free(lk);
+	lookup_settings_release(&ls);
+	checked_close(&c);
+	buf_release(&b);
+}
+END_TEST
+
 START_TEST(test_prefetch_nothing_to_do)
 {
 	struct lookup_settings ls;
@@ -859,6 +890,7 @@ int main(void)
 	tcase_add_test(rules, test_rules_one_finding_per_link);
 	tcase_add_test(rules, test_prefetch_refuses_local_addresses);
 	tcase_add_test(rules, test_prefetch_unresolvable);
+	tcase_add_test(rules, test_prefetch_capped);
 	tcase_add_test(rules, test_prefetch_nothing_to_do);
 	suite_add_tcase(s, rules);
 	return th_run_suite(s);

@@ -66,7 +66,8 @@ LOG = open(sys.argv[2], "a", buffering=1)
 
 class H(BaseHTTPRequestHandler):
     def answer(self, body):
-        LOG.write("%s %s %s\n" % (self.command, self.path, self.headers.get("User-Agent", "")))
+        LOG.write("%s %s %s %.3f\n" % (self.command, self.path,
+                                        self.headers.get("User-Agent", ""), time.time()))
         p = self.path
         code = {"/gone": 404, "/removed": 410, "/error": 503}.get(p, 200)
         if p == "/head-405" and self.command == "HEAD":
@@ -154,6 +155,9 @@ expect "5xx: no finding" no_finding "$(line /error "$S")" LINK_DEAD
 expect "5xx: logged" grep -q "/error: HTTP 503, not a finding" "$T/err"
 expect "dead: exactly three LINK_DEAD" [ "$(grep -c LINK_DEAD "$T/out")" = 3 ]
 expect "User-Agent names tagbot" grep -q "^HEAD /alive tagbot/" "$T/web.log"
+# 7 requests reached the server; at the default rate of 5/s they span >= 1.2 s
+span=$(awk '{ t[NR] = $NF } END { printf "%d", (t[NR] - t[1]) * 1000 }' "$T/web.log")
+expect "rate: 7 requests at 5/s take at least 1.1 s ($span ms)" [ "$span" -ge 1100 ]
 
 # --- a mail cannot make the bot probe the network it runs in ------------------
 : >"$T/web.log"
