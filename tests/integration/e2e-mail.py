@@ -18,7 +18,11 @@ why on stderr), 2 on a usage or connection error.
   count USER                               print how many mails USER's INBOX holds
   wait USER COUNT SECONDS                  until the INBOX holds >= COUNT mails
   wait-replies USER SECONDS MSGID...       until each MSGID has a reply in USER's INBOX
-  verify USER [--only] FILE...                      the replies to FILE... (see verify())
+  verify USER [--only] FILE... [--none FILE...]
+                                           the replies to FILE... (see verify_problems())
+  wait-verify USER SECONDS [--only] FILE... [--none FILE...]
+                                           the same, again until it holds
+  progress DB                              print the counts of the state database
   store DB FILE...                         the state database agrees (see store())
 """
 
@@ -239,17 +243,28 @@ def check_reply(patch, reply):
     return bad
 
 
-def verify(user, paths):
+def split_args(args):
+    """[--only] FILE... [--none FILE...] -> (only, answered, unanswered)."""
+    only = bool(args) and args[0] == "--only"
+    if only:
+        args = args[1:]
+    if "--none" in args:
+        i = args.index("--none")
+        return only, args[:i], args[i + 1:]
+    return only, args, []
+
+
+def verify_problems(user, args):
     """Each patch that needs a reply has exactly one, threaded; the clean ones
-    have none; no reply answers a mail that is not one of paths (when the
-    mailbox is only theirs: see --only)."""
-    only = False
-    if paths and paths[0] == "--only":
-        only, paths = True, paths[1:]
-    patches = {}
-    for p in paths:
+    and those after --none have none; with --only, no reply answers a mail
+    that is not one of them.  (problems, summary line)"""
+    only, paths, none = split_args(args)
+    patches, want = {}, {}
+    for p in paths + none:
         msg = read_patch(p)
-        patches[msg["Message-ID"].strip()] = msg
+        pid = msg["Message-ID"].strip()
+        patches[pid] = msg
+        want[pid] = 1 if KINDS[msg["X-E2E-Kind"]]["rules"] and p not in none else 0
     replies = {}
     strays = 0
     for r in fetch_all(user):
@@ -261,22 +276,40 @@ def verify(user, paths):
     fails = []
     for pid, patch in patches.items():
         got = replies.get(pid, [])
-        want = 1 if KINDS[patch["X-E2E-Kind"]]["rules"] else 0
-        if len(got) != want:
+        if len(got) != want[pid]:
             fails.append("%s (%s): %d replies, wanted %d"
-                         % (pid, patch["X-E2E-Kind"], len(got), want))
+                         % (pid, patch["X-E2E-Kind"], len(got), want[pid]))
         for r in got[:1]:
             fails += ["%s: %s" % (pid, b) for b in check_reply(patch, r)]
     if only and strays:
         fails.append("%d replies answer other mails" % strays)
+    summary = ("%d patches, %d need a reply, %d replies to them, %d problems"
+               % (len(patches), sum(want.values()), sum(len(v) for v in replies.values()),
+                  len(fails)))
+    return fails, summary
+
+
+def report(fails, summary):
     for f in fails[:20]:
         sys.stderr.write("e2e-mail: %s\n" % f)
     if len(fails) > 20:
         sys.stderr.write("e2e-mail: ... and %d more\n" % (len(fails) - 20))
-    need = sum(1 for p in patches.values() if KINDS[p["X-E2E-Kind"]]["rules"])
-    print("%d patches, %d need a reply, %d answered, %d problems"
-          % (len(patches), need, sum(len(v) for v in replies.values()), len(fails)))
+    print(summary)
     return 1 if fails else 0
+
+
+def verify(user, args):
+    return report(*verify_problems(user, args))
+
+
+def wait_verify(user, seconds, args):
+    """verify, again until it holds or seconds have passed."""
+    end = time.monotonic() + seconds
+    while True:
+        fails, summary = verify_problems(user, args)
+        if not fails or time.monotonic() > end:
+            return report(fails, summary)
+        time.sleep(0.5)
 
 
 def store_key(msgid):
@@ -307,6 +340,22 @@ def store(db, paths):
         sys.stderr.write("e2e-mail: store: %s\n" % f)
     print("store: %d patches, %d disagree" % (len(paths), len(fails)))
     return 1 if fails else 0
+
+
+def progress(db):
+    """One line: how far the daemon got (for the log of a test)."""
+    import sqlite3
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
+        n = con.execute("SELECT count(*) FROM messages").fetchone()[0]
+        rows = dict(con.execute("SELECT state, count(*) FROM outbox GROUP BY state").fetchall())
+        con.close()
+    except sqlite3.Error as ex:
+        print("store: %s" % ex)
+        return 0
+    print("store: %d messages; outbox %s" % (n, ", ".join("%s %d" % kv for kv in sorted(rows.items()))
+                                             or "empty"))
+    return 0
 
 
 def replied_to(user):
@@ -367,6 +416,10 @@ def main(argv):
             return wait_replies(args[0], float(args[1]), args[2:])
         if cmd == "verify":
             return verify(args[0], args[1:])
+        if cmd == "wait-verify":
+            return wait_verify(args[0], float(args[1]), args[2:])
+        if cmd == "progress":
+            return progress(args[0])
         if cmd == "store":
             return store(args[0], args[1:])
     except (OSError, imaplib.IMAP4.error, KeyError, IndexError, ValueError) as ex:

@@ -1,0 +1,237 @@
+#!/bin/sh
+# `tagbot run` end to end, against a real Dovecot and a real Postfix.
+#
+# The bot watches bot@example.org's INBOX over IMAP with IDLE (STARTTLS, then
+# IMAPS, both verified with the test CA) and sends its replies through
+# Postfix (STARTTLS), which delivers them into Dovecot.  Patches are
+# APPENDed to bot@'s INBOX, from author@example.org; what is asserted is
+# what reaches author@'s INBOX (tests/integration/e2e-mail.py parses it):
+#   a) patches with tag problems: one threaded reply each; mail that was
+#      there before the first start: none (backfill = no)
+#   b) a clean patch: no reply
+#   c) the bot stopped (SIGTERM: exit 0) and started again: no duplicates,
+#      and the patch that came while it was down is answered
+#   d) the same mail delivered twice (the same bytes, and a list copy with
+#      other headers): one reply
+#   e) Dovecot restarted while the bot idles: it resumes and misses nothing
+#   f) Postfix stopped: the reply waits in the outbox (tagbot status) and
+#      goes out once Postfix is back
+#   g) SIGKILL at random moments during a 200-message backlog (backfill =
+#      yes, half need a reply): after a clean run, exactly one reply each,
+#      and the state database agrees.  E2E_SEED=N replays the moments.
+# poll_interval is 300 s, so only IDLE can meet the waits (each 20-90 s).
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/servers.sh"
+srv_need dovecot postfix
+srv_init
+srv_start_dovecot || exit 99
+srv_start_postfix || exit 99
+export SRV_DIR IMAPS_PORT
+MAIL="python3 $top_srcdir/tests/integration/e2e-mail.py"
+BOT=bot@example.org
+AUTHOR=author@example.org
+RESEND_AFTER=5
+W=$SRV_DIR/e2e
+mkdir -p "$W"
+BOT_PID=
+trap 'bot_kill; srv_cleanup' EXIT
+
+# bot_ini FILE STATE TLS PORT BACKFILL
+bot_ini() {
+	cat >"$1" <<INI
+[tagbot]
+state = $2
+log = stderr
+log_level = info
+min_reply_severity = warning
+
+[source]
+type = imap
+host = 127.0.0.1
+port = $4
+tls = $3
+ca_file = $SRV_DIR/ca.pem
+user = $BOT
+password_file = $SRV_DIR/password
+folder = INBOX
+idle = yes
+poll_interval = 300
+backfill = $5
+
+[sink]
+type = smtp
+url = smtp://127.0.0.1:$SMTP_PORT
+tls = starttls
+ca_file = $SRV_DIR/ca.pem
+resend_after = $RESEND_AFTER
+
+[reply]
+from = tagbot <$BOT>
+to = author
+max_per_author_per_hour = 0
+max_per_minute = 0
+INI
+}
+
+bot_start() {
+	echo "# --- tagbot run -c $INI" >>"$W/bot.log"
+	"$TAGBOT" run -c "$INI" >>"$W/bot.log" 2>&1 &
+	BOT_PID=$!
+}
+
+# bot_stop: SIGTERM, then at most 15 s for a clean exit; its status.
+bot_stop() {
+	kill -TERM "$BOT_PID" 2>/dev/null
+	for _ in $(seq 150); do kill -0 "$BOT_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$BOT_PID" 2>/dev/null && echo "# tagbot did not stop within 15 s of SIGTERM"
+	wait "$BOT_PID"
+	rc=$?
+	BOT_PID=
+	return $rc
+}
+
+bot_kill() {
+	[ -n "$BOT_PID" ] || return 0
+	kill -KILL "$BOT_PID" 2>/dev/null
+	wait "$BOT_PID" 2>/dev/null
+	BOT_PID=
+}
+
+bot_alive() { [ -n "$BOT_PID" ] && kill -0 "$BOT_PID" 2>/dev/null; }
+
+# wait_ready SECONDS: until the bot has a checkpoint for INBOX (it has read
+# UIDNEXT; mail appended after this is new to it).
+wait_ready() {
+	for _ in $(seq $(($1 * 10))); do
+		bot_alive || return 1
+		python3 - "$STATE" <<'PY' && return 0
+import sqlite3, sys
+try:
+    con = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True, timeout=5)
+    sys.exit(0 if con.execute("SELECT count(*) FROM checkpoints").fetchone()[0] else 1)
+except sqlite3.Error:
+    sys.exit(1)
+PY
+		sleep 0.1
+	done
+	return 1
+}
+
+# status_queued: how many replies `tagbot status` says are queued.
+status_queued() {
+	"$TAGBOT" status -c "$INI" 2>/dev/null | sed -n 's/.*[^a-z]\([0-9][0-9]*\) queued.*/\1/p; s/.*queued[: =]*\([0-9][0-9]*\).*/\1/p' | head -n 1
+}
+
+# wait_queued N SECONDS
+wait_queued() {
+	for _ in $(seq $(($2 * 10))); do
+		[ "$(status_queued)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+patch() {	# patch KIND PREFIX-N [--threaded]: writes $W/PREFIX-N.eml
+	$MAIL patch "$1" "${2%-*}" "${2##*-}" $3 >"$W/$2.eml"
+}
+p() { for n in "$@"; do printf '%s ' "$W/$n.eml"; done; }
+mid() { for n in "$@"; do printf '<e2e-%s@example.org> ' "$n"; done; }
+
+fail_log() { echo "# bot log (last 30 lines):"; tail -n 30 "$W/bot.log" | sed 's/^/#   /'; }
+check() {	# check DESC CMD...: like expect, with the bot's log on failure
+	d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fail_log; fi
+}
+
+# --- a) to f): one bot on STARTTLS -------------------------------------------
+INI=$W/bot.ini
+STATE=$W/state.db
+bot_ini "$INI" "$STATE" starttls "$IMAP_PORT" no
+patch case old-0
+$MAIL append $BOT "$W/old-0.eml"
+bot_start
+check "the bot starts and takes its checkpoint" wait_ready 20
+
+patch case a-1; patch changeid a-2 --threaded; patch nosob a-3; patch twice a-4
+$MAIL append $BOT $(p a-1 a-2 a-3 a-4)
+check "a) each patch with tag problems gets a reply" \
+	$MAIL wait-replies $AUTHOR 20 $(mid a-1 a-2 a-3 a-4)
+check "a) one threaded reply each (To, Re:, In-Reply-To, References, Auto-Submitted, X-Tagbot-Rules, | quotes); none to the mail from before the start" \
+	$MAIL verify $AUTHOR --only $(p a-1 a-2 a-3 a-4) --none $(p old-0)
+
+# The bad patch after the clean one is answered after it was read (UID order).
+patch clean b-1; patch case b-2
+$MAIL append $BOT $(p b-1 b-2)
+check "b) the patch after a clean one is answered" $MAIL wait-replies $AUTHOR 20 $(mid b-2)
+check "b) no reply to the clean patch" $MAIL verify $AUTHOR $(p b-1 b-2)
+
+check "c) SIGTERM: tagbot run exits 0" bot_stop
+patch nosob c-1
+$MAIL append $BOT $(p c-1)
+bot_start
+check "c) the patch that came while the bot was down is answered" \
+	$MAIL wait-replies $AUTHOR 20 $(mid c-1)
+check "c) after the restart: no duplicates" \
+	$MAIL verify $AUTHOR --only $(p a-1 a-2 a-3 a-4 b-1 b-2 c-1) --none $(p old-0)
+
+patch twice d-1; patch changeid d-2; patch case d-3
+# The list's copy of d-2: the same Message-ID, other bytes.
+{ printf 'Received: from list.example.org by mx.example.org; Thu, 20 Nov 2025 10:10:12 +0100\r\n'
+  printf 'List-Id: <list.example.org>\r\nPrecedence: list\r\n'
+  cat "$W/d-2.eml"; } >"$W/d-2-list.eml"
+$MAIL append $BOT $(p d-1 d-1 d-2 d-2-list d-3)
+check "d) the patch after the doubles is answered" $MAIL wait-replies $AUTHOR 20 $(mid d-3)
+check "d) the same mail delivered twice (same bytes; a list copy): one reply each" \
+	$MAIL verify $AUTHOR $(p d-1 d-2 d-3)
+
+sleep 1	# the bot is idling
+srv_stop_dovecot
+srv_start_dovecot || exit 99
+patch changeid e-1
+$MAIL append $BOT $(p e-1)
+check "e) Dovecot restarted under the idling bot: the next patch is answered" \
+	$MAIL wait-replies $AUTHOR 40 $(mid e-1)
+check "e) the bot is still running" bot_alive
+
+srv_stop_postfix
+patch twice f-1
+$MAIL append $BOT $(p f-1)
+check "f) Postfix stopped: tagbot status shows the reply queued" wait_queued 1 20
+sleep 2
+check "f) ... and still queued, not lost, after 2 s" wait_queued 1 1
+check "f) ... and nothing reached the author meanwhile" $MAIL verify $AUTHOR --none $(p f-1)
+srv_start_postfix || exit 99
+check "f) Postfix back: the reply goes out" $MAIL wait-replies $AUTHOR 90 $(mid f-1)
+check "f) tagbot status shows nothing queued" wait_queued 0 20
+
+sleep $((RESEND_AFTER + 2))	# a reply sent twice would have come by now
+ALL="a-1 a-2 a-3 a-4 b-1 b-2 c-1 d-1 d-2 d-3 e-1 f-1"
+check "a-f: exactly one threaded reply per patch that needs one, none otherwise" \
+	$MAIL verify $AUTHOR --only $(p $ALL) --none $(p old-0)
+check "a-f: the store agrees (replied and sent, or clean)" $MAIL store "$STATE" $(p $ALL)
+check "a-f: SIGTERM: exit 0" bot_stop
+if grep -q secret "$W/bot.log"; then not_ok "the log never shows the password"; else ok "the log never shows the password"; fi
+
+# --- g) SIGKILL during a backlog, on IMAPS ------------------------------------
+$MAIL expunge $BOT
+$MAIL gen "$W/g" g 200 --clean-every 2
+$MAIL append $BOT "$W"/g/g-*.eml
+INI=$W/backlog.ini
+STATE=$W/backlog.db
+bot_ini "$INI" "$STATE" implicit "$IMAPS_PORT" yes
+seed=${E2E_SEED:-$(date +%s)}
+echo "# g) E2E_SEED=$seed"
+for delay in $(python3 -c "import random; random.seed($seed); print(' '.join('%.2f' % random.uniform(0.05, 1.5) for _ in range(8)))"); do
+	bot_start
+	sleep "$delay"
+	bot_kill
+	echo "# g) SIGKILL after ${delay}s: $($MAIL progress "$STATE")"
+done
+bot_start
+check "g) after the SIGKILLs, a clean run answers every patch that needs a reply, once" \
+	$MAIL wait-verify $AUTHOR 90 "$W"/g/g-*.eml
+sleep $((RESEND_AFTER + 2))
+check "g) ... and no late duplicates" $MAIL verify $AUTHOR "$W"/g/g-*.eml
+check "g) the store agrees: 100 replied and sent, 100 clean" $MAIL store "$STATE" "$W"/g/g-*.eml
+check "g) SIGTERM: exit 0" bot_stop
+finish
