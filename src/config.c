@@ -21,11 +21,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <iniparser.h>
 
+#include "address.h"
 #include "buf.h"
 #include "config.h"
+#include "secret.h"
 
 #define SUGGEST_MAX_LEN		64	/* longer words get no "did you mean" */
 #define SUGGEST_MAX_DIST	2
@@ -135,6 +139,213 @@ static int parse_followers(const char *v, void *ptr, struct err *e)
 	return 0;
 }
 
+/* ------------------------------------------------- the daemon's parsers */
+
+static void set_string(char **field, const char *v)
+{
+	free(*field);
+	*field = *v ? xstrdup(v) : NULL;
+}
+
+/* A string key; an empty value means "not set". */
+static int parse_str(const char *v, void *ptr, struct err *e)
+{
+	if (strpbrk(v, "\r\n"))
+		return err_set(e, ERR_FINAL, "must be one line");
+	set_string(ptr, v);
+	return 0;
+}
+
+/* footer: "\n" in the value is a line break, "\\" a backslash. */
+static int parse_footer(const char *v, void *ptr, struct err *e)
+{
+	struct buf b;
+
+	buf_init(&b, CONFIG_MAX_BYTES);
+	for (const char *p = v; *p; p++) {
+		if (p[0] == '\\' && (p[1] == 'n' || p[1] == '\\')) {
+			buf_addch(&b, p[1] == 'n' ? '\n' : '\\');
+			p++;
+		} else {
+			buf_addch(&b, *p);
+		}
+	}
+	free(*(char **)ptr);
+	*(char **)ptr = b.len ? buf_detach(&b, NULL) : NULL;
+	buf_release(&b);
+	return 0;
+}
+
+/* Whole decimal number in [min, max]. */
+static int parse_range(const char *v, int *out, long min, long max, struct err *e)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (end == v || *end || errno || n < min || n > max)
+		return err_set(e, ERR_FINAL, "\"%s\" is not a number from %ld to %ld", v, min, max);
+	*out = (int)n;
+	return 0;
+}
+
+static int parse_port(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, 65535, e);
+}
+
+static int parse_seconds(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 1, 86400, e);
+}
+
+static int parse_grace(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, 86400, e);
+}
+
+static int parse_batch(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 1, 1000, e);
+}
+
+static int parse_rate(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, 1000000, e);
+}
+
+/* A word of a table of names -> an int-sized enum. */
+struct name_val {
+	const char *name;
+	int val;
+};
+
+static int parse_name(const char *v, int *out, const struct name_val *t, size_t n,
+		      const char *expected, struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcasecmp(v, t[i].name)) {
+			*out = t[i].val;
+			return 0;
+		}
+	}
+	return err_set(e, ERR_FINAL, "\"%s\" is not %s", v, expected);
+}
+
+static int parse_source_type(const char *v, void *ptr, struct err *e)
+{
+	static const struct name_val t[] = { { "maildir", SOURCE_MAILDIR }, { "imap", SOURCE_IMAP } };
+	int x = 0;
+
+	if (parse_name(v, &x, t, ARRAY_SIZE(t), "imap or maildir", e) < 0)
+		return -1;
+	*(enum source_type *)ptr = (enum source_type)x;
+	return 0;
+}
+
+static int parse_sink_type(const char *v, void *ptr, struct err *e)
+{
+	static const struct name_val t[] = { { "maildir", SINK_MAILDIR }, { "smtp", SINK_SMTP } };
+	int x = 0;
+
+	if (parse_name(v, &x, t, ARRAY_SIZE(t), "smtp or maildir", e) < 0)
+		return -1;
+	*(enum sink_type *)ptr = (enum sink_type)x;
+	return 0;
+}
+
+static const struct name_val tls_names[] = {
+	{ "default", CONFIG_TLS_DEFAULT }, { "implicit", CONFIG_TLS_IMPLICIT },
+	{ "starttls", CONFIG_TLS_STARTTLS }, { "none", CONFIG_TLS_NONE },
+};
+
+const char *config_tls_name(enum config_tls t)
+{
+	return (unsigned)t < ARRAY_SIZE(tls_names) ? tls_names[t].name : "?";
+}
+
+static int parse_tls(const char *v, void *ptr, struct err *e)
+{
+	int x = 0;
+
+	/* "default" is not offered: leaving the key out says that. */
+	if (parse_name(v, &x, tls_names + 1, ARRAY_SIZE(tls_names) - 1,
+		       "implicit, starttls or none", e) < 0)
+		return -1;
+	*(enum config_tls *)ptr = (enum config_tls)x;
+	return 0;
+}
+
+static int parse_log_target(const char *v, void *ptr, struct err *e)
+{
+	if (log_target_parse(v, ptr) < 0)
+		return err_set(e, ERR_FINAL, "\"%s\" is not stderr or syslog", v);
+	return 0;
+}
+
+static int parse_log_level(const char *v, void *ptr, struct err *e)
+{
+	if (log_level_parse(v, ptr) < 0)
+		return err_set(e, ERR_FINAL, "\"%s\" is not error, warning, info or debug", v);
+	return 0;
+}
+
+/* Replies for findings from here up; "off" would mean every finding. */
+static int parse_reply_severity(const char *v, void *ptr, struct err *e)
+{
+	enum severity s;
+
+	if (severity_parse(v, &s) < 0 || s == SEV_OFF)
+		return err_set(e, ERR_FINAL, "\"%s\" is not error, warning or check", v);
+	*(enum severity *)ptr = s;
+	return 0;
+}
+
+static int parse_reply_to(const char *v, void *ptr, struct err *e)
+{
+	if (reply_to_parse(v, ptr) < 0)
+		return err_set(e, ERR_FINAL, "\"%s\" is not author, author+list or all", v);
+	return 0;
+}
+
+static void list_release(struct config_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+	l->set = false;
+}
+
+/* Comma-separated values, each trimmed; empty items are dropped. */
+static int parse_list(const char *v, void *ptr, struct err *e)
+{
+	struct config_list *l = ptr;
+	size_t alloc = 0;
+
+	list_release(l);
+	l->set = true;
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		const char *s = v, *end = v + n;
+
+		while (s < end && isspace((unsigned char)*s))
+			s++;
+		while (end > s && isspace((unsigned char)end[-1]))
+			end--;
+		if (end > s) {
+			if (l->n >= CONFIG_MAX_LIST)
+				return err_set(e, ERR_FINAL, "more than %d values", CONFIG_MAX_LIST);
+			ARRAY_GROW(l->v, alloc, l->n + 1);
+			l->v[l->n++] = xstrndup(s, (size_t)(end - s));
+		}
+		v += n + (v[n] == ',');
+	}
+	return 0;
+}
+
 /* -------------------------------------------------------- the key table */
 
 struct key_def {
@@ -161,6 +372,62 @@ static const struct key_def config_keys[] = {
 	{ "rules", "reported_by_followers", parse_followers,
 	  offsetof(struct config, rules.reported_by_followers) },
 	{ "lookup", "enabled", parse_bool, offsetof(struct config, rules.lookups) },
+#define ROW(sec, key, fn, field) { sec, key, fn, offsetof(struct config, field) }
+	ROW("tagbot", "state", parse_str, tagbot.state),
+	ROW("tagbot", "log", parse_log_target, tagbot.log),
+	ROW("tagbot", "log_level", parse_log_level, tagbot.log_level),
+	ROW("tagbot", "min_reply_severity", parse_reply_severity, tagbot.min_reply_severity),
+	ROW("tagbot", "dry_run", parse_bool, tagbot.dry_run),
+	ROW("source", "type", parse_source_type, source.type),
+	ROW("source", "host", parse_str, source.host),
+	ROW("source", "port", parse_port, source.port),
+	ROW("source", "tls", parse_tls, source.tls),
+	ROW("source", "ca_file", parse_str, source.ca_file),
+	ROW("source", "user", parse_str, source.user),
+	ROW("source", "password_file", parse_str, source.password_file),
+	ROW("source", "password_command", parse_str, source.password_command),
+	ROW("source", "folder", parse_str, source.folder),
+	ROW("source", "idle", parse_bool, source.idle),
+	ROW("source", "poll_interval", parse_seconds, source.poll_interval),
+	ROW("source", "mark_seen", parse_bool, source.mark_seen),
+	ROW("source", "backfill", parse_bool, source.backfill),
+	ROW("source", "path", parse_str, source.path),
+	ROW("source", "batch", parse_batch, source.batch),
+	ROW("sink", "type", parse_sink_type, sink.type),
+	ROW("sink", "url", parse_str, sink.url),
+	ROW("sink", "tls", parse_tls, sink.tls),
+	ROW("sink", "ca_file", parse_str, sink.ca_file),
+	ROW("sink", "user", parse_str, sink.user),
+	ROW("sink", "password_file", parse_str, sink.password_file),
+	ROW("sink", "password_command", parse_str, sink.password_command),
+	ROW("sink", "path", parse_str, sink.path),
+	ROW("sink", "copy_to", parse_str, sink.copy_to),
+	ROW("sink", "copy_folder", parse_str, sink.copy_folder),
+	ROW("sink", "resend_after", parse_grace, sink.resend_after),
+	ROW("reply", "from", parse_str, reply.from),
+	ROW("reply", "to", parse_reply_to, reply.to),
+	ROW("reply", "reply_to", parse_str, reply.reply_to),
+	ROW("reply", "footer", parse_footer, reply.footer),
+	ROW("reply", "bot_addresses", parse_list, reply.bot_addresses),
+	ROW("reply", "ignore_senders", parse_list, reply.ignore_senders),
+	ROW("reply", "max_per_author_per_hour", parse_rate, reply.max_per_author_per_hour),
+	ROW("reply", "max_per_minute", parse_rate, reply.max_per_minute),
+#undef ROW
+};
+
+/* Path keys: a relative value is taken from the ini file's directory. */
+static const struct {
+	const char *section;
+	const char *key;
+	size_t offset;
+} path_keys[] = {
+	{ "tagbot", "state", offsetof(struct config, tagbot.state) },
+	{ "source", "ca_file", offsetof(struct config, source.ca_file) },
+	{ "source", "password_file", offsetof(struct config, source.password_file) },
+	{ "source", "path", offsetof(struct config, source.path) },
+	{ "sink", "ca_file", offsetof(struct config, sink.ca_file) },
+	{ "sink", "password_file", offsetof(struct config, sink.password_file) },
+	{ "sink", "path", offsetof(struct config, sink.path) },
 };
 
 struct draft_where {
@@ -586,6 +853,250 @@ static int apply_custom_rules(struct load *ld)
 	return 0;
 }
 
+/* ------------------------------------------------------------ validation */
+
+bool config_host_is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (!host)
+		return false;
+	if (!strcasecmp(host, "localhost") || !strcasecmp(host, "localhost.localdomain"))
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int config_url_host(const char *url, char *out, size_t size)
+{
+	const char *h, *end;
+
+	if (!url)
+		return -1;
+	if (!strncasecmp(url, "smtp://", 7))
+		h = url + 7;
+	else if (!strncasecmp(url, "smtps://", 8))
+		h = url + 8;
+	else
+		return -1;
+	if (strchr(h, '@') && strchr(h, '@') < h + strcspn(h, "/"))
+		return -1;	/* credentials belong in user and password_file */
+	if (*h == '[') {
+		end = strchr(++h, ']');
+		if (!end)
+			return -1;
+	} else {
+		end = h + strcspn(h, ":/");
+	}
+	if (end == h || (size_t)(end - h) >= size)
+		return -1;
+	memcpy(out, h, (size_t)(end - h));
+	out[end - h] = '\0';
+	return 0;
+}
+
+static int need(struct load *ld, const char *section, const char *key, const char *value,
+		const char *why)
+{
+	if (value && *value)
+		return 0;
+	err_set(ld->e, ERR_FINAL, "not set (needed %s)", why);
+	return fail_at(ld, section, key);
+}
+
+/* One of password_file and password_command; a file must be private. */
+static int check_password(struct load *ld, const char *section, const char *file,
+			  const char *command)
+{
+	char *secret = NULL;
+
+	if (file && command) {
+		err_set(ld->e, ERR_FINAL, "give password_file or password_command, not both");
+		return fail_at(ld, section, "password_command");
+	}
+	if (file) {
+		if (secret_read_file(file, &secret, ld->e) < 0)
+			return fail_at(ld, section, "password_file");
+		secret_free(secret);
+	}
+	return 0;
+}
+
+static int check_tls_none(struct load *ld, const char *section, enum config_tls tls,
+			  const char *host)
+{
+	if (tls != CONFIG_TLS_NONE || config_host_is_loopback(host))
+		return 0;
+	err_set(ld->e, ERR_FINAL, "none is refused: %s is not a loopback address "
+		"(127.0.0.1, ::1, localhost); use implicit or starttls",
+		host ? host : "the host");
+	return fail_at(ld, section, "tls");
+}
+
+static int check_source(struct load *ld, const struct config_source *s)
+{
+	if (s->type == SOURCE_MAILDIR)
+		return need(ld, "source", "path", s->path, "for type = maildir");
+	if (need(ld, "source", "host", s->host, "for type = imap") < 0 ||
+	    need(ld, "source", "user", s->user, "for type = imap") < 0)
+		return -1;
+	if (check_tls_none(ld, "source", s->tls, s->host) < 0)
+		return -1;
+	return check_password(ld, "source", s->password_file, s->password_command);
+}
+
+static int check_sink(struct load *ld, const struct config_sink *s)
+{
+	char host[256];
+	bool smtps;
+
+	if (s->type == SINK_MAILDIR)
+		return need(ld, "sink", "path", s->path, "for type = maildir");
+	if (need(ld, "sink", "url", s->url, "for type = smtp") < 0)
+		return -1;
+	if (config_url_host(s->url, host, sizeof(host)) < 0) {
+		err_set(ld->e, ERR_FINAL, "\"%s\" is not smtp://HOST[:PORT] or smtps://HOST[:PORT]",
+			s->url);
+		return fail_at(ld, "sink", "url");
+	}
+	smtps = !strncasecmp(s->url, "smtps://", 8);
+	if ((smtps && s->tls != CONFIG_TLS_DEFAULT && s->tls != CONFIG_TLS_IMPLICIT) ||
+	    (!smtps && s->tls == CONFIG_TLS_IMPLICIT)) {
+		err_set(ld->e, ERR_FINAL, "%s does not go with a %s URL (implicit TLS is smtps://)",
+			config_tls_name(s->tls), smtps ? "smtps://" : "smtp://");
+		return fail_at(ld, "sink", "tls");
+	}
+	if (check_tls_none(ld, "sink", s->tls, host) < 0)
+		return -1;
+	return check_password(ld, "sink", s->password_file, s->password_command);
+}
+
+/* An address key: "Name <a@b>" or "a@b", the addr-spec strict enough for a
+ * header (reply.h). */
+static int check_address(struct load *ld, const char *section, const char *key,
+			 const char *value)
+{
+	struct person p = { NULL, NULL };
+	bool ok;
+
+	if (!value)
+		return 0;
+	ok = address_parse(&p, value, strlen(value), NULL) == 0 && reply_addr_valid(p.email);
+	person_release(&p);
+	if (!ok) {
+		err_set(ld->e, ERR_FINAL, "\"%.200s\" is not a mail address", value);
+		return fail_at(ld, section, key);
+	}
+	return 0;
+}
+
+static int check_reply(struct load *ld, const struct config *c)
+{
+	if (check_address(ld, "reply", "from", c->reply.from) < 0 ||
+	    check_address(ld, "reply", "reply_to", c->reply.reply_to) < 0 ||
+	    check_address(ld, "sink", "copy_to", c->sink.copy_to) < 0)
+		return -1;
+	for (size_t i = 0; i < c->reply.bot_addresses.n; i++)
+		if (check_address(ld, "reply", "bot_addresses", c->reply.bot_addresses.v[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static bool has_section(const struct load *ld, const char *section)
+{
+	return iniparser_find_entry(ld->d, section) == 1;
+}
+
+/* Checks what the file set; a [source] or [sink] it holds must be whole. */
+static int validate(struct load *ld)
+{
+	const struct config *c = ld->c;
+
+	if (has_section(ld, "source") && check_source(ld, &c->source) < 0)
+		return -1;
+	if (has_section(ld, "sink") && check_sink(ld, &c->sink) < 0)
+		return -1;
+	return check_reply(ld, c);
+}
+
+int config_check_daemon(const struct config *c, struct err *e)
+{
+	struct load ld = { c->path ? c->path : "(built-in defaults)", NULL, (struct config *)c, e };
+
+	if (check_source(&ld, &c->source) < 0 || check_sink(&ld, &c->sink) < 0)
+		return -1;
+	return 0;
+}
+
+/* The directory part of path, "." when it has none. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* Removes "." and "dir/.." segments from an absolute path, in place. */
+static void tidy_path(char *path)
+{
+	char *out = path, *p = path;
+
+	if (*path != '/')
+		return;
+	while (*p) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 1 && p[0] == '.') {
+			/* drop it */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (out > path && *--out != '/')
+				;
+		} else if (n) {
+			*out++ = '/';
+			memmove(out, p, n);
+			out += n;
+		}
+		p += n;
+	}
+	if (out == path)
+		*out++ = '/';
+	*out = '\0';
+}
+
+static void resolve_paths(struct load *ld)
+{
+	char *dir = dir_of(ld->path), *real = realpath(dir, NULL);
+
+	/* Absolute, so a log line or `tagbot status` names the real place. */
+	if (real) {
+		free(dir);
+		dir = real;
+	}
+
+	for (size_t i = 0; i < ARRAY_SIZE(path_keys); i++) {
+		char **field = (char **)((char *)ld->c + path_keys[i].offset);
+		struct buf b;
+
+		if (!*field || **field == '/' || !lookup(ld, path_keys[i].section, path_keys[i].key))
+			continue;
+		buf_init(&b, 0);
+		buf_printf(&b, "%s/%s", dir, *field);
+		free(*field);
+		*field = buf_detach(&b, NULL);
+		tidy_path(*field);
+	}
+	free(dir);
+}
+
 /* --------------------------------------------------------- reading the file */
 
 /* iniparser reports through a printf-like callback with no user pointer. */
@@ -645,14 +1156,53 @@ static int ini_read(const char *path, dictionary **out, struct err *e)
 
 void config_init(struct config *c)
 {
-	c->path = NULL;
+	memset(c, 0, sizeof(*c));
 	rule_settings_init(&c->rules);
+	c->tagbot.state = xstrdup(CONFIG_DEFAULT_STATE);
+	c->tagbot.log = LOG_TARGET_STDERR;
+	c->tagbot.log_level = LOGL_INFO;
+	c->tagbot.min_reply_severity = SEV_WARNING;
+	c->source.type = SOURCE_MAILDIR;
+	c->source.folder = xstrdup("INBOX");
+	c->source.idle = true;
+	c->source.poll_interval = 60;
+	c->source.batch = 50;
+	c->sink.type = SINK_MAILDIR;
+	c->sink.copy_folder = xstrdup("INBOX");
+	c->sink.resend_after = CONFIG_DEFAULT_RESEND_AFTER;
+	c->reply.from = xstrdup("tagbot <tagbot@localhost.localdomain>");
+	c->reply.to = REPLY_TO_AUTHOR;
+	c->reply.max_per_author_per_hour = 10;
+	c->reply.max_per_minute = 30;
 }
+
+/* Every owned string of the daemon's sections, for config_release(). */
+static const size_t string_fields[] = {
+	offsetof(struct config, tagbot.state),
+	offsetof(struct config, source.host), offsetof(struct config, source.ca_file),
+	offsetof(struct config, source.user), offsetof(struct config, source.password_file),
+	offsetof(struct config, source.password_command), offsetof(struct config, source.folder),
+	offsetof(struct config, source.path),
+	offsetof(struct config, sink.url), offsetof(struct config, sink.ca_file),
+	offsetof(struct config, sink.user), offsetof(struct config, sink.password_file),
+	offsetof(struct config, sink.password_command), offsetof(struct config, sink.path),
+	offsetof(struct config, sink.copy_to), offsetof(struct config, sink.copy_folder),
+	offsetof(struct config, reply.from), offsetof(struct config, reply.reply_to),
+	offsetof(struct config, reply.footer),
+};
 
 void config_release(struct config *c)
 {
 	free(c->path);
 	rule_settings_release(&c->rules);
+	for (size_t i = 0; i < ARRAY_SIZE(string_fields); i++) {
+		char **f = (char **)((char *)c + string_fields[i]);
+
+		free(*f);
+		*f = NULL;
+	}
+	list_release(&c->reply.bot_addresses);
+	list_release(&c->reply.ignore_senders);
 	c->path = NULL;
 }
 
@@ -672,6 +1222,10 @@ int config_load(struct config *c, const char *path, struct err *e)
 		rc = apply_severities(&ld);
 	if (!rc)
 		rc = apply_custom_rules(&ld);
+	if (!rc) {
+		resolve_paths(&ld);
+		rc = validate(&ld);
+	}
 	iniparser_freedict(ld.d);
 	if (rc < 0) {
 		config_release(&fresh);

@@ -6,26 +6,135 @@
  * key or rule ID is an error: a typo must never silently disable a rule.
  * Without a file, config_init() gives the embedded defaults of RULES.md.
  *
- * Sections known so far: [rules] (severities, URL pattern lists,
- * reported_by_followers), [lookup] (enabled) and one [rule ID] section per
- * custom rule.  etc/tagbot.ini documents every key.  New sections ([tagbot],
- * [source], [sink], [reply] ...) are rows of the key table in config.c and
- * fields here.
+ * Sections: [rules] (severities, URL pattern lists, reported_by_followers),
+ * [lookup] (enabled), one [rule ID] section per custom rule, and the
+ * daemon's [tagbot], [source], [sink] and [reply].  Each key is one row of
+ * the key table in config.c; etc/tagbot.ini and tagbot.ini(5) document
+ * every key with its default.
+ *
+ * Paths (state, path, ca_file, password_file) that are relative are taken
+ * relative to the directory of the ini file, so a configuration can travel
+ * with the files it names; config_load() stores them resolved.
+ *
+ * Checks made at load, so a daemon never starts (or reloads) half-right:
+ * the keys a type needs are set (host and user for imap, path for a
+ * Maildir, url for smtp); tls = none only for a loopback host (127.0.0.0/8,
+ * ::1, localhost; imap_source and smtp_sink check the resolved addresses
+ * again); at most one of password_file and password_command; a
+ * password_file must be private (secret.h refuses one readable by group or
+ * others); from, reply_to and copy_to are addresses.
  */
 #ifndef TAGBOT_CONFIG_H
 #define TAGBOT_CONFIG_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "err.h"
+#include "log.h"
+#include "reply.h"
 #include "rules.h"
 
 #define CONFIG_MAX_BYTES	(1024 * 1024)	/* an ini file larger than this is refused */
 #define CONFIG_MAX_PATTERNS	64	/* patterns in one list key */
 #define CONFIG_MAX_CUSTOM	256	/* [rule ID] sections */
 #define CONFIG_MAX_ID		64	/* characters of a custom rule ID */
+#define CONFIG_MAX_LIST		256	/* addresses in bot_addresses, ignore_senders */
+#define CONFIG_DEFAULT_STATE	"/var/lib/tagbot/tagbot.db"
+#define CONFIG_DEFAULT_RESEND_AFTER 120	/* seconds before an unconfirmed reply is resent */
+
+enum source_type {
+	SOURCE_MAILDIR = 0,	/* the embedded default: no servers */
+	SOURCE_IMAP
+};
+
+enum sink_type {
+	SINK_MAILDIR = 0,	/* the embedded default */
+	SINK_SMTP
+};
+
+/* tls = implicit|starttls|none; DEFAULT: implicit for IMAP, from the URL
+ * scheme for SMTP (smtps:// implicit, smtp:// starttls). */
+enum config_tls {
+	CONFIG_TLS_DEFAULT = 0,
+	CONFIG_TLS_IMPLICIT,
+	CONFIG_TLS_STARTTLS,
+	CONFIG_TLS_NONE
+};
+
+/* "implicit", "starttls", "none" (and "default"). */
+const char *config_tls_name(enum config_tls t);
+
+/* [tagbot] */
+struct config_tagbot {
+	char *state;			/* owned; the SQLite file, resolved */
+	enum log_target log;		/* stderr */
+	enum log_level log_level;	/* info */
+	enum severity min_reply_severity; /* warning */
+	bool dry_run;			/* no */
+};
+
+/* [source] */
+struct config_source {
+	enum source_type type;
+	char *host;			/* owned; imap */
+	int port;			/* 0: 993 implicit, 143 otherwise */
+	enum config_tls tls;
+	char *ca_file;			/* owned; NULL: the system store */
+	char *user;			/* owned */
+	char *password_file;		/* owned; resolved */
+	char *password_command;		/* owned; run with /bin/sh -c */
+	char *folder;			/* owned; "INBOX" */
+	bool idle;			/* yes */
+	int poll_interval;		/* seconds; 60 */
+	bool mark_seen;			/* no */
+	bool backfill;			/* no: start at UIDNEXT / only new/ */
+	char *path;			/* owned; maildir, resolved */
+	int batch;			/* messages per fetch and transaction; 50 */
+};
+
+/* [sink] */
+struct config_sink {
+	enum sink_type type;
+	char *url;			/* owned; smtp://host:port or smtps://host:port */
+	enum config_tls tls;
+	char *ca_file;			/* owned */
+	char *user;			/* owned */
+	char *password_file;		/* owned; resolved */
+	char *password_command;		/* owned */
+	char *path;			/* owned; maildir, resolved */
+	char *copy_to;			/* owned; extra envelope recipient (the bot's
+					 * mailbox); NULL: the address of [reply] from */
+	char *copy_folder;		/* owned; where that copy lands; "INBOX" */
+	int resend_after;		/* seconds; CONFIG_DEFAULT_RESEND_AFTER */
+};
+
+/* A list key: comma-separated values, trimmed. */
+struct config_list {
+	char **v;			/* owned */
+	size_t n;
+	bool set;			/* the key was given (possibly empty) */
+};
+
+/* [reply] */
+struct config_reply {
+	char *from;			/* owned; "tagbot <tagbot@localhost.localdomain>" */
+	enum reply_to to;		/* author */
+	char *reply_to;			/* owned; NULL: no Reply-To */
+	char *footer;			/* owned; NULL: reply.c's default; "\n" read as a line break */
+	struct config_list bot_addresses;  /* owned; none */
+	struct config_list ignore_senders; /* owned; not set: policy's defaults (the known bots) */
+	int max_per_author_per_hour;	/* 10; 0 = no limit */
+	int max_per_minute;		/* 30; 0 = no limit */
+};
 
 struct config {
 	char *path;			/* owned; NULL for the embedded defaults */
 	struct rule_settings rules;	/* owned; [rules], [rule ID], [lookup] enabled */
+	struct config_tagbot tagbot;	/* owned */
+	struct config_source source;	/* owned */
+	struct config_sink sink;	/* owned */
+	struct config_reply reply;	/* owned */
 };
 
 /* The embedded defaults (compiles the default patterns). */
@@ -40,5 +149,20 @@ void config_init(struct config *c);
 int config_load(struct config *c, const char *path, struct err *e);
 
 void config_release(struct config *c);
+
+/*
+ * What `tagbot run` needs besides a valid file: the keys the source and
+ * sink types require (config_load() checks them only for a section the
+ * file holds, so a file for `tagbot check` need not name a mailbox).
+ */
+int config_check_daemon(const struct config *c, struct err *e);
+
+/* Whether host names the loopback interface without asking DNS:
+ * "localhost", 127.0.0.0/8, ::1. */
+bool config_host_is_loopback(const char *host);
+
+/* The host of an smtp:// or smtps:// URL into out (no brackets); -1 when
+ * the URL has another scheme or no host. */
+int config_url_host(const char *url, char *out, size_t size);
 
 #endif

@@ -897,3 +897,32 @@ int store_counts(struct store *st, struct store_counts *c, struct err *e)
 	sqlite3_reset(s);
 	return rc == SQLITE_ROW ? 0 : db_err(st, rc, e, "counting the outbox");
 }
+
+/* Prepared here, not with the others: only `tagbot status` runs it. */
+int store_recent_errors(struct store *st, int max,
+			void (*fn)(void *ctx, const struct store_error_row *r), void *ctx,
+			struct err *e)
+{
+	static const char sql[] =
+		"SELECT 'message', msgid, source || ' ' || folder || ' uid ' || uid, time"
+		" FROM messages WHERE decision = 'error'"
+		" UNION ALL SELECT 'reply', reply_msgid,"
+		" state || ', ' || attempts || ' attempts: ' || last_error,"
+		" coalesce(sent_time, next_attempt) FROM outbox WHERE last_error != ''"
+		" ORDER BY 4 DESC LIMIT ?1";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "listing errors");
+	sqlite3_bind_int(s, 1, max);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_error_row r = {
+			(const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2), (time_t)sqlite3_column_int64(s, 3),
+		};
+		fn(ctx, &r);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing errors");
+}

@@ -198,6 +198,20 @@ int store_checkpoint_foreach(struct store *st,
 					const struct store_checkpoint *cp),
 			     void *ctx, struct err *e);
 
+/* One of the last errors `tagbot status` shows: a message recorded with
+ * decision error, or a reply whose last attempt left an error. */
+struct store_error_row {
+	const char *what;	/* foreign; "message" or "reply" */
+	const char *msgid;	/* foreign; the message's or the reply's Message-ID */
+	const char *detail;	/* foreign; "SOURCE FOLDER uid N", or "STATE, N attempts: ERROR" */
+	time_t time;
+};
+
+/* Calls fn for the max most recent errors, newest first. */
+int store_recent_errors(struct store *st, int max,
+			void (*fn)(void *ctx, const struct store_error_row *r), void *ctx,
+			struct err *e);
+
 /* --- lookup cache ---------------------------------------------------- */
 
 /*

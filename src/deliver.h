@@ -1,0 +1,78 @@
+/*
+ * deliver.h - draining the outbox (store.h) through a sink, so that every
+ * queued reply goes out once: claim, confirm, send, mark.
+ *
+ * A reply is claimed before it is sent: store_outbox_mark_retry() with a
+ * hold of s->hold seconds, which also counts the attempt.  So a reply whose
+ * attempts are above zero when it comes due again was, or may have been,
+ * handed to the sink before: a crash between "the server accepted it" and
+ * "marked sent", or a connection lost after the DATA.  Such a reply is first
+ * looked up where the sink leaves a copy (ops->confirm: the bot's own
+ * mailbox, which the SMTP transaction gave an extra envelope recipient; or
+ * the sink Maildir) and marked sent when it is there.  The hold is the grace
+ * period that gives an asynchronous delivery time to show up before the
+ * lookup decides that the reply was lost and sends it again.
+ *
+ * Without ops->confirm (an SMTP sink whose copy the daemon cannot read) a
+ * reply found claimed is sent again after the hold: at least once, not
+ * exactly once, in that one window.
+ */
+#ifndef TAGBOT_DELIVER_H
+#define TAGBOT_DELIVER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "store.h"
+
+#define DELIVER_RETRY_MIN_S	30	/* first backoff after a temporary failure */
+#define DELIVER_RETRY_MAX_S	3600	/* the backoff's cap */
+#define DELIVER_MAX_PER_DRAIN	1000	/* replies handled by one deliver_drain() */
+
+struct deliver_ops {
+	/*
+	 * Hands the reply to the sink.  ERR_TEMP: the outcome is unknown (a
+	 * connection lost mid-transaction) or the server is unreachable;
+	 * ERR_WAIT: the server refused for now (4xx), nothing was accepted;
+	 * ERR_FINAL: refused for good (5xx): the reply is marked failed.
+	 */
+	int (*send)(void *arg, const struct outbox_item *it, struct err *e);
+	/* Whether the reply reply_msgid was delivered (its copy is where the sink
+	 * leaves one).  NULL: the sink gives no way to tell.  An error leaves the
+	 * reply queued and ends the drain. */
+	int (*confirm)(void *arg, const char *reply_msgid, bool *found, struct err *e);
+	void *arg;			/* foreign; passed to both */
+};
+
+struct deliver_settings {
+	long hold;		/* seconds a claimed reply waits before a retry or a lookup */
+	long retry_min;		/* 0: DELIVER_RETRY_MIN_S */
+	long retry_max;		/* 0: DELIVER_RETRY_MAX_S */
+	size_t max_items;	/* 0: DELIVER_MAX_PER_DRAIN */
+};
+
+struct deliver_stats {
+	size_t sent;		/* handed over and marked sent */
+	size_t confirmed;	/* found delivered by ops->confirm, not sent again */
+	size_t retried;		/* left queued after a temporary failure */
+	size_t failed;		/* marked failed */
+};
+
+/*
+ * Sends every reply due now, until the queue has none due, a send fails
+ * temporarily (the server is likely down: the rest wait for their turn),
+ * *stop becomes non-zero (may be NULL) or max_items were handled.  Adds to
+ * *st_out.  Returns -1 only for a store error or an ops->confirm error.
+ */
+int deliver_drain(struct store *st, const struct deliver_ops *ops,
+		  const struct deliver_settings *s, const volatile sig_atomic_t *stop,
+		  struct deliver_stats *st_out, struct err *e);
+
+/* The backoff in seconds after a reply's attempts-th failure: doubling
+ * from retry_min, capped at retry_max, never below hold when the outcome
+ * is unknown (uncertain), so the copy has time to show up first. */
+long deliver_backoff(const struct deliver_settings *s, int attempts, bool uncertain);
+
+#endif
