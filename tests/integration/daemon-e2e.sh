@@ -119,7 +119,7 @@ PY
 
 # status_queued: how many replies `tagbot status` says are queued.
 status_queued() {
-	"$TAGBOT" status -c "$INI" 2>/dev/null | sed -n 's/.*[^a-z]\([0-9][0-9]*\) queued.*/\1/p; s/.*queued[: =]*\([0-9][0-9]*\).*/\1/p' | head -n 1
+	"$TAGBOT" status -c "$INI" 2>/dev/null | sed -n 's/^outbox: queued \([0-9][0-9]*\).*/\1/p'
 }
 
 # wait_queued N SECONDS
