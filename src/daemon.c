@@ -588,11 +588,14 @@ static int unparsable(struct daemon *d, const struct origin *o, const char *rawi
 {
 	char where[512];
 	char *key = key_usable(rawid) ? xstrdup(rawid) : synthetic_key(NULL, raw, len);
-	int rc;
+	bool known;
+	int rc = seen(d, key, &known, e);
 
-	origin_text(d, o, where, sizeof(where));
-	log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
-	rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+	if (rc == 0 && !known) {
+		origin_text(d, o, where, sizeof(where));
+		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
+		rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+	}
 	free(key);
 	return rc;
 }

@@ -8,14 +8,13 @@
 #include "deliver.h"
 #include "log.h"
 
-long deliver_backoff(const struct deliver_settings *s, int attempts, bool uncertain)
+long deliver_backoff(const struct deliver_settings *s, int tries, bool uncertain)
 {
 	long lo = s->retry_min > 0 ? s->retry_min : DELIVER_RETRY_MIN_S;
 	long hi = s->retry_max > 0 ? s->retry_max : DELIVER_RETRY_MAX_S;
 	long d = lo;
 
-	/* Each try counts twice (the claim, then the outcome). */
-	for (int i = 2; i < attempts && d < hi; i += 2)
+	for (int i = 1; i < tries && d < hi; i++)
 		d *= 2;
 	if (d > hi)
 		d = hi;
@@ -71,8 +70,9 @@ static enum step failed(struct store *st, const struct deliver_settings *s,
 			return STEP_ERROR;
 		return STEP_NEXT;
 	}
-	/* it->attempts counts the claim already made. */
-	backoff = deliver_backoff(s, it->attempts + 2, why->cls == ERR_TEMP);
+	/* attempts counts the claim of each try and the outcome of the earlier
+	 * ones: (attempts + 1) / 2 tries so far. */
+	backoff = deliver_backoff(s, (it->attempts + 1) / 2, why->cls == ERR_TEMP);
 	log_message(LOGL_WARNING, it->parent_msgid, "reply <%s> not sent, retrying in %ld s: %s",
 		    it->reply_msgid, backoff, why->msg);
 	out->retried++;

@@ -70,9 +70,9 @@ int deliver_drain(struct store *st, const struct deliver_ops *ops,
 		  const struct deliver_settings *s, const volatile sig_atomic_t *stop,
 		  struct deliver_stats *st_out, struct err *e);
 
-/* The backoff in seconds after a reply's attempts-th failure: doubling
- * from retry_min, capped at retry_max, never below hold when the outcome
- * is unknown (uncertain), so the copy has time to show up first. */
-long deliver_backoff(const struct deliver_settings *s, int attempts, bool uncertain);
+/* The backoff in seconds after a reply's tries-th failed send (1 for the
+ * first): retry_min doubled per try, capped at retry_max, never below hold
+ * when the outcome is unknown (uncertain), so a copy has time to show up. */
+long deliver_backoff(const struct deliver_settings *s, int tries, bool uncertain);
 
 #endif
