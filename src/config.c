@@ -1004,12 +1004,14 @@ static int check_reply(struct load *ld, const struct config *c)
 	return 0;
 }
 
+/* Whether the file sets a key of section (a bare header, as the bundled
+ * file has, sets nothing). */
 static bool has_section(const struct load *ld, const char *section)
 {
-	return iniparser_find_entry(ld->d, section) == 1;
+	return iniparser_getsecnkeys(ld->d, section) > 0;
 }
 
-/* Checks what the file set; a [source] or [sink] it holds must be whole. */
+/* Checks what the file set; a [source] or [sink] it fills must be whole. */
 static int validate(struct load *ld)
 {
 	const struct config *c = ld->c;

@@ -1,10 +1,13 @@
 #include "autoconf.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "config.h"
+#include "policy.h"
 #include "rules.h"
 #include "testhelp.h"
 
@@ -16,6 +19,50 @@ static const char *data_path(const char *name)
 {
 	snprintf(path_buf, sizeof(path_buf), "%s/%s", TEST_DATA, name);
 	return path_buf;
+}
+
+static void assert_str_or_null(const char *got, const char *want, const char *what)
+{
+	if (!want)
+		ck_assert_msg(got == NULL, "%s is \"%s\", wanted unset", what, got);
+	else
+		ck_assert_msg(got && !strcmp(got, want), "%s is \"%s\", wanted \"%s\"", what,
+			      got ? got : "(unset)", want);
+}
+
+/* The daemon's sections as tagbot.ini(5) documents their defaults. */
+static void assert_daemon_defaults(const struct config *c)
+{
+	assert_str_or_null(c->tagbot.state, "/var/lib/tagbot/tagbot.db", "state");
+	ck_assert_int_eq(c->tagbot.log, LOG_TARGET_STDERR);
+	ck_assert_int_eq(c->tagbot.log_level, LOGL_INFO);
+	ck_assert_int_eq(c->tagbot.min_reply_severity, SEV_WARNING);
+	ck_assert(!c->tagbot.dry_run);
+	ck_assert_int_eq(c->source.type, SOURCE_MAILDIR);
+	assert_str_or_null(c->source.host, NULL, "[source] host");
+	ck_assert_int_eq(c->source.port, 0);
+	ck_assert_int_eq(c->source.tls, CONFIG_TLS_DEFAULT);
+	assert_str_or_null(c->source.user, NULL, "[source] user");
+	assert_str_or_null(c->source.folder, "INBOX", "[source] folder");
+	ck_assert(c->source.idle);
+	ck_assert_int_eq(c->source.poll_interval, 60);
+	ck_assert(!c->source.mark_seen);
+	ck_assert(!c->source.backfill);
+	assert_str_or_null(c->source.path, NULL, "[source] path");
+	ck_assert_int_eq(c->source.batch, 50);
+	ck_assert_int_eq(c->sink.type, SINK_MAILDIR);
+	assert_str_or_null(c->sink.url, NULL, "[sink] url");
+	assert_str_or_null(c->sink.copy_to, NULL, "[sink] copy_to");
+	assert_str_or_null(c->sink.copy_folder, "INBOX", "[sink] copy_folder");
+	ck_assert_int_eq(c->sink.resend_after, 120);
+	assert_str_or_null(c->reply.from, "tagbot <tagbot@localhost.localdomain>", "[reply] from");
+	ck_assert_int_eq(c->reply.to, REPLY_TO_AUTHOR);
+	assert_str_or_null(c->reply.reply_to, NULL, "[reply] reply_to");
+	assert_str_or_null(c->reply.footer, NULL, "[reply] footer");
+	ck_assert_uint_eq(c->reply.bot_addresses.n, 0);
+	ck_assert(!c->reply.ignore_senders.set);
+	ck_assert_int_eq(c->reply.max_per_author_per_hour, 10);
+	ck_assert_int_eq(c->reply.max_per_minute, 30);
 }
 
 /* c holds exactly what config_init() gives. */
@@ -39,6 +86,7 @@ static void assert_defaults(const struct config *c)
 	ck_assert_uint_eq(c->rules.ncustom, 0);
 	ck_assert(!c->rules.lookups);
 	config_release(&d);
+	assert_daemon_defaults(c);
 }
 
 /* ------------------------------------------------------------ error table */
@@ -77,6 +125,33 @@ static const struct {
 	{ "config-bad-followers.ini",
 	  "[rules] reported_by_followers: \"Links\" is not Closes or Link" },
 	{ "config-syntax.ini", "syntax error in " },
+	/* the daemon's sections */
+	{ "config-tls-none-remote.ini",
+	  "[source] tls: none is refused: mail.example.org is not a loopback address "
+	  "(127.0.0.1, ::1, localhost); use implicit or starttls" },
+	{ "config-tls-none-smtp.ini",
+	  "[sink] tls: none is refused: mail.example.org is not a loopback address" },
+	{ "config-password-both.ini",
+	  "[source] password_command: give password_file or password_command, not both" },
+	{ "config-source-typo.ini", "[source] foldr: unknown key (did you mean folder?)" },
+	{ "config-source-type.ini", "[source] type: \"pop3\" is not imap or maildir" },
+	{ "config-source-no-host.ini", "[source] host: not set (needed for type = imap)" },
+	{ "config-source-no-path.ini", "[source] path: not set (needed for type = maildir)" },
+	{ "config-bad-port.ini", "[source] port: \"99999\" is not a number from 0 to 65535" },
+	{ "config-bad-interval.ini",
+	  "[source] poll_interval: \"0\" is not a number from 1 to 86400" },
+	{ "config-bad-tls.ini", "[source] tls: \"ssl\" is not implicit, starttls or none" },
+	{ "config-sink-url.ini",
+	  "[sink] url: \"http://mail.example.org/\" is not smtp://HOST[:PORT] or "
+	  "smtps://HOST[:PORT]" },
+	{ "config-sink-tls-scheme.ini",
+	  "[sink] tls: implicit does not go with a smtp:// URL (implicit TLS is smtps://)" },
+	{ "config-bad-from.ini",
+	  "[reply] from: \"tagbot at example dot org\" is not a mail address" },
+	{ "config-bad-reply-to.ini",
+	  "[reply] to: \"everyone\" is not author, author+list or all" },
+	{ "config-reply-severity-off.ini",
+	  "[tagbot] min_reply_severity: \"off\" is not error, warning or check" },
 	{ "config-does-not-exist.ini", "cannot read: No such file or directory" },
 };
 
@@ -392,11 +467,206 @@ START_TEST(test_bundled_shows_default_lists)
 }
 END_TEST
 
+/* --------------------------------------------------- the daemon's keys */
+
+/* realpath(TEST_DATA "/" rel), for paths the loader made absolute. */
+static const char *real_data(const char *rel, char *out, size_t n)
+{
+	char real[PATH_MAX];
+
+	ck_assert_ptr_nonnull(realpath(TEST_DATA, real));
+	snprintf(out, n, "%s%s%s", real, *rel ? "/" : "", rel);
+	return out;
+}
+
+START_TEST(test_daemon_keys)
+{
+	char want[PATH_MAX + 64];
+	struct config c;
+
+	load_ok(&c, "config-daemon.ini");
+	assert_str_or_null(c.tagbot.state, real_data("state/tagbot.db", want, sizeof(want)), "state");
+	ck_assert_int_eq(c.tagbot.log, LOG_TARGET_SYSLOG);
+	ck_assert_int_eq(c.tagbot.log_level, LOGL_DEBUG);
+	ck_assert_int_eq(c.tagbot.min_reply_severity, SEV_ERROR);
+	ck_assert(c.tagbot.dry_run);
+	ck_assert_int_eq(c.source.type, SOURCE_IMAP);
+	assert_str_or_null(c.source.host, "imap.example.org", "host");
+	ck_assert_int_eq(c.source.port, 143);
+	ck_assert_int_eq(c.source.tls, CONFIG_TLS_STARTTLS);
+	/* ../data/ca.pem from tests/data: tidied to tests/data/ca.pem */
+	assert_str_or_null(c.source.ca_file, real_data("ca.pem", want, sizeof(want)), "ca_file");
+	assert_str_or_null(c.source.user, "bot@example.org", "user");
+	assert_str_or_null(c.source.password_file, NULL, "password_file");
+	assert_str_or_null(c.source.password_command, "echo secret", "password_command");
+	assert_str_or_null(c.source.folder, "Lists/linux-leds", "folder");
+	ck_assert(!c.source.idle);
+	ck_assert_int_eq(c.source.poll_interval, 30);
+	ck_assert(c.source.mark_seen);
+	ck_assert(c.source.backfill);
+	ck_assert_int_eq(c.source.batch, 200);
+	ck_assert_int_eq(c.sink.type, SINK_SMTP);
+	assert_str_or_null(c.sink.url, "smtp://smtp.example.org:587", "url");
+	assert_str_or_null(c.sink.ca_file, "/etc/ssl/certs/ca.pem", "[sink] ca_file");
+	assert_str_or_null(c.sink.copy_to, "bot+copies@example.org", "copy_to");
+	assert_str_or_null(c.sink.copy_folder, "Sent", "copy_folder");
+	ck_assert_int_eq(c.sink.resend_after, 300);
+	assert_str_or_null(c.reply.from, "Tag Bot <tagbot@example.org>", "from");
+	ck_assert_int_eq(c.reply.to, REPLY_TO_AUTHOR_LIST);
+	assert_str_or_null(c.reply.reply_to, "maintainers@example.org", "reply_to");
+	assert_str_or_null(c.reply.footer, "Line one\nLine two with a \\ backslash", "footer");
+	ck_assert_uint_eq(c.reply.bot_addresses.n, 2);
+	ck_assert_str_eq(c.reply.bot_addresses.v[0], "tagbot-old@example.org");
+	ck_assert_str_eq(c.reply.bot_addresses.v[1], "robot@example.org");
+	ck_assert(c.reply.ignore_senders.set);
+	ck_assert_uint_eq(c.reply.ignore_senders.n, 2);
+	ck_assert_str_eq(c.reply.ignore_senders.v[0], "*@bots.example.org");
+	ck_assert_str_eq(c.reply.ignore_senders.v[1], "Build Robot");
+	ck_assert_int_eq(c.reply.max_per_author_per_hour, 3);
+	ck_assert_int_eq(c.reply.max_per_minute, 0);
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_daemon_relative_paths)
+{
+	char want[PATH_MAX + 64], parent[PATH_MAX + 64];
+	struct config c;
+	struct err e;
+
+	load_ok(&c, "config-daemon-maildir.ini");
+	assert_str_or_null(c.source.path, real_data("inbox", want, sizeof(want)), "[source] path");
+	real_data("", parent, sizeof(parent));
+	*strrchr(parent, '/') = '\0';
+	strcat(parent, "/out");
+	assert_str_or_null(c.sink.path, parent, "[sink] path");
+	/* Not in the file: the absolute default stays as it is. */
+	assert_str_or_null(c.tagbot.state, CONFIG_DEFAULT_STATE, "state");
+	/* Set but empty: no pattern at all, not the defaults. */
+	ck_assert(c.reply.ignore_senders.set);
+	ck_assert_uint_eq(c.reply.ignore_senders.n, 0);
+	ck_assert_int_eq(config_check_daemon(&c, &e), 0);
+	config_release(&c);
+}
+END_TEST
+
+/* The embedded defaults name no Maildir: tagbot run says which key. */
+START_TEST(test_daemon_needs_paths)
+{
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	ck_assert_int_eq(config_check_daemon(&c, &e), -1);
+	ck_assert_str_eq(e.msg, "(built-in defaults): [source] path: not set (needed for type = maildir)");
+	config_release(&c);
+}
+END_TEST
+
+/* A password file readable by others is refused (secret.h), a private one not. */
+START_TEST(test_password_file_mode)
+{
+	static const char ini[] = "check_config-password.ini", pw[] = "check_config-password";
+	struct config c;
+	struct err e;
+	FILE *f = fopen(ini, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[source]\ntype = imap\nhost = 127.0.0.1\nuser = bot\ntls = none\n"
+		"password_file = %s\n", pw);
+	fclose(f);
+	f = fopen(pw, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("secret\n", f);
+	fclose(f);
+	config_init(&c);
+	ck_assert_int_eq(chmod(pw, 0644), 0);
+	ck_assert_int_eq(config_load(&c, ini, &e), -1);
+	ck_assert_msg(strstr(e.msg, "[source] password_file: ") &&
+		      strstr(e.msg, "permissions 0644 are too open"), "%s", e.msg);
+	ck_assert_ptr_null(strstr(e.msg, "secret"));
+	ck_assert_int_eq(chmod(pw, 0600), 0);
+	ck_assert_msg(config_load(&c, ini, &e) == 0, "%s", e.msg);
+	remove(ini);
+	remove(pw);
+	config_release(&c);
+}
+END_TEST
+
+static const struct {
+	const char *host;
+	bool loopback;
+} loopback_cases[] = {
+	{ "127.0.0.1", true }, { "127.1.2.3", true }, { "::1", true }, { "localhost", true },
+	{ "LOCALHOST", true }, { "128.0.0.1", false }, { "10.0.0.1", false }, { "::2", false },
+	{ "localhost.example.org", false }, { "127.0.0.1.example.org", false }, { "", false },
+};
+
+START_TEST(test_loopback)
+{
+	ck_assert_msg(config_host_is_loopback(loopback_cases[_i].host) == loopback_cases[_i].loopback,
+		      "%s", loopback_cases[_i].host);
+}
+END_TEST
+
+static const struct {
+	const char *url;
+	const char *host;	/* NULL: refused */
+} url_cases[] = {
+	{ "smtp://127.0.0.1:2525", "127.0.0.1" },
+	{ "smtps://mail.example.org", "mail.example.org" },
+	{ "SMTP://mail.example.org/ehlo.example.org", "mail.example.org" },
+	{ "smtp://[::1]:25", "::1" },
+	{ "smtp://user:pw@mail.example.org", NULL },
+	{ "http://mail.example.org", NULL },
+	{ "smtp://", NULL },
+	{ "smtp://[::1", NULL },
+};
+
+START_TEST(test_url_host)
+{
+	char host[256];
+	int rc = config_url_host(url_cases[_i].url, host, sizeof(host));
+
+	if (!url_cases[_i].host) {
+		ck_assert_msg(rc == -1, "%s gave %s", url_cases[_i].url, host);
+		return;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_str_eq(host, url_cases[_i].host);
+}
+END_TEST
+
+/* The ignore_senders the bundled file shows are policy.c's defaults. */
+START_TEST(test_bundled_shows_default_ignore)
+{
+	static const char tmp[] = "check_config-ignore.ini";
+	char *text = read_bundled();
+	struct config c;
+	struct err e;
+	FILE *out = fopen(tmp, "w");
+
+	ck_assert_ptr_nonnull(out);
+	fputs("[reply]\n", out);
+	uncomment_key(out, text, "ignore_senders");
+	fclose(out);
+	free(text);
+	config_init(&c);
+	ck_assert_msg(config_load(&c, tmp, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(c.reply.ignore_senders.n, policy_ndefault_ignore_senders);
+	for (size_t i = 0; i < policy_ndefault_ignore_senders; i++)
+		ck_assert_str_eq(c.reply.ignore_senders.v[i], policy_default_ignore_senders[i]);
+	remove(tmp);
+	config_release(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
 	TCase *errors = tcase_create("errors");
 	TCase *good = tcase_create("good");
+	TCase *daemon = tcase_create("daemon");
 
 	tcase_add_loop_test(errors, test_errors, 0, ARRAY_SIZE(bad_cases));
 	tcase_add_test(errors, test_syntax_error_names_line);
@@ -415,5 +685,14 @@ int main(void)
 	tcase_add_test(good, test_bundled_lists_every_rule);
 	tcase_add_test(good, test_bundled_shows_default_lists);
 	suite_add_tcase(s, good);
+
+	tcase_add_test(daemon, test_bundled_shows_default_ignore);
+	tcase_add_test(daemon, test_daemon_keys);
+	tcase_add_test(daemon, test_daemon_relative_paths);
+	tcase_add_test(daemon, test_daemon_needs_paths);
+	tcase_add_test(daemon, test_password_file_mode);
+	tcase_add_loop_test(daemon, test_loopback, 0, ARRAY_SIZE(loopback_cases));
+	tcase_add_loop_test(daemon, test_url_host, 0, ARRAY_SIZE(url_cases));
+	suite_add_tcase(s, daemon);
 	return th_run_suite(s);
 }
