@@ -1,0 +1,363 @@
+/*
+ * daemon_io.c - the daemon's sources (a Maildir; an IMAP folder with its
+ * checkpoint) and sinks (a Maildir; SMTP), and draining the outbox through
+ * the sink with deliver.c, confirming interrupted replies where the sink
+ * leaves a copy.
+ */
+#include "autoconf.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "daemon_int.h"
+#include "log.h"
+#include "message.h"
+#include "secret.h"
+
+#define SINK_SCAN_MAX		((size_t)4 * 1024 * 1024) /* a sink file larger is not ours */
+#define DRAIN_CHUNK		50	/* replies per deliver_drain(), signals between */
+
+/* -------------------------------------------------------------- sinks */
+
+/* Whether the Maildir file name holds a mail whose Message-ID is key. */
+static bool file_has_msgid(struct daemon *d, const struct maildir *md, const char *name,
+			   const char *key)
+{
+	struct err e;
+	char *id, *k;
+	bool same;
+
+	if (maildir_read(md, name, &d->raw, SINK_SCAN_MAX, &e) < 0)
+		return false;
+	id = daemon_raw_message_id(d->raw.data, d->raw.len);
+	k = id ? store_msgid_key(id) : NULL;
+	same = k && !strcmp(k, key);
+	free(id);
+	free(k);
+	return same;
+}
+
+static int maildir_confirm(void *arg, const char *reply_msgid, bool *found, struct err *e)
+{
+	struct daemon *d = arg;
+	struct maildir_list l;
+	char *key = store_msgid_key(reply_msgid);
+
+	*found = false;
+	maildir_list_init(&l);
+	if (key && maildir_list(&d->out, true, &l, e) < 0) {
+		free(key);
+		return -1;
+	}
+	for (size_t i = 0; key && i < l.n && !*found; i++)
+		*found = file_has_msgid(d, &d->out, l.names[i], key);
+	maildir_list_release(&l);
+	free(key);
+	return 0;
+}
+
+static int maildir_send(void *arg, const struct outbox_item *it, struct err *e)
+{
+	struct daemon *d = arg;
+
+	return maildir_deliver(&d->out, it->raw, it->len, NULL, e);
+}
+
+static int imap_confirm(void *arg, const char *reply_msgid, bool *found, struct err *e)
+{
+	struct daemon *d = arg;
+
+	if (!d->imap)
+		return err_set(e, ERR_TEMP, "imap: not connected: cannot look for reply <%s>",
+			       reply_msgid);
+	return imap_find_msgid(d->imap, d->cfg.sink.copy_folder, reply_msgid, found, e);
+}
+
+static int smtp_send_item(void *arg, const struct outbox_item *it, struct err *e)
+{
+	struct daemon *d = arg;
+
+	return smtp_send(&d->smtp, it->envelope_from, (const char *const *)it->rcpt, it->nrcpt,
+			 it->raw, it->len, e);
+}
+
+/* Sends what is due, DRAIN_CHUNK at a time, stopping for a signal. */
+int daemon_drain(struct daemon *d, struct err *e)
+{
+	struct deliver_ops ops = { NULL, NULL, d };
+	struct deliver_settings s = { 0 };
+	size_t before;
+
+	if (d->dry || !d->st)
+		return 0;
+	if (d->cfg.sink.type == SINK_MAILDIR) {
+		ops.send = maildir_send;
+		ops.confirm = maildir_confirm;
+		s.hold = 0;	/* delivery is synchronous: a copy is there or not */
+	} else {
+		ops.send = smtp_send_item;
+		ops.confirm = d->cfg.source.type == SOURCE_IMAP ? imap_confirm : NULL;
+		s.hold = d->cfg.sink.resend_after;
+	}
+	s.max_items = DRAIN_CHUNK;
+	do {
+		before = d->ds.sent + d->ds.confirmed + d->ds.failed;
+		daemon_signals_deliver(&d->sig);
+		if (daemon_got_stop)
+			break;
+		if (deliver_drain(d->st, &ops, &s, &daemon_got_stop, &d->ds, e) < 0)
+			return -1;
+	} while (d->ds.sent + d->ds.confirmed + d->ds.failed - before >= DRAIN_CHUNK);
+	return 0;
+}
+
+/* Creates path and its missing parents, mode 0700. */
+int daemon_make_dirs(const char *path, struct err *e)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; rc == 0; s++) {
+		bool last = !*s;
+
+		if (*s != '/' && !last)
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			rc = err_set(e, ERR_FINAL, "cannot create %s: %s", p, strerror(errno));
+		if (last)
+			break;
+		*s = '/';
+	}
+	free(p);
+	return rc;
+}
+
+static enum smtp_tls smtp_tls_of(enum config_tls t)
+{
+	return t == CONFIG_TLS_NONE ? SMTP_TLS_NONE :
+	       t == CONFIG_TLS_IMPLICIT ? SMTP_TLS_IMPLICIT : SMTP_TLS_STARTTLS;
+}
+
+/* The password is read once: [sink] keeps its start-up values anyway. */
+static int smtp_open_sink(struct daemon *d, struct err *e)
+{
+	const struct config_sink *c = &d->cfg.sink;
+	struct smtp_settings *s = &d->smtp;
+
+	if (secret_get(c->password_file, c->password_command, &d->smtp_password, e) < 0)
+		return err_prefix(e, "[sink]");
+	smtp_settings_init(s);
+	s->url = c->url;
+	s->tls = c->tls == CONFIG_TLS_DEFAULT && !strncasecmp(c->url, "smtps://", 8) ?
+		SMTP_TLS_IMPLICIT : smtp_tls_of(c->tls);
+	s->ca_file = c->ca_file;
+	s->user = c->user;
+	s->password = d->smtp_password;
+	if (smtp_check_settings(s, e) < 0)
+		return err_prefix(e, "[sink]");
+	return 0;
+}
+
+int daemon_sink_open(struct daemon *d, struct err *e)
+{
+	if (d->dry)
+		return 0;
+	if (d->cfg.sink.type == SINK_SMTP)
+		return smtp_open_sink(d, e);
+	if (daemon_make_dirs(d->cfg.sink.path, e) < 0)
+		return err_prefix(e, "[sink] path");
+	return maildir_open(&d->out, d->cfg.sink.path, true, e);
+}
+
+/* ------------------------------------------------------ Maildir source */
+
+static int md_open(struct daemon *d, struct err *e)
+{
+	maildir_release(&d->in);
+	return maildir_open(&d->in, d->cfg.source.path, false, e);
+}
+
+static bool still_there(const struct maildir *md, const char *name)
+{
+	struct buf p;
+	bool there;
+
+	buf_init(&p, 0);
+	buf_printf(&p, "%s/%s", md->path, name);
+	there = access(p.data, F_OK) == 0;
+	buf_release(&p);
+	return there;
+}
+
+/* new/ (and cur/ on backfill), the names the store has not seen. */
+static int md_poll(struct daemon *d, struct err *e)
+{
+	struct maildir_list l;
+	int rc = 0;
+
+	maildir_list_init(&l);
+	if (maildir_list(&d->in, d->cfg.source.backfill, &l, e) < 0)
+		return -1;
+	for (size_t i = 0; i < l.n && rc == 0 && !daemon_got_stop; i++) {
+		struct origin o = { 0, l.names[i] };
+		struct err re;
+
+		if (maildir_read(&d->in, l.names[i], &d->raw, MESSAGE_MAX_SIZE, &re) < 0) {
+			/* Gone meanwhile (a mail reader moved it): nothing to do. */
+			if (still_there(&d->in, l.names[i]))
+				rc = daemon_process_one(d, &o, NULL, 0, e);
+			continue;
+		}
+		rc = daemon_process_one(d, &o, d->raw.data, d->raw.len, e);
+		if (rc == 0 && d->b.n >= (size_t)d->cfg.source.batch)
+			rc = daemon_batch_end(d, e) < 0 || daemon_drain(d, e) < 0 ? -1 : 0;
+	}
+	maildir_list_release(&l);
+	if (daemon_batch_end(d, rc < 0 ? NULL : e) < 0)
+		rc = -1;
+	return rc;
+}
+
+static int md_wait(struct daemon *d, int max_s, struct err *e)
+{
+	daemon_sleep_for(&d->sig, max_s);
+	return 0;
+}
+
+static void md_close(struct daemon *d)
+{
+	maildir_release(&d->in);
+}
+
+const struct source_ops daemon_maildir_source = { "maildir", md_open, md_poll, md_wait, md_close };
+
+/* --------------------------------------------------------- IMAP source */
+
+static enum imap_tls imap_tls_of(enum config_tls t)
+{
+	return t == CONFIG_TLS_NONE ? IMAP_TLS_NONE :
+	       t == CONFIG_TLS_STARTTLS ? IMAP_TLS_STARTTLS : IMAP_TLS_IMPLICIT;
+}
+
+/* Where to start: the checkpoint, UIDNEXT on a first start, 1 after a
+ * UIDVALIDITY change. */
+static int imap_start(struct daemon *d, struct err *e)
+{
+	struct store_checkpoint cp = { 0, 0 };
+	uint32_t uidvalidity, uidnext;
+	bool found = d->cp_known;
+
+	if (imap_mailbox(d->imap, &uidvalidity, &uidnext, e) < 0)
+		return -1;
+	if (found)
+		cp = d->cp;
+	else if (d->st && store_checkpoint_get(d->st, d->source_id, d->folder, &cp, &found, e) < 0)
+		return -1;
+	if (!found) {
+		cp.uidvalidity = uidvalidity;
+		cp.last_uid = d->cfg.source.backfill || !uidnext ? 0 : uidnext - 1;
+		log_msg(LOGL_INFO, "imap %s: first start: %s", d->folder,
+			d->cfg.source.backfill ? "backfill from UID 1" : "only mail from now on");
+	} else if (cp.uidvalidity != uidvalidity) {
+		log_msg(LOGL_WARNING, "imap %s: UIDVALIDITY changed from %" PRIu32 " to %" PRIu32
+			": rescanning, known Message-IDs are skipped", d->folder, cp.uidvalidity,
+			uidvalidity);
+		cp.uidvalidity = uidvalidity;
+		cp.last_uid = 0;
+	}
+	d->cp = d->cp_committed = cp;
+	d->cp_known = true;
+	if (d->dry)
+		return 0;
+	return store_checkpoint_set(d->st, d->source_id, d->folder, &cp, e);
+}
+
+static int imap_open_source(struct daemon *d, struct err *e)
+{
+	const struct config_source *c = &d->cfg.source;
+	struct imap_settings s;
+	char *password = NULL;
+	int rc;
+
+	if (secret_get(c->password_file, c->password_command, &password, e) < 0)
+		return err_prefix(e, "[source]");
+	imap_settings_init(&s);
+	s.host = c->host;
+	s.port = c->port;
+	s.tls = imap_tls_of(c->tls);
+	s.ca_file = c->ca_file;
+	s.user = c->user;
+	s.password = password;
+	s.folder = c->folder;
+	s.mark_seen = c->mark_seen && !d->dry;
+	s.idle = c->idle;
+	s.batch = (size_t)c->batch;
+	s.wait_sigmask = &d->sig.wait_mask;
+	rc = imap_open(&d->imap, &s, e);
+	secret_free(password);
+	if (rc < 0)
+		return -1;
+	log_msg(LOGL_INFO, "imap: logged in to %s as %s, watching %s", c->host, c->user, c->folder);
+	return imap_start(d, e);
+}
+
+static int imap_fetched(void *arg, uint32_t uid, const char *raw, size_t len, struct err *e)
+{
+	struct daemon *d = arg;
+	struct origin o = { uid, NULL };
+
+	if (daemon_process_one(d, &o, raw, len, e) < 0)
+		return -1;
+	if (daemon_got_stop)
+		return 1;
+	if (d->b.n >= (size_t)d->cfg.source.batch) {
+		d->batch_full = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Fetches from the checkpoint on, a batch at a time: commit, then send. */
+static int imap_poll(struct daemon *d, struct err *e)
+{
+	for (;;) {
+		int rc;
+
+		d->batch_full = false;
+		rc = imap_fetch_from(d->imap, d->cp.last_uid + 1, imap_fetched, d, e);
+		/* What was handled before a lost connection is kept. */
+		if (daemon_batch_end(d, rc < 0 ? NULL : e) < 0 && rc == 0)
+			return -1;
+		if (rc < 0)
+			return -1;
+		if (daemon_drain(d, e) < 0)
+			return -1;
+		if (!d->batch_full || daemon_got_stop)
+			return 0;
+	}
+}
+
+static int imap_wait_source(struct daemon *d, int max_s, struct err *e)
+{
+	bool activity;
+
+	return imap_wait(d->imap, max_s, &activity, e);
+}
+
+static void imap_close_source(struct daemon *d)
+{
+	imap_close(d->imap);
+	d->imap = NULL;
+}
+
+const struct source_ops daemon_imap_source = {
+	"imap", imap_open_source, imap_poll, imap_wait_source, imap_close_source
+};
+

@@ -1,0 +1,542 @@
+/*
+ * daemon_msg.c - one fetched message through the daemon: the quick
+ * "seen?" test on the raw Message-ID, parse, check, the policy's decision,
+ * the reply queued or the decision recorded; and the batches (one
+ * transaction per batch, a savepoint per message) that make a message and
+ * its checkpoint durable together.  The guarantee these keep is written at
+ * the top of daemon.c.
+ */
+#include "autoconf.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "daemon_int.h"
+#include "log.h"
+#include "message.h"
+#include "patch.h"
+#include "rules.h"
+
+#define RAW_MSGID_MAX		998	/* bytes of a Message-ID read from the raw header */
+#define HEADER_SCAN_MAX		((size_t)256 * 1024) /* raw header bytes looked at */
+
+static void memo_add(struct memo *m, const char *key)
+{
+	if (m->n >= DRY_SEEN_MAX)
+		return;
+	ARRAY_GROW(m->v, m->alloc, m->n + 1);
+	m->v[m->n++] = xstrdup(key);
+}
+
+static bool memo_has(const struct memo *m, const char *key)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i], key))
+			return true;
+	return false;
+}
+
+void daemon_memo_release(struct memo *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i]);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------- raw messages */
+
+static bool header_named(const char *p, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n > k && p[k] == ':' && !strncasecmp(p, name, k);
+}
+
+/*
+ * The Message-ID from the raw header, without parsing the mail: enough to
+ * skip one the store has seen (a rescan, a re-listed Maildir) cheaply.
+ * Folded values are not followed; the parsed header decides then.
+ */
+char *daemon_raw_message_id(const char *raw, size_t len)
+{
+	size_t i = 0, max = len < HEADER_SCAN_MAX ? len : HEADER_SCAN_MAX;
+
+	while (i < max) {
+		const char *nl = memchr(raw + i, '\n', max - i);
+		size_t n = nl ? (size_t)(nl - (raw + i)) : max - i;
+		const char *v = raw + i, *end = raw + i + n;
+
+		if (n == 0 || (n == 1 && raw[i] == '\r'))
+			break;
+		if (header_named(v, n, "Message-ID")) {
+			v += strlen("Message-ID:");
+			while (v < end && (*v == ' ' || *v == '\t' || *v == '<'))
+				v++;
+			while (end > v && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t' ||
+					   end[-1] == '>'))
+				end--;
+			if (end > v && (size_t)(end - v) <= RAW_MSGID_MAX && !memchr(v, '\0', end - v))
+				return xstrndup(v, (size_t)(end - v));
+			return NULL;
+		}
+		i += n + 1;
+	}
+	return NULL;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* A key for a mail without a usable Message-ID: the same content under
+ * another file name or UID gives the same key. */
+static char *synthetic_key(const struct message *msg, const char *raw, size_t len)
+{
+	static const char *const names[] = { "From", "Subject", "Date" };
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char key[64];
+
+	if (msg) {
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			const char *v = message_header_raw(msg, names[i]);
+
+			if (v)
+				h = fnv1a(h, v, strlen(v) + 1);
+		}
+		h = fnv1a(h, msg->text, msg->text_len);
+	} else {
+		h = fnv1a(h, raw, len);
+	}
+	snprintf(key, sizeof(key), "no-message-id.%016" PRIx64 "@tagbot.invalid", h);
+	return xstrdup(key);
+}
+
+/* ----------------------------------------------------------- recording */
+
+
+static void origin_text(const struct daemon *d, const struct origin *o, char *out, size_t n)
+{
+	if (o->name)
+		snprintf(out, n, "file %s", o->name);
+	else
+		snprintf(out, n, "%s uid %" PRIu32, d->folder, o->uid);
+}
+
+/* Whether the store can key a message by s. */
+static bool key_usable(const char *s)
+{
+	char *k = s ? store_msgid_key(s) : NULL;
+
+	free(k);
+	return k != NULL;
+}
+
+static int seen(struct daemon *d, const char *key, bool *yes, struct err *e)
+{
+	*yes = false;
+	if (!key_usable(key))
+		return 0;	/* the caller uses another key */
+	if (d->st && store_seen(d->st, key, yes, e) < 0)
+		return -1;
+	if (!*yes && d->dry) {
+		char *k = store_msgid_key(key);
+
+		*yes = memo_has(&d->memo, k);
+		free(k);
+	}
+	return 0;
+}
+
+static void fill_row(const struct daemon *d, const struct origin *o, const char *key,
+		     const char *kind, enum store_decision dec, const char *why,
+		     struct store_message *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->msgid = key;
+	m->source = d->source_id;
+	m->folder = d->folder;
+	m->uid = o->uid;
+	m->kind = kind;
+	m->decision = dec;
+	m->why = why;
+	m->time = time(NULL);
+}
+
+static int record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		  enum store_decision dec, const char *why, struct err *e)
+{
+	struct store_message m;
+
+	if (d->dry) {
+		char *k = store_msgid_key(key);
+
+		if (k)
+			memo_add(&d->memo, k);
+		free(k);
+		return 0;
+	}
+	fill_row(d, o, key, kind, dec, why, &m);
+	return store_record_message(d->st, &m, NULL, e);
+}
+
+/* mboxrd: what a dry run prints, so it can be read back (tagbot check -). */
+static void print_reply(struct daemon *d, const struct reply *r)
+{
+	FILE *f = d->o->out ? d->o->out : stdout;
+	time_t now = time(NULL);
+	char date[64];
+	const char *p = r->raw, *end = r->raw + r->len;
+
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", gmtime(&now));
+	fprintf(f, "From %s %s\n", r->envelope_from, date);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *q = p;
+
+		while (q < p + n && *q == '>')
+			q++;
+		if ((size_t)(p + n - q) >= 5 && !strncmp(q, "From ", 5))
+			fputc('>', f);
+		fwrite(p, 1, n && p[n - 1] == '\r' ? n - 1 : n, f);
+		fputc('\n', f);
+		p += n + (nl != NULL);
+	}
+	fputc('\n', f);
+	fflush(f);
+}
+
+/* The envelope: the reply's recipients, plus the bot's own mailbox. */
+static void envelope(const struct daemon *d, const struct reply *r, const char **rcpt,
+		     size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < r->nrcpt && *n < REPLY_MAX_RCPT; i++)
+		rcpt[(*n)++] = r->rcpt[i];
+	if (!d->copy_to)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcasecmp(rcpt[i], d->copy_to))
+			return;
+	rcpt[(*n)++] = d->copy_to;
+}
+
+static void log_queued(const struct reply *r, const struct patch *p, const struct findings *f)
+{
+	struct buf rules;
+
+	buf_init(&rules, 4096);
+	for (size_t i = 0; i < f->n; i++)
+		if (!strstr(rules.data, f->v[i].rule))
+			buf_printf(&rules, "%s%s", rules.len ? ", " : "", f->v[i].rule);
+	log_message(LOGL_INFO, p->message_id, "reply <%s> queued for %s (%s)", r->msgid,
+		    r->nrcpt ? r->rcpt[0] : "?", rules.data);
+	buf_release(&rules);
+}
+
+static int queue_reply(struct daemon *d, const struct origin *o, const char *key,
+		       const struct patch *p, const struct findings *f, struct err *e)
+{
+	const char *rcpt[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	struct store_message m;
+	enum store_enqueue res;
+	struct reply r;
+	struct err re;
+	int rc = 0;
+
+	reply_init(&r);
+	if (reply_build(&r, p, f, &d->rs, time(NULL), &re) < 0) {
+		log_message(LOGL_WARNING, key, "no reply: %s", re.msg);
+		reply_release(&r);
+		return record(d, o, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
+	}
+	if (d->dry) {
+		print_reply(d, &r);
+		reply_release(&r);
+		return record(d, o, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, e);
+	}
+	fill_row(d, o, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, &m);
+	m.reply_msgid = r.msgid;
+	memset(&out, 0, sizeof(out));
+	out.reply_msgid = r.msgid;
+	out.parent_msgid = key;
+	out.envelope_from = r.envelope_from;
+	envelope(d, &r, rcpt, &out.nrcpt);
+	out.rcpt = rcpt;
+	out.raw = r.raw;
+	out.len = r.len;
+	rc = store_record_reply(d->st, &m, &out, time(NULL), &res, e);
+	if (rc == 0 && res == STORE_QUEUED) {
+		policy_note_reply(d->pol, p, time(NULL));
+		log_queued(&r, p, f);
+	}
+	reply_release(&r);
+	return rc;
+}
+
+/* The patch the reply is about: the first part that is checked. */
+static const struct patch *lead_part(const struct patch *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
+			return &p[i];
+	return &p[0];
+}
+
+static int decide(struct daemon *d, const struct origin *o, const char *key,
+		  const struct patch *p, size_t np, struct err *e)
+{
+	const struct patch *lead = lead_part(p, np);
+	const char *kind = patch_kind_name(lead->kind);
+	struct policy_decision dec;
+	struct findings f;
+	int rc;
+
+	findings_init(&f);
+	for (size_t i = 0; i < np; i++)
+		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
+			rules_run(&p[i], &d->cfg.rules, &f);
+	policy_decide(d->pol, &d->ps, lead, &f, time(NULL), &dec);
+	switch (dec.verdict) {
+	case POLICY_REPLY:
+		rc = queue_reply(d, o, key, lead, &f, e);
+		break;
+	case POLICY_CLEAN:
+		log_message(LOGL_DEBUG, key, "clean");
+		rc = record(d, o, key, kind, STORE_CLEAN, NULL, e);
+		break;
+	case POLICY_HOLD:
+		log_message(LOGL_WARNING, key, "held back, not answered: %s (%zu findings)",
+			    policy_reason_name(dec.reason), dec.nfindings);
+		rc = record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
+		break;
+	default:
+		log_message(LOGL_DEBUG, key, "skipped: %s%s%s", policy_reason_name(dec.reason),
+			    dec.matched ? " " : "", dec.matched ? dec.matched : "");
+		rc = record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
+		break;
+	}
+	findings_release(&f);
+	return rc;
+}
+
+/* A mail that cannot be parsed: logged and recorded, never retried. */
+static int unparsable(struct daemon *d, const struct origin *o, const char *rawid,
+		      const char *raw, size_t len, const char *why, struct err *e)
+{
+	char where[512];
+	char *key = key_usable(rawid) ? xstrdup(rawid) : synthetic_key(NULL, raw, len);
+	bool known;
+	int rc = seen(d, key, &known, e);
+
+	if (rc == 0 && !known) {
+		origin_text(d, o, where, sizeof(where));
+		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
+		rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+	}
+	free(key);
+	return rc;
+}
+
+/* A message too large to fetch or unreadable: keyed by where it is, so
+ * it is logged and recorded once. */
+static int unreadable(struct daemon *d, const struct origin *o, struct err *e)
+{
+	char where[512];
+	char *key;
+	bool known;
+	int rc;
+
+	origin_text(d, o, where, sizeof(where));
+	key = synthetic_key(NULL, where, strlen(where));
+	rc = seen(d, key, &known, e);
+	if (rc == 0 && !known) {
+		log_msg(LOGL_WARNING, "%s: skipped: too large or unreadable", where);
+		rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+	}
+	free(key);
+	return rc;
+}
+
+/* One message: everything but store errors is recorded as a decision. */
+static int handle(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		  struct err *e)
+{
+	char *rawid = raw ? daemon_raw_message_id(raw, len) : NULL, *key = NULL;
+	struct message msg;
+	struct patch *p = NULL;
+	size_t np = 0;
+	struct err pe;
+	bool known = false;
+	int rc = -1;
+
+	message_init(&msg);
+	if (rawid && seen(d, rawid, &known, e) < 0)
+		goto out;
+	if (known) {
+		rc = 0;
+		goto out;
+	}
+	if (!raw) {
+		rc = unreadable(d, o, e);
+		goto out;
+	}
+	if (message_parse(&msg, raw, len, &pe) < 0) {
+		rc = unparsable(d, o, rawid, raw, len, pe.msg, e);
+		goto out;
+	}
+	patch_parse(&msg, &p, &np);
+	key = key_usable(p[0].message_id) ? xstrdup(p[0].message_id)
+					   : synthetic_key(&msg, NULL, 0);
+	if (seen(d, key, &known, e) < 0)
+		goto out;
+	rc = known ? 0 : decide(d, o, key, p, np, e);
+out:
+	if (p)
+		patches_free(p, np);
+	message_release(&msg);
+	free(rawid);
+	free(key);
+	return rc;
+}
+
+/* ------------------------------------------------------------- batches */
+
+static int batch_begin(struct daemon *d, struct err *e)
+{
+	if (d->b.open || d->dry)
+		return 0;
+	if (store_begin(d->st, e) < 0)
+		return -1;
+	d->b.open = true;
+	return 0;
+}
+
+static void batch_forget(struct batch *b)
+{
+	for (size_t i = 0; i < b->nnames; i++)
+		free(b->names[i]);
+	b->nnames = b->nuids = b->n = 0;
+	b->failed = false;
+}
+
+void daemon_batch_release(struct batch *b)
+{
+	batch_forget(b);
+	free(b->names);
+	free(b->uids);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Marks the batch's messages seen, now that their rows are durable. */
+static void mark_seen(struct daemon *d)
+{
+	struct err e;
+
+	if (!d->cfg.source.mark_seen || d->dry)
+		return;
+	for (size_t i = 0; i < d->b.nuids && d->imap; i++)
+		if (imap_mark_seen(d->imap, d->b.uids[i], &e) < 0) {
+			log_msg(LOGL_WARNING, "%s", e.msg);
+			break;
+		}
+	for (size_t i = 0; i < d->b.nnames; i++)
+		if (maildir_mark_seen(&d->in, d->b.names[i], NULL, &e) < 0)
+			log_msg(LOGL_WARNING, "%s", e.msg);
+}
+
+/* Commits (or, after a store error, rolls back) what the batch holds. */
+int daemon_batch_end(struct daemon *d, struct err *e)
+{
+	int rc = 0;
+
+	if (d->b.open && d->b.failed) {
+		store_rollback(d->st);
+		d->cp = d->cp_committed;
+	} else if (d->b.open) {
+		rc = store_commit(d->st, e);
+		if (rc == 0)
+			d->cp_committed = d->cp;
+		else
+			d->cp = d->cp_committed;
+	}
+	d->b.open = false;
+	if (rc == 0 && !d->b.failed)
+		mark_seen(d);
+	batch_forget(&d->b);
+	return rc;
+}
+
+static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
+{
+	if (!uid)
+		return 0;
+	d->cp.last_uid = uid;
+	if (d->dry)
+		return 0;
+	return store_checkpoint_set(d->st, d->source_id, d->folder, &d->cp, e);
+}
+
+/*
+ * One message inside the batch's transaction, with its checkpoint, in a
+ * savepoint of its own: when recording it fails on something about this
+ * mail (ERR_FINAL), that is undone and the mail is recorded as an error,
+ * so it cannot stop the folder.  Any other store error fails the batch.
+ */
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e)
+{
+	struct err me;
+	int rc;
+
+	daemon_signals_deliver(&d->sig);
+	if (batch_begin(d, e) < 0 || (!d->dry && store_begin(d->st, e) < 0))
+		goto fail;
+	d->handled++;
+	err_init(&me);
+	rc = handle(d, o, raw, len, &me);
+	if (rc < 0 && me.cls == ERR_FINAL && !d->dry) {
+		store_rollback(d->st);
+		if (store_begin(d->st, e) < 0)
+			goto fail;
+		char *rawid = raw ? daemon_raw_message_id(raw, len) : NULL;
+
+		rc = raw ? unparsable(d, o, rawid, raw, len, me.msg, e) : unreadable(d, o, e);
+		free(rawid);
+	} else if (rc < 0) {
+		*e = me;
+	}
+	if (rc < 0 || save_checkpoint(d, o->uid, e) < 0 || (!d->dry && store_commit(d->st, e) < 0)) {
+		if (!d->dry)
+			store_rollback(d->st);
+		goto fail;
+	}
+	d->b.n++;
+	if (o->uid) {
+		ARRAY_GROW(d->b.uids, d->b.auids, d->b.nuids + 1);
+		d->b.uids[d->b.nuids++] = o->uid;
+	} else if (o->name) {
+		ARRAY_GROW(d->b.names, d->b.anames, d->b.nnames + 1);
+		d->b.names[d->b.nnames++] = xstrdup(o->name);
+	}
+	return 0;
+fail:
+	d->b.failed = true;
+	return -1;
+}
+
