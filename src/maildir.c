@@ -137,7 +137,9 @@ static int list_sub(const struct maildir *md, const char *sub, struct maildir_li
 		l->names[l->n++] = join(sub, d->d_name);
 	}
 	closedir(dir);
-	qsort(l->names + first, l->n - first, sizeof(*l->names), cmp_names);
+	/* qsort on an empty (NULL) array is undefined, UBSan says so. */
+	if (l->n > first)
+		qsort(l->names + first, l->n - first, sizeof(*l->names), cmp_names);
 	return 0;
 }
 
