@@ -23,7 +23,7 @@
 #include "smtp_sink.h"
 #include "store.h"
 
-#define DRY_SEEN_MAX		100000	/* keys a store-less dry run remembers */
+#define DRY_SEEN_MAX		20000	/* keys a store-less dry run remembers */
 
 /* Set by the handlers; read between messages and after waits. */
 extern volatile sig_atomic_t daemon_got_stop, daemon_got_reload;

@@ -304,7 +304,6 @@ static int imap_open_source(struct daemon *d, struct err *e)
 	secret_free(password);
 	if (rc < 0)
 		return -1;
-	log_msg(LOGL_INFO, "imap: logged in to %s as %s, watching %s", c->host, c->user, c->folder);
 	return imap_start(d, e);
 }
 
