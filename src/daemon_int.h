@@ -83,6 +83,7 @@ struct daemon {
 	char *source_id;		/* owned; "imap:user@host" or "maildir:PATH" */
 	const char *folder;		/* foreign (cfg); "" for a Maildir */
 	struct maildir in;		/* Maildir source */
+	struct maildir_list md_done;	/* its names handled by the last poll, sorted */
 	struct imap_source *imap;	/* owned; NULL while disconnected */
 	struct store_checkpoint cp;	/* as of the last message handled */
 	struct store_checkpoint cp_committed;

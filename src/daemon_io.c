@@ -196,19 +196,48 @@ static bool still_there(const struct maildir *md, const char *name)
 	return there;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names handled by the last poll: without mark_seen they stay in new/,
+ * and need not be read again to learn that the store has them. */
+static bool md_done(const struct daemon *d, const char *name)
+{
+	return d->md_done.n &&
+	       bsearch(&name, d->md_done.names, d->md_done.n, sizeof(char *), cmp_name);
+}
+
+/* The list l of this poll becomes the one md_done() looks at. */
+static void md_remember(struct daemon *d, struct maildir_list *l, size_t n)
+{
+	maildir_list_release(&d->md_done);
+	for (size_t i = n; i < l->n; i++)
+		free(l->names[i]);
+	l->n = n;
+	if (n)
+		qsort(l->names, n, sizeof(char *), cmp_name);
+	d->md_done = *l;
+	maildir_list_init(l);
+}
+
 /* new/ (and cur/ on backfill), the names the store has not seen. */
 static int md_poll(struct daemon *d, struct err *e)
 {
 	struct maildir_list l;
+	size_t i;
 	int rc = 0;
 
 	maildir_list_init(&l);
 	if (maildir_list(&d->in, d->cfg.source.backfill, &l, e) < 0)
 		return -1;
-	for (size_t i = 0; i < l.n && rc == 0 && !daemon_got_stop; i++) {
+	for (i = 0; i < l.n && rc == 0 && !daemon_got_stop; i++) {
 		struct origin o = { 0, l.names[i] };
 		struct err re;
 
+		if (md_done(d, l.names[i]))
+			continue;
 		if (maildir_read(&d->in, l.names[i], &d->raw, MESSAGE_MAX_SIZE, &re) < 0) {
 			/* Gone meanwhile (a mail reader moved it): nothing to do. */
 			if (still_there(&d->in, l.names[i]))
@@ -219,9 +248,12 @@ static int md_poll(struct daemon *d, struct err *e)
 		if (rc == 0 && d->b.n >= (size_t)d->cfg.source.batch)
 			rc = daemon_batch_end(d, e) < 0 || daemon_drain(d, e) < 0 ? -1 : 0;
 	}
-	maildir_list_release(&l);
 	if (daemon_batch_end(d, rc < 0 ? NULL : e) < 0)
 		rc = -1;
+	/* After a failure a batch may have been rolled back: read all again. */
+	if (rc == 0 && !d->cfg.source.mark_seen)
+		md_remember(d, &l, i);
+	maildir_list_release(&l);
 	return rc;
 }
 
@@ -234,6 +266,7 @@ static int md_wait(struct daemon *d, int max_s, struct err *e)
 static void md_close(struct daemon *d)
 {
 	maildir_release(&d->in);
+	maildir_list_release(&d->md_done);
 }
 
 const struct source_ops daemon_maildir_source = { "maildir", md_open, md_poll, md_wait, md_close };

@@ -492,6 +492,23 @@ static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 	return store_checkpoint_set(d->st, d->source_id, d->folder, &d->cp, e);
 }
 
+/* After handle() failed on something about this mail: its savepoint is
+ * undone and it is recorded as an error in a new one. */
+static int record_failure(struct daemon *d, const struct origin *o, const char *raw,
+			  size_t len, const struct err *why, struct err *e)
+{
+	char *rawid;
+	int rc;
+
+	store_rollback(d->st);
+	if (store_begin(d->st, e) < 0)
+		return -1;
+	rawid = raw ? daemon_raw_message_id(raw, len) : NULL;
+	rc = raw ? unparsable(d, o, rawid, raw, len, why->msg, e) : unreadable(d, o, e);
+	free(rawid);
+	return rc;
+}
+
 /*
  * One message inside the batch's transaction, with its checkpoint, in a
  * savepoint of its own: when recording it fails on something about this
@@ -505,26 +522,25 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 	int rc;
 
 	daemon_signals_deliver(&d->sig);
-	if (batch_begin(d, e) < 0 || (!d->dry && store_begin(d->st, e) < 0))
-		goto fail;
+	if (batch_begin(d, e) < 0 || (!d->dry && store_begin(d->st, e) < 0)) {
+		d->b.failed = true;
+		return -1;
+	}
 	d->handled++;
 	err_init(&me);
 	rc = handle(d, o, raw, len, &me);
-	if (rc < 0 && me.cls == ERR_FINAL && !d->dry) {
-		store_rollback(d->st);
-		if (store_begin(d->st, e) < 0)
-			goto fail;
-		char *rawid = raw ? daemon_raw_message_id(raw, len) : NULL;
-
-		rc = raw ? unparsable(d, o, rawid, raw, len, me.msg, e) : unreadable(d, o, e);
-		free(rawid);
-	} else if (rc < 0) {
+	if (rc < 0 && me.cls == ERR_FINAL && !d->dry)
+		rc = record_failure(d, o, raw, len, &me, e);
+	else if (rc < 0)
 		*e = me;
-	}
-	if (rc < 0 || save_checkpoint(d, o->uid, e) < 0 || (!d->dry && store_commit(d->st, e) < 0)) {
-		if (!d->dry)
-			store_rollback(d->st);
-		goto fail;
+	if (rc == 0)
+		rc = save_checkpoint(d, o->uid, e);
+	if (rc < 0 && !d->dry)
+		store_rollback(d->st);	/* the savepoint; the batch follows */
+	/* store_commit() undoes the savepoint itself when it fails. */
+	if (rc < 0 || (!d->dry && store_commit(d->st, e) < 0)) {
+		d->b.failed = true;
+		return -1;
 	}
 	d->b.n++;
 	if (o->uid) {
@@ -535,8 +551,5 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 		d->b.names[d->b.nnames++] = xstrdup(o->name);
 	}
 	return 0;
-fail:
-	d->b.failed = true;
-	return -1;
 }
 
