@@ -9,7 +9,7 @@ set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config
 	libetpan-dev libpcre2-dev libcurl4-gnutls-dev libiniparser-dev
-	check libsqlite3-dev"
+	check libsqlite3-dev libgnutls28-dev"
 # Test servers and tools: real IMAP/SMTP/archive servers on loopback,
 # clang for the fuzzer, valgrind, python3 for the shell tests' JSON checks.
 test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox clang libclang-rt-14-dev

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd_check.h"
+#include "cmd_run.h"
 
 static const char usage[] =
 	"usage: tagbot <command> [options]\n"
@@ -13,10 +14,13 @@ static const char usage[] =
 	"commands:\n"
 	"  check [options] FILE...   check the tags of patch mails (files, mboxes,\n"
 	"                            Maildirs, directories, - for stdin)\n"
+	"  run [-c FILE] [--once] [--dry-run]\n"
+	"                            the daemon: check new mail, reply once per patch\n"
+	"  status [-c FILE]          the daemon's checkpoints, counts and last errors\n"
 	"  help [COMMAND]            show this text, or the options of COMMAND\n"
 	"  version                   show the version\n"
 	"\n"
-	"Run 'tagbot check --help' for the options of check.\n";
+	"Run 'tagbot help COMMAND' for the options of a command.\n";
 
 struct command {
 	const char *name;
@@ -25,6 +29,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "check", cmd_check },
+	{ "run", cmd_run },
+	{ "status", cmd_status },
 };
 
 static const struct command *find_command(const char *name)
