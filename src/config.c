@@ -30,6 +30,7 @@
 #include "buf.h"
 #include "config.h"
 #include "secret.h"
+#include "utf8.h"
 
 #define SUGGEST_MAX_LEN		64	/* longer words get no "did you mean" */
 #define SUGGEST_MAX_DIST	2
@@ -508,36 +509,6 @@ static const struct rule_key_def rule_keys[] = {
 
 /* ------------------------------------------------------------ suggestions */
 
-/* Levenshtein distance, case-insensitive; SIZE_MAX past SUGGEST_MAX_LEN. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[SUGGEST_MAX_LEN + 1];
-
-	if (la > SUGGEST_MAX_LEN || lb > SUGGEST_MAX_LEN)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 struct suggest {
 	const char *word;
 	const char *best;	/* NULL when nothing is close */
@@ -553,7 +524,7 @@ static void suggest_init(struct suggest *s, const char *word)
 
 static void suggest_try(struct suggest *s, const char *candidate)
 {
-	size_t d = edit_distance(s->word, candidate);
+	size_t d = utf8_edit_distance(s->word, candidate);
 
 	if (d < s->dist) {
 		s->dist = d;

@@ -34,4 +34,10 @@ size_t utf8_seqlen(const char *s, size_t n);
  * number of bytes (1 to 4). */
 size_t utf8_encode(uint32_t cp, char out[4]);
 
+/* Levenshtein distance between a and b, ASCII letters compared without
+ * case (for "did you mean" suggestions); SIZE_MAX when either is longer
+ * than UTF8_EDIT_MAX bytes. */
+#define UTF8_EDIT_MAX	64
+size_t utf8_edit_distance(const char *a, const char *b);
+
 #endif

@@ -147,6 +147,41 @@ START_TEST(test_fold_latin1)
 }
 END_TEST
 
+/* Distances worked out by hand: the fewest insertions, deletions and
+ * substitutions, ASCII case ignored. */
+static const struct {
+	const char *a, *b;
+	size_t d;
+} distances[] = {
+	{ "", "", 0 },
+	{ "", "abc", 3 },
+	{ "Signed-off-by", "signed-OFF-BY", 0 },
+	{ "Signed-of-by", "Signed-off-by", 1 },		/* one insertion */
+	{ "Sigend-off-by", "Signed-off-by", 2 },	/* a transposition is two */
+	{ "kitten", "sitting", 3 },
+	{ "Acked-by", "Tested-by", 4 },
+};
+
+START_TEST(test_edit_distance)
+{
+	ck_assert_uint_eq(utf8_edit_distance(distances[_i].a, distances[_i].b), distances[_i].d);
+	ck_assert_uint_eq(utf8_edit_distance(distances[_i].b, distances[_i].a), distances[_i].d);
+}
+END_TEST
+
+/* Past UTF8_EDIT_MAX bytes there is no answer, not a stack overflow. */
+START_TEST(test_edit_distance_long)
+{
+	char lng[UTF8_EDIT_MAX + 2];
+
+	memset(lng, 'a', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = '\0';
+	ck_assert_uint_eq(utf8_edit_distance(lng, "a"), SIZE_MAX);
+	lng[UTF8_EDIT_MAX] = '\0';
+	ck_assert_uint_eq(utf8_edit_distance(lng, ""), UTF8_EDIT_MAX);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("utf8");
@@ -157,6 +192,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_nfc, 0, ARRAY_SIZE(nfc));
 	tcase_add_loop_test(tc, test_name_cmp, 0, ARRAY_SIZE(names));
 	tcase_add_test(tc, test_fold_latin1);
+	tcase_add_loop_test(tc, test_edit_distance, 0, ARRAY_SIZE(distances));
+	tcase_add_test(tc, test_edit_distance_long);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }

@@ -17,7 +17,6 @@
 #include "rules/families.h"
 #include "utf8.h"
 
-#define TAG_MAX_COMPARE	64	/* longest tag measured for a typo suggestion */
 #define SUGGEST_DISTANCE 2	/* RULES.md: suggest within edit distance 2 */
 #define QUOTE_MAX	80	/* bytes of mail text quoted back in a message */
 
@@ -77,35 +76,6 @@ static const char *tag_standard(const char *tok)
 	return NULL;
 }
 
-/* Levenshtein distance, ASCII case-insensitive; SIZE_MAX for long tags. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[TAG_MAX_COMPARE + 1];
-
-	if (la > TAG_MAX_COMPARE || lb > TAG_MAX_COMPARE)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (lower((unsigned char)a[i - 1]) != lower((unsigned char)b[j - 1]));
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* The standard tag a non-standard tok was probably meant to be, or NULL. */
 static const char *tag_suggest(const char *tok)
 {
@@ -116,7 +86,7 @@ static const char *tag_suggest(const char *tok)
 		if (!strcasecmp(tok, foreign_tags[i].seen))
 			return foreign_tags[i].use;
 	for (size_t i = 0; i < ARRAY_SIZE(standard_tags); i++) {
-		size_t d = edit_distance(tok, standard_tags[i]);
+		size_t d = utf8_edit_distance(tok, standard_tags[i]);
 
 		if (d < best_d) {
 			best_d = d;
