@@ -35,6 +35,9 @@
 #define SUGGEST_MAX_LEN		64	/* longer words get no "did you mean" */
 #define SUGGEST_MAX_DIST	2
 #define CUSTOM_SECTION		"rule "	/* [rule MY_RULE] */
+#define LIST_SECTION		"list "	/* [list linux-leds.vger.kernel.org] */
+#define DEFAULT_SECTION		"default"
+#define MAINTAINER_MAX		254	/* bytes of one maintainers entry */
 
 /* Parses value into the field at ptr; on error fills e with the problem only. */
 typedef int (*parse_fn)(const char *value, void *ptr, struct err *e);
@@ -216,6 +219,36 @@ static int parse_rate(const char *v, void *ptr, struct err *e)
 	return parse_range(v, ptr, 0, 1000000, e);
 }
 
+/* [lookup] rate: transfers started per second, 0 = no limit. */
+static int parse_rate_limit(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, 1000, e);
+}
+
+static int parse_ttl(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, 30 * 86400, e);
+}
+
+/* [lookup] archive_url: an http(s) URL (a public-inbox, lore by default). */
+static int parse_http_url(const char *v, void *ptr, struct err *e)
+{
+	if ((strncasecmp(v, "https://", 8) || !v[8]) && (strncasecmp(v, "http://", 7) || !v[7]))
+		return err_set(e, ERR_FINAL, "\"%.200s\" is not an http:// or https:// URL", v);
+	return parse_str(v, ptr, e);
+}
+
+/* [lookup] user_agent: printable, sent after "tagbot/VERSION". */
+static int parse_user_agent(const char *v, void *ptr, struct err *e)
+{
+	if (strlen(v) > 200)
+		return err_set(e, ERR_FINAL, "longer than 200 bytes");
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < ' ' || (unsigned char)*p == 0x7f)
+			return err_set(e, ERR_FINAL, "has a control character");
+	return parse_str(v, ptr, e);
+}
+
 /* A word of a table of names -> an int-sized enum. */
 struct name_val {
 	const char *name;
@@ -310,6 +343,31 @@ static int parse_reply_to(const char *v, void *ptr, struct err *e)
 	return 0;
 }
 
+static const struct name_val reply_modes[] = {
+	{ "per-patch", REPLY_PER_PATCH }, { "per-series", REPLY_PER_SERIES },
+};
+
+const char *config_reply_mode_name(enum reply_mode m)
+{
+	return (unsigned)m < ARRAY_SIZE(reply_modes) ? reply_modes[m].name : "?";
+}
+
+static int parse_reply_mode(const char *v, void *ptr, struct err *e)
+{
+	int x = 0;
+
+	if (parse_name(v, &x, reply_modes, ARRAY_SIZE(reply_modes), "per-patch or per-series",
+		       e) < 0)
+		return -1;
+	*(enum reply_mode *)ptr = (enum reply_mode)x;
+	return 0;
+}
+
+static int parse_series_wait(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, CONFIG_MAX_SERIES_WAIT, e);
+}
+
 static void list_release(struct config_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -347,6 +405,24 @@ static int parse_list(const char *v, void *ptr, struct err *e)
 	return 0;
 }
 
+/* maintainers: each value an address or a glob with one '@' ("*@kernel.org"). */
+static int parse_maintainers(const char *v, void *ptr, struct err *e)
+{
+	struct config_list *l = ptr;
+
+	if (parse_list(v, ptr, e) < 0)
+		return -1;
+	for (size_t i = 0; i < l->n; i++) {
+		const char *m = l->v[i], *at = strchr(m, '@');
+
+		if (!at || strchr(at + 1, '@') || strlen(m) > MAINTAINER_MAX ||
+		    strpbrk(m, " \t<>\"(),;") || at == m || !at[1])
+			return err_set(e, ERR_FINAL, "\"%.200s\" is not an address or a pattern "
+				       "like *@kernel.org", m);
+	}
+	return 0;
+}
+
 /* -------------------------------------------------------- the key table */
 
 struct key_def {
@@ -374,6 +450,13 @@ static const struct key_def config_keys[] = {
 	  offsetof(struct config, rules.reported_by_followers) },
 	{ "lookup", "enabled", parse_bool, offsetof(struct config, rules.lookups) },
 #define ROW(sec, key, fn, field) { sec, key, fn, offsetof(struct config, field) }
+	ROW("lookup", "archive_url", parse_http_url, lookup.archive_url),
+	ROW("lookup", "timeout", parse_seconds, lookup.timeout),
+	ROW("lookup", "concurrency", parse_batch, lookup.concurrency),
+	ROW("lookup", "rate", parse_rate_limit, lookup.rate),
+	ROW("lookup", "cache_ttl", parse_ttl, lookup.cache_ttl),
+	ROW("lookup", "ca_file", parse_str, lookup.ca_file),
+	ROW("lookup", "user_agent", parse_user_agent, lookup.user_agent),
 	ROW("tagbot", "state", parse_str, tagbot.state),
 	ROW("tagbot", "log", parse_log_target, tagbot.log),
 	ROW("tagbot", "log_level", parse_log_level, tagbot.log_level),
@@ -413,6 +496,9 @@ static const struct key_def config_keys[] = {
 	ROW("reply", "ignore_senders", parse_list, reply.ignore_senders),
 	ROW("reply", "max_per_author_per_hour", parse_rate, reply.max_per_author_per_hour),
 	ROW("reply", "max_per_minute", parse_rate, reply.max_per_minute),
+	ROW("reply", "reply_mode", parse_reply_mode, reply.reply_mode),
+	ROW("reply", "series_wait", parse_series_wait, reply.series_wait),
+	ROW("reply", "maintainers", parse_maintainers, reply.maintainers),
 #undef ROW
 };
 
@@ -429,6 +515,7 @@ static const struct {
 	{ "sink", "ca_file", offsetof(struct config, sink.ca_file) },
 	{ "sink", "password_file", offsetof(struct config, sink.password_file) },
 	{ "sink", "path", offsetof(struct config, sink.path) },
+	{ "lookup", "ca_file", offsetof(struct config, lookup.ca_file) },
 };
 
 struct draft_where {
@@ -505,6 +592,21 @@ static const struct rule_key_def rule_keys[] = {
 	{ "caseless", parse_bool, offsetof(struct rule_draft, caseless), false },
 	{ "message", parse_string, offsetof(struct rule_draft, message), true },
 	{ "doc", parse_string, offsetof(struct rule_draft, doc), false },
+};
+
+/* Keys of [default] and [list ID] besides RULE_ID = severity. */
+struct policy_key_def {
+	const char *key;
+	parse_fn parse;
+	size_t offset;		/* into struct list_policy */
+};
+
+static const struct policy_key_def policy_keys[] = {
+	{ "enabled", parse_bool, offsetof(struct list_policy, enabled) },
+	{ "to", parse_reply_to, offsetof(struct list_policy, to) },
+	{ "reply_mode", parse_reply_mode, offsetof(struct list_policy, reply_mode) },
+	{ "min_reply_severity", parse_reply_severity,
+	  offsetof(struct list_policy, min_reply_severity) },
 };
 
 /* ------------------------------------------------------------ suggestions */
@@ -619,6 +721,38 @@ static bool is_custom_section(const char *s)
 	return !strncmp(s, CUSTOM_SECTION, strlen(CUSTOM_SECTION)) || !strcmp(s, "rule");
 }
 
+static bool is_list_section(const char *s)
+{
+	return !strncmp(s, LIST_SECTION, strlen(LIST_SECTION)) || !strcmp(s, "list");
+}
+
+static bool is_policy_section(const char *s)
+{
+	return !strcmp(s, DEFAULT_SECTION) || is_list_section(s);
+}
+
+/* The ID of a [list ID] section into *id (points into section); -1 with e
+ * set when it is missing or malformed. */
+static int list_section_id(const char *section, const char **id, struct err *e)
+{
+	const char *s = section + strlen("list");
+	size_t n;
+
+	s += strspn(s, " \t");
+	*id = s;
+	n = strlen(s);
+	if (!n)
+		return err_set(e, ERR_FINAL, "a list section needs a list ID: "
+			       "[list linux-leds.vger.kernel.org]");
+	if (n > CONFIG_MAX_LIST_ID)
+		return err_set(e, ERR_FINAL, "list ID longer than %d bytes", CONFIG_MAX_LIST_ID);
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("<>\":", *p))
+			return err_set(e, ERR_FINAL, "a list ID is printable ASCII without "
+				       "spaces, <>, quotes or ':' (the id of List-Id)");
+	return 0;
+}
+
 static int check_section(struct load *ld, const char *name)
 {
 	char id[CONFIG_MAX_ID + 1];
@@ -628,9 +762,17 @@ static int check_section(struct load *ld, const char *name)
 		return 0;
 	if (is_custom_section(name))
 		return custom_id(name, id, ld->e) < 0 ? fail_at(ld, name, NULL) : 0;
+	if (is_policy_section(name)) {
+		const char *lid;
+
+		if (is_list_section(name) && list_section_id(name, &lid, ld->e) < 0)
+			return fail_at(ld, name, NULL);
+		return 0;
+	}
 	suggest_init(&sg, name);
 	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
 		suggest_try(&sg, config_keys[i].section);
+	suggest_try(&sg, DEFAULT_SECTION);
 	if (sg.best)
 		err_set(ld->e, ERR_FINAL, "unknown section (did you mean [%s]?)", sg.best);
 	else
@@ -666,12 +808,49 @@ static int unknown_rules_key(struct load *ld, const char *key)
 	return fail_at(ld, "rules", upper);
 }
 
+static const struct policy_key_def *find_policy_key(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++)
+		if (!strcmp(policy_keys[i].key, key))
+			return &policy_keys[i];
+	return NULL;
+}
+
+/* An unknown key in [default] or [list ID]: a policy key or a rule ID
+ * (iniparser lower-cased it; rule IDs are compared upper-cased). */
+static int unknown_policy_key(struct load *ld, const char *section, const char *key)
+{
+	char upper[SUGGEST_MAX_LEN + 1];
+	size_t n = strlen(key) < SUGGEST_MAX_LEN ? strlen(key) : SUGGEST_MAX_LEN;
+	struct suggest sk, sr;
+
+	for (size_t i = 0; i < n; i++)
+		upper[i] = (char)toupper((unsigned char)key[i]);
+	upper[n] = '\0';
+	suggest_init(&sk, key);
+	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++)
+		suggest_try(&sk, policy_keys[i].key);
+	suggest_init(&sr, upper);
+	for (size_t i = 0; i < RULE_COUNT; i++)
+		suggest_try(&sr, rule_defs[i].id);
+	if (sr.best && sr.dist < sk.dist)
+		sk = sr;
+	if (sk.best)
+		err_set(ld->e, ERR_FINAL, "unknown key or rule ID (did you mean %s?)", sk.best);
+	else
+		err_set(ld->e, ERR_FINAL, "unknown key or rule ID (expected enabled, to, "
+			"reply_mode, min_reply_severity or a rule ID)");
+	return fail_at(ld, section, key);
+}
+
 static int unknown_key(struct load *ld, const char *section, const char *key, bool custom)
 {
 	struct suggest sg;
 
 	if (!strcmp(section, "rules"))
 		return unknown_rules_key(ld, key);
+	if (is_policy_section(section))
+		return unknown_policy_key(ld, section, key);
 	suggest_init(&sg, key);
 	for (size_t i = 0; i < ARRAY_SIZE(config_keys) && !custom; i++)
 		if (!strcmp(config_keys[i].section, section))
@@ -701,6 +880,9 @@ static int check_key(struct load *ld, const char *entry)
 	memcpy(section, entry, (size_t)(colon - entry));
 	section[colon - entry] = '\0';
 	custom = is_custom_section(section);
+	if (is_policy_section(section))
+		return find_policy_key(key) || rule_find(key) >= 0 ? 0
+			: unknown_policy_key(ld, section, key);
 	if (custom ? find_rule_key(key) != NULL
 		   : find_key(section, key) || (!strcmp(section, "rules") && rule_find(key) >= 0))
 		return 0;
@@ -822,6 +1004,183 @@ static int apply_custom_rules(struct load *ld)
 			return -1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------ per-list policy */
+
+/* Layer 1 of config.h: what the global keys say. */
+static void policy_from_globals(const struct config *c, struct list_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->enabled = true;
+	p->to = c->reply.to;
+	p->reply_mode = c->reply.reply_mode;
+	p->min_reply_severity = c->tagbot.min_reply_severity;
+	memcpy(p->severity, c->rules.severity, sizeof(p->severity));
+}
+
+/* The ID in v: inside <> when it has them, else all of v; trimmed, lower
+ * case, into out.  -1 when empty, too long or not printable ASCII. */
+static int list_id_of(const char *v, char *out, size_t size)
+{
+	const char *lt = strchr(v, '<'), *end;
+	size_t n;
+
+	if (lt) {
+		v = lt + 1;
+		end = strchr(v, '>');
+		if (!end)
+			return -1;
+	} else {
+		end = v + strlen(v);
+	}
+	while (v < end && isspace((unsigned char)*v))
+		v++;
+	while (end > v && isspace((unsigned char)end[-1]))
+		end--;
+	n = (size_t)(end - v);
+	if (!n || n > CONFIG_MAX_LIST_ID || n >= size)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)v[i] <= ' ' || (unsigned char)v[i] >= 0x7f)
+			return -1;
+		out[i] = (char)tolower((unsigned char)v[i]);
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+int config_mail_list_id(const char *list_id, const char *x_mailing_list, char *out,
+			size_t size)
+{
+	if (list_id && list_id_of(list_id, out, size) == 0)
+		return 0;
+	if (x_mailing_list && list_id_of(x_mailing_list, out, size) == 0)
+		return 0;
+	return -1;
+}
+
+/* a and b (lower case) name the same list: the first '@' of each is a '.'. */
+static bool same_list(const char *a, const char *b)
+{
+	bool at_a = false, at_b = false;
+
+	for (;; a++, b++) {
+		char ca = *a, cb = *b;
+
+		if (ca == '@' && !at_a) {
+			ca = '.';
+			at_a = true;
+		}
+		if (cb == '@' && !at_b) {
+			cb = '.';
+			at_b = true;
+		}
+		if (ca != cb)
+			return false;
+		if (!ca)
+			return true;
+	}
+}
+
+const struct list_policy *config_policy_for(const struct config *c, const char *list_id)
+{
+	char want[CONFIG_MAX_LIST_ID + 1];
+
+	if (!list_id || list_id_of(list_id, want, sizeof(want)) < 0)
+		return &c->lists.dflt;
+	for (size_t i = 0; i < c->lists.n; i++)
+		if (same_list(c->lists.v[i].id, want))
+			return &c->lists.v[i];
+	return &c->lists.dflt;
+}
+
+/* One "KEY = value" of a policy section into p. */
+static int apply_policy_entry(struct load *ld, const char *section, const char *key,
+			      const char *v, struct list_policy *p)
+{
+	const struct policy_key_def *k = find_policy_key(key);
+	int id;
+
+	if (k) {
+		if (k->parse(v, (char *)p + k->offset, ld->e) < 0)
+			return fail_at(ld, section, key);
+		return 0;
+	}
+	id = rule_find(key);
+	if (id < 0)	/* check_entries() let nothing else through */
+		return unknown_policy_key(ld, section, key);
+	if (parse_severity(v, &p->severity[id], ld->e) < 0)
+		return fail_at(ld, section, rule_defs[id].id);
+	return 0;
+}
+
+/* The keys of section, in file order, over p. */
+static int apply_policy_section(struct load *ld, const char *section, struct list_policy *p)
+{
+	size_t n = strlen(section);
+
+	for (ssize_t i = 0; i < ld->d->size; i++) {
+		const char *k = ld->d->key[i];
+
+		if (!k || !ld->d->val[i] || strncmp(k, section, n) || k[n] != ':')
+			continue;
+		if (apply_policy_entry(ld, section, k + n + 1, ld->d->val[i], p) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One [list ID] section: the [default] layer, then its own keys. */
+static int add_list(struct load *ld, const char *section)
+{
+	struct config_lists *l = &ld->c->lists;
+	struct list_policy *p;
+	const char *id;
+
+	if (list_section_id(section, &id, ld->e) < 0)
+		return fail_at(ld, section, NULL);
+	for (size_t i = 0; i < l->n; i++) {
+		if (same_list(l->v[i].id, id)) {
+			err_set(ld->e, ERR_FINAL, "names the same list as [list %s]", l->v[i].id);
+			return fail_at(ld, section, NULL);
+		}
+	}
+	if (l->n >= CONFIG_MAX_LISTS) {
+		err_set(ld->e, ERR_FINAL, "more than %d list sections", CONFIG_MAX_LISTS);
+		return fail_at(ld, section, NULL);
+	}
+	ARRAY_GROW(l->v, l->alloc, l->n + 1);
+	p = &l->v[l->n];
+	*p = l->dflt;
+	p->id = xstrdup(id);
+	l->n++;		/* owned by l now, released with it on failure */
+	return apply_policy_section(ld, section, p);
+}
+
+/* Runs after the global keys: layers 1 to 3 of config.h. */
+static int apply_lists(struct load *ld)
+{
+	struct config *c = ld->c;
+
+	policy_from_globals(c, &c->lists.dflt);
+	if (apply_policy_section(ld, DEFAULT_SECTION, &c->lists.dflt) < 0)
+		return -1;
+	for (ssize_t i = 0; i < ld->d->size; i++) {
+		const char *k = ld->d->key[i];
+
+		if (k && !ld->d->val[i] && is_list_section(k) && add_list(ld, k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void lists_release(struct config_lists *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].id);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 /* ------------------------------------------------------------ validation */
@@ -1147,6 +1506,10 @@ void config_init(struct config *c)
 	c->reply.to = REPLY_TO_AUTHOR;
 	c->reply.max_per_author_per_hour = 10;
 	c->reply.max_per_minute = 30;
+	lookup_settings_init(&c->lookup);
+	c->reply.reply_mode = REPLY_PER_PATCH;
+	c->reply.series_wait = CONFIG_DEFAULT_SERIES_WAIT;
+	policy_from_globals(c, &c->lists.dflt);
 }
 
 /* Every owned string of the daemon's sections, for config_release(). */
@@ -1174,8 +1537,11 @@ void config_release(struct config *c)
 		free(*f);
 		*f = NULL;
 	}
+	lookup_settings_release(&c->lookup);
 	list_release(&c->reply.bot_addresses);
 	list_release(&c->reply.ignore_senders);
+	list_release(&c->reply.maintainers);
+	lists_release(&c->lists);
 	c->path = NULL;
 }
 
@@ -1195,6 +1561,8 @@ int config_load(struct config *c, const char *path, struct err *e)
 		rc = apply_severities(&ld);
 	if (!rc)
 		rc = apply_custom_rules(&ld);
+	if (!rc)
+		rc = apply_lists(&ld);
 	if (!rc) {
 		resolve_paths(&ld);
 		rc = validate(&ld);

@@ -8,7 +8,8 @@
  *
  * Sections: [rules] (severities, URL pattern lists, reported_by_followers),
  * [lookup] (enabled), one [rule ID] section per custom rule, and the
- * daemon's [tagbot], [source], [sink] and [reply].  Each key is one row of
+ * daemon's [tagbot], [source], [sink] and [reply], and the per-list
+ * [default] and [list ID] (struct list_policy).  Each key is one row of
  * the key table in config.c; etc/tagbot.ini and tagbot.ini(5) document
  * every key with its default.
  *
@@ -32,6 +33,7 @@
 
 #include "err.h"
 #include "log.h"
+#include "lookup.h"
 #include "reply.h"
 #include "rules.h"
 
@@ -42,6 +44,10 @@
 #define CONFIG_MAX_LIST		256	/* addresses in bot_addresses, ignore_senders */
 #define CONFIG_DEFAULT_STATE	"/var/lib/tagbot/tagbot.db"
 #define CONFIG_DEFAULT_RESEND_AFTER 120	/* seconds before an unconfirmed reply is resent */
+#define CONFIG_DEFAULT_SERIES_WAIT 600	/* seconds a per-series reply waits for missing patches */
+#define CONFIG_MAX_SERIES_WAIT	(7 * 86400) /* its cap: a week */
+#define CONFIG_MAX_LISTS	256	/* [list ID] sections */
+#define CONFIG_MAX_LIST_ID	255	/* bytes of a list ID (section name or header) */
 
 enum source_type {
 	SOURCE_MAILDIR = 0,	/* the embedded default: no servers */
@@ -109,6 +115,15 @@ struct config_sink {
 	int resend_after;		/* seconds; CONFIG_DEFAULT_RESEND_AFTER */
 };
 
+/* [reply] reply_mode = per-patch|per-series */
+enum reply_mode {
+	REPLY_PER_PATCH = 0,	/* one reply per patch mail (the default) */
+	REPLY_PER_SERIES	/* one reply per series, to the cover letter or first patch */
+};
+
+/* "per-patch", "per-series". */
+const char *config_reply_mode_name(enum reply_mode m);
+
 /* A list key: comma-separated values, trimmed. */
 struct config_list {
 	char **v;			/* owned */
@@ -126,6 +141,48 @@ struct config_reply {
 	struct config_list ignore_senders; /* owned; not set: policy's defaults (the known bots) */
 	int max_per_author_per_hour;	/* 10; 0 = no limit */
 	int max_per_minute;		/* 30; 0 = no limit */
+	enum reply_mode reply_mode;	/* per-patch; a list's policy may override it */
+	int series_wait;		/* seconds; CONFIG_DEFAULT_SERIES_WAIT */
+	struct config_list maintainers;	/* owned; addresses or fnmatch patterns
+					 * ("*@kernel.org") allowed to send
+					 * "tagbot:" commands; none */
+};
+
+/*
+ * The effective policy for the mail of one list (issue 4, item 5).
+ *
+ * Layers, each overriding only the keys it sets:
+ *   1. the global keys: [rules] RULE_ID = severity, [tagbot]
+ *      min_reply_severity, [reply] to and reply_mode; enabled = yes;
+ *   2. [default]: applies to every mail, from a list or not;
+ *   3. [list ID]: mail whose list ID (below) is ID.
+ * Keys of [default] and [list ID]: enabled (yes|no), to, reply_mode,
+ * min_reply_severity (same values as the global keys) and RULE_ID =
+ * error|warning|check|off for a built-in rule (custom [rule ID] sections
+ * keep their own severity).  enabled = no: check and record, never reply.
+ *
+ * The list ID of a mail is the id inside <> of its List-Id header, or else
+ * the value of X-Mailing-List; compared case-insensitively, and the first
+ * '@' counts as '.', so "linux-leds@vger.kernel.org" (X-Mailing-List form)
+ * and "linux-leds.vger.kernel.org" (List-Id form) name the same list.
+ *
+ * All layers are resolved by config_load(): a policy is complete, nothing
+ * needs to consult the layer below.
+ */
+struct list_policy {
+	char *id;			/* owned; the section's ID as written (lower
+					 * case); NULL for the [default] layer */
+	bool enabled;
+	enum reply_to to;
+	enum reply_mode reply_mode;
+	enum severity min_reply_severity;
+	enum severity severity[RULE_COUNT]; /* built-in rules; replaces rules.severity */
+};
+
+struct config_lists {
+	struct list_policy dflt;	/* owned; layers 1 and 2 */
+	struct list_policy *v;		/* owned; one per [list ID], in file order */
+	size_t n, alloc;
 };
 
 struct config {
@@ -135,6 +192,8 @@ struct config {
 	struct config_source source;	/* owned */
 	struct config_sink sink;	/* owned */
 	struct config_reply reply;	/* owned */
+	struct config_lists lists;	/* owned; [default], [list ID] */
+	struct lookup_settings lookup;	/* owned; [lookup] but enabled (rules.lookups) */
 };
 
 /* The embedded defaults (compiles the default patterns). */
@@ -149,6 +208,24 @@ void config_init(struct config *c);
 int config_load(struct config *c, const char *path, struct err *e);
 
 void config_release(struct config *c);
+
+/*
+ * The policy for mail of list list_id (a List-Id's id, with or without <>
+ * and any display name before it, or an X-Mailing-List address).  NULL or
+ * a list with no section: the [default] layer.  Never NULL; valid until
+ * the next config_load()/config_release() of c.
+ */
+const struct list_policy *config_policy_for(const struct config *c, const char *list_id);
+
+/*
+ * The list ID of a mail from its List-Id and X-Mailing-List header values
+ * (either may be NULL): List-Id's id inside <> (or its whole trimmed value
+ * when it has no <>), else X-Mailing-List's trimmed value.  Written to out
+ * (lower case, '@' kept); returns -1 when neither gives an ID of 1 to
+ * CONFIG_MAX_LIST_ID bytes of printable ASCII.
+ */
+int config_mail_list_id(const char *list_id, const char *x_mailing_list, char *out,
+			size_t size);
 
 /*
  * What `tagbot run` needs besides a valid file: the keys the source and
