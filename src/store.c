@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "buf.h"
+#include "context.h"
 #include "store.h"
 
 int (*store_test_hook)(const char *point);
@@ -56,6 +57,45 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  fetched_at INTEGER NOT NULL,"
 	"  result BLOB NOT NULL);"
 	"CREATE INDEX lookup_cache_age ON lookup_cache (fetched_at);",
+	/* 2 -> 3 */
+	"CREATE TABLE context ("
+	"  msgid TEXT PRIMARY KEY NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  sender TEXT NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  version INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  total INTEGER NOT NULL,"
+	"  change_id TEXT,"
+	"  in_reply_to TEXT,"
+	"  refs TEXT,"
+	"  list_id TEXT,"
+	"  time INTEGER NOT NULL);"
+	"CREATE INDEX context_time ON context (time);"
+	"CREATE INDEX context_irt ON context (in_reply_to);"
+	"CREATE INDEX context_change ON context (change_id);"
+	"CREATE INDEX context_work ON context (sender, subject);"
+	"CREATE INDEX context_series ON context (sender, version, total, time);"
+	"CREATE TABLE thread_state ("
+	"  root TEXT PRIMARY KEY NOT NULL,"
+	"  quiet INTEGER NOT NULL,"
+	"  time INTEGER NOT NULL);"
+	"CREATE TABLE series ("
+	"  id TEXT PRIMARY KEY NOT NULL,"
+	"  version INTEGER NOT NULL,"
+	"  total INTEGER NOT NULL,"
+	"  sender TEXT NOT NULL,"
+	"  first_time INTEGER NOT NULL,"
+	"  deadline INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('passive', 'pending', 'done')));"
+	"CREATE INDEX series_due ON series (state, deadline);"
+	"CREATE TABLE series_member ("
+	"  msgid TEXT PRIMARY KEY NOT NULL,"
+	"  series TEXT NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  time INTEGER NOT NULL,"
+	"  raw BLOB);"
+	"CREATE INDEX series_member_series ON series_member (series, idx);",
 };
 
 enum stmt_id {
@@ -925,4 +965,521 @@ int store_recent_errors(struct store *st, int max,
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing errors");
+}
+
+/* --- context, threads, series (schema 3) --------------------------------- */
+
+/* These run a few times per message: prepared per call, which keeps the
+ * statement table above for the hot paths. */
+static int prep(struct store *st, const char *sql, sqlite3_stmt **s, struct err *e)
+{
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, s, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, "preparing a statement");
+}
+
+/* Steps s to its end and finalizes it. */
+static int run_done(struct store *st, sqlite3_stmt *s, const char *what, struct err *e)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, what);
+}
+
+static char *col_text_or_null(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t && *t ? xstrdup((const char *)t) : NULL;
+}
+
+int store_context_put(struct store *st, const struct msg_context *c, struct err *e)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO context (msgid, subject, sender, kind, version, idx, total,"
+		" change_id, in_reply_to, refs, list_id, time)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+	sqlite3_stmt *s;
+
+	if (!c->message_id || !*c->message_id || strlen(c->message_id) > STORE_MSGID_MAX)
+		return err_set(e, ERR_FINAL, "store %s: context without a usable Message-ID", st->path);
+	if (prep(st, sql, &s, e) < 0)
+		return -1;
+	bind_text(s, 1, c->message_id);
+	bind_text(s, 2, c->subject ? c->subject : "");
+	bind_text(s, 3, c->sender ? c->sender : "");
+	bind_text(s, 4, c->kind ? c->kind : "other");
+	sqlite3_bind_int(s, 5, c->version);
+	sqlite3_bind_int(s, 6, c->index);
+	sqlite3_bind_int(s, 7, c->total);
+	bind_text(s, 8, c->change_id);
+	bind_text(s, 9, c->in_reply_to);
+	bind_text(s, 10, c->references);
+	bind_text(s, 11, c->list_id);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)c->time);
+	return run_done(st, s, "recording a context", e);
+}
+
+#define CONTEXT_COLUMNS "msgid, subject, sender, kind, version, idx, total, change_id," \
+			" in_reply_to, refs, list_id, time"
+
+static void fill_context(sqlite3_stmt *s, struct msg_context *c)
+{
+	msg_context_release(c);
+	c->message_id = col_text(s, 0);
+	c->subject = col_text(s, 1);
+	c->sender = col_text(s, 2);
+	c->kind = col_text(s, 3);
+	c->version = sqlite3_column_int(s, 4);
+	c->index = sqlite3_column_int(s, 5);
+	c->total = sqlite3_column_int(s, 6);
+	c->change_id = col_text_or_null(s, 7);
+	c->in_reply_to = col_text_or_null(s, 8);
+	c->references = col_text_or_null(s, 9);
+	c->list_id = col_text_or_null(s, 10);
+	c->time = (time_t)sqlite3_column_int64(s, 11);
+}
+
+int store_context_get(struct store *st, const char *msgid, struct msg_context *out,
+		      bool *found, struct err *e)
+{
+	char *key = key_or_err(st, msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	msg_context_release(out);
+	*found = false;
+	if (!key)
+		return -1;
+	if (prep(st, "SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid = ?1", &s, e) < 0) {
+		free(key);
+		return -1;
+	}
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		fill_context(s, out);
+		*found = true;
+	}
+	sqlite3_finalize(s);
+	free(key);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a context");
+}
+
+int store_context_prune(struct store *st, time_t before, long *deleted, struct err *e)
+{
+	static const char *const sql[] = {
+		"DELETE FROM context WHERE time < ?1",
+		"DELETE FROM thread_state WHERE time < ?1",
+		"DELETE FROM series_member WHERE series IN (SELECT id FROM series"
+		" WHERE first_time < ?1 AND state != 'pending')",
+		"DELETE FROM series WHERE first_time < ?1 AND state != 'pending'",
+	};
+	sqlite3_stmt *s;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++) {
+		if (prep(st, sql[i], &s, e) < 0)
+			return -1;
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+		if (run_done(st, s, "pruning the context", e) < 0)
+			return -1;
+		if (i == 0 && deleted)
+			*deleted = (long)sqlite3_changes(st->db);
+	}
+	return 0;
+}
+
+int store_context_related(struct store *st, const struct msg_context *c, time_t since,
+			  void (*fn)(void *ctx, const struct msg_context *row), void *ctx,
+			  struct err *e)
+{
+	static const char sql[] =
+		"SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid != ?1 AND ("
+		" msgid = ?2"
+		" OR instr(' ' || ?3 || ' ', ' ' || msgid || ' ') > 0"
+		" OR in_reply_to = ?1"
+		" OR instr(' ' || refs || ' ', ' ' || ?1 || ' ') > 0"
+		" OR in_reply_to = ?2"
+		" OR (sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7))"
+		" ORDER BY time LIMIT ?8";
+	struct msg_context row;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prep(st, sql, &s, e) < 0)
+		return -1;
+	bind_text(s, 1, c->message_id ? c->message_id : "");
+	bind_text(s, 2, c->in_reply_to);
+	bind_text(s, 3, c->references);
+	bind_text(s, 4, c->sender ? c->sender : "");
+	sqlite3_bind_int(s, 5, c->version);
+	sqlite3_bind_int(s, 6, c->total);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)since);
+	sqlite3_bind_int(s, 8, STORE_RELATED_MAX);
+	msg_context_init(&row);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		fill_context(s, &row);
+		fn(ctx, &row);
+	}
+	msg_context_release(&row);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading related contexts");
+}
+
+int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e)
+{
+	char *key = key_or_err(st, root, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	*quiet = false;
+	if (!key)
+		return -1;
+	if (prep(st, "SELECT quiet FROM thread_state WHERE root = ?1", &s, e) < 0) {
+		free(key);
+		return -1;
+	}
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*quiet = sqlite3_column_int(s, 0) != 0;
+	sqlite3_finalize(s);
+	free(key);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a thread");
+}
+
+int store_thread_quiet_set(struct store *st, const char *root, time_t now, struct err *e)
+{
+	char *key = key_or_err(st, root, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!key)
+		return -1;
+	rc = prep(st, "INSERT OR REPLACE INTO thread_state (root, quiet, time) VALUES (?1, 1, ?2)",
+		  &s, e);
+	if (rc == 0) {
+		bind_text(s, 1, key);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)now);
+		rc = run_done(st, s, "recording a quiet thread", e);
+	}
+	free(key);
+	return rc;
+}
+
+static const char *const series_state_names[] = {
+	[STORE_SERIES_PASSIVE] = "passive",
+	[STORE_SERIES_PENDING] = "pending",
+	[STORE_SERIES_DONE] = "done",
+};
+
+static enum store_series_state series_state_parse(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(series_state_names); i++)
+		if (s && !strcmp(s, series_state_names[i]))
+			return (enum store_series_state)i;
+	return STORE_SERIES_DONE;
+}
+
+void store_series_release(struct store_series *s)
+{
+	free(s->id);
+	free(s->sender);
+	memset(s, 0, sizeof(*s));
+}
+
+int store_series_of(struct store *st, const char *msgid, char **id, struct err *e)
+{
+	char *key = key_or_err(st, msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	*id = NULL;
+	if (!key)
+		return -1;
+	if (prep(st, "SELECT series FROM series_member WHERE msgid = ?1", &s, e) < 0) {
+		free(key);
+		return -1;
+	}
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = col_text(s, 0);
+	sqlite3_finalize(s);
+	free(key);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a series");
+}
+
+int store_series_get(struct store *st, const char *id, struct store_series *out, bool *found,
+		     struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	store_series_release(out);
+	*found = false;
+	if (prep(st, "SELECT id, version, total, sender, first_time, deadline, state FROM series"
+		 " WHERE id = ?1", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->id = col_text(s, 0);
+		out->version = sqlite3_column_int(s, 1);
+		out->total = sqlite3_column_int(s, 2);
+		out->sender = col_text(s, 3);
+		out->first_time = (time_t)sqlite3_column_int64(s, 4);
+		out->deadline = (time_t)sqlite3_column_int64(s, 5);
+		out->state = series_state_parse((const char *)sqlite3_column_text(s, 6));
+		*found = true;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a series");
+}
+
+int store_series_create(struct store *st, const struct store_series *in, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (!in->id || !*in->id)
+		return err_set(e, ERR_FINAL, "store %s: a series without a name", st->path);
+	if (prep(st, "INSERT INTO series (id, version, total, sender, first_time, deadline, state)"
+		 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, in->id);
+	sqlite3_bind_int(s, 2, in->version);
+	sqlite3_bind_int(s, 3, in->total);
+	bind_text(s, 4, in->sender ? in->sender : "");
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)in->first_time);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)in->deadline);
+	bind_text(s, 7, series_state_names[(unsigned)in->state <= STORE_SERIES_DONE ? in->state
+									    : STORE_SERIES_DONE]);
+	return run_done(st, s, "creating a series", e);
+}
+
+int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
+		     const char *raw, size_t len, struct err *e)
+{
+	char *key = key_or_err(st, msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!key)
+		return -1;
+	rc = prep(st, "INSERT OR REPLACE INTO series_member (msgid, series, idx, time, raw)"
+		  " VALUES (?1, ?2, ?3, ?4, ?5)", &s, e);
+	if (rc == 0) {
+		bind_text(s, 1, key);
+		bind_text(s, 2, id);
+		sqlite3_bind_int(s, 3, index);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)t);
+		if (raw && len <= STORE_SERIES_RAW_MAX)
+			sqlite3_bind_blob64(s, 5, len ? raw : "", len, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(s, 5);
+		rc = run_done(st, s, "adding to a series", e);
+	}
+	free(key);
+	return rc;
+}
+
+int store_series_merge(struct store *st, const char *into, const char *from, struct err *e)
+{
+	static const char *const sql[] = {
+		"UPDATE series SET first_time = min(first_time, (SELECT first_time FROM series"
+		" WHERE id = ?2)), deadline = min(deadline, (SELECT deadline FROM series"
+		" WHERE id = ?2)) WHERE id = ?1 AND EXISTS (SELECT 1 FROM series WHERE id = ?2)",
+		"UPDATE series_member SET series = ?1 WHERE series = ?2",
+		"DELETE FROM series WHERE id = ?2",
+	};
+	sqlite3_stmt *s;
+
+	if (!strcmp(into, from))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++) {
+		if (prep(st, sql[i], &s, e) < 0)
+			return -1;
+		bind_text(s, 1, into);
+		bind_text(s, 2, from);
+		if (run_done(st, s, "merging series", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int store_series_members(struct store *st, const char *id,
+			 void (*fn)(void *ctx, const struct store_series_member *m), void *ctx,
+			 struct err *e)
+{
+	struct store_series_member m;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prep(st, "SELECT msgid, idx, time, raw FROM series_member WHERE series = ?1"
+		 " ORDER BY idx, time", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		m.msgid = (const char *)sqlite3_column_text(s, 0);
+		m.index = sqlite3_column_int(s, 1);
+		m.time = (time_t)sqlite3_column_int64(s, 2);
+		m.raw = sqlite3_column_type(s, 3) == SQLITE_NULL ? NULL
+				: (const char *)sqlite3_column_blob(s, 3);
+		m.len = (size_t)sqlite3_column_bytes(s, 3);
+		if (!m.raw)
+			m.len = 0;
+		fn(ctx, &m);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a series");
+}
+
+int store_series_set_state(struct store *st, const char *id, enum store_series_state state,
+			   struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if ((unsigned)state > STORE_SERIES_DONE)
+		return err_set(e, ERR_FINAL, "store %s: bad series state", st->path);
+	if (prep(st, "UPDATE series SET state = ?2 WHERE id = ?1", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, id);
+	bind_text(s, 2, series_state_names[state]);
+	if (run_done(st, s, "updating a series", e) < 0)
+		return -1;
+	if (state != STORE_SERIES_DONE)
+		return 0;
+	/* The raw mails were kept for the reply only. */
+	if (prep(st, "UPDATE series_member SET raw = NULL WHERE series = ?1", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, id);
+	return run_done(st, s, "updating a series", e);
+}
+
+int store_series_next_due(struct store *st, time_t now, char **id, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*id = NULL;
+	if (prep(st, "SELECT id FROM series WHERE state = 'pending' AND deadline <= ?1"
+		 " ORDER BY deadline LIMIT 1", &s, e) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)now);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = col_text(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading due series");
+}
+
+int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*found = false;
+	*when = 0;
+	if (prep(st, "SELECT min(deadline) FROM series WHERE state = 'pending'", &s, e) < 0)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		*when = (time_t)sqlite3_column_int64(s, 0);
+		*found = true;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading due series");
+}
+
+static int mark_lead_replied(struct store *st, const char *lead, const char *reply_key,
+			     struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (prep(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2 WHERE msgid = ?1",
+		 &s, e) < 0)
+		return -1;
+	bind_text(s, 1, lead);
+	bind_text(s, 2, reply_key);
+	if (run_done(st, s, "recording a series reply", e) < 0)
+		return -1;
+	if (sqlite3_changes(st->db) != 1)
+		return err_set(e, ERR_FINAL, "store %s: the series' lead <%s> is not recorded",
+			       st->path, lead);
+	return 0;
+}
+
+/* The body of store_series_queue_reply, inside its transaction. */
+static int series_reply_tx(struct store *st, const char *id, const struct store_outgoing *o,
+			   const char *rcpt, const char *lead, const char *reply_key,
+			   time_t now, enum store_enqueue *res, struct err *e)
+{
+	int rc = insert_outbox(st, reply_key, lead, o, rcpt, now);
+
+	*res = STORE_QUEUED;
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		*res = STORE_ALREADY_QUEUED;
+	else if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "queueing a series reply");
+	else if (mark_lead_replied(st, lead, reply_key, e) < 0)
+		return -1;
+	return store_series_set_state(st, id, STORE_SERIES_DONE, e);
+}
+
+int store_series_queue_reply(struct store *st, const char *id,
+			     const struct store_outgoing *o, time_t now,
+			     enum store_enqueue *res, struct err *e)
+{
+	char *lead = store_msgid_key(o->parent_msgid), *reply_key = store_msgid_key(o->reply_msgid);
+	struct buf rcpt;
+	int rc = -1;
+
+	buf_init(&rcpt, 64 * 1024);
+	if (!lead || !reply_key)
+		err_set(e, ERR_FINAL, "store %s: empty or oversized Message-ID", st->path);
+	else if (!o->raw || o->len == 0 || o->len > STORE_REPLY_MAX)
+		err_set(e, ERR_FINAL, "store %s: empty or oversized reply", st->path);
+	else if (join_rcpt(st, o, &rcpt, e) == 0 && store_begin(st, e) == 0) {
+		rc = series_reply_tx(st, id, o, rcpt.data, lead, reply_key, now, res, e);
+		if (rc == 0)
+			rc = store_commit(st, e);
+		else
+			store_rollback(st);
+	}
+	free(lead);
+	free(reply_key);
+	buf_release(&rcpt);
+	return rc;
+}
+
+/* Added for maintainer Cc mode (daemon_cc.c): was the patch answered? */
+int store_message_decision(struct store *st, const char *msgid, char *out, size_t size,
+			   bool *found, struct err *e)
+{
+	char *key = key_or_err(st, msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	*found = false;
+	if (size)
+		out[0] = '\0';
+	if (!key)
+		return -1;
+	if (prep(st, "SELECT decision FROM messages WHERE msgid = ?1", &s, e) < 0) {
+		free(key);
+		return -1;
+	}
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(s, 0);
+
+		*found = true;
+		if (size)
+			snprintf(out, size, "%s", v ? (const char *)v : "");
+	}
+	sqlite3_finalize(s);
+	free(key);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a decision");
 }

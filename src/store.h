@@ -30,7 +30,7 @@
 
 #include "err.h"
 
-#define STORE_SCHEMA_VERSION	2	/* 2: lookup_cache */
+#define STORE_SCHEMA_VERSION	3	/* 2: lookup_cache; 3: context, thread_state, series */
 #define STORE_MSGID_MAX		998	/* longer Message-IDs are refused */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
@@ -237,6 +237,118 @@ int store_cache_put(struct store *st, const char *key, const struct store_cache_
 		    struct err *e);
 /* Deletes the rows fetched before `before`; *deleted (may be NULL) gets how many. */
 int store_cache_prune(struct store *st, time_t before, long *deleted, struct err *e);
+
+/* --- context of every message (schema 3) ------------------------------ */
+
+struct msg_context;	/* context.h */
+
+#define STORE_RELATED_MAX	200	/* rows store_context_related() hands out */
+
+/* Inserts or replaces the row of c->message_id (which must be set). */
+int store_context_put(struct store *st, const struct msg_context *c, struct err *e);
+/* *found false (out initialized, empty) when msgid has no row; out is
+ * released first. */
+int store_context_get(struct store *st, const char *msgid, struct msg_context *out,
+		      bool *found, struct err *e);
+/* Deletes the context rows older than before, and the series (with their
+ * members) that began before it; *deleted (may be NULL): context rows. */
+int store_context_prune(struct store *st, time_t before, long *deleted, struct err *e);
+
+/*
+ * Calls fn for at most STORE_RELATED_MAX context rows that may belong with
+ * c in one series: the messages c refers to (In-Reply-To, References),
+ * those that refer to c, those with the same In-Reply-To, and those with
+ * c's sender, version and total seen at or after since.  c itself is not
+ * handed out.  The row is valid during the call only.
+ */
+int store_context_related(struct store *st, const struct msg_context *c, time_t since,
+			  void (*fn)(void *ctx, const struct msg_context *row), void *ctx,
+			  struct err *e);
+
+/* A thread is named by its root: the first References key, else In-Reply-To, else the message itself. */
+int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e);
+int store_thread_quiet_set(struct store *st, const char *root, time_t now, struct err *e);
+
+/* The decision recorded for msgid ("replied", "clean", "skipped:<why>",
+ * "error") into out (size bytes, cut); *found false when it is unknown.
+ * For maintainer Cc mode: whether the bot answered a patch before. */
+int store_message_decision(struct store *st, const char *msgid, char *out, size_t size,
+			   bool *found, struct err *e);
+
+/* --- series (schema 3) ---------------------------------------------- */
+
+/*
+ * A series is named by the key of the first member the store saw.  Its
+ * state says whether a series reply is owed: passive (per-patch mode:
+ * grouped only), pending (per-series: a reply waits for the remaining
+ * patches or the deadline), done (the series reply is queued, or there was
+ * nothing to say).  A pending series keeps its members' raw mails, so the
+ * reply can be built after a restart; they are dropped once it is done.
+ */
+#define STORE_SERIES_RAW_MAX	((size_t)8 * 1024 * 1024) /* raw bytes kept per member */
+
+enum store_series_state {
+	STORE_SERIES_PASSIVE,
+	STORE_SERIES_PENDING,
+	STORE_SERIES_DONE
+};
+
+struct store_series {
+	char *id;		/* owned */
+	int version, total;
+	char *sender;		/* owned */
+	time_t first_time;	/* the first member's time */
+	time_t deadline;	/* pending: reply by then at the latest */
+	enum store_series_state state;
+};
+
+void store_series_release(struct store_series *s);
+
+struct store_series_member {
+	const char *msgid;	/* foreign (valid during the call) */
+	int index;		/* 0: the cover letter */
+	time_t time;
+	const char *raw;	/* foreign; NULL when not kept */
+	size_t len;
+};
+
+/* The series msgid belongs to: *id malloc'ed, NULL when none. */
+int store_series_of(struct store *st, const char *msgid, char **id, struct err *e);
+/* *found false when id is unknown; out released first. */
+int store_series_get(struct store *st, const char *id, struct store_series *out, bool *found,
+		     struct err *e);
+/* A new series holding nothing yet; s->id must be unused. */
+int store_series_create(struct store *st, const struct store_series *s, struct err *e);
+/* Adds (or moves) msgid to series id; raw (may be NULL) is kept while the
+ * series is pending, when no longer than STORE_SERIES_RAW_MAX. */
+int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
+		     const char *raw, size_t len, struct err *e);
+/* Moves from's members into into and deletes from; into's first_time and
+ * deadline become the earlier of the two. */
+int store_series_merge(struct store *st, const char *into, const char *from, struct err *e);
+/* Calls fn for each member, by index then time. */
+int store_series_members(struct store *st, const char *id,
+			 void (*fn)(void *ctx, const struct store_series_member *m), void *ctx,
+			 struct err *e);
+int store_series_set_state(struct store *st, const char *id, enum store_series_state state,
+			   struct err *e);
+/* The pending series whose deadline is earliest and <= now: *id malloc'ed
+ * or NULL. */
+int store_series_next_due(struct store *st, time_t now, char **id, struct err *e);
+/* The earliest deadline of a pending series; *found false when none. */
+int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e);
+
+/*
+ * In one transaction: queues out (out->parent_msgid is the series' lead:
+ * the cover letter, else its first patch) as store_record_reply() does,
+ * marks the lead's message row replied (with out's reply_msgid) and the
+ * series done.  When the lead already has a reply, only the series is
+ * marked done and *res is STORE_ALREADY_QUEUED.  The lead's message row
+ * must exist.
+ */
+int store_series_queue_reply(struct store *st, const char *id,
+			     const struct store_outgoing *out, time_t now,
+			     enum store_enqueue *res, struct err *e);
 
 /*
  * Test hook: when set, store_record_reply calls it between writing the

@@ -1,0 +1,177 @@
+#include "autoconf.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "series.h"
+
+bool series_is_part(const struct msg_context *c)
+{
+	if (!c->kind || (strcmp(c->kind, "patch") && strcmp(c->kind, "cover")))
+		return false;
+	return c->message_id && c->total >= 1 && c->total <= SERIES_TOTAL_MAX && c->index >= 0 &&
+	       c->index <= c->total;
+}
+
+static bool same_shape(const struct msg_context *a, const struct msg_context *b)
+{
+	return a->total > 0 && a->version == b->version && a->total == b->total;
+}
+
+bool series_linked(const struct msg_context *a, const struct msg_context *b)
+{
+	if (!same_shape(a, b))
+		return false;
+	if (context_refers_to(a, b->message_id) || context_refers_to(b, a->message_id))
+		return true;
+	return a->in_reply_to && b->in_reply_to && !strcmp(a->in_reply_to, b->in_reply_to);
+}
+
+static bool unthreaded(const struct msg_context *c)
+{
+	return !c->in_reply_to && !c->references;
+}
+
+bool series_window_match(const struct msg_context *a, const struct msg_context *b, long window)
+{
+	double dt = difftime(a->time, b->time);
+
+	if (!same_shape(a, b) || !unthreaded(a) || !unthreaded(b) || a->index == b->index)
+		return false;
+	if (!a->sender || !b->sender || !*a->sender || strcmp(a->sender, b->sender))
+		return false;
+	return dt <= (double)window && dt >= -(double)window;
+}
+
+void series_view_add(struct series_view *v, bool *bits, int index)
+{
+	if (index < 0 || index > v->total || bits[index])
+		return;
+	bits[index] = true;
+	if (index == 0)
+		v->have_cover = true;
+	else
+		v->nhave++;
+}
+
+bool series_complete(const struct series_view *v)
+{
+	return v->total > 0 && v->nhave >= v->total && (v->have_cover || !v->cover_expected);
+}
+
+/* The candidates' Message-IDs, gathered before asking the store more. */
+struct cands {
+	const struct msg_context *c;
+	char **v;
+	size_t n, alloc;
+};
+
+static void cand_add(void *ctx, const struct msg_context *row)
+{
+	struct cands *k = ctx;
+
+	if (!series_is_part(row))
+		return;
+	if (!series_linked(k->c, row) && !series_window_match(k->c, row, SERIES_WINDOW))
+		return;
+	ARRAY_GROW(k->v, k->alloc, k->n + 1);
+	k->v[k->n++] = xstrdup(row->message_id);
+}
+
+static void strs_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The distinct series of the candidates, oldest candidate first. */
+static int series_of_all(struct store *st, const struct cands *k, char ***ids, size_t *nids,
+			 struct err *e)
+{
+	size_t alloc = 0;
+
+	*ids = NULL;
+	*nids = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		char *id;
+		bool dup = false;
+
+		if (store_series_of(st, k->v[i], &id, e) < 0)
+			return -1;
+		for (size_t j = 0; id && j < *nids; j++)
+			dup = dup || !strcmp((*ids)[j], id);
+		if (!id || dup) {
+			free(id);
+			continue;
+		}
+		ARRAY_GROW(*ids, alloc, *nids + 1);
+		(*ids)[(*nids)++] = id;
+	}
+	return 0;
+}
+
+static int create(struct store *st, const struct msg_context *c, enum store_series_state state,
+		  time_t deadline, struct err *e)
+{
+	struct store_series s;
+
+	memset(&s, 0, sizeof(s));
+	s.id = c->message_id;
+	s.version = c->version;
+	s.total = c->total;
+	s.sender = c->sender;
+	s.first_time = c->time;
+	s.deadline = deadline;
+	s.state = state;
+	return store_series_create(st, &s, e);
+}
+
+/* The series to join (ids[0], the others merged into it), or a new one. */
+static int pick(struct store *st, const struct msg_context *c, char **ids, size_t nids,
+		enum store_series_state state, time_t deadline, char **id, struct err *e)
+{
+	if (nids == 0) {
+		if (create(st, c, state, deadline, e) < 0)
+			return -1;
+		*id = xstrdup(c->message_id);
+		return 0;
+	}
+	for (size_t i = 1; i < nids; i++)
+		if (store_series_merge(st, ids[0], ids[i], e) < 0)
+			return -1;
+	*id = xstrdup(ids[0]);
+	return 0;
+}
+
+int series_assign(struct store *st, const struct msg_context *c, enum store_series_state state,
+		  time_t deadline, const char *raw, size_t len, char **id, struct err *e)
+{
+	struct cands k = { .c = c };
+	char **ids = NULL;
+	size_t nids = 0;
+	int rc;
+
+	*id = NULL;
+	if (!series_is_part(c))
+		return err_set(e, ERR_FINAL, "series: <%s> is not part of a series",
+			       c->message_id ? c->message_id : "");
+	if (store_series_of(st, c->message_id, id, e) < 0)
+		return -1;
+	if (*id)
+		return 0;	/* seen before: stays where it is */
+	rc = store_context_related(st, c, c->time - SERIES_WINDOW, cand_add, &k, e);
+	if (rc == 0)
+		rc = series_of_all(st, &k, &ids, &nids, e);
+	if (rc == 0)
+		rc = pick(st, c, ids, nids, state, deadline, id, e);
+	if (rc == 0)
+		rc = store_series_add(st, *id, c->message_id, c->index, c->time, raw, len, e);
+	if (rc < 0) {
+		free(*id);
+		*id = NULL;
+	}
+	strs_free(k.v, k.n);
+	strs_free(ids, nids);
+	return rc;
+}
