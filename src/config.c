@@ -833,10 +833,13 @@ static int unknown_policy_key(struct load *ld, const char *section, const char *
 	suggest_init(&sr, upper);
 	for (size_t i = 0; i < RULE_COUNT; i++)
 		suggest_try(&sr, rule_defs[i].id);
-	if (sr.best && sr.dist < sk.dist)
-		sk = sr;
+	if (sr.best && sr.dist < sk.dist) {
+		/* shown as the rule ID it almost is, like [rules] does */
+		err_set(ld->e, ERR_FINAL, "unknown rule ID (did you mean %s?)", sr.best);
+		return fail_at(ld, section, upper);
+	}
 	if (sk.best)
-		err_set(ld->e, ERR_FINAL, "unknown key or rule ID (did you mean %s?)", sk.best);
+		err_set(ld->e, ERR_FINAL, "unknown key (did you mean %s?)", sk.best);
 	else
 		err_set(ld->e, ERR_FINAL, "unknown key or rule ID (expected enabled, to, "
 			"reply_mode, min_reply_severity or a rule ID)");

@@ -63,6 +63,10 @@ static void assert_daemon_defaults(const struct config *c)
 	ck_assert(!c->reply.ignore_senders.set);
 	ck_assert_int_eq(c->reply.max_per_author_per_hour, 10);
 	ck_assert_int_eq(c->reply.max_per_minute, 30);
+	ck_assert_int_eq(c->reply.reply_mode, REPLY_PER_PATCH);
+	ck_assert_int_eq(c->reply.series_wait, 600);
+	ck_assert_uint_eq(c->reply.maintainers.n, 0);
+	ck_assert_uint_eq(c->lists.n, 0);
 }
 
 /* c holds exactly what config_init() gives. */
@@ -153,6 +157,42 @@ static const struct {
 	{ "config-reply-severity-off.ini",
 	  "[tagbot] min_reply_severity: \"off\" is not error, warning or check" },
 	{ "config-does-not-exist.ini", "cannot read: No such file or directory" },
+	/* issue 4: [reply] keys, [default], [list ID] */
+	{ "config-bad-reply-mode.ini",
+	  "[reply] reply_mode: \"per-thread\" is not per-patch or per-series" },
+	{ "config-bad-series-wait.ini",
+	  "[reply] series_wait: \"-5\" is not a number from 0 to 604800" },
+	{ "config-bad-maintainer.ini",
+	  "[reply] maintainers: \"Lee Jones\" is not an address or a pattern like *@kernel.org" },
+	{ "config-list-typo.ini",
+	  "[list linux-leds.vger.kernel.org] enabeld: unknown key (did you mean enabled?)" },
+	{ "config-list-rule-typo.ini",
+	  "[list linux-leds.vger.kernel.org] BAD_SIGN_OF: unknown rule ID "
+	  "(did you mean BAD_SIGN_OFF?)" },
+	{ "config-list-bad-severity.ini",
+	  "[list linux-leds.vger.kernel.org] MISSING_SIGN_OFF: \"fatal\" is not error, warning, "
+	  "check or off" },
+	{ "config-list-bad-enabled.ini",
+	  "[list linux-leds.vger.kernel.org] enabled: \"sometimes\" is not yes or no" },
+	{ "config-list-bad-min.ini",
+	  "[list linux-leds.vger.kernel.org] min_reply_severity: \"off\" is not error, "
+	  "warning or check" },
+	{ "config-default-bad-to.ini",
+	  "[default] to: \"nobody\" is not author, author+list or all" },
+	{ "config-default-bad-mode.ini",
+	  "[default] reply_mode: \"batch\" is not per-patch or per-series" },
+	{ "config-list-no-id.ini",
+	  "[list]: a list section needs a list ID: [list linux-leds.vger.kernel.org]" },
+	{ "config-list-angle.ini",
+	  "[list <linux-leds.vger.kernel.org>]: a list ID is printable ASCII without spaces, "
+	  "<>, quotes or ':' (the id of List-Id)" },
+	{ "config-list-twice.ini",
+	  "[list linux-leds@vger.kernel.org]: names the same list as "
+	  "[list linux-leds.vger.kernel.org]" },
+	{ "config-default-typo.ini", "[defualt]: unknown section (did you mean [default]?)" },
+	{ "config-default-series-wait.ini",
+	  "[default] series_wait: unknown key or rule ID (expected enabled, to, reply_mode, "
+	  "min_reply_severity or a rule ID)" },
 };
 
 START_TEST(test_errors)
@@ -661,6 +701,177 @@ START_TEST(test_bundled_shows_default_ignore)
 }
 END_TEST
 
+/* ------------------------------------------------- per-list policy */
+
+/* What config-lists.ini gives each layer, worked out from the file. */
+START_TEST(test_list_globals)
+{
+	struct config c;
+
+	load_ok(&c, "config-lists.ini");
+	ck_assert_int_eq(c.reply.reply_mode, REPLY_PER_PATCH);
+	ck_assert_int_eq(c.reply.series_wait, 300);
+	ck_assert_uint_eq(c.reply.maintainers.n, 2);
+	ck_assert_str_eq(c.reply.maintainers.v[0], "lee@kernel.org");
+	ck_assert_str_eq(c.reply.maintainers.v[1], "*@linaro.org");
+	ck_assert_uint_eq(c.lists.n, 3);
+	/* [default] over the globals */
+	ck_assert(!c.lists.dflt.enabled);
+	ck_assert_ptr_null(c.lists.dflt.id);
+	ck_assert_int_eq(c.lists.dflt.to, REPLY_TO_AUTHOR_LIST);
+	ck_assert_int_eq(c.lists.dflt.reply_mode, REPLY_PER_PATCH);
+	ck_assert_int_eq(c.lists.dflt.min_reply_severity, SEV_CHECK);
+	ck_assert_int_eq(c.lists.dflt.severity[R_GIT_COMMIT_ID], SEV_OFF);
+	ck_assert_int_eq(c.lists.dflt.severity[R_BAD_SIGN_OFF], SEV_ERROR);
+	ck_assert_int_eq(c.lists.dflt.severity[R_EMAIL_SUBJECT], SEV_OFF);
+	ck_assert_int_eq(c.lists.dflt.severity[R_MISSING_SIGN_OFF], SEV_ERROR);
+	/* the global [rules] are not touched by the sections */
+	ck_assert_int_eq(c.rules.severity[R_GIT_COMMIT_ID], rule_defs[R_GIT_COMMIT_ID].severity);
+	config_release(&c);
+}
+END_TEST
+
+static const struct {
+	const char *lookup;	/* what config_policy_for() is given */
+	const char *want_id;	/* NULL: the [default] layer */
+} policy_cases[] = {
+	{ "linux-leds.vger.kernel.org", "linux-leds.vger.kernel.org" },
+	{ "<linux-leds.vger.kernel.org>", "linux-leds.vger.kernel.org" },
+	{ "Linux LEDs <Linux-LEDs.VGER.kernel.org>", "linux-leds.vger.kernel.org" },
+	{ "linux-leds@vger.kernel.org", "linux-leds.vger.kernel.org" },
+	{ "netdev.vger.kernel.org", "netdev@vger.kernel.org" },
+	{ " netdev@vger.kernel.org ", "netdev@vger.kernel.org" },
+	{ "empty.example.org", "empty.example.org" },
+	{ "linux-leds.vger.kernel.org.evil", NULL },
+	{ "leds.vger.kernel.org", NULL },
+	{ "linux-leds.vger.kernel.org@x", NULL },
+	{ "", NULL },
+	{ "<>", NULL },
+	{ NULL, NULL },
+};
+
+START_TEST(test_policy_for)
+{
+	const struct list_policy *p;
+	struct config c;
+
+	load_ok(&c, "config-lists.ini");
+	p = config_policy_for(&c, policy_cases[_i].lookup);
+	ck_assert_ptr_nonnull(p);
+	if (policy_cases[_i].want_id)
+		ck_assert_str_eq(p->id ? p->id : "(default)", policy_cases[_i].want_id);
+	else
+		ck_assert_ptr_eq(p, &c.lists.dflt);
+	config_release(&c);
+}
+END_TEST
+
+/* [list ID] over [default] over the globals. */
+START_TEST(test_list_layers)
+{
+	const struct list_policy *leds, *net, *empty;
+	struct config c;
+
+	load_ok(&c, "config-lists.ini");
+	leds = config_policy_for(&c, "linux-leds.vger.kernel.org");
+	ck_assert(leds->enabled);
+	ck_assert_int_eq(leds->reply_mode, REPLY_PER_SERIES);
+	ck_assert_int_eq(leds->min_reply_severity, SEV_ERROR);
+	ck_assert_int_eq(leds->to, REPLY_TO_ALL);
+	ck_assert_int_eq(leds->severity[R_BAD_SIGN_OFF], SEV_CHECK);
+	ck_assert_int_eq(leds->severity[R_GIT_COMMIT_ID], SEV_OFF);	/* [default] */
+	ck_assert_int_eq(leds->severity[R_EMAIL_SUBJECT], SEV_OFF);	/* [rules] */
+	ck_assert_int_eq(leds->severity[R_LINK_TO_SELF], rule_defs[R_LINK_TO_SELF].severity);
+	net = config_policy_for(&c, "netdev@vger.kernel.org");
+	ck_assert(!net->enabled);
+	ck_assert_int_eq(net->severity[R_EMAIL_SUBJECT], SEV_WARNING);
+	ck_assert_int_eq(net->severity[R_GIT_COMMIT_ID], SEV_OFF);
+	ck_assert_int_eq(net->to, REPLY_TO_AUTHOR_LIST);
+	empty = config_policy_for(&c, "empty.example.org");
+	ck_assert(!empty->enabled);
+	ck_assert_int_eq(empty->min_reply_severity, SEV_CHECK);
+	ck_assert(!memcmp(empty->severity, c.lists.dflt.severity, sizeof(empty->severity)));
+	config_release(&c);
+}
+END_TEST
+
+/* Without sections every mail gets the globals, enabled. */
+START_TEST(test_no_list_sections)
+{
+	const struct list_policy *p;
+	struct config c;
+
+	load_ok(&c, "config-severities.ini");
+	p = config_policy_for(&c, "linux-leds.vger.kernel.org");
+	ck_assert_ptr_eq(p, &c.lists.dflt);
+	ck_assert(p->enabled);
+	ck_assert_int_eq(p->to, REPLY_TO_AUTHOR);
+	ck_assert_int_eq(p->reply_mode, REPLY_PER_PATCH);
+	ck_assert_int_eq(p->min_reply_severity, SEV_WARNING);
+	ck_assert(!memcmp(p->severity, c.rules.severity, sizeof(p->severity)));
+	ck_assert_int_eq(p->severity[R_MISSING_SIGN_OFF], SEV_OFF);
+	config_release(&c);
+	/* nor do the embedded defaults */
+	config_init(&c);
+	p = config_policy_for(&c, NULL);
+	ck_assert(p->enabled);
+	ck_assert_int_eq(p->severity[R_MISSING_SIGN_OFF], rule_defs[R_MISSING_SIGN_OFF].severity);
+	config_release(&c);
+}
+END_TEST
+
+static const struct {
+	const char *list_id, *xml;	/* header values */
+	const char *want;		/* NULL: -1 */
+} mail_id_cases[] = {
+	{ "<linux-leds.vger.kernel.org>", "linux-leds@vger.kernel.org",
+	  "linux-leds.vger.kernel.org" },
+	{ "Linux LED Subsystem <Linux-LEDs.vger.kernel.org>", NULL, "linux-leds.vger.kernel.org" },
+	{ NULL, "Linux-LEDs@vger.kernel.org", "linux-leds@vger.kernel.org" },
+	{ "<unclosed.example.org", "x@y.example", "x@y.example" },
+	{ "<a b.example.org>", NULL, NULL },
+	{ "<>", NULL, NULL },
+	{ "   ", "", NULL },
+	{ "bare.example.org", NULL, "bare.example.org" },
+	{ NULL, NULL, NULL },
+};
+
+START_TEST(test_mail_list_id)
+{
+	char out[CONFIG_MAX_LIST_ID + 1];
+	int rc = config_mail_list_id(mail_id_cases[_i].list_id, mail_id_cases[_i].xml, out,
+				     sizeof(out));
+
+	if (!mail_id_cases[_i].want) {
+		ck_assert_int_eq(rc, -1);
+		return;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_str_eq(out, mail_id_cases[_i].want);
+}
+END_TEST
+
+/* A List-Id longer than CONFIG_MAX_LIST_ID is no ID. */
+START_TEST(test_mail_list_id_long)
+{
+	char in[CONFIG_MAX_LIST_ID + 8], out[CONFIG_MAX_LIST_ID + 1];
+
+	memset(in, 'a', sizeof(in) - 1);
+	in[sizeof(in) - 1] = '\0';
+	ck_assert_int_eq(config_mail_list_id(in, NULL, out, sizeof(out)), -1);
+	in[CONFIG_MAX_LIST_ID] = '\0';
+	ck_assert_int_eq(config_mail_list_id(in, NULL, out, sizeof(out)), 0);
+	ck_assert_uint_eq(strlen(out), CONFIG_MAX_LIST_ID);
+}
+END_TEST
+
+START_TEST(test_reply_mode_names)
+{
+	ck_assert_str_eq(config_reply_mode_name(REPLY_PER_PATCH), "per-patch");
+	ck_assert_str_eq(config_reply_mode_name(REPLY_PER_SERIES), "per-series");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -693,6 +904,13 @@ int main(void)
 	tcase_add_test(daemon, test_password_file_mode);
 	tcase_add_loop_test(daemon, test_loopback, 0, ARRAY_SIZE(loopback_cases));
 	tcase_add_loop_test(daemon, test_url_host, 0, ARRAY_SIZE(url_cases));
+	tcase_add_test(daemon, test_list_globals);
+	tcase_add_loop_test(daemon, test_policy_for, 0, ARRAY_SIZE(policy_cases));
+	tcase_add_test(daemon, test_list_layers);
+	tcase_add_test(daemon, test_no_list_sections);
+	tcase_add_loop_test(daemon, test_mail_list_id, 0, ARRAY_SIZE(mail_id_cases));
+	tcase_add_test(daemon, test_mail_list_id_long);
+	tcase_add_test(daemon, test_reply_mode_names);
 	suite_add_tcase(s, daemon);
 	return th_run_suite(s);
 }
