@@ -480,17 +480,18 @@ static void print_total(const struct run *r)
 	       r->count[SEV_CHECK]);
 }
 
-/* The lookup context (and its cache) for a run with lookups on. */
-static int open_lookups(const struct check_opts *o, struct lookup **lk, struct store **cache)
+/* The lookup context (and its cache) for a run with lookups on: the
+ * file's [lookup], the options over it. */
+static int open_lookups(const struct check_opts *o, const struct config *cfg, struct lookup **lk,
+			struct store **cache)
 {
-	struct lookup_settings ls;
+	struct lookup_settings ls = cfg->lookup;	/* foreign strings: lookup_new copies */
 	struct store_settings ss;
 	struct err e;
 	int rc = 0;
 
-	lookup_settings_init(&ls);
 	if (o->archive_url)
-		ls.archive_url = xstrdup(o->archive_url);
+		ls.archive_url = (char *)o->archive_url;
 	if (o->lookup_timeout)
 		ls.timeout = o->lookup_timeout;
 	store_settings_init(&ss);
@@ -499,7 +500,6 @@ static int open_lookups(const struct check_opts *o, struct lookup **lk, struct s
 		fprintf(stderr, "tagbot: %s\n", e.msg);
 		rc = -1;
 	}
-	lookup_settings_release(&ls);
 	return rc;
 }
 
@@ -549,7 +549,7 @@ int cmd_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cfg.rules.lookups |= o.lookups;
-	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &lk, &cache) < 0) {
+	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &cfg, &lk, &cache) < 0) {
 		store_close(cache);
 		config_release(&cfg);
 		return EXIT_USAGE;

@@ -228,6 +228,8 @@ static void reload(struct daemon *d)
 	d->folder = d->src == &daemon_imap_source ? d->cfg.source.folder : "";
 	settings_build(d);
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
+	if (daemon_lookup_open(d, &e) < 0)
+		log_msg(LOGL_ERROR, "reload: %s; lookups are off", e.msg);
 	log_msg(LOGL_INFO, "reloaded %s (rules and [reply]; [source], [sink] and state keep "
 		"their values until a restart)", d->o->config);
 }
@@ -359,7 +361,7 @@ static int start(struct daemon *d, struct err *e)
 	d->source_id = source_id_of(&d->cfg);
 	if (d->cfg.sink.type == SINK_SMTP && d->cfg.source.type == SOURCE_IMAP)
 		d->copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
-	if (store_open_for(d, e) < 0 || daemon_sink_open(d, e) < 0)
+	if (store_open_for(d, e) < 0 || daemon_sink_open(d, e) < 0 || daemon_lookup_open(d, e) < 0)
 		return -1;
 	if (d->src == &daemon_maildir_source)
 		return d->src->open(d, e);
@@ -370,6 +372,7 @@ static void finish(struct daemon *d)
 {
 	if (d->src && (d->src != &daemon_imap_source || d->imap))
 		d->src->close(d);
+	daemon_lookup_close(d);
 	secret_free(d->smtp_password);
 	maildir_release(&d->out);
 	store_close(d->st);

@@ -57,6 +57,22 @@ struct memo {
 	size_t n, alloc;
 };
 
+/* A mail whose links need a transfer: checked once the batch's lookups
+ * ran (daemon_lookup.c).  Not in the store: fetched again after a crash. */
+struct pending_mail {
+	uint32_t uid;		/* 0 for a Maildir */
+	char *name;		/* owned; Maildir name, NULL for IMAP */
+	char *raw;		/* owned */
+	size_t len;
+	bool done;		/* decided (or being decided): no longer holds the checkpoint */
+};
+
+struct pending {
+	struct pending_mail *v;	/* owned */
+	size_t n, alloc;
+	size_t bytes;		/* raw bytes held */
+};
+
 struct daemon;
 
 struct source_ops {
@@ -101,6 +117,11 @@ struct daemon {
 	struct deliver_stats ds;
 	unsigned backoff_step;
 	size_t handled;			/* messages looked at */
+
+	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
+	struct pending pend;		/* mails waiting for their lookups */
+	const struct lookup_results *ready; /* set while a waiting mail is decided */
+	bool deferred;			/* handle() put the mail into pend */
 };
 
 /* Where a message came from, for the store and the log. */
@@ -126,6 +147,48 @@ void daemon_batch_release(struct batch *b);
 void daemon_memo_release(struct memo *m);
 /* The Message-ID of the raw header, without parsing; malloc'ed or NULL. */
 char *daemon_raw_message_id(const char *raw, size_t len);
+/* Records key's decision (a dry run only remembers the key). */
+int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		  enum store_decision dec, const char *why, struct err *e);
+/* Queues the built reply r under parent key (store_record_reply; *res
+ * STORE_ALREADY_QUEUED when key had one); a dry run prints it. */
+int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
+		       const char *kind, const struct reply *r, enum store_enqueue *res,
+		       struct err *e);
+
+/* --- daemon_cc.c ------------------------------------------------------- */
+
+/*
+ * In handle(), for a parsed mail the store has not seen, before it is
+ * checked: maintainer Cc mode (the mail reaches the bot directly: its
+ * commands, the check of the patch it answers, the reply to its sender),
+ * and the threads a maintainer quieted.  *done: the mail was recorded
+ * here; else it takes the normal path.  -1 only for a store error.
+ */
+int daemon_cc_handle(struct daemon *d, const struct origin *o, const char *key,
+		     const struct patch *p, size_t np, bool *done, struct err *e);
+
+/* --- daemon_lookup.c --------------------------------------------------- */
+
+/* The lookup context of d->cfg ([lookup] enabled), replacing any old one. */
+int daemon_lookup_open(struct daemon *d, struct err *e);
+void daemon_lookup_close(struct daemon *d);
+/*
+ * In handle(), for a mail about to be checked: 1 when it was put into
+ * d->pend (its links need a transfer; decide nothing now), else 0 with
+ * *use set to the results to check it with (d->ready, or what the cache
+ * gave into res).
+ */
+int daemon_lookup_gate(struct daemon *d, const struct origin *o, const struct patch *p,
+		       size_t np, const char *raw, size_t len, struct lookup_results *res,
+		       const struct lookup_results **use);
+/* The checkpoint UID the store may hold while mails wait: below the first. */
+uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid);
+/* After the batch committed: sends what is due, runs the lookups of d->pend
+ * together, then hands each waiting mail to daemon_process_one() again. */
+int daemon_lookup_resolve(struct daemon *d, struct err *e);
+/* Forgets the waiting mails (unrecorded: they are fetched again). */
+void daemon_lookup_drop(struct daemon *d);
 
 /* --- daemon_io.c ------------------------------------------------------- */
 

@@ -289,6 +289,40 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 	return rc;
 }
 
+/* For daemon_cc.c: record() and a built reply queued under key (printed
+ * in a dry run), with the at-most-once guarantee of store_record_reply(). */
+int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		  enum store_decision dec, const char *why, struct err *e)
+{
+	return record(d, o, key, kind, dec, why, e);
+}
+
+int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
+		       const char *kind, const struct reply *r, enum store_enqueue *res,
+		       struct err *e)
+{
+	const char *rcpt[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	struct store_message m;
+
+	*res = STORE_QUEUED;
+	if (d->dry) {
+		print_reply(d, r);
+		return record(d, o, key, kind, STORE_REPLIED, NULL, e);
+	}
+	fill_row(d, o, key, kind, STORE_REPLIED, NULL, &m);
+	m.reply_msgid = r->msgid;
+	memset(&out, 0, sizeof(out));
+	out.reply_msgid = r->msgid;
+	out.parent_msgid = key;
+	out.envelope_from = r->envelope_from;
+	envelope(d, r, rcpt, &out.nrcpt);
+	out.rcpt = rcpt;
+	out.raw = r->raw;
+	out.len = r->len;
+	return store_record_reply(d->st, &m, &out, time(NULL), res, e);
+}
+
 /* The patch the reply is about: the first part that is checked. */
 static const struct patch *lead_part(const struct patch *p, size_t n)
 {
@@ -299,7 +333,7 @@ static const struct patch *lead_part(const struct patch *p, size_t n)
 }
 
 static int decide(struct daemon *d, const struct origin *o, const char *key,
-		  const struct patch *p, size_t np, struct err *e)
+		  const struct patch *p, size_t np, const struct lookup_results *res, struct err *e)
 {
 	const struct patch *lead = lead_part(p, np);
 	const char *kind = patch_kind_name(lead->kind);
@@ -310,7 +344,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	findings_init(&f);
 	for (size_t i = 0; i < np; i++)
 		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
-			rules_run(&p[i], &d->cfg.rules, &f);
+			rules_run_lookups(&p[i], &d->cfg.rules, res, &f);
 	policy_decide(d->pol, &d->ps, lead, &f, time(NULL), &dec);
 	switch (dec.verdict) {
 	case POLICY_REPLY:
@@ -383,9 +417,12 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 	size_t np = 0;
 	struct err pe;
 	bool known = false;
+	struct lookup_results res;
+	const struct lookup_results *use;
 	int rc = -1;
 
 	message_init(&msg);
+	lookup_results_init(&res);
 	if (rawid && seen(d, rawid, &known, e) < 0)
 		goto out;
 	if (known) {
@@ -405,8 +442,16 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 					   : synthetic_key(&msg, NULL, 0);
 	if (seen(d, key, &known, e) < 0)
 		goto out;
-	rc = known ? 0 : decide(d, o, key, p, np, e);
+	rc = 0;
+	if (known)
+		goto out;
+	/* A patch whose links need a transfer is decided after the batch. */
+	if (daemon_lookup_gate(d, o, p, np, raw, len, &res, &use) == 1)
+		d->deferred = true;
+	else
+		rc = decide(d, o, key, p, np, use, e);
 out:
+	lookup_results_release(&res);
 	if (p)
 		patches_free(p, np);
 	message_release(&msg);
@@ -461,7 +506,7 @@ static void mark_seen(struct daemon *d)
 }
 
 /* Commits (or, after a store error, rolls back) what the batch holds. */
-int daemon_batch_end(struct daemon *d, struct err *e)
+static int batch_commit(struct daemon *d, struct err *e)
 {
 	int rc = 0;
 
@@ -470,9 +515,10 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 		d->cp = d->cp_committed;
 	} else if (d->b.open) {
 		rc = store_commit(d->st, e);
-		if (rc == 0)
+		if (rc == 0) {
 			d->cp_committed = d->cp;
-		else
+			d->cp_committed.last_uid = daemon_lookup_hold(d, d->cp.last_uid);
+		} else
 			d->cp = d->cp_committed;
 	}
 	d->b.open = false;
@@ -482,14 +528,38 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 	return rc;
 }
 
+int daemon_batch_end(struct daemon *d, struct err *e)
+{
+	struct err le;
+	int rc = batch_commit(d, e);
+
+	if (!d->pend.n)
+		return rc;
+	/* The mails that waited for lookups, decided in a batch of their own. */
+	if (rc == 0 && daemon_lookup_resolve(d, e ? e : &le) < 0)
+		rc = -1;
+	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
+		rc = -1;
+	if (rc < 0)
+		d->cp = d->cp_committed;	/* the waiting mails are fetched again */
+	daemon_lookup_drop(d);
+	return rc;
+}
+
 static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 {
+	struct store_checkpoint cp;
+
 	if (!uid)
 		return 0;
-	d->cp.last_uid = uid;
+	/* A mail decided after its lookups (daemon_lookup.c) comes late. */
+	if (uid > d->cp.last_uid)
+		d->cp.last_uid = uid;
 	if (d->dry)
 		return 0;
-	return store_checkpoint_set(d->st, d->source_id, d->folder, &d->cp, e);
+	cp = d->cp;
+	cp.last_uid = daemon_lookup_hold(d, cp.last_uid);
+	return store_checkpoint_set(d->st, d->source_id, d->folder, &cp, e);
 }
 
 /* After handle() failed on something about this mail: its savepoint is
@@ -526,8 +596,10 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 		d->b.failed = true;
 		return -1;
 	}
-	d->handled++;
+	if (!d->ready)
+		d->handled++;
 	err_init(&me);
+	d->deferred = false;
 	rc = handle(d, o, raw, len, &me);
 	if (rc < 0 && me.cls == ERR_FINAL && !d->dry)
 		rc = record_failure(d, o, raw, len, &me, e);
@@ -543,6 +615,8 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 		return -1;
 	}
 	d->b.n++;
+	if (d->deferred)
+		return 0;	/* seen and checkpoint wait for its decision */
 	if (o->uid) {
 		ARRAY_GROW(d->b.uids, d->b.auids, d->b.nuids + 1);
 		d->b.uids[d->b.nuids++] = o->uid;

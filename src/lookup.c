@@ -39,6 +39,7 @@ void lookup_settings_release(struct lookup_settings *s)
 {
 	free(s->archive_url);
 	free(s->ca_file);
+	free(s->user_agent);
 	lookup_settings_init(s);
 }
 
@@ -92,7 +93,7 @@ struct lookup {
 	char *archive_host;		/* owned; lower case; "" when unknown */
 	struct store *cache;		/* foreign; NULL: no cache */
 	CURLM *multi;			/* owned */
-	char user_agent[64];
+	char user_agent[LOOKUP_USER_AGENT_MAX];
 	long long next_start;		/* monotonic ms: the rate limit's next slot */
 	time_t resolver_ok_at;		/* when names were last seen resolving */
 };
@@ -106,7 +107,8 @@ enum job_kind {
 enum job_state { J_PENDING, J_RUNNING, J_DONE };
 
 struct job {
-	size_t ri;		/* index into the results */
+	struct lookup_results *res;	/* foreign; the mail's results */
+	size_t ri;		/* index into res */
 	enum job_kind kind;
 	enum job_state state;
 	char *url;		/* owned; what is fetched */
@@ -163,6 +165,7 @@ static void copy_settings(struct lookup *lk, const struct lookup_settings *s)
 {
 	lk->s = *s;
 	lk->s.archive_url = NULL;
+	lk->s.user_agent = NULL;
 	lk->s.ca_file = s->ca_file && *s->ca_file ? xstrdup(s->ca_file) : NULL;
 	if (lk->s.timeout <= 0)
 		lk->s.timeout = 10;
@@ -188,7 +191,9 @@ int lookup_new(struct lookup **out, const struct lookup_settings *s, struct stor
 	host = url_host(lk->archive);
 	lk->archive_host = host ? host : xstrdup("");
 	lk->cache = cache;
-	snprintf(lk->user_agent, sizeof(lk->user_agent), "tagbot/%s", PACKAGE_VERSION);
+	/* Always names the bot, so an archive's admin knows who is asking. */
+	snprintf(lk->user_agent, sizeof(lk->user_agent), "tagbot/%s%s%.200s", PACKAGE_VERSION,
+		 s->user_agent && *s->user_agent ? " " : "", s->user_agent ? s->user_agent : "");
 	lk->multi = curl_multi_init();
 	if (!lk->multi) {
 		lookup_free(lk);
@@ -451,7 +456,8 @@ static void batch_release(struct batch *b)
 	free(b->v);
 }
 
-static void add_job(struct lookup *lk, struct batch *b, size_t ri, enum job_kind kind, char *url)
+static void add_job(struct lookup *lk, struct batch *b, struct lookup_results *res, size_t ri,
+		    enum job_kind kind, char *url)
 {
 	struct job *j;
 	char *host = url_host(url);
@@ -459,6 +465,7 @@ static void add_job(struct lookup *lk, struct batch *b, size_t ri, enum job_kind
 	ARRAY_GROW(b->v, b->alloc, b->n + 1);
 	j = &b->v[b->n++];
 	memset(j, 0, sizeof(*j));
+	j->res = res;
 	j->ri = ri;
 	j->kind = kind;
 	j->url = url;
@@ -470,10 +477,11 @@ static void add_job(struct lookup *lk, struct batch *b, size_t ri, enum job_kind
 
 /* --- results from the jobs ---------------------------------------------- */
 
-static const struct job *job_for(const struct batch *b, size_t ri, enum job_kind kind)
+static const struct job *job_for(const struct batch *b, const struct lookup_results *res,
+				 size_t ri, enum job_kind kind)
 {
 	for (size_t i = 0; i < b->n; i++)
-		if (b->v[i].ri == ri && b->v[i].kind == kind)
+		if (b->v[i].res == res && b->v[i].ri == ri && b->v[i].kind == kind)
 			return &b->v[i];
 	return NULL;
 }
@@ -621,24 +629,35 @@ static size_t add_result(const struct patch *p, const struct line *l,
 	return out->n++;
 }
 
-static void queue(struct lookup *lk, struct batch *b, struct lookup_results *out, size_t ri)
+/* Whether the result needs a transfer; b NULL: only the cache is asked
+ * (and the result is dropped again when it is not there). */
+static bool queue(struct lookup *lk, struct batch *b, struct lookup_results *out, size_t ri)
 {
 	struct lookup_result *r = &out->v[ri];
 
 	if (cache_get(lk, r))
-		return;
-	if (r->msgid) {
-		add_job(lk, b, ri, JOB_RAW, lookup_archive_url(lk->archive, r->msgid, "/raw"));
-		add_job(lk, b, ri, JOB_ATOM, lookup_archive_url(lk->archive, r->msgid, "/t.atom"));
+		return false;
+	if (!b)
+		lookup_result_release(&out->v[--out->n]);
+	else if (r->msgid) {
+		add_job(lk, b, out, ri, JOB_RAW, lookup_archive_url(lk->archive, r->msgid, "/raw"));
+		add_job(lk, b, out, ri, JOB_ATOM,
+			lookup_archive_url(lk->archive, r->msgid, "/t.atom"));
 	} else {
-		add_job(lk, b, ri, JOB_STATUS, xstrdup(r->url));
+		add_job(lk, b, out, ri, JOB_STATUS, xstrdup(r->url));
 	}
+	return true;
 }
 
-static void collect(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
-		    struct lookup_results *out, struct batch *b)
+/* The links of p into out (not those from first on already there); the
+ * number that need a transfer. */
+static size_t collect(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
+		      struct lookup_results *out, size_t first, struct batch *b)
 {
-	size_t first = out->n, asked = 0;
+	size_t asked = 0, misses = 0;
+
+	if (p->kind != KIND_PATCH)
+		return 0;
 
 	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES; i++) {
 		size_t ri = add_result(p, &p->lines[i], archives, out, first);
@@ -651,8 +670,9 @@ static void collect(struct lookup *lk, const struct patch *p, const struct patte
 			lookup_result_release(&out->v[--out->n]);
 			break;
 		}
-		queue(lk, b, out, ri);
+		misses += queue(lk, b, out, ri);
 	}
+	return misses;
 }
 
 /*
@@ -682,7 +702,7 @@ static bool resolver_works(struct lookup *lk, const struct batch *b)
 		return false;
 	if (!no_host || (lk->resolver_ok_at && time(NULL) - lk->resolver_ok_at < LOOKUP_RESOLVER_TRUST))
 		return true;
-	add_job(lk, &probe, 0, JOB_STATUS, xstrdup(lk->archive));
+	add_job(lk, &probe, NULL, 0, JOB_STATUS, xstrdup(lk->archive));
 	run_batch(lk, &probe);
 	ok = job_net(&probe.v[0]) != LOOKUP_NET_NO_HOST;
 	if (ok)
@@ -691,16 +711,44 @@ static bool resolver_works(struct lookup *lk, const struct batch *b)
 	return ok;
 }
 
-int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
-		    struct lookup_results *out, struct err *e)
+/* The results of one mail, from first on, out of the finished batch. */
+static void finish_request(struct lookup *lk, const struct batch *b, struct lookup_results *out,
+			   size_t first, bool dns_ok)
+{
+	for (size_t ri = first; ri < out->n; ri++) {
+		struct lookup_result *r = &out->v[ri];
+		const struct job *j = job_for(b, out, ri, r->msgid ? JOB_RAW : JOB_STATUS);
+
+		if (!j)
+			continue;	/* from the cache */
+		if (r->msgid)
+			finish_archive(r, j, job_for(b, out, ri, JOB_ATOM));
+		else
+			finish_status(r, j, dns_ok);
+		log_msg(LOGL_DEBUG, "lookup %.*s: %s (HTTP %ld)", show(r->url), r->url,
+			lookup_status_name(r->status), r->http_code);
+		cache_put(lk, r);
+	}
+}
+
+#define LOOKUP_FETCH_MAX	1024	/* mails in one lookup_fetch() */
+
+int lookup_fetch(struct lookup *lk, const struct lookup_request *rq, size_t n,
+		 const struct pattern_list *archives, struct err *e)
 {
 	struct batch b = { NULL, 0, 0 };
-	size_t first = out->n, failed = 0;
-	bool dns_ok;
+	size_t first[LOOKUP_FETCH_MAX], failed = 0;
+	bool dns_ok, all_failed;
 
-	if (p->kind != KIND_PATCH)
+	if (n > LOOKUP_FETCH_MAX)
+		return err_set(e, ERR_FINAL, "lookup: more than %d mails at once", LOOKUP_FETCH_MAX);
+	for (size_t i = 0; i < n; i++) {
+		first[i] = rq[i].out->n;
+		for (size_t k = 0; k < rq[i].np; k++)
+			collect(lk, &rq[i].p[k], archives, rq[i].out, first[i], &b);
+	}
+	if (!b.n)
 		return 0;
-	collect(lk, p, archives, out, &b);
 	run_batch(lk, &b);
 	dns_ok = resolver_works(lk, &b);
 	if (!dns_ok)
@@ -708,22 +756,29 @@ int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct patte
 			lk->archive_host);
 	for (size_t i = 0; i < b.n; i++)
 		failed += b.v[i].cc == CURLE_FAILED_INIT;
-	for (size_t ri = first; ri < out->n; ri++) {
-		struct lookup_result *r = &out->v[ri];
-		const struct job *j = job_for(&b, ri, r->msgid ? JOB_RAW : JOB_STATUS);
-
-		if (!j)
-			continue;	/* from the cache */
-		if (r->msgid)
-			finish_archive(r, j, job_for(&b, ri, JOB_ATOM));
-		else
-			finish_status(r, j, dns_ok);
-		log_msg(LOGL_DEBUG, "lookup %.*s: %s (HTTP %ld)", show(r->url), r->url,
-			lookup_status_name(r->status), r->http_code);
-		cache_put(lk, r);
-	}
+	for (size_t i = 0; i < n; i++)
+		finish_request(lk, &b, rq[i].out, first[i], dns_ok);
+	all_failed = failed == b.n;
 	batch_release(&b);
-	if (failed && failed == b.n)
+	if (all_failed)
 		return err_set(e, ERR_TEMP, "lookup: curl could not start a transfer");
 	return 0;
+}
+
+int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
+		    struct lookup_results *out, struct err *e)
+{
+	struct lookup_request rq = { p, 1, out };
+
+	return lookup_fetch(lk, &rq, 1, archives, e);
+}
+
+bool lookup_cached(struct lookup *lk, const struct patch *p, size_t np,
+		   const struct pattern_list *archives, struct lookup_results *out)
+{
+	size_t first = out->n, misses = 0;
+
+	for (size_t k = 0; k < np; k++)
+		misses += collect(lk, &p[k], archives, out, first, NULL);
+	return misses == 0;
 }

@@ -44,6 +44,7 @@
 #define LOOKUP_MAX_BODY		((size_t)4 * 1024 * 1024) /* bytes of /raw or /t.atom read */
 #define LOOKUP_MAX_REDIRECTS	5
 #define LOOKUP_MAX_CONCURRENCY	64	/* concurrency is clamped to this */
+#define LOOKUP_USER_AGENT_MAX	256	/* bytes of the User-Agent header */
 
 /*
  * [lookup] in the ini file.  config.c fills it; every field maps to one key
@@ -57,6 +58,8 @@ struct lookup_settings {
 	int rate;		/* rate: transfers started per second, 0 = no limit; default 5 */
 	int cache_ttl;		/* cache_ttl: seconds a result is reused, 0 = no cache; default 21600 */
 	char *ca_file;		/* owned; ca_file (parse_str): CA bundle; NULL: the system's */
+	char *user_agent;	/* owned; user_agent (parse_str): words sent after
+				 * "tagbot/VERSION" (a contact); NULL: none */
 };
 
 /* The defaults above; allocates nothing. */
@@ -124,6 +127,31 @@ void lookup_free(struct lookup *lk);
  */
 int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
 		    struct lookup_results *out, struct err *e);
+
+/* One mail of a lookup_fetch(): its parts (patch_parse) and where the
+ * results of all of them go (one list per mail). */
+struct lookup_request {
+	const struct patch *p;		/* foreign; np parts, only patches are looked at */
+	size_t np;
+	struct lookup_results *out;	/* foreign */
+};
+
+/*
+ * lookup_prefetch() for n mails at once: every transfer of every mail in
+ * one run of the multi interface, so the whole set takes about as long as
+ * its slowest link (one timeout), not the sum.
+ */
+int lookup_fetch(struct lookup *lk, const struct lookup_request *rq, size_t n,
+		 const struct pattern_list *archives, struct err *e);
+
+/*
+ * Without any network: appends to out the results the cache holds fresh
+ * for the links of the np parts of one mail.  Returns true when that is
+ * all of them (no link, or every one cached): the mail can be checked now.
+ * False: at least one link needs a transfer (out holds only the cached ones).
+ */
+bool lookup_cached(struct lookup *lk, const struct patch *p, size_t np,
+		   const struct pattern_list *archives, struct lookup_results *out);
 
 /* --- the pure parts (exposed for the rules and the tests) ---------------- */
 
