@@ -1184,6 +1184,9 @@ static int wait_idle(struct imap_source *src, const sigset_t *mask, int max_s, b
 		if (idle_line(src, &mail, &ended, e) < 0)
 			return -1;
 	}
+	/* The moment the server announced it: bench/daemon pairs it with the APPEND. */
+	if (mail)
+		log_msg(LOGL_DEBUG, "imap: %s: IDLE: new mail announced", src->where);
 	if (!ended && (r = mailimap_idle_done(src->imap)) != MAILIMAP_NO_ERROR)
 		return etpan_fail(src, r, "IDLE (DONE)", e);
 	absorb_flags(src);
@@ -1376,6 +1379,92 @@ int imap_find_msgid(struct imap_source *src, const char *folder, const char *msg
 		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
 	guard_enter(&g);
 	rc = find_msgid(src, folder, bracketed, found, e);
+	guard_leave(&g);
+	return rc;
+}
+
+/* --- one message by Message-ID (maintainer Cc mode) ----------------------- */
+
+/* The lowest UID of the watched folder whose Message-ID is bracketed; 0: none. */
+static int search_first(struct imap_source *src, const char *bracketed, uint32_t *uid,
+			struct err *e)
+{
+	struct mailimap_search_key *key =
+		mailimap_search_key_new_header(xstrdup("Message-ID"), xstrdup(bracketed));
+	clist *res = NULL;
+	int r = mailimap_uid_search(src->imap, NULL, key, &res);
+
+	mailimap_search_key_free(key);
+	absorb_flags(src);
+	if (r != MAILIMAP_NO_ERROR)
+		return etpan_fail(src, r, "UID SEARCH", e);
+	*uid = 0;
+	for (clistiter *c = clist_begin(res); c; c = clist_next(c)) {
+		uint32_t *u = clist_content(c);
+
+		if (!*uid || *u < *uid)
+			*uid = *u;
+	}
+	mailimap_search_result_free(res);
+	return 0;
+}
+
+/* uid's size, then (within max_message) its body into out. */
+static int fetch_one(struct imap_source *src, uint32_t uid, struct buf *out, bool *found,
+		     struct err *e)
+{
+	struct item_list got = { NULL, 0, 0 };
+	clist *list;
+	int rc = 0;
+
+	if (uid_fetch(src, mailimap_set_new_single(uid), false, &list, e) < 0)
+		return -1;
+	collect(list, uid, uid, false, &got);
+	mailimap_fetch_list_free(list);
+	if (got.n != 1 || got.v[0].size > src->max_message) {
+		free(got.v);
+		return 0;	/* gone meanwhile, or too large: not found */
+	}
+	if (uid_fetch(src, mailimap_set_new_single(uid), true, &list, e) < 0) {
+		free(got.v);
+		return -1;
+	}
+	collect(list, uid, uid, true, &got);
+	if (got.n == 1) {
+		buf_reset(out);
+		if (buf_add(out, got.v[0].body, got.v[0].len) < 0)
+			rc = fail(src, ERR_FINAL, e, "UID %u: larger than the buffer", uid);
+		else
+			*found = true;
+	}
+	free(got.v);
+	mailimap_fetch_list_free(list);
+	return rc;
+}
+
+int imap_fetch_msgid(struct imap_source *src, const char *msgid, struct buf *out, bool *found,
+		     struct err *e)
+{
+	char bracketed[IMAP_NAME_MAX + 3];
+	size_t n;
+	struct sig_guard g;
+	uint32_t uid = 0;
+	int rc;
+
+	*found = false;
+	if (alive(src, e) < 0)
+		return -1;
+	if (!msgid)
+		msgid = "";
+	msgid += strspn(msgid, " \t<");
+	n = strcspn(msgid, ">");
+	snprintf(bracketed, sizeof(bracketed), "<%.*s>", (int)(n < IMAP_NAME_MAX ? n : 0), msgid);
+	if (!n || n > IMAP_NAME_MAX || !safe_name(bracketed, false))
+		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
+	guard_enter(&g);
+	rc = search_first(src, bracketed, &uid, e);
+	if (rc == 0 && uid)
+		rc = fetch_one(src, uid, out, found, e);
 	guard_leave(&g);
 	return rc;
 }
