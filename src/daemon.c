@@ -134,6 +134,11 @@ void daemon_sleep_for(const struct signals *s, double seconds)
 }
 
 
+time_t daemon_now(const struct daemon *d)
+{
+	return d->clock ? d->clock : time(NULL);
+}
+
 /* ------------------------------------------------------------ settings */
 
 static const char *const no_patterns[1] = { NULL };
@@ -253,7 +258,7 @@ static int wait_seconds(struct daemon *d)
 		if (when - now < max)
 			max = when - now < WAIT_MIN_S ? WAIT_MIN_S : (int)(when - now);
 	}
-	return max;
+	return daemon_series_wait(d, now, max);
 }
 
 /* One round: connect if needed, fetch, send.  -1: e says what. */
@@ -262,6 +267,9 @@ static int round_trip(struct daemon *d, struct err *e)
 	if (d->src == &daemon_imap_source && !d->imap && d->src->open(d, e) < 0)
 		return -1;
 	if (d->src->poll(d, e) < 0)
+		return -1;
+	/* Series whose series_wait ran out get their one reply (per-series). */
+	if (daemon_series_flush(d, time(NULL), e) < 0)
 		return -1;
 	return daemon_drain(d, e);
 }
@@ -373,6 +381,7 @@ static void finish(struct daemon *d)
 	if (d->src && (d->src != &daemon_imap_source || d->imap))
 		d->src->close(d);
 	daemon_lookup_close(d);
+	smtp_conn_free(d->smtp_conn);	/* before the password it may still use */
 	secret_free(d->smtp_password);
 	maildir_release(&d->out);
 	store_close(d->st);
@@ -383,6 +392,34 @@ static void finish(struct daemon *d)
 	free(d->source_id);
 	free(d->copy_to);
 	config_release(&d->cfg);
+}
+
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const char *state,
+			struct err *e)
+{
+	struct store_settings ss;
+
+	memset(d, 0, sizeof(*d));
+	d->o = o;
+	config_init(&d->cfg);
+	maildir_init(&d->in);
+	maildir_init(&d->out);
+	buf_init(&d->raw, MESSAGE_MAX_SIZE);
+	if (config_load(&d->cfg, o->config, e) < 0)
+		return -1;
+	d->cfg.source.mark_seen = false;	/* the messages are not the source's */
+	settings_build(d);
+	d->pol = policy_new();
+	d->folder = "";
+	d->source_id = xstrdup("replay");
+	store_settings_init(&ss);
+	ss.path = state;
+	return store_open(&d->st, &ss, e);
+}
+
+void daemon_close_offline(struct daemon *d)
+{
+	finish(d);
 }
 
 int daemon_run(const struct daemon_opts *o, struct err *e)

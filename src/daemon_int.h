@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "buf.h"
 #include "config.h"
@@ -75,6 +76,20 @@ struct pending {
 
 struct daemon;
 
+/* What the daemon decided for one message, for a decision hook (replay). */
+struct daemon_decision {
+	const char *key;		/* foreign; the Message-ID or synthetic key */
+	enum store_decision decision;	/* STORE_REPLIED: a reply was queued */
+	const char *why;		/* foreign; the reason of a STORE_SKIPPED, else NULL */
+	const struct findings *f;	/* foreign; the findings behind it, or NULL */
+	enum severity min;		/* the reply's min severity (the mail's list) */
+	time_t date;			/* the clock the decision was made at */
+};
+
+/* Called after a decision is recorded (or, for a mail already seen, with
+ * decision STORE_SKIPPED and why "seen"). */
+typedef void (*daemon_decision_fn)(void *arg, const struct daemon_decision *dd);
+
 struct source_ops {
 	const char *name;
 	int (*open)(struct daemon *d, struct err *e);
@@ -109,6 +124,7 @@ struct daemon {
 	struct maildir out;		/* Maildir sink */
 	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
 	char *smtp_password;		/* owned; a secret */
+	struct smtp_conn *smtp_conn;	/* owned; its connection is kept between replies */
 	char *copy_to;			/* owned; extra envelope recipient, or NULL */
 
 	struct batch b;
@@ -122,7 +138,29 @@ struct daemon {
 	struct pending pend;		/* mails waiting for their lookups */
 	const struct lookup_results *ready; /* set while a waiting mail is decided */
 	bool deferred;			/* handle() put the mail into pend */
+
+	/* tagbot replay (cmd_replay.c): a hook on every decision, and the
+	 * clock (the mail's Date) instead of the wall clock when set. */
+	daemon_decision_fn on_decision;
+	void *on_decision_arg;
+	time_t clock;			/* 0: time(NULL) */
+	const struct findings *cur_findings; /* foreign; set while decide() records */
+	enum severity cur_min;		/* the deciding mail's min_reply_severity */
 };
+
+/* d->clock when set, else the time of day. */
+time_t daemon_now(const struct daemon *d);
+
+/*
+ * tagbot replay: d set up as `tagbot run` would be from o->config, but
+ * over the store at state (a scratch file), with no source, no sink and
+ * no lookups opened: daemon_process_one() decides and records, nothing is
+ * fetched or sent.  daemon_close_offline() releases it (also after a
+ * failed open).
+ */
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const char *state,
+			struct err *e);
+void daemon_close_offline(struct daemon *d);
 
 /* Where a message came from, for the store and the log. */
 struct origin {
@@ -200,5 +238,24 @@ int daemon_drain(struct daemon *d, struct err *e);
 int daemon_sink_open(struct daemon *d, struct err *e);
 /* Creates path and its missing parents, mode 0700. */
 int daemon_make_dirs(const char *path, struct err *e);
+
+
+/* --- daemon_series.c --------------------------------------------------- */
+
+/* Records the context of the message keyed key (lead: its checked part),
+ * in the caller's transaction. */
+int daemon_context_note(struct daemon *d, const char *key, const struct patch *lead,
+			struct err *e);
+/* Prunes old context rows, at most once a day. */
+void daemon_context_prune(struct daemon *d, time_t now);
+/* Puts a series part in its series; per-series (and not skipped by the
+ * policy) *taken: the part is recorded, its reply left to the series. */
+int daemon_series_take(struct daemon *d, const struct origin *o, const char *key,
+		       const struct patch *lead, const struct findings *f,
+		       const struct policy_decision *dec, bool *taken, struct err *e);
+/* Sends the series replies that are due (deadline passed). */
+int daemon_series_flush(struct daemon *d, time_t now, struct err *e);
+/* max, or less when a pending series comes due sooner. */
+int daemon_series_wait(struct daemon *d, time_t now, int max);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "address.h"
 #include "daemon_int.h"
+#include "listpolicy.h"
 #include "log.h"
 #include "message.h"
 #include "patch.h"
@@ -173,7 +174,16 @@ static void fill_row(const struct daemon *d, const struct origin *o, const char 
 	m->kind = kind;
 	m->decision = dec;
 	m->why = why;
-	m->time = time(NULL);
+	m->time = daemon_now(d);
+}
+
+/* The decision hook (tagbot replay), when one is set. */
+static void note(struct daemon *d, const char *key, enum store_decision dec, const char *why)
+{
+	struct daemon_decision dd = { key, dec, why, d->cur_findings, d->cur_min, daemon_now(d) };
+
+	if (d->on_decision)
+		d->on_decision(d->on_decision_arg, &dd);
 }
 
 static int record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
@@ -181,6 +191,7 @@ static int record(struct daemon *d, const struct origin *o, const char *key, con
 {
 	struct store_message m;
 
+	note(d, key, dec, why);
 	if (d->dry) {
 		char *k = store_msgid_key(key);
 
@@ -249,7 +260,8 @@ static void log_queued(const struct reply *r, const struct patch *p, const struc
 }
 
 static int queue_reply(struct daemon *d, const struct origin *o, const char *key,
-		       const struct patch *p, const struct findings *f, struct err *e)
+		       const struct patch *p, const struct findings *f,
+		       const struct reply_settings *rs, struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
@@ -260,7 +272,7 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 	int rc = 0;
 
 	reply_init(&r);
-	if (reply_build(&r, p, f, &d->rs, time(NULL), &re) < 0) {
+	if (reply_build(&r, p, f, rs, daemon_now(d), &re) < 0) {
 		log_message(LOGL_WARNING, key, "no reply: %s", re.msg);
 		reply_release(&r);
 		return record(d, o, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
@@ -280,11 +292,14 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 	out.rcpt = rcpt;
 	out.raw = r.raw;
 	out.len = r.len;
-	rc = store_record_reply(d->st, &m, &out, time(NULL), &res, e);
+	rc = store_record_reply(d->st, &m, &out, daemon_now(d), &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
-		policy_note_reply(d->pol, p, time(NULL));
+		policy_note_reply(d->pol, p, daemon_now(d));
 		log_queued(&r, p, f);
 	}
+	if (rc == 0)
+		note(d, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+		     res == STORE_QUEUED ? NULL : "already-replied");
 	reply_release(&r);
 	return rc;
 }
@@ -320,7 +335,11 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 	out.rcpt = rcpt;
 	out.raw = r->raw;
 	out.len = r->len;
-	return store_record_reply(d->st, &m, &out, time(NULL), res, e);
+	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
+		return -1;
+	note(d, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+	     *res == STORE_QUEUED ? NULL : "already-replied");
+	return 0;
 }
 
 /* The patch the reply is about: the first part that is checked. */
@@ -338,17 +357,43 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	const struct patch *lead = lead_part(p, np);
 	const char *kind = patch_kind_name(lead->kind);
 	struct policy_decision dec;
+	struct list_apply la;
 	struct findings f;
+	bool taken = false;
 	int rc;
 
+	/* The mail's list ([list ID], [default]): severities, to, minimum. */
+	list_apply(&la, &d->cfg, lead->msg, &d->rs, &d->ps);
 	findings_init(&f);
 	for (size_t i = 0; i < np; i++)
 		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
-			rules_run_lookups(&p[i], &d->cfg.rules, res, &f);
-	policy_decide(d->pol, &d->ps, lead, &f, time(NULL), &dec);
+			rules_run_lookups(&p[i], &la.rules, res, &f);
+	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
+	if (daemon_context_note(d, key, lead, e) < 0) {
+		findings_release(&f);
+		return -1;
+	}
+	d->cur_findings = &f;
+	d->cur_min = la.pol->min_reply_severity;
+	if (!la.pol->enabled && (dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD)) {
+		/* enabled = no: checked and recorded, never answered */
+		log_message(LOGL_DEBUG, key, "skipped: %s %s (%zu findings)", LIST_DISABLED_REASON,
+			    la.id[0] ? la.id : "[default]", dec.nfindings);
+		rc = record(d, o, key, kind, STORE_SKIPPED, LIST_DISABLED_REASON, e);
+		d->cur_findings = NULL;
+		findings_release(&f);
+		return rc;
+	}
+	/* reply_mode = per-series: a series part's reply waits for its series. */
+	rc = daemon_series_take(d, o, key, lead, &f, &dec, &taken, e);
+	if (rc < 0 || taken) {
+		d->cur_findings = NULL;
+		findings_release(&f);
+		return rc;
+	}
 	switch (dec.verdict) {
 	case POLICY_REPLY:
-		rc = queue_reply(d, o, key, lead, &f, e);
+		rc = queue_reply(d, o, key, lead, &f, &la.rs, e);
 		break;
 	case POLICY_CLEAN:
 		log_message(LOGL_DEBUG, key, "clean");
@@ -365,6 +410,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 		rc = record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
 		break;
 	}
+	d->cur_findings = NULL;
 	findings_release(&f);
 	return rc;
 }
@@ -416,7 +462,7 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 	struct patch *p = NULL;
 	size_t np = 0;
 	struct err pe;
-	bool known = false;
+	bool known = false, done = false;
 	struct lookup_results res;
 	const struct lookup_results *use;
 	int rc = -1;
@@ -426,6 +472,7 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 	if (rawid && seen(d, rawid, &known, e) < 0)
 		goto out;
 	if (known) {
+		note(d, rawid, STORE_SKIPPED, "seen");
 		rc = 0;
 		goto out;
 	}
@@ -443,7 +490,12 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 	if (seen(d, key, &known, e) < 0)
 		goto out;
 	rc = 0;
-	if (known)
+	if (known) {
+		note(d, key, STORE_SKIPPED, "seen");
+		goto out;
+	}
+	/* Maintainer Cc mode, and threads a maintainer quieted. */
+	if ((rc = daemon_cc_handle(d, o, key, p, np, &done, e)) < 0 || done)
 		goto out;
 	/* A patch whose links need a transfer is decided after the batch. */
 	if (daemon_lookup_gate(d, o, p, np, raw, len, &res, &use) == 1)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd_check.h"
+#include "cmd_replay.h"
 #include "cmd_run.h"
 
 static const char usage[] =
@@ -17,6 +18,8 @@ static const char usage[] =
 	"  run [-c FILE] [--once] [--dry-run]\n"
 	"                            the daemon: check new mail, reply once per patch\n"
 	"  status [-c FILE]          the daemon's checkpoints, counts and last errors\n"
+	"  replay [-c FILE] [--since DATE] [--until DATE] SOURCE...\n"
+	"                            what run would do with old mail (nothing is sent)\n"
 	"  help [COMMAND]            show this text, or the options of COMMAND\n"
 	"  version                   show the version\n"
 	"\n"
@@ -31,6 +34,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check },
 	{ "run", cmd_run },
 	{ "status", cmd_status },
+	{ "replay", cmd_replay },
 };
 
 static const struct command *find_command(const char *name)

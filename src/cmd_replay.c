@@ -1,0 +1,607 @@
+/*
+ * cmd_replay.c - `tagbot replay`: mails from input.h's readers through
+ * daemon_process_one() of a daemon opened offline (daemon_int.h) over a
+ * scratch store, reported through the daemon's decision hook.  Nothing of
+ * the daemon's logic is repeated here: what replay prints is what `tagbot
+ * run` would have decided, with each mail's Date as the clock, so the rate
+ * limits and series windows see the list's own pace.
+ */
+#include "autoconf.h"
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cmd_check.h"
+#include "cmd_replay.h"
+#include "daemon_int.h"
+#include "input.h"
+#include "listpolicy.h"
+#include "log.h"
+#include "reply.h"
+
+#define DEFAULT_CONFIG		SYSCONFDIR "/tagbot.ini"
+#define REPLAY_BATCH		200	/* messages per store transaction */
+#define REPLAY_MAX_TALLY	512	/* distinct decision labels / rule IDs counted */
+#define REPLAY_ID_MAX		200	/* bytes of a Message-ID printed */
+#define DATE_SCAN_MAX		((size_t)256 * 1024) /* raw header bytes searched for Date */
+#define DATE_VALUE_MAX		256	/* bytes of a Date value read */
+#define DAY_SECONDS		86400
+
+static const char usage[] =
+	"usage: tagbot replay [-c FILE] [--since DATE] [--until DATE] SOURCE...\n"
+	"\n"
+	"Runs the daemon's whole pipeline (policy, [list ...] sections, dedupe,\n"
+	"series, rate limits) over mboxes, Maildirs and directories of mail, with\n"
+	"sending off and a scratch database instead of [tagbot] state, and prints\n"
+	"what `tagbot run` would have done with each message, then totals per\n"
+	"decision and per rule.  Each mail's Date header is the clock.\n"
+	"\n"
+	"options:\n"
+	"  -c, --config FILE   the ini file (default " DEFAULT_CONFIG ")\n"
+	"      --since DATE    only mails dated DATE (YYYY-MM-DD, UTC) or later\n"
+	"      --until DATE    only mails dated DATE or earlier\n"
+	"  -q, --quiet         totals only\n"
+	"  -h, --help          show this text\n"
+	"\n"
+	"exit status: 0 done, 2 usage, configuration or unreadable input.\n";
+
+/* ------------------------------------------------------------ dates */
+
+static const char *const months[] = {
+	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+};
+
+/* Obsolete zone names of RFC 5322 4.3; military zones count as +0000. */
+static const struct { const char *name; int minutes; } zones[] = {
+	{ "ut", 0 }, { "gmt", 0 }, { "z", 0 }, { "utc", 0 },
+	{ "est", -300 }, { "edt", -240 }, { "cst", -360 }, { "cdt", -300 },
+	{ "mst", -420 }, { "mdt", -360 }, { "pst", -480 }, { "pdt", -420 },
+};
+
+/* Skips white space and (nested) comments. */
+static const char *skip_cfws(const char *s)
+{
+	for (;;) {
+		int depth = 0;
+
+		while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+			s++;
+		if (*s != '(')
+			return s;
+		for (; *s; s++) {
+			if (*s == '(')
+				depth++;
+			else if (*s == ')' && --depth == 0)
+				break;
+		}
+		if (!*s)
+			return s;
+		s++;
+	}
+}
+
+/* At most max digits into *v; the end, or NULL when there are none. */
+static const char *digits(const char *s, int max, int *v)
+{
+	int n = 0;
+
+	*v = 0;
+	while (n < max && isdigit((unsigned char)s[n])) {
+		*v = *v * 10 + (s[n] - '0');
+		n++;
+	}
+	return n ? s + n : NULL;
+}
+
+static const char *parse_zone(const char *s, int *minutes)
+{
+	size_t n;
+
+	s = skip_cfws(s);
+	*minutes = 0;
+	if ((*s == '+' || *s == '-') && isdigit((unsigned char)s[1])) {
+		int v;
+		const char *end = digits(s + 1, 4, &v);
+
+		if (!end || end - (s + 1) != 4)
+			return NULL;
+		*minutes = (v / 100) * 60 + v % 100;
+		if (*s == '-')
+			*minutes = -*minutes;
+		return end;
+	}
+	for (n = 0; isalpha((unsigned char)s[n]); n++)
+		;
+	for (size_t i = 0; i < ARRAY_SIZE(zones) && n; i++)
+		if (strlen(zones[i].name) == n && !strncasecmp(s, zones[i].name, n)) {
+			*minutes = zones[i].minutes;
+			break;
+		}
+	return s + n;	/* an unknown zone is read as +0000 (RFC 5322 4.3) */
+}
+
+/* Day month year of a date-time into tm; the end or NULL. */
+static const char *parse_day_month_year(const char *s, struct tm *tm)
+{
+	int v;
+
+	s = skip_cfws(s);
+	if (!(s = digits(s, 2, &tm->tm_mday)))
+		return NULL;
+	s = skip_cfws(s);
+	tm->tm_mon = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(months); i++)
+		if (!strncasecmp(s, months[i], 3))
+			tm->tm_mon = (int)i;
+	if (tm->tm_mon < 0)
+		return NULL;
+	while (isalpha((unsigned char)*s))
+		s++;
+	s = skip_cfws(s);
+	{
+		const char *start = s;
+
+		if (!(s = digits(s, 4, &v)))
+			return NULL;
+		if (s - start == 2)
+			v += v < 50 ? 2000 : 1900;
+		else if (s - start == 3)
+			v += 1900;
+	}
+	tm->tm_year = v - 1900;
+	return s;
+}
+
+int replay_parse_date(const char *s, time_t *out)
+{
+	struct tm tm;
+	int zone;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	s = skip_cfws(s);
+	if (isalpha((unsigned char)*s)) {	/* day-of-week, */
+		while (isalpha((unsigned char)*s))
+			s++;
+		s = skip_cfws(s);
+		if (*s == ',')
+			s++;
+	}
+	if (!(s = parse_day_month_year(s, &tm)))
+		return -1;
+	s = skip_cfws(s);
+	if (!(s = digits(s, 2, &tm.tm_hour)) || *s != ':' || !(s = digits(s + 1, 2, &tm.tm_min)))
+		return -1;
+	if (*s == ':' && !(s = digits(s + 1, 2, &tm.tm_sec)))
+		return -1;
+	if (!parse_zone(s, &zone))
+		return -1;
+	if (tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 60 || tm.tm_year < 70)
+		return -1;
+	t = timegm(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*out = t - (time_t)zone * 60;
+	return 0;
+}
+
+int replay_parse_day(const char *s, time_t *out)
+{
+	struct tm tm;
+	int y, m, d;
+	const char *p;
+
+	memset(&tm, 0, sizeof(tm));
+	if (strlen(s) != 10 || !(p = digits(s, 4, &y)) || p != s + 4 || *p != '-' ||
+	    !(p = digits(p + 1, 2, &m)) || p != s + 7 || *p != '-' ||
+	    !(p = digits(p + 1, 2, &d)) || *p || y < 1970 || m < 1 || m > 12 || d < 1 || d > 31)
+		return -1;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = m - 1;
+	tm.tm_mday = d;
+	*out = timegm(&tm);
+	/* timegm() normalizes 2025-02-30 into March: refuse such a day */
+	return tm.tm_mday == d && tm.tm_mon == m - 1 ? 0 : -1;
+}
+
+/* The raw Date header (unfolded, at most DATE_VALUE_MAX bytes) of raw into
+ * out; -1 when there is none in the header. */
+static int raw_date(const char *raw, size_t len, char out[DATE_VALUE_MAX + 1])
+{
+	size_t i = 0, max = len < DATE_SCAN_MAX ? len : DATE_SCAN_MAX, n = 0;
+	bool in_date = false;
+
+	while (i < max) {
+		const char *nl = memchr(raw + i, '\n', max - i);
+		size_t l = nl ? (size_t)(nl - (raw + i)) : max - i;
+		const char *v = raw + i;
+
+		if (l == 0 || (l == 1 && *v == '\r'))
+			break;
+		if (in_date && *v != ' ' && *v != '\t')
+			break;	/* the next header */
+		if (!in_date && l > 5 && !strncasecmp(v, "Date:", 5)) {
+			in_date = true;
+			v += 5;
+			l -= 5;
+		}
+		for (size_t k = 0; in_date && k < l && n < DATE_VALUE_MAX; k++)
+			out[n++] = v[k] == '\0' || v[k] == '\r' ? ' ' : v[k];
+		i += l + 1;
+	}
+	out[n] = '\0';
+	return in_date ? 0 : -1;
+}
+
+/* ------------------------------------------------------------- tallies */
+
+struct tally {
+	char *name[REPLAY_MAX_TALLY];	/* owned */
+	size_t count[REPLAY_MAX_TALLY][2];
+	size_t n;
+};
+
+/* Adds one to column col of name (the last slot takes the overflow). */
+static void tally_add(struct tally *t, const char *name, int col)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->name[i], name))
+			break;
+	if (i == t->n) {
+		if (t->n == REPLAY_MAX_TALLY)
+			i = t->n - 1;
+		else
+			t->name[t->n++] = xstrdup(name);
+	}
+	t->count[i][col]++;
+}
+
+static void tally_release(struct tally *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->name[i]);
+	t->n = 0;
+}
+
+/* ------------------------------------------------------------ reporting */
+
+struct replay {
+	FILE *out;
+	bool quiet;
+	size_t messages;	/* handed to the daemon */
+	size_t outside;		/* left out by --since / --until */
+	size_t undated;		/* no usable Date: decided at replay time */
+	size_t unreadable;	/* the readers' INPUT_SKIP */
+	struct tally decisions;
+	struct tally rules;	/* col 0: in would-be replies, 1: held or disabled */
+};
+
+/* The distinct rules of f at or above min, ", "-separated, into b. */
+static void rule_list(const struct findings *f, enum severity min, struct buf *b)
+{
+	for (size_t i = 0; f && i < f->n; i++) {
+		bool dup = false;
+
+		if (f->v[i].severity < min)
+			continue;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = f->v[j].severity >= min && !strcmp(f->v[j].rule, f->v[i].rule);
+		if (!dup)
+			buf_printf(b, "%s%s", b->len ? ", " : "", f->v[i].rule);
+	}
+}
+
+static void count_rules(struct replay *r, const struct findings *f, enum severity min, int col)
+{
+	struct buf b;
+	char *p, *save = NULL;
+
+	buf_init(&b, 0);
+	rule_list(f, min, &b);
+	if (b.len)
+		for (p = strtok_r(b.data, ", ", &save); p; p = strtok_r(NULL, ", ", &save))
+			tally_add(&r->rules, p, col);
+	buf_release(&b);
+}
+
+/* "would reply", "clean", "skipped: why", "held: why": also the tally key. */
+static void decision_label(const struct daemon_decision *dd, struct buf *b, int *rules_col)
+{
+	*rules_col = -1;
+	switch (dd->decision) {
+	case STORE_REPLIED:
+		buf_printf(b, "would reply");
+		*rules_col = 0;
+		break;
+	case STORE_CLEAN:
+		buf_printf(b, "clean");
+		break;
+	case STORE_ERROR:
+		buf_printf(b, "skipped: unparsable or unreadable");
+		break;
+	default:
+		if (dd->why && !strncmp(dd->why, "rate-limit", 10)) {
+			buf_printf(b, "held: %s", dd->why);
+			*rules_col = 1;
+		} else {
+			buf_printf(b, "skipped: %s", dd->why ? dd->why : "?");
+			if (dd->why && !strcmp(dd->why, LIST_DISABLED_REASON))
+				*rules_col = 1;
+		}
+		break;
+	}
+}
+
+static void on_decision(void *arg, const struct daemon_decision *dd)
+{
+	struct replay *r = arg;
+	struct buf label, rules;
+	char *id = reply_clean_text(dd->key, strlen(dd->key), REPLAY_ID_MAX);
+	int col;
+
+	buf_init(&label, 0);
+	buf_init(&rules, 0);
+	decision_label(dd, &label, &col);
+	tally_add(&r->decisions, label.data, 0);
+	if (col >= 0) {
+		rule_list(dd->f, dd->min, &rules);
+		count_rules(r, dd->f, dd->min, col);
+	}
+	if (!r->quiet) {
+		fprintf(r->out, "%s: %s", id, label.data);
+		if (rules.len)
+			fprintf(r->out, " (%s)", rules.data);
+		fputc('\n', r->out);
+	}
+	buf_release(&rules);
+	buf_release(&label);
+	free(id);
+}
+
+static void print_tally(FILE *out, const struct tally *t, bool two)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (two)
+			fprintf(out, "  %-32s %6zu %6zu\n", t->name[i], t->count[i][0],
+				t->count[i][1]);
+		else
+			fprintf(out, "  %-32s %6zu\n", t->name[i], t->count[i][0]);
+	}
+}
+
+static void print_totals(const struct replay *r)
+{
+	FILE *out = r->out;
+
+	fprintf(out, "-- totals\n");
+	fprintf(out, "messages %zu", r->messages);
+	if (r->outside)
+		fprintf(out, " (%zu more outside --since/--until)", r->outside);
+	if (r->unreadable)
+		fprintf(out, " (%zu unreadable)", r->unreadable);
+	fputc('\n', out);
+	fprintf(out, "decisions:\n");
+	print_tally(out, &r->decisions, false);
+	fprintf(out, "rules:                          %6s %6s\n", "reply", "held");
+	print_tally(out, &r->rules, true);
+	fprintf(out, "(\"held\": rules of replies held by a rate limit or a list's enabled = no)\n");
+	if (r->undated)
+		fprintf(out, "clock: the mails' Date headers; %zu without a usable Date were "
+			"evaluated at replay time\n", r->undated);
+	else
+		fprintf(out, "clock: the mails' Date headers\n");
+}
+
+/* ----------------------------------------------------------------- run */
+
+static volatile sig_atomic_t got_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	got_stop = 1;
+}
+
+struct replay_opts {
+	const char *config;
+	time_t since, until;	/* 0: no bound; until is exclusive (the next day) */
+	bool quiet;
+	char **sources;
+	size_t nsources;
+};
+
+/* Whether m falls inside the --since/--until window; sets d->clock. */
+static bool in_window(struct daemon *d, struct replay *r, const struct replay_opts *o,
+		      const struct input_msg *m)
+{
+	char v[DATE_VALUE_MAX + 1];
+	time_t t;
+
+	if (raw_date(m->data, m->len, v) < 0 || replay_parse_date(v, &t) < 0) {
+		if (o->since || o->until) {
+			r->outside++;
+			return false;
+		}
+		r->undated++;
+		d->clock = 0;
+		return true;
+	}
+	if ((o->since && t < o->since) || (o->until && t >= o->until)) {
+		r->outside++;
+		return false;
+	}
+	d->clock = t;
+	return true;
+}
+
+static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o, struct err *e)
+{
+	struct input *in = input_new((const char *const *)o->sources, o->nsources);
+	struct input_msg m;
+	enum input_status st;
+	char name[512];
+	int rc = 0;
+
+	while (rc == 0 && !got_stop && (st = input_next(in, &m, e)) != INPUT_END) {
+		struct origin org = { 0, name };
+
+		if (st == INPUT_SKIP) {
+			fprintf(stderr, "tagbot replay: %s\n", e->msg);
+			r->unreadable++;
+			continue;
+		}
+		if (!in_window(d, r, o, &m))
+			continue;
+		snprintf(name, sizeof(name), "%s#%zu", m.file, m.index);
+		r->messages++;
+		rc = daemon_process_one(d, &org, m.data, m.len, e);
+		if (rc == 0 && d->b.n >= REPLAY_BATCH)
+			rc = daemon_batch_end(d, e);
+	}
+	if (rc == 0)
+		rc = daemon_batch_end(d, e);
+	input_free(in);
+	return rc;
+}
+
+/* A scratch database; its path into path (removed by scratch_remove()). */
+static int scratch_create(char *path, size_t size, struct err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, size, "%s/tagbot-replay-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return err_set(e, ERR_FINAL, "%s: cannot create the scratch database: %s", path,
+			       strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static void scratch_remove(const char *path)
+{
+	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+	char p[4200];
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
+		unlink(p);
+	}
+}
+
+static int replay_run(const struct replay_opts *o, struct err *e)
+{
+	struct daemon_opts dopts = { .config = o->config, .out = stdout };
+	struct replay r = { .out = stdout, .quiet = o->quiet };
+	struct sigaction sa;
+	struct daemon d;
+	char scratch[4096];
+	int rc;
+
+	if (scratch_create(scratch, sizeof(scratch), e) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = daemon_open_offline(&d, &dopts, scratch, e);
+	if (rc == 0) {
+		/* the daemon's own lines only when something is wrong */
+		log_setup(LOG_TARGET_STDERR, LOGL_ERROR, "tagbot");
+		d.on_decision = on_decision;
+		d.on_decision_arg = &r;
+		rc = feed(&d, &r, o, e);
+		if (rc == 0)
+			print_totals(&r);
+	}
+	daemon_close_offline(&d);
+	scratch_remove(scratch);
+	tally_release(&r.decisions);
+	tally_release(&r.rules);
+	if (rc == 0 && got_stop)
+		return err_set(e, ERR_FINAL, "interrupted");
+	return rc;
+}
+
+enum { OPT_SINCE = 256, OPT_UNTIL };
+
+static const struct option options[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* "tagbot replay: WHAT'ARG'", the usage, -1. */
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "tagbot replay: %s%s%s%s\n%s", what, arg ? "'" : "", arg ? arg : "",
+		arg ? "'" : "", usage);
+	return -1;
+}
+
+/* argv into o; -1 usage error, 0 after --help, 1 to go on. */
+static int parse_args(struct replay_opts *o, int argc, char **argv)
+{
+	int c;
+
+	*o = (struct replay_opts){ .config = DEFAULT_CONFIG };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:qh", options, NULL)) != -1) {
+		if (c == 'c') {
+			o->config = optarg;
+		} else if (c == 'q') {
+			o->quiet = true;
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		} else if (c == OPT_SINCE || c == OPT_UNTIL) {
+			time_t *t = c == OPT_SINCE ? &o->since : &o->until;
+
+			if (replay_parse_day(optarg, t) < 0)
+				return usage_error("not a date (YYYY-MM-DD): ", optarg);
+			if (c == OPT_UNTIL)
+				*t += DAY_SECONDS;	/* the whole day */
+		} else {
+			return usage_error(c == ':' ? "option needs a value: " : "unknown option ",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no SOURCE given", NULL);
+	if (o->since && o->until && o->until <= o->since)
+		return usage_error("--until is before --since", NULL);
+	o->sources = argv + optind;
+	o->nsources = (size_t)(argc - optind);
+	return 1;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_opts o;
+	struct err e;
+	int rc = parse_args(&o, argc, argv);
+
+	if (rc <= 0)
+		return rc < 0 ? EXIT_USAGE : EXIT_CLEAN;
+	err_init(&e);
+	if (replay_run(&o, &e) < 0) {
+		fprintf(stderr, "tagbot replay: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	return EXIT_CLEAN;
+}

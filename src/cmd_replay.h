@@ -1,0 +1,30 @@
+/*
+ * cmd_replay.h - `tagbot replay -c FILE SOURCE... [--since DATE] [--until
+ * DATE]`: the daemon's whole pipeline (policy, per-list policy, dedupe,
+ * series, rate limits) over mboxes, Maildirs and directories, with sending
+ * off and a scratch store instead of [tagbot] state.  Prints one line per
+ * message ("MSGID: would reply (RULE, ...)", "MSGID: clean", "MSGID:
+ * skipped: why", "MSGID: held: rate-limit-... (RULE, ...)") and totals per
+ * decision and per rule.  How an admin tunes a list before enabling it.
+ */
+#ifndef TAGBOT_CMD_REPLAY_H
+#define TAGBOT_CMD_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+/* argv[0] is "replay".  Returns an enum exit_status (cmd_check.h). */
+int cmd_replay(int argc, char **argv);
+
+/*
+ * An RFC 5322 date-time ("Thu, 4 Dec 2025 10:20:30 +0100", the obsolete
+ * forms too: two-digit years, zone names, no seconds, comments) into *out
+ * (UTC).  -1 when s is not one.  Exposed for tests.
+ */
+int replay_parse_date(const char *s, time_t *out);
+
+/* "YYYY-MM-DD" into the start of that day, UTC; -1 when malformed. */
+int replay_parse_day(const char *s, time_t *out);
+
+#endif

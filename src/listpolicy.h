@@ -1,0 +1,40 @@
+/*
+ * listpolicy.h - the per-list policy of config.h ([default], [list ID])
+ * applied to one mail: the rule settings, reply settings and policy
+ * settings the daemon's decide() uses for it.
+ *
+ * The settings are copies of the daemon's with the list's severities, to,
+ * min_reply_severity put in; everything they point to stays owned by the
+ * configuration, so a struct list_apply needs no release and lives no
+ * longer than the configuration it was made from.
+ */
+#ifndef TAGBOT_LISTPOLICY_H
+#define TAGBOT_LISTPOLICY_H
+
+#include "config.h"
+#include "message.h"
+#include "policy.h"
+#include "reply.h"
+#include "rules.h"
+
+/* The store's "skipped:<why>" for a reply a list with enabled = no withholds. */
+#define LIST_DISABLED_REASON	"list-disabled"
+
+struct list_apply {
+	const struct list_policy *pol;		/* foreign (the config); never NULL */
+	char id[CONFIG_MAX_LIST_ID + 1];	/* the mail's list ID; "" when it has none */
+	struct rule_settings rules;		/* shallow copy: never release it */
+	struct reply_settings rs;
+	struct policy_settings ps;
+};
+
+/*
+ * Fills a for mail msg (NULL: a mail of no list) from c and the daemon's
+ * settings rs and ps, which are copied and given the list's severities,
+ * to and min_reply_severity.  The list ID is read from msg's List-Id and
+ * X-Mailing-List headers (config_mail_list_id()).
+ */
+void list_apply(struct list_apply *a, const struct config *c, const struct message *msg,
+		const struct reply_settings *rs, const struct policy_settings *ps);
+
+#endif
