@@ -144,12 +144,28 @@ static int pick(struct store *st, const struct msg_context *c, char **ids, size_
 	return 0;
 }
 
+/* Only a pending series keeps its members' mails. */
+static int keeps_raw(struct store *st, const char *id, bool *keep, struct err *e)
+{
+	struct store_series s;
+	bool found;
+
+	memset(&s, 0, sizeof(s));
+	if (store_series_get(st, id, &s, &found, e) < 0)
+		return -1;
+	*keep = found && s.state == STORE_SERIES_PENDING;
+	store_series_release(&s);
+	return 0;
+}
+
 int series_assign(struct store *st, const struct msg_context *c, enum store_series_state state,
-		  time_t deadline, const char *raw, size_t len, char **id, struct err *e)
+		  time_t deadline, const char *raw, size_t len, const char *findings, char **id,
+		  struct err *e)
 {
 	struct cands k = { .c = c };
 	char **ids = NULL;
 	size_t nids = 0;
+	bool keep = false;
 	int rc;
 
 	*id = NULL;
@@ -165,8 +181,13 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 		rc = series_of_all(st, &k, &ids, &nids, e);
 	if (rc == 0)
 		rc = pick(st, c, ids, nids, state, deadline, id, e);
+	if (rc == 0 && keeps_raw(st, *id, &keep, e) < 0)
+		rc = -1;
+	if (!keep)
+		raw = findings = NULL, len = 0;
 	if (rc == 0)
-		rc = store_series_add(st, *id, c->message_id, c->index, c->time, raw, len, e);
+		rc = store_series_add(st, *id, c->message_id, c->index, c->time, raw, len, findings,
+				      e);
 	if (rc < 0) {
 		free(*id);
 		*id = NULL;

@@ -62,11 +62,12 @@ bool series_complete(const struct series_view *v);
 /*
  * Finds or creates the series of c (series_is_part(c) must hold; c is in
  * the store's context table already or not) and adds c to it.  A new series
- * gets state and deadline; raw (may be NULL) is kept while the series is
- * pending.  Several series c links together are merged.  *id: the series,
+ * gets state and deadline; raw and findings (may be NULL) are kept while
+ * the series is pending (store_series_add).  Several series c links together are merged.  *id: the series,
  * malloc'ed.
  */
 int series_assign(struct store *st, const struct msg_context *c, enum store_series_state state,
-		  time_t deadline, const char *raw, size_t len, char **id, struct err *e);
+		  time_t deadline, const char *raw, size_t len, const char *findings, char **id,
+		  struct err *e);
 
 #endif

@@ -94,7 +94,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  series TEXT NOT NULL,"
 	"  idx INTEGER NOT NULL,"
 	"  time INTEGER NOT NULL,"
-	"  raw BLOB);"
+	"  raw BLOB,"
+	"  findings TEXT);"
 	"CREATE INDEX series_member_series ON series_member (series, idx);",
 };
 
@@ -1259,7 +1260,7 @@ int store_series_create(struct store *st, const struct store_series *in, struct 
 }
 
 int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
-		     const char *raw, size_t len, struct err *e)
+		     const char *raw, size_t len, const char *findings, struct err *e)
 {
 	char *key = key_or_err(st, msgid, e);
 	sqlite3_stmt *s;
@@ -1267,8 +1268,8 @@ int store_series_add(struct store *st, const char *id, const char *msgid, int in
 
 	if (!key)
 		return -1;
-	rc = prep(st, "INSERT OR REPLACE INTO series_member (msgid, series, idx, time, raw)"
-		  " VALUES (?1, ?2, ?3, ?4, ?5)", &s, e);
+	rc = prep(st, "INSERT OR REPLACE INTO series_member (msgid, series, idx, time, raw,"
+		  " findings) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &s, e);
 	if (rc == 0) {
 		bind_text(s, 1, key);
 		bind_text(s, 2, id);
@@ -1278,6 +1279,7 @@ int store_series_add(struct store *st, const char *id, const char *msgid, int in
 			sqlite3_bind_blob64(s, 5, len ? raw : "", len, SQLITE_STATIC);
 		else
 			sqlite3_bind_null(s, 5);
+		bind_text(s, 6, raw && len <= STORE_SERIES_RAW_MAX ? findings : NULL);
 		rc = run_done(st, s, "adding to a series", e);
 	}
 	free(key);
@@ -1316,7 +1318,7 @@ int store_series_members(struct store *st, const char *id,
 	sqlite3_stmt *s;
 	int rc;
 
-	if (prep(st, "SELECT msgid, idx, time, raw FROM series_member WHERE series = ?1"
+	if (prep(st, "SELECT msgid, idx, time, raw, findings FROM series_member WHERE series = ?1"
 		 " ORDER BY idx, time", &s, e) < 0)
 		return -1;
 	bind_text(s, 1, id);
@@ -1329,6 +1331,7 @@ int store_series_members(struct store *st, const char *id,
 		m.len = (size_t)sqlite3_column_bytes(s, 3);
 		if (!m.raw)
 			m.len = 0;
+		m.findings = (const char *)sqlite3_column_text(s, 4);
 		fn(ctx, &m);
 	}
 	sqlite3_finalize(s);
@@ -1351,7 +1354,8 @@ int store_series_set_state(struct store *st, const char *id, enum store_series_s
 	if (state != STORE_SERIES_DONE)
 		return 0;
 	/* The raw mails were kept for the reply only. */
-	if (prep(st, "UPDATE series_member SET raw = NULL WHERE series = ?1", &s, e) < 0)
+	if (prep(st, "UPDATE series_member SET raw = NULL, findings = NULL WHERE series = ?1",
+		 &s, e) < 0)
 		return -1;
 	bind_text(s, 1, id);
 	return run_done(st, s, "updating a series", e);

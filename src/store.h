@@ -310,6 +310,7 @@ struct store_series_member {
 	time_t time;
 	const char *raw;	/* foreign; NULL when not kept */
 	size_t len;
+	const char *findings;	/* foreign; what the caller kept with raw; NULL */
 };
 
 /* The series msgid belongs to: *id malloc'ed, NULL when none. */
@@ -319,10 +320,11 @@ int store_series_get(struct store *st, const char *id, struct store_series *out,
 		     struct err *e);
 /* A new series holding nothing yet; s->id must be unused. */
 int store_series_create(struct store *st, const struct store_series *s, struct err *e);
-/* Adds (or moves) msgid to series id; raw (may be NULL) is kept while the
- * series is pending, when no longer than STORE_SERIES_RAW_MAX. */
+/* Adds (or moves) msgid to series id; raw and findings (may be NULL: the
+ * caller's text) are kept while the series is pending, raw when no longer
+ * than STORE_SERIES_RAW_MAX (findings only with it). */
 int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
-		     const char *raw, size_t len, struct err *e);
+		     const char *raw, size_t len, const char *findings, struct err *e);
 /* Moves from's members into into and deletes from; into's first_time and
  * deadline become the earlier of the two. */
 int store_series_merge(struct store *st, const char *into, const char *from, struct err *e);

@@ -1,0 +1,368 @@
+#include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "message.h"
+#include "patch.h"
+#include "series.h"
+#include "store.h"
+#include "testhelp.h"
+
+#define V2C "20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"
+#define V2P1 "20250204-must_check-devm_mutex_init-v2-1-7b6271c4b7e6@weissschuh.net"
+#define V2P2 "20250204-must_check-devm_mutex_init-v2-2-7b6271c4b7e6@weissschuh.net"
+#define V3C "20250208-must_check-devm_mutex_init-v3-0-245e417dcc9e@weissschuh.net"
+#define V4C "20250301-must_check-devm_mutex_init-v4-0-0123456789ab@weissschuh.net"
+#define NC1 "20250106100000.1-nc@example.org"
+#define NC2 "20250106100000.2-nc@example.org"
+#define T0 1738650000
+
+static char dir[64], dbpath[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "check_series.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
+}
+
+static void teardown(void)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char p[160];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+static struct store *open_store(void)
+{
+	struct store_settings s;
+	struct store *st;
+	struct err e;
+
+	store_settings_init(&s);
+	s.path = dbpath;
+	ck_assert_msg(store_open(&st, &s, &e) == 0, "store_open: %s", e.msg);
+	return st;
+}
+
+static void load(const char *name, time_t t, struct msg_context *c)
+{
+	size_t len;
+	char *raw = th_read_data(name, &len);
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+
+	message_init(&m);
+	ck_assert_msg(message_parse(&m, raw, len, &e) == 0, "%s: %s", name, e.msg);
+	patch_parse(&m, &p, &np);
+	msg_context_init(c);
+	context_from_patch(&m, &p[0], t, c);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+
+/* --- pure ---------------------------------------------------------------- */
+
+static const struct {
+	const char *a, *b;
+	bool linked;
+} links[] = {
+	{ "series-v2-1.eml", "series-v2-cover.eml", true },	/* answers its cover */
+	{ "series-v2-cover.eml", "series-v2-1.eml", true },	/* symmetric */
+	{ "series-v2-1.eml", "series-v2-2.eml", true },	/* siblings: same In-Reply-To */
+	{ "series-nocover-2.eml", "series-nocover-1.eml", true }, /* no cover: 2/2 answers 1/2 */
+	{ "series-v4-cover.eml", "series-v3-cover.eml", false }, /* v4 answers v3: versions differ */
+	{ "series-v4-1.eml", "series-v3-cover.eml", false },	/* refers to it, other version */
+	{ "series-v4-1.eml", "series-v4-cover.eml", true },
+	{ "series-v3-1.eml", "series-v2-cover.eml", false },
+	{ "series-unthreaded-1.eml", "series-unthreaded-2.eml", false }, /* no threading */
+};
+
+START_TEST(test_linked)
+{
+	struct msg_context a, b;
+
+	load(links[_i].a, T0, &a);
+	load(links[_i].b, T0, &b);
+	ck_assert_msg(series_linked(&a, &b) == links[_i].linked, "%s ~ %s", links[_i].a,
+		      links[_i].b);
+	msg_context_release(&a);
+	msg_context_release(&b);
+}
+END_TEST
+
+START_TEST(test_window)
+{
+	struct msg_context a, b, c;
+
+	load("series-unthreaded-1.eml", T0, &a);
+	load("series-unthreaded-2.eml", T0 + 600, &b);
+	ck_assert(series_window_match(&a, &b, SERIES_WINDOW));
+	ck_assert(series_window_match(&b, &a, SERIES_WINDOW));
+	b.time = T0 + SERIES_WINDOW + 1;	/* too late */
+	ck_assert(!series_window_match(&a, &b, SERIES_WINDOW));
+	load("series-unthreaded-1.eml", T0 + 5, &c);	/* the same index twice */
+	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
+	msg_context_release(&c);
+	load("series-nocover-2.eml", T0, &c);	/* threaded, other sender */
+	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
+	msg_context_release(&a);
+	msg_context_release(&b);
+	msg_context_release(&c);
+}
+END_TEST
+
+START_TEST(test_is_part)
+{
+	struct msg_context c;
+
+	load("series-glued-patchv2.eml", T0, &c);	/* [PATCHv2 3/8] */
+	ck_assert(series_is_part(&c));
+	msg_context_release(&c);
+	load("series-glued-patch1of8.eml", T0, &c);	/* [PATCH1/8] */
+	ck_assert(series_is_part(&c));
+	c.total = 0;	/* a single patch */
+	ck_assert(!series_is_part(&c));
+	c.total = 8;
+	free(c.kind);
+	c.kind = strdup("reply");
+	ck_assert(!series_is_part(&c));
+	msg_context_release(&c);
+}
+END_TEST
+
+/* indexes arrived, total, cover expected -> complete */
+static const struct {
+	int idx[6];
+	size_t n;
+	int total;
+	bool cover_expected, complete;
+} views[] = {
+	{ { 0, 1, 2 }, 3, 2, false, true },
+	{ { 1, 2 }, 2, 2, false, true },	/* no cover letter */
+	{ { 1, 2 }, 2, 2, true, false },	/* the cover is on its way */
+	{ { 2, 1, 0 }, 3, 2, true, true },	/* out of order */
+	{ { 0, 2 }, 2, 2, false, false },	/* a missing patch */
+	{ { 0, 1, 1, 1 }, 4, 2, false, false },	/* a duplicate is no second patch */
+	{ { 0, 1, 9 }, 3, 2, false, false },	/* past total */
+	{ { 0 }, 1, 1, false, false },
+};
+
+START_TEST(test_complete)
+{
+	struct series_view v = { .total = views[_i].total, .cover_expected = views[_i].cover_expected };
+	bool bits[16] = { false };
+
+	for (size_t i = 0; i < views[_i].n; i++)
+		series_view_add(&v, bits, views[_i].idx[i]);
+	ck_assert_msg(series_complete(&v) == views[_i].complete, "case %d", _i);
+}
+END_TEST
+
+/* --- with the store ------------------------------------------------------- */
+
+/* Notes each fixture's context (as the daemon does) and assigns it; ids
+ * receives the series of each. */
+static void arrive(struct store *st, const char *const *files, size_t n, const time_t *t,
+		   char **ids)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct msg_context c;
+		struct err e;
+
+		load(files[i], t ? t[i] : T0 + (time_t)i, &c);
+		ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
+		ck_assert_msg(series_assign(st, &c, STORE_SERIES_PENDING, T0 + 3600, "raw", 3, "f",
+					    &ids[i], &e) == 0, "%s: %s", files[i], e.msg);
+		msg_context_release(&c);
+	}
+}
+
+static void free_ids(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+}
+
+struct seen_members {
+	int idx[16];
+	size_t n;
+	size_t with_raw;
+};
+
+static void collect(void *ctx, const struct store_series_member *m)
+{
+	struct seen_members *s = ctx;
+
+	if (s->n < 16)
+		s->idx[s->n++] = m->index;
+	s->with_raw += m->raw != NULL;
+}
+
+/* Orders of one series: all land in one series. */
+static const char *const orders[][3] = {
+	{ "series-v2-cover.eml", "series-v2-1.eml", "series-v2-2.eml" },	/* in order */
+	{ "series-v2-2.eml", "series-v2-1.eml", "series-v2-cover.eml" },	/* reversed */
+	{ "series-v2-1.eml", "series-v2-2.eml", "series-v2-cover.eml" },	/* late cover */
+	{ "series-v2-2.eml", "series-v2-cover.eml", "series-v2-1.eml" },
+};
+
+START_TEST(test_orders)
+{
+	struct store *st = open_store();
+	struct seen_members sm = { .n = 0 };
+	char *ids[3] = { 0 };
+	struct err e;
+
+	arrive(st, orders[_i], 3, NULL, ids);
+	ck_assert_str_eq(ids[1], ids[0]);
+	ck_assert_str_eq(ids[2], ids[0]);
+	ck_assert(store_series_members(st, ids[0], collect, &sm, &e) == 0);
+	ck_assert_int_eq(sm.n, 3);
+	ck_assert_int_eq(sm.idx[0], 0);	/* by index: the cover leads */
+	ck_assert_int_eq(sm.idx[1], 1);
+	ck_assert_int_eq(sm.idx[2], 2);
+	ck_assert_int_eq(sm.with_raw, 3);
+	free_ids(ids, 3);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_missing_patch)
+{
+	static const char *const files[] = { "series-v2-cover.eml", "series-v2-2.eml" };
+	struct store *st = open_store();
+	struct seen_members sm = { .n = 0 };
+	char *ids[2] = { 0 };
+	struct err e;
+
+	arrive(st, files, 2, NULL, ids);
+	ck_assert_str_eq(ids[0], V2C);
+	ck_assert_str_eq(ids[1], V2C);
+	ck_assert(store_series_members(st, V2C, collect, &sm, &e) == 0);
+	ck_assert_int_eq(sm.n, 2);
+	ck_assert_int_eq(sm.idx[0], 0);
+	ck_assert_int_eq(sm.idx[1], 2);
+	free_ids(ids, 2);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_reply_to_other_series)
+{
+	static const char *const files[] = { "series-v3-cover.eml", "series-v3-1.eml",
+					     "series-v4-cover.eml", "series-v4-1.eml" };
+	struct store *st = open_store();
+	char *ids[4] = { 0 };
+
+	arrive(st, files, 4, NULL, ids);
+	ck_assert_str_eq(ids[0], V3C);
+	ck_assert_str_eq(ids[1], V3C);
+	ck_assert_str_eq(ids[2], V4C);	/* v4, sent in reply to v3's cover: its own */
+	ck_assert_str_eq(ids[3], V4C);
+	free_ids(ids, 4);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_no_cover)
+{
+	static const char *const files[] = { "series-nocover-2.eml", "series-nocover-1.eml" };
+	struct store *st = open_store();
+	char *ids[2] = { 0 };
+
+	arrive(st, files, 2, NULL, ids);
+	ck_assert_str_eq(ids[0], NC2);	/* named by the first to arrive */
+	ck_assert_str_eq(ids[1], NC2);
+	free_ids(ids, 2);
+	store_close(st);
+}
+END_TEST
+
+START_TEST(test_unthreaded_window)
+{
+	static const char *const files[] = { "series-unthreaded-1.eml", "series-unthreaded-2.eml" };
+	const time_t near[] = { T0, T0 + 600 }, far[] = { T0, T0 + SERIES_WINDOW + 60 };
+	struct store *st = open_store();
+	char *ids[2] = { 0 };
+	struct err e;
+
+	arrive(st, files, 2, near, ids);
+	ck_assert_str_eq(ids[0], "unthreaded-1@example.org");
+	ck_assert_str_eq(ids[1], "unthreaded-1@example.org");
+	free_ids(ids, 2);
+	store_close(st);
+	teardown();
+	setup();
+	st = open_store();
+	arrive(st, files, 2, far, ids);
+	ck_assert_str_eq(ids[0], "unthreaded-1@example.org");
+	ck_assert_str_eq(ids[1], "unthreaded-2@example.org");	/* too far apart */
+	(void)e;
+	free_ids(ids, 2);
+	store_close(st);
+}
+END_TEST
+
+/* A pending series keeps raw mails until it is done; then it is due no more. */
+START_TEST(test_pending_lifecycle)
+{
+	static const char *const files[] = { "series-v2-cover.eml", "series-v2-1.eml" };
+	struct store *st = open_store();
+	struct seen_members sm = { .n = 0 };
+	char *ids[2] = { 0 }, *due = NULL;
+	struct err e;
+	time_t when;
+	bool found;
+
+	arrive(st, files, 2, NULL, ids);
+	ck_assert(store_series_next_time(st, &when, &found, &e) == 0 && found);
+	ck_assert_int_eq(when, T0 + 3600);
+	ck_assert(store_series_next_due(st, T0 + 3599, &due, &e) == 0);
+	ck_assert_ptr_null(due);
+	ck_assert(store_series_next_due(st, T0 + 3600, &due, &e) == 0);
+	ck_assert_str_eq(due, V2C);
+	free(due);
+	ck_assert(store_series_set_state(st, V2C, STORE_SERIES_DONE, &e) == 0);
+	ck_assert(store_series_next_due(st, T0 + 9999, &due, &e) == 0);
+	ck_assert_ptr_null(due);
+	ck_assert(store_series_next_time(st, &when, &found, &e) == 0 && !found);
+	ck_assert(store_series_members(st, V2C, collect, &sm, &e) == 0);
+	ck_assert_int_eq(sm.n, 2);
+	ck_assert_int_eq(sm.with_raw, 0);	/* dropped once done */
+	free_ids(ids, 2);
+	store_close(st);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("series");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_linked, 0, sizeof(links) / sizeof(links[0]));
+	tcase_add_test(tc, test_window);
+	tcase_add_test(tc, test_is_part);
+	tcase_add_loop_test(tc, test_complete, 0, sizeof(views) / sizeof(views[0]));
+	tcase_add_loop_test(tc, test_orders, 0, sizeof(orders) / sizeof(orders[0]));
+	tcase_add_test(tc, test_missing_patch);
+	tcase_add_test(tc, test_reply_to_other_series);
+	tcase_add_test(tc, test_no_cover);
+	tcase_add_test(tc, test_unthreaded_window);
+	tcase_add_test(tc, test_pending_lifecycle);
+	suite_add_tcase(s, tc);
+	return th_run_suite(s);
+}
