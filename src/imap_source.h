@@ -181,6 +181,19 @@ int imap_append(struct imap_source *src, const char *folder, const char *raw, si
 int imap_find_msgid(struct imap_source *src, const char *folder, const char *msgid,
 		    bool *found, struct err *e);
 
+struct buf;
+
+/*
+ * The message of the watched folder whose Message-ID is msgid (with or
+ * without <>), for maintainer Cc mode: UID SEARCH HEADER Message-ID, then
+ * BODY.PEEK[] of the lowest such UID into out (reset; its cap applies).
+ * *found is false when there is none or it is larger than max_message.
+ * Safe between the callbacks of imap_fetch_from (its batch is read whole
+ * before they run).
+ */
+int imap_fetch_msgid(struct imap_source *src, const char *msgid, struct buf *out, bool *found,
+		     struct err *e);
+
 /* Counters since imap_open, for tests, the benchmark and `tagbot status`. */
 struct imap_stats {
 	unsigned long commands;		/* tagged commands sent */

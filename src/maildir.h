@@ -70,6 +70,11 @@ int maildir_read(const struct maildir *md, const char *name, struct buf *out,
 int maildir_mark_seen(const struct maildir *md, const char *name, char **newname,
 		      struct err *e);
 
+/* Reads at most max bytes of the start of name into out (reset first):
+ * enough for its header.  A shorter file is read whole. */
+int maildir_read_head(const struct maildir *md, const char *name, struct buf *out,
+		      size_t max, struct err *e);
+
 /* Delivers len bytes at data; *name (may be NULL) receives "new/BASE". */
 int maildir_deliver(const struct maildir *md, const char *data, size_t len, char **name,
 		    struct err *e);

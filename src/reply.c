@@ -1078,3 +1078,325 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 	parts_release(&pp);
 	return 0;
 }
+
+/* --- maintainer Cc mode (issue 4, item 4) ------------------------------ */
+
+static void addrs_drop(struct addrs *a, const char *addr)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		if (!strcasecmp(a->v[i], addr)) {
+			free(a->v[i]);
+			memmove(a->v + i, a->v + i + 1, (--a->n - i) * sizeof(char *));
+			return;
+		}
+	}
+}
+
+/* The author first (always: the copy for them is the point), then what
+ * s->to adds from the request; never the request's sender, who is in To. */
+static void cc_recipients(struct parts *pp, const struct reply_cc *c,
+			  const struct reply_settings *s)
+{
+	const struct person *author = c->patch ? reply_person(c->patch) : NULL;
+
+	if (author)
+		addrs_add(&pp->cc, author->email, s, pp->from.email);
+	collect_cc(&pp->cc, c->request, s, pp->from.email);
+	addrs_drop(&pp->cc, pp->to->email);
+}
+
+static void cc_pick_findings(struct parts *pp, const struct findings *f,
+			     const struct reply_settings *s)
+{
+	pp->used = xcalloc(f && f->n ? f->n : 1, sizeof(*pp->used));
+	for (size_t i = 0; f && i < f->n; i++) {
+		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
+			continue;
+		if (pp->nused < REPLY_MAX_FINDINGS)
+			pp->used[pp->nused++] = &f->v[i];
+		pp->nall++;
+	}
+}
+
+static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct reply_settings *s,
+		     struct err *e)
+{
+	const struct patch *rq = c->request;
+	const char *subj = rq->msg ? message_header(rq->msg, "Subject") : NULL;
+
+	if (!subj)
+		subj = rq->subject ? rq->subject : "";
+	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
+	    !reply_addr_valid(pp->from.email))
+		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
+	if (!rq->sender.email || !reply_addr_valid(rq->sender.email))
+		return err_set(e, ERR_FINAL, "message <%.200s>: no valid sender address to reply to",
+			       rq->message_id ? rq->message_id : "");
+	if (!c->findings && !c->nexplain && !c->note)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
+			       rq->message_id ? rq->message_id : "");
+	pp->to = &rq->sender;
+	cc_pick_findings(pp, c->findings, s);
+	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	pp->parent_ok = rq->message_id && reply_msgid_valid(rq->message_id);
+	cc_recipients(pp, c, s);
+	collect_refs(&pp->refs, rq, pp->parent_ok);
+	collect_rules(&pp->rules, pp->used, pp->nused);
+	return 0;
+}
+
+/* "the patch\n\n    SUBJECT\n\nby NAME <ADDR>." */
+static void cc_body_patch(struct buf *b, const struct patch *p)
+{
+	const char *subj = p->msg ? message_header(p->msg, "Subject") : NULL;
+	const struct person *author = reply_person(p);
+	char *clean;
+
+	if (!subj)
+		subj = p->subject ? p->subject : "";
+	clean = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	buf_addstr(b, "tagbot checked the tags of the patch\n\n");
+	wrap(b, clean, "    ");
+	free(clean);
+	if (author) {
+		clean = reply_clean_text(author->name ? author->name : "",
+					 author->name ? strlen(author->name) : 0, REPLY_NAME_MAX);
+		buf_printf(b, "\nby %s%s<%s>.", clean, *clean ? " " : "", author->email);
+		free(clean);
+	}
+	buf_addch(b, '\n');
+}
+
+static void cc_body_check(struct buf *b, const struct reply_cc *c, const struct parts *pp)
+{
+	cc_body_patch(b, c->patch);
+	if (!pp->nall) {
+		buf_addstr(b, "\nNo tag problems found.\n\n");
+		return;
+	}
+	buf_printf(b, "\nIt found %zu thing%s to look at:\n\n", pp->nall, pp->nall == 1 ? "" : "s");
+	for (size_t i = 0; i < pp->nused; i++)
+		body_finding(b, i, pp->used[i]);
+	if (pp->nall > pp->nused)
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the patch lists them all.\n\n",
+			   pp->nall - pp->nused);
+}
+
+/* One labelled paragraph, indented so no line reads as a trailer. */
+static void cc_para(struct buf *b, const char *label, const char *text)
+{
+	struct buf t;
+
+	if (!text || !*text)
+		return;
+	buf_init(&t, 0);
+	buf_printf(&t, "%s%s", label, text);
+	wrap_raw(b, t.data, "   ");
+	buf_release(&t);
+}
+
+static void cc_body_explain(struct buf *b, const struct reply_explain *x)
+{
+	char *id = reply_clean_text(x->id ? x->id : "", x->id ? strlen(x->id) : 0, RULE_ID_MAX);
+
+	if (!x->known) {
+		buf_printf(b, "There is no rule %s here. \"tagbot check\" names the rule of each\n"
+			   "finding; the rules are listed in tagbot(1).\n\n", *id ? id : "(none)");
+		free(id);
+		return;
+	}
+	buf_printf(b, "%s (%s here):\n\n", id, x->severity ? x->severity : "?");
+	free(id);
+	cc_para(b, "", x->summary);
+	cc_para(b, "It reports ", x->checks);
+	cc_para(b, "Why it matters: ", x->why);
+	cc_para(b, "How to fix: ", x->fix);
+	cc_para(b, "See: ", x->doc);
+	buf_addch(b, '\n');
+}
+
+static void cc_build_body(struct buf *b, const struct reply_cc *c, const struct parts *pp,
+			  const struct reply_settings *s)
+{
+	char *name = reply_clean_text(pp->to->name ? pp->to->name : "",
+				      pp->to->name ? strlen(pp->to->name) : 0, REPLY_NAME_MAX);
+
+	if (*name)
+		buf_printf(b, "Hello %s,\n\n", name);
+	else
+		buf_addstr(b, "Hello,\n\n");
+	free(name);
+	if (c->findings && c->patch)
+		cc_body_check(b, c, pp);
+	for (size_t i = 0; i < c->nexplain && i < REPLY_MAX_EXPLAIN; i++)
+		cc_body_explain(b, &c->explain[i]);
+	if (c->note) {
+		wrap_raw(b, c->note, "");
+		buf_addch(b, '\n');
+	}
+	body_footer(b, s->footer);
+}
+
+int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply_settings *s,
+		   time_t now, struct err *e)
+{
+	struct parts pp;
+	struct buf body, out;
+	bool qp;
+
+	reply_init(r);
+	memset(&pp, 0, sizeof(pp));
+	if (!c || !c->request)
+		return err_set(e, ERR_FINAL, "reply: no request to answer");
+	if (cc_gather(&pp, c, s, e) < 0) {
+		parts_release(&pp);
+		return -1;
+	}
+	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
+	r->envelope_from = xstrdup(pp.from.email);
+	r->nfindings = pp.nall;
+	fill_rcpt(r, &pp);
+	buf_init(&body, BODY_CAP);
+	cc_build_body(&body, c, &pp, s);
+	qp = !body_7bit(&body);
+	buf_init(&out, 0);
+	put_headers(&out, &pp, c->request, r, s, now, qp);
+	buf_addstr(&out, "\r\n");
+	if (qp)
+		put_qp(&out, &body);
+	else
+		put_crlf(&out, &body);
+	r->raw = buf_detach(&out, &r->len);
+	buf_release(&body);
+	parts_release(&pp);
+	return 0;
+}
+
+/* --- series replies (issue 4, item 2) ---------------------------------- */
+
+/* All parts' findings in one list (shallow copies: the strings stay the
+ * parts'), for the recipients, References and X-Tagbot-Rules. */
+static void series_merge_findings(const struct reply_series_part *parts, size_t n,
+				  struct findings *all)
+{
+	findings_init(all);
+	for (size_t i = 0; i < n; i++) {
+		const struct findings *f = parts[i].findings;
+
+		for (size_t j = 0; f && j < f->n; j++) {
+			ARRAY_GROW(all->v, all->alloc, all->n + 1);
+			all->v[all->n++] = f->v[j];
+		}
+	}
+}
+
+static bool series_reported(const struct finding *f, const struct reply_settings *s)
+{
+	return f->severity >= s->min_severity && f->severity != SEV_OFF;
+}
+
+static void series_part_title(struct buf *b, const struct reply_series_part *p, int total)
+{
+	char *subj = p->subject ? reply_clean_text(p->subject, strlen(p->subject),
+						   REPLY_SUBJECT_MAX) : NULL;
+
+	if (p->index == 0)
+		buf_printf(b, "Cover letter (0/%d)%s%s", total, subj ? ": " : "", subj ? subj : "");
+	else
+		buf_printf(b, "Patch %d/%d%s%s", p->index, total, subj ? ": " : "", subj ? subj : "");
+	free(subj);
+}
+
+/* One part's paragraphs; *k counts the findings written so far. */
+static void series_body_part(struct buf *b, const struct reply_series_part *p, int total,
+			     const struct reply_settings *s, size_t *k)
+{
+	struct buf title;
+	size_t mine = 0;
+
+	buf_init(&title, 0);
+	series_part_title(&title, p, total);
+	wrap(b, title.data, "");
+	buf_release(&title);
+	for (size_t j = 0; p->findings && j < p->findings->n; j++)
+		mine += series_reported(&p->findings->v[j], s);
+	if (!p->subject) {
+		buf_addstr(b, "   did not arrive; not checked.\n\n");
+		return;
+	}
+	if (!mine) {
+		buf_addstr(b, "   nothing to look at.\n\n");
+		return;
+	}
+	buf_addch(b, '\n');
+	for (size_t j = 0; j < p->findings->n; j++) {
+		if (!series_reported(&p->findings->v[j], s))
+			continue;
+		if (*k < REPLY_MAX_FINDINGS)
+			body_finding(b, *k, &p->findings->v[j]);
+		(*k)++;
+	}
+}
+
+static void series_body(struct buf *b, const struct parts *pp,
+			const struct reply_series_part *parts, size_t n, int total,
+			const struct reply_settings *s)
+{
+	char *name = reply_clean_text(pp->to->name ? pp->to->name : "",
+				      pp->to->name ? strlen(pp->to->name) : 0, REPLY_NAME_MAX);
+	size_t k = 0;
+
+	if (*name)
+		buf_printf(b, "Hello %s,\n\n", name);
+	else
+		buf_addstr(b, "Hello,\n\n");
+	free(name);
+	buf_addstr(b, "this is an automated check of the tags in your series\n\n");
+	wrap(b, pp->subject, "    ");
+	buf_printf(b, "\nIt found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
+		   pp->nall == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		series_body_part(b, &parts[i], total, s, &k);
+	if (k > REPLY_MAX_FINDINGS)
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the series lists them all.\n\n",
+			   k - REPLY_MAX_FINDINGS);
+	body_footer(b, s->footer);
+}
+
+int reply_build_series(struct reply *r, const struct patch *lead,
+		       const struct reply_series_part *parts, size_t n, int total,
+		       const struct reply_settings *s, time_t now, struct err *e)
+{
+	struct findings all;
+	struct parts pp;
+	struct buf body, out;
+	bool qp;
+	int rc = -1;
+
+	reply_init(r);
+	memset(&pp, 0, sizeof(pp));
+	series_merge_findings(parts, n, &all);
+	if (gather(&pp, lead, &all, s, e) < 0)
+		goto out;
+	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
+	r->envelope_from = xstrdup(pp.from.email);
+	r->nfindings = pp.nall;
+	fill_rcpt(r, &pp);
+	buf_init(&body, BODY_CAP);
+	series_body(&body, &pp, parts, n, total, s);
+	qp = !body_7bit(&body);
+	buf_init(&out, 0);
+	put_headers(&out, &pp, lead, r, s, now, qp);
+	buf_addstr(&out, "\r\n");
+	if (qp)
+		put_qp(&out, &body);
+	else
+		put_crlf(&out, &body);
+	r->raw = buf_detach(&out, &r->len);
+	buf_release(&body);
+	rc = 0;
+out:
+	free(all.v);	/* the findings themselves belong to the parts */
+	parts_release(&pp);
+	return rc;
+}

@@ -115,4 +115,67 @@ bool reply_msgid_valid(const char *id);
  * malloc'ed. */
 char *reply_clean_text(const char *s, size_t n, size_t max);
 
+/* --- maintainer Cc mode (issue 4, item 4) ------------------------------ */
+
+#define REPLY_MAX_EXPLAIN	8	/* explain sections in one reply */
+
+/* One "tagbot: explain RULE_ID" answer; ccmode_explain() fills it. */
+struct reply_explain {
+	const char *id;		/* foreign; the rule ID asked about */
+	bool known;		/* false: no such rule (the reply says so) */
+	const char *severity;	/* foreign; its severity here ("off" ...) */
+	const char *summary;	/* foreign; what the rule asks */
+	const char *checks;	/* foreign; when it fires */
+	const char *why;	/* foreign */
+	const char *fix;	/* foreign */
+	const char *doc;	/* foreign; the document and section, "" when none */
+};
+
+/* What a Cc-mode reply answers. */
+struct reply_cc {
+	const struct patch *request;	/* foreign; the mail that reached the bot: the
+					 * reply goes To its sender, under it in the thread */
+	const struct patch *patch;	/* foreign; the patch checked; NULL when none */
+	const struct findings *findings; /* foreign; of patch; NULL: not checked */
+	const struct reply_explain *explain; /* foreign; nexplain answers */
+	size_t nexplain;
+	const char *note;		/* foreign; one sentence (why nothing was checked) or NULL */
+};
+
+/*
+ * Builds the Cc-mode reply: From the bot, To the request's sender, Cc per
+ * s->to: the patch's author always (the author's copy is the point), with
+ * author+list also the list of the request, with all also the request's To
+ * and Cc; Subject "Re: " the request's subject; In-Reply-To the request,
+ * References the request's extended by it.  Body: the check of the patch
+ * (its findings at or above min_severity, or "No tag problems found."),
+ * then the explain sections, then the note.  ERR_FINAL when there is
+ * nothing to say, from is invalid or the request's sender has no valid
+ * address.
+ */
+int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply_settings *s,
+		   time_t now, struct err *e);
+
+
+/* --- series replies (issue 4, item 2: reply_mode = per-series) --------- */
+
+/* One part of a series, in the order the reply lists them. */
+struct reply_series_part {
+	int index;			/* 0: the cover letter */
+	const char *subject;		/* foreign; without its prefix; NULL: did not arrive */
+	const struct findings *findings; /* foreign; NULL when it did not arrive */
+};
+
+/*
+ * The one reply to a series: headers as reply_build() gives them for lead
+ * (the cover letter, else the first patch), a body listing the findings at
+ * or above s->min_severity patch by patch (at most REPLY_MAX_FINDINGS in
+ * all), and the parts that did not arrive.  total is the series' n of n/m.
+ * Fails with ERR_FINAL as reply_build() does, also when no part has a
+ * finding to report.
+ */
+int reply_build_series(struct reply *r, const struct patch *lead,
+		       const struct reply_series_part *parts, size_t n, int total,
+		       const struct reply_settings *s, time_t now, struct err *e);
+
 #endif

@@ -1,0 +1,208 @@
+#!/bin/sh
+# Maintainer Cc mode through tagbot run, Maildir source and sink (no servers).
+# Each step drops mails into the source and runs --once; the replies
+# expected follow from the fixtures (tests/data/cc-*.eml):
+#   1. two patches by the normal path: cc-patch-reported-no-link (one
+#      BAD_REPORTED_BY_LINK: a reply), cc-patch-clean (none)
+#   2. a plain Cc from a non-maintainer to the patch answered in 1: nothing
+#      (answered before); a plain Cc (bot plus-addressed) to the clean patch:
+#      "No tag problems found" To the sender, Cc the author, threaded under it
+#   3. a maintainer's recheck + explain: the findings and the explanation;
+#      the quoted "tagbot: quiet" and the one below "-- " are not commands
+#   4. commands from a non-maintainer, another bot, the bot itself, a mail
+#      not addressed to the bot, a patch nobody has: nothing
+#   5. a patch only in cur/ (never listed by the source) found by a request,
+#      answered; moved into new/ later: not answered again
+#   6. quiet from a maintainer: then a v2 in that thread and a recheck in it
+#      get nothing; the same request twice: one reply (at most once)
+. "$top_srcdir/tests/lib.sh"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed"; exit 77; }
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-cc.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+D=$TAGBOT_TEST_DATA
+IN=$W/inbox
+OUT=$W/out
+mkdir -p "$IN/new" "$IN/cur" "$IN/tmp"
+
+cat >"$W/cc.ini" <<INI
+[tagbot]
+state = state.db
+log_level = debug
+
+[source]
+type = maildir
+path = inbox
+
+[sink]
+type = maildir
+path = out
+
+[reply]
+from = tagbot <tagbot@example.org>
+maintainers = lee@kernel.org, *@linaro.org
+max_per_author_per_hour = 0
+max_per_minute = 0
+INI
+
+cond() { eval "$1"; }
+run() { "$TAGBOT" run --once -c "$W/cc.ini" 2>>"$W/log"; }
+put() { cp "$D/$1" "$IN/new/$2"; }
+count_files() { ls "$OUT/new" 2>/dev/null | grep -c .; }
+
+# reply IN_REPLY_TO CHECKS...: exactly one reply in OUT answers the mail
+# IN_REPLY_TO and each check holds: To=..., Cc=..., Cc!, refs=A,B,
+# body~TEXT (in the body), body!TEXT (not in it).
+reply() {
+	python3 - "$OUT" "$@" <<'PY'
+import email, email.policy, glob, os, sys
+out, want, checks = sys.argv[1], sys.argv[2], sys.argv[3:]
+found = []
+for f in glob.glob(os.path.join(out, "new", "*")):
+    m = email.message_from_binary_file(open(f, "rb"), policy=email.policy.default)
+    if str(m["In-Reply-To"] or "").strip("<>") == want:
+        found.append(m)
+if len(found) != 1:
+    print("# %d replies to <%s>" % (len(found), want))
+    sys.exit(1)
+m = found[0]
+body = m.get_content()
+bad = []
+for c in checks:
+    if c.startswith("body~"):
+        ok = c[5:] in body
+    elif c.startswith("body!"):
+        ok = c[5:] not in body
+    elif c == "Cc!":
+        ok = m["Cc"] is None
+    elif c.startswith("refs="):
+        ok = str(m["References"]).split() == ["<%s>" % r for r in c[5:].split(",")]
+    else:
+        k, v = c.split("=", 1)
+        ok = str(m[k]) == v
+    if not ok:
+        bad.append(c)
+for b in bad:
+    print("# failed: %s" % b)
+if bad:
+    print(body)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# nreplies MSGID: how many replies in OUT answer MSGID.
+nreplies() {
+	python3 - "$OUT" "$1" <<'PY'
+import email, glob, os, sys
+n = 0
+for f in glob.glob(os.path.join(sys.argv[1], "new", "*")):
+    m = email.message_from_binary_file(open(f, "rb"))
+    n += str(m["In-Reply-To"] or "").strip("<>") == sys.argv[2]
+print(n)
+PY
+}
+
+P1=20260123-leds-multicolor-limit-intensity-v1-1-b37761c2fdfd@pengutronix.de
+P2=20250401085002.492904-1-tobias.junghans@inhub.de
+
+# --- 1. the normal path ------------------------------------------------------
+put cc-patch-reported-no-link.eml 1700000001.p1.host
+put cc-patch-clean.eml 1700000002.p2.host
+run
+expect "1: the patch with a finding gets the normal reply, the clean one none" \
+	cond '[ "$(count_files)" = 1 ] && reply "$P1" "To=Michael Tretter <m.tretter@pengutronix.de>"'
+
+# --- 2. plain Cc -----------------------------------------------------------
+put cc-request-plain.eml 1700000003.r1.host
+put cc-request-clean.eml 1700000004.r2.host
+run
+expect "2: a patch answered before is not answered again for a plain Cc" \
+	cond '[ "$(count_files)" = 2 ] && grep -q "aamOejvtN8H1zB0E@black.igk.intel.com.*was answered before" "$W/log"'
+expect "2: a clean patch: \"No tag problems found\" to the sender, Cc the author, threaded" \
+	reply 20250404151042.GC372032@google.com \
+	"To=Lee Jones <lee@kernel.org>" "Cc=tobias.junghans@inhub.de" \
+	"Subject=Re: [PATCH] leds: trigger: netdev: Match net in netdev_trig_notify()" \
+	"refs=$P2,20250404151042.GC372032@google.com" \
+	"Auto-Submitted=auto-generated" \
+	"body~No tag problems found." "body~Match net in netdev_trig_notify()"
+
+# --- 3. a maintainer's commands ------------------------------------------------
+put cc-request-commands.eml 1700000005.r3.host
+run
+expect "3: recheck + explain: findings and the explanation, to the maintainer, Cc the author" \
+	reply 20260206101500.GA1676312@google.com \
+	"To=Lee Jones <lee@kernel.org>" "Cc=m.tretter@pengutronix.de" \
+	"X-Tagbot-Rules=BAD_REPORTED_BY_LINK" "refs=$P1,20260206101500.GA1676312@google.com" \
+	"body~1. BAD_REPORTED_BY_LINK (warning), line 10:" \
+	"body~BAD_REPORTED_BY_LINK (warning here):" \
+	"body~How to fix: add \"Closes: <URL of the report>\"" \
+	"body!MISSING_SIGN_OFF" "body!No tag problems found"
+expect "3: the quoted quiet was no command (not logged as quieted)" \
+	cond '! grep -q "quieted thread" "$W/log"'
+
+# --- 4. nothing for these ------------------------------------------------------
+put cc-request-non-maintainer-command.eml 1700000006.r4.host
+put cc-request-other-bot.eml 1700000007.r5.host
+put cc-request-from-bot.eml 1700000008.r6.host
+put cc-request-not-to-bot.eml 1700000009.r7.host
+put cc-request-no-parent.eml 1700000010.r8.host
+run
+expect "4: no reply to a non-maintainer's commands, a bot, the bot, a list reply, a lost patch" \
+	[ "$(count_files)" = 3 ]
+expect "4: the non-maintainer's commands are logged" \
+	grep -q "commands from andriy.shevchenko@intel.com ignored: not in \[reply\] maintainers" "$W/log"
+expect "4: the lost patch is logged, not answered" \
+	grep -q "20260207090000.GC1676312@google.com.*the patch it answers (<20260101000000.1-unknown@example.com>) was not found" "$W/log"
+
+decisions() {
+	python3 - "$W/state.db" <<'PY'
+import sqlite3, sys
+for k, d in sqlite3.connect(sys.argv[1]).execute("SELECT msgid, decision FROM messages ORDER BY msgid"):
+    print(k, d)
+PY
+}
+decisions >"$W/decisions"
+expect "4: the decisions are recorded with their reasons" \
+	cond 'grep -q "^aamOejvtN8H1zB0F@black.igk.intel.com skipped:cc-not-maintainer$" "$W/decisions" &&
+	      grep -q "^202601240312.AbCdEfGh-lkp@intel.com skipped:ignored-sender$" "$W/decisions" &&
+	      grep -q "^tagbot.1770370000.00000000000000aa@example.org skipped:own-address$" "$W/decisions" &&
+	      grep -q "^20260206120000.GD1676312@google.com skipped:reply$" "$W/decisions" &&
+	      grep -q "^20260207090000.GC1676312@google.com skipped:cc-no-parent$" "$W/decisions" &&
+	      grep -q "^aamOejvtN8H1zB0E@black.igk.intel.com skipped:cc-answered-before$" "$W/decisions"'
+
+# --- 5. a patch the source never listed -------------------------------------------
+P3=20260301-hidden-v1-1-0123456789ab@pengutronix.de
+sed "s/^Message-Id: .*/Message-Id: <$P3>/" "$D/cc-patch-reported-no-link.eml" >"$IN/cur/1690000000.p3.host:2,S"
+sed -e "s/^Message-ID: .*/Message-ID: <20260302.r9@linaro.org>/" \
+    -e "s/^From: .*/From: Krzysztof Kozlowski <krzk@linaro.org>/" \
+    -e "s/^References: .*/References: <$P3>/" -e "s/^In-Reply-To: .*/In-Reply-To: <$P3>/" \
+    "$D/cc-request-plain.eml" >"$IN/new/1700000011.r9.host"
+run
+expect "5: a patch found in cur/ is checked and answered" \
+	reply 20260302.r9@linaro.org "To=Krzysztof Kozlowski <krzk@linaro.org>" \
+	"Cc=m.tretter@pengutronix.de" "body~BAD_REPORTED_BY_LINK"
+mv "$IN/cur/1690000000.p3.host:2,S" "$IN/new/1700000012.p3.host"
+run
+expect "5: that patch arriving later is not answered a second time" \
+	cond '[ "$(count_files)" = 4 ] && [ "$(nreplies "$P3")" = 0 ]'
+
+# --- 6. quiet ------------------------------------------------------------------
+put cc-request-quiet.eml 1700000013.r10.host
+run
+expect "6: quiet from a maintainer: logged, no reply" \
+	cond '[ "$(count_files)" = 4 ] && grep -q "lee@kernel.org quieted thread <$P1>" "$W/log"'
+put cc-patch-v2-in-quiet-thread.eml 1700000014.p4.host
+sed "s/^Message-Id: .*/Message-Id: <20260211.recheck@google.com>/" \
+	"$D/cc-request-commands.eml" >"$IN/new/1700000015.r11.host"
+run
+expect "6: a v2 in the quiet thread and a recheck there get nothing" \
+	cond '[ "$(count_files)" = 4 ] && grep -q "20260210-leds-multicolor-limit-intensity-v2-1-b37761c2fdfd@pengutronix.de.*thread <$P1> is quiet" "$W/log"'
+cp "$D/cc-request-commands.eml" "$IN/new/1700000016.r3-again.host"
+run
+expect "6: the same request under another name: still one reply" \
+	cond '[ "$(count_files)" = 4 ] && reply 20260206101500.GA1676312@google.com'
+
+if [ "$fails" -ne 0 ]; then
+	sed 's/^/# /' "$W/log" | tail -60
+fi
+finish
