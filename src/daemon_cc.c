@@ -23,6 +23,7 @@
 
 #include "ccmode.h"
 #include "daemon_int.h"
+#include "listpolicy.h"
 #include "log.h"
 #include "lookup.h"
 #include "message.h"
@@ -219,7 +220,8 @@ static int note_parent(struct daemon *d, const struct parent *pa, struct err *e)
 
 /* -------------------------------------------------------------- answers */
 
-static void check_parent(struct daemon *d, const struct parent *pa, struct findings *f)
+static void check_parent(struct daemon *d, const struct parent *pa,
+			 const struct rule_settings *rules, struct findings *f)
 {
 	struct lookup_results res;
 
@@ -229,7 +231,7 @@ static void check_parent(struct daemon *d, const struct parent *pa, struct findi
 		lookup_cached(d->lk, pa->p, pa->np, &d->cfg.rules.archives, &res);
 	for (size_t i = 0; i < pa->np; i++)
 		if (pa->p[i].kind == KIND_PATCH || pa->p[i].kind == KIND_COVER)
-			rules_run_lookups(&pa->p[i], &d->cfg.rules, &res, f);
+			rules_run_lookups(&pa->p[i], rules, &res, f);
 	lookup_results_release(&res);
 }
 
@@ -238,6 +240,7 @@ struct answer {
 	struct reply_explain ex[REPLY_MAX_EXPLAIN];
 	struct findings f;
 	struct parent pa;
+	struct list_apply la;	/* the request's list: severities, to, min severity */
 	bool checked;
 };
 
@@ -257,7 +260,7 @@ static int queue_answer(struct daemon *d, const struct origin *o, const char *ke
 	struct err re;
 	int rc;
 
-	if (reply_build_cc(&r, &a->c, &d->rs, time(NULL), &re) < 0) {
+	if (reply_build_cc(&r, &a->c, &a->la.rs, time(NULL), &re) < 0) {
 		log_message(LOGL_WARNING, key, "no Cc-mode reply: %s", re.msg);
 		reply_release(&r);
 		return daemon_record(d, o, key, patch_kind_name(a->c.request->kind), STORE_SKIPPED,
@@ -277,7 +280,7 @@ static void add_explains(struct daemon *d, const struct cc_commands *cmds, struc
 {
 	for (size_t i = 0; i < cmds->n && a->c.nexplain < REPLY_MAX_EXPLAIN; i++)
 		if (cmds->v[i].kind == CC_EXPLAIN)
-			ccmode_explain(cmds->v[i].arg, &d->cfg.rules, &a->ex[a->c.nexplain++]);
+			ccmode_explain(cmds->v[i].arg, &a->la.rules, &a->ex[a->c.nexplain++]);
 }
 
 /* Finds and checks the patch; *why is set when there is nothing to say
@@ -304,7 +307,7 @@ static int check_request(struct daemon *d, const char *key, const struct patch *
 			return 0;
 		}
 	}
-	check_parent(d, &a->pa, &a->f);
+	check_parent(d, &a->pa, &a->la.rules, &a->f);
 	a->c.patch = a->pa.lead;
 	a->c.findings = &a->f;
 	a->checked = true;
@@ -325,6 +328,7 @@ static int answer(struct daemon *d, const struct origin *o, const char *key,
 	parent_init(&a.pa);
 	a.c.request = rq;
 	a.c.explain = a.ex;
+	list_apply(&a.la, &d->cfg, rq->msg, &d->rs, &d->ps);
 	add_explains(d, cmds, &a);
 	/* explain alone asks about a rule, not about the patch. */
 	if (cmds->recheck || !a.c.nexplain)
@@ -364,6 +368,15 @@ static bool is_maintainer(const struct daemon *d, const char *addr)
 	return ccmode_is_maintainer((const char *const *)m->v, m->n, addr);
 }
 
+/* A list with enabled = no: checked and recorded, never answered. */
+static bool list_enabled(const struct daemon *d, const struct patch *rq)
+{
+	struct list_apply la;
+
+	list_apply(&la, &d->cfg, rq->msg, &d->rs, &d->ps);
+	return la.pol->enabled;
+}
+
 static int request(struct daemon *d, const struct origin *o, const char *key,
 		   const struct patch *rq, struct err *e)
 {
@@ -378,6 +391,10 @@ static int request(struct daemon *d, const struct origin *o, const char *key,
 	}
 	ccmode_parse_commands(rq->msg ? rq->msg->text : NULL, rq->msg ? rq->msg->text_len : 0,
 			      &cmds);
+	if (!list_enabled(d, rq)) {
+		log_message(LOGL_DEBUG, key, "Cc mode: skipped: its list has enabled = no");
+		return daemon_record(d, o, key, kind, STORE_SKIPPED, LIST_DISABLED_REASON, e);
+	}
 	if (cmds.n && !is_maintainer(d, rq->sender.email)) {
 		log_message(LOGL_WARNING, key, "Cc mode: commands from %s ignored: not in [reply] "
 			    "maintainers", rq->sender.email ? rq->sender.email : "?");

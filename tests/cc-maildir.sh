@@ -15,6 +15,7 @@
 #      answered; moved into new/ later: not answered again
 #   6. quiet from a maintainer: then a v2 in that thread and a recheck in it
 #      get nothing; the same request twice: one reply (at most once)
+#   7. [list ID] enabled = no: a request from that list is not answered
 . "$top_srcdir/tests/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed"; exit 77; }
 
@@ -92,7 +93,7 @@ PY
 
 # nreplies MSGID: how many replies in OUT answer MSGID.
 nreplies() {
-	python3 - "$OUT" "$1" <<'PY'
+	python3 - "${OUT}" "$1" <<'PY'
 import email, glob, os, sys
 n = 0
 for f in glob.glob(os.path.join(sys.argv[1], "new", "*")):
@@ -201,6 +202,16 @@ cp "$D/cc-request-commands.eml" "$IN/new/1700000016.r3-again.host"
 run
 expect "6: the same request under another name: still one reply" \
 	cond '[ "$(count_files)" = 4 ] && reply 20260206101500.GA1676312@google.com'
+
+# --- 7. a list with enabled = no: a request from it is recorded, not answered --
+sed -e 's/^state = .*/state = state2.db/' -e 's/^path = out$/path = out2/' "$W/cc.ini" >"$W/cc2.ini"
+printf '\n[list linux-leds.vger.kernel.org]\nenabled = no\n' >>"$W/cc2.ini"
+"$TAGBOT" run --once -c "$W/cc2.ini" 2>>"$W/log"
+expect "7: enabled = no: the request from that list is recorded, not answered" \
+	cond '[ "$(OUT=$W/out2 nreplies 20250404151042.GC372032@google.com)" = 0 ] &&
+	      python3 -c "import sqlite3,sys; sys.exit(0 if sqlite3.connect(sys.argv[1]).execute(
+\"SELECT decision FROM messages WHERE msgid = ?\", (\"20250404151042.GC372032@google.com\",)).fetchone()[0]
+== \"skipped:list-disabled\" else 1)" "$W/state2.db"'
 
 if [ "$fails" -ne 0 ]; then
 	sed 's/^/# /' "$W/log" | tail -60
