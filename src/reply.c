@@ -1300,10 +1300,14 @@ static void series_part_title(struct buf *b, const struct reply_series_part *p, 
 	char *subj = p->subject ? reply_clean_text(p->subject, strlen(p->subject),
 						   REPLY_SUBJECT_MAX) : NULL;
 
+	/* The subject goes on indented lines: a word of it at the start of a
+	 * line could read as a tag. */
 	if (p->index == 0)
-		buf_printf(b, "Cover letter (0/%d)%s%s", total, subj ? ": " : "", subj ? subj : "");
+		buf_printf(b, "Cover letter (0/%d):\n", total);
 	else
-		buf_printf(b, "Patch %d/%d%s%s", p->index, total, subj ? ": " : "", subj ? subj : "");
+		buf_printf(b, "Patch %d/%d:\n", p->index, total);
+	if (subj && *subj)
+		wrap(b, subj, "    ");
 	free(subj);
 }
 
@@ -1311,13 +1315,9 @@ static void series_part_title(struct buf *b, const struct reply_series_part *p, 
 static void series_body_part(struct buf *b, const struct reply_series_part *p, int total,
 			     const struct reply_settings *s, size_t *k)
 {
-	struct buf title;
 	size_t mine = 0;
 
-	buf_init(&title, 0);
-	series_part_title(&title, p, total);
-	wrap(b, title.data, "");
-	buf_release(&title);
+	series_part_title(b, p, total);
 	for (size_t j = 0; p->findings && j < p->findings->n; j++)
 		mine += series_reported(&p->findings->v[j], s);
 	if (!p->subject) {
