@@ -444,6 +444,14 @@ static bool in_window(struct daemon *d, struct replay *r, const struct replay_op
 	return true;
 }
 
+/* A clock at which every series still waiting is due. */
+static time_t end_of_time(const struct daemon *d)
+{
+	time_t now = time(NULL);
+
+	return (d->clock > now ? d->clock : now) + CONFIG_MAX_SERIES_WAIT + 1;
+}
+
 static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o, struct err *e)
 {
 	struct input *in = input_new((const char *const *)o->sources, o->nsources);
@@ -465,9 +473,15 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 		snprintf(name, sizeof(name), "%s#%zu", m.file, m.index);
 		r->messages++;
 		rc = daemon_process_one(d, &org, m.data, m.len, e);
+		/* per-series: the series whose series_wait ran out by this mail's Date */
+		if (rc == 0)
+			rc = daemon_series_flush(d, daemon_now(d), e);
 		if (rc == 0 && d->b.n >= REPLAY_BATCH)
 			rc = daemon_batch_end(d, e);
 	}
+	/* what still waits is answered as series_wait would have it */
+	if (rc == 0)
+		rc = daemon_series_flush(d, end_of_time(d), e);
 	if (rc == 0)
 		rc = daemon_batch_end(d, e);
 	input_free(in);

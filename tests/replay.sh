@@ -1,0 +1,167 @@
+#!/bin/sh
+# replay.sh - `tagbot replay` over fixture mails: one line per message with
+# the decision `tagbot run` would make, the per-list policy ([list ID],
+# [default], enabled = no), dedupe across the run, rate limits on the mails'
+# own Date clock, --since/--until, the totals, and that nothing is written
+# to the configured state or sink.  Expected lines come from reading the
+# fixtures (their findings are the ones tests/cli.sh asserts for tagbot check).
+. "${top_srcdir:?run me through make check}/tests/lib.sh"
+
+data=$TAGBOT_TEST_DATA
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-replay.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+run() {
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+}
+status_is() {
+	if [ "$status" -eq "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1 (exit status $status, want $2)"
+		sed 's/^/#   /' "$tmp/err" | head -5
+	fi
+}
+# line DESC EXACT-LINE: stdout has that whole line
+line() { if grep -qxF -- "$2" "$tmp/out"; then ok "$1"; else not_ok "$1: no line '$2'"; sed 's/^/#   /' "$tmp/out" | head -30; fi; }
+lacks() { if grep -qF -- "$2" "$tmp/out"; then not_ok "$1: '$2' in stdout"; else ok "$1"; fi; }
+# total DESC LABEL N: the totals count N for LABEL
+total() {
+	if grep -qE "^  $2 +$3\$" "$tmp/out"; then ok "$1"; else not_ok "$1: no total '$2 $3'"; sed -n '/^-- totals/,$p' "$tmp/out" | sed 's/^/#   /'; fi
+}
+
+# The daemon's file: a Maildir source and sink, a state file; replay must
+# touch none of them.
+base() {
+	cat <<EOF
+[tagbot]
+state = $tmp/state/tagbot.db
+[source]
+type = maildir
+path = $tmp/inbox
+[sink]
+type = maildir
+path = $tmp/replies
+[reply]
+from = tagbot <tagbot@example.org>
+EOF
+}
+base >"$tmp/plain.ini"
+
+leds="20250311042642.373782-1-craig@mcqueen.au"		# no Signed-off-by
+warn="20250224082815.1827487-1-delphine_cc_chiu@wiwynn.com"	# FROM_SIGN_OFF_MISMATCH
+chk="20251211163727.366441-1-johannes.goede@oss.qualcomm.com"	# MISSING_FIXES_TAG (check)
+clean="20250426020454.47059-1-jesse@ponkila.com"
+reply="20250314110853.GF3890718@google.com"
+set -- "$data/cli-missing-signoff.eml" "$data/cli-warning-only.eml" \
+	"$data/cli-check-only.eml" "$data/cli-clean.eml" "$data/cli-reply.eml"
+
+# --- the global policy ---------------------------------------------------------
+run "$TAGBOT" replay -c "$tmp/plain.ini" "$@" "$data/cli-missing-signoff.eml"
+status_is "replay exits 0" 0
+line "an error finding: would reply" "$leds: would reply (MISSING_SIGN_OFF)"
+line "a warning finding: would reply" "$warn: would reply (FROM_SIGN_OFF_MISMATCH)"
+line "a CHECK below min_reply_severity: clean" "$chk: clean"
+line "a clean patch" "$clean: clean"
+line "a reply is not answered" "$reply: skipped: reply"
+line "the same mail twice: the second is seen" "$leds: skipped: seen"
+total "two would-be replies" "would reply" 2
+total "two clean" "clean" 2
+total "one reply skipped" "skipped: reply" 1
+total "one seen" "skipped: seen" 1
+line "the messages are counted" "messages 6"
+line "totals per rule: MISSING_SIGN_OFF" "  MISSING_SIGN_OFF                      1      0"
+line "the clock is the mails' Date" "clock: the mails' Date headers"
+if [ -e "$tmp/state" ] || [ -e "$tmp/replies" ]; then
+	not_ok "nothing is written to the state or the sink"
+else
+	ok "nothing is written to the state or the sink"
+fi
+
+# --- per-list policy -------------------------------------------------------------
+{ base; cat <<'EOF'
+[list linux-leds.vger.kernel.org]
+min_reply_severity = check
+FROM_SIGN_OFF_MISMATCH = off
+EOF
+} >"$tmp/list.ini"
+run "$TAGBOT" replay -c "$tmp/list.ini" "$@"
+status_is "replay with a [list] section exits 0" 0
+line "the list's min_reply_severity = check answers a CHECK" \
+	"$chk: would reply (MISSING_FIXES_TAG)"
+line "the list turned FROM_SIGN_OFF_MISMATCH off" "$warn: clean"
+line "the rest as before" "$leds: would reply (MISSING_SIGN_OFF)"
+
+{ base; cat <<'EOF'
+[default]
+enabled = no
+[list linux-leds@vger.kernel.org]
+EOF
+} >"$tmp/off.ini"
+run "$TAGBOT" replay -c "$tmp/off.ini" "$@" "$data/replay-rate-a.eml"
+line "[default] enabled = no reaches a listed list too" \
+	"$leds: skipped: list-disabled (MISSING_SIGN_OFF)"
+line "and a mail of another list" \
+	"20250601-rate-a@example.org: skipped: list-disabled (MISSING_SIGN_OFF)"
+line "a clean patch stays clean" "$clean: clean"
+total "disabled replies are counted" "skipped: list-disabled" 3
+line "their rules in the held column" "  MISSING_SIGN_OFF                      0      2"
+
+{ base; cat <<'EOF'
+[default]
+enabled = no
+[list linux-leds.vger.kernel.org]
+enabled = yes
+EOF
+} >"$tmp/optin.ini"
+run "$TAGBOT" replay -c "$tmp/optin.ini" "$data/cli-missing-signoff.eml" "$data/replay-rate-a.eml"
+line "opt-in: the enabled list is answered" "$leds: would reply (MISSING_SIGN_OFF)"
+line "opt-in: X-Mailing-List of another list follows [default]" \
+	"20250601-rate-a@example.org: skipped: list-disabled (MISSING_SIGN_OFF)"
+
+# --- rate limits on the mails' clock ---------------------------------------------
+# a 10:00:00, b 10:00:30 UTC (written +0200), c 10:02:00: one reply a minute.
+{ base; echo "max_per_minute = 1"; } >"$tmp/rate.ini"
+run "$TAGBOT" replay -c "$tmp/rate.ini" "$data/replay-rate-a.eml" "$data/replay-rate-b.eml" \
+	"$data/replay-rate-c.eml"
+line "the first is answered" "20250601-rate-a@example.org: would reply (MISSING_SIGN_OFF)"
+line "30 s later (by Date, +0200 applied): held" \
+	"20250601-rate-b@example.org: held: rate-limit-global (MISSING_SIGN_OFF)"
+line "two minutes later: answered again" \
+	"20250601-rate-c@example.org: would reply (MISSING_SIGN_OFF)"
+total "one held" "held: rate-limit-global" 1
+
+# --- --since / --until -------------------------------------------------------------
+# Dates: missing-signoff 2025-03-11 04:26 UTC, warning-only 2025-02-24,
+# check-only 2025-12-11, clean 2025-04-26, reply 2025-03-14.
+run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-03-01 --until 2025-04-30 "$@"
+line "--since/--until keep three" "messages 3 (2 more outside --since/--until)"
+lacks "warning-only is before --since" "$warn"
+lacks "check-only is after --until" "$chk"
+run "$TAGBOT" replay -c "$tmp/plain.ini" --until 2025-03-11 "$@"
+line "--until takes the whole day" "$leds: would reply (MISSING_SIGN_OFF)"
+run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-03-12 --until 2025-03-31 "$@"
+lacks "--since starts at the day" "$leds"
+line "--since 2025-03-12 --until 2025-03-31: the reply only" "$reply: skipped: reply"
+
+# --- usage ---------------------------------------------------------------------------
+run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli-clean.eml"
+status_is "a bad date exits 2" 2
+run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-02-30 "$data/cli-clean.eml"
+status_is "a day that does not exist exits 2" 2
+run "$TAGBOT" replay -c "$tmp/plain.ini"
+status_is "no SOURCE exits 2" 2
+run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-05-01 --until 2025-04-01 "$data/cli-clean.eml"
+status_is "--until before --since exits 2" 2
+printf '[list bad id]\n' >"$tmp/bad.ini"
+run "$TAGBOT" replay -c "$tmp/bad.ini" "$data/cli-clean.eml"
+status_is "a bad configuration exits 2" 2
+if grep -qF "[list bad id]" "$tmp/err"; then ok "and names the section"; else not_ok "and names the section"; fi
+run "$TAGBOT" replay -c "$tmp/plain.ini" -q "$@"
+lacks "-q prints no per-message lines" "$leds:"
+line "-q prints the totals" "messages 5"
+run "$TAGBOT" help replay
+status_is "help replay exits 0" 0
+
+finish
