@@ -3,9 +3,10 @@
  *
  * A mail that reaches the bot directly (its address in To/Cc) and is not
  * itself a patch is a request.  The bot finds the patch it answers (by
- * In-Reply-To, then References, nearest first: in the watched IMAP folder,
- * in the Maildir source), checks it and answers the request's sender in
- * that thread, Cc the author, also when the patch is clean.  Commands
+ * In-Reply-To, then References, nearest first: in the watched IMAP folder
+ * or the Maildir source, then the archive when [lookup] is on), checks it
+ * and answers the request's sender in that thread, Cc the author, also when
+ * the patch is clean.  Commands
  * (ccmode.h) are taken only from [reply] maintainers; a mail with commands
  * from anyone else gets nothing.  "quiet" marks the thread: no reply in it
  * from then on, in any mode (the normal path asks daemon_cc_handle too).
@@ -42,7 +43,7 @@ struct parent {
 	size_t np;
 	const struct patch *lead; /* the part checked and named in the reply */
 	const char *id;		/* foreign (the request); the Message-ID that found it */
-	const char *where;	/* "imap", "maildir" */
+	const char *where;	/* "imap folder", "maildir", "archive" */
 };
 
 static void parent_init(struct parent *pa)
@@ -124,7 +125,33 @@ static int maildir_find(struct daemon *d, const char *id, struct buf *out, bool 
 	return rc;
 }
 
-/* The raw mail of id from the source; a failure is logged and is "not found". */
+/* The archive's copy, when [lookup] is on; it must be the mail asked for. */
+static void archive_find(struct daemon *d, const char *id, struct buf *out, bool *found)
+{
+	struct err e;
+	size_t off = 0;
+	char *mid;
+
+	if (lookup_message_raw(d->lk, id, out, found, &e) < 0) {
+		log_message(LOGL_WARNING, id, "looking it up in the archive: %s", e.msg);
+		return;
+	}
+	if (!*found)
+		return;
+	if (out->len > 5 && !memcmp(out->data, "From ", 5)) {
+		const char *nl = memchr(out->data, '\n', out->len);
+
+		off = nl ? (size_t)(nl - out->data) + 1 : out->len;	/* the mbox line */
+	}
+	mid = daemon_raw_message_id(out->data + off, out->len - off);
+	*found = mid && same_id(mid, id);
+	if (!*found)
+		log_message(LOGL_WARNING, id, "the archive answered with another message");
+	free(mid);
+}
+
+/* The raw mail of id: the watched folder, the Maildir source, then the
+ * archive.  A failure is logged and is "not found", never a finding. */
 static void fetch_raw(struct daemon *d, const char *id, struct buf *out, bool *found,
 		      const char **where)
 {
@@ -132,12 +159,16 @@ static void fetch_raw(struct daemon *d, const char *id, struct buf *out, bool *f
 
 	*found = false;
 	if (d->imap) {
-		*where = "imap";
+		*where = "imap folder";
 		if (imap_fetch_msgid(d->imap, id, out, found, &e) < 0)
 			log_message(LOGL_WARNING, id, "looking it up in the folder: %s", e.msg);
 	} else if (d->in.path) {
 		*where = "maildir";
 		maildir_find(d, id, out, found);
+	}
+	if (!*found && d->lk) {
+		*where = "archive";
+		archive_find(d, id, out, found);
 	}
 }
 

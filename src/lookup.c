@@ -782,3 +782,40 @@ bool lookup_cached(struct lookup *lk, const struct patch *p, size_t np,
 		misses += collect(lk, &p[k], archives, out, first, NULL);
 	return misses == 0;
 }
+
+/* --- one message from the archive (maintainer Cc mode) -------------------- */
+
+/* The first message of an mbox answer: public-inbox gives every copy it
+ * holds of a Message-ID. */
+static size_t first_message(const char *s, size_t n)
+{
+	for (size_t i = 1; i + 5 < n; i++)
+		if (s[i - 1] == '\n' && !memcmp(s + i, "From ", 5))
+			return i;
+	return n;
+}
+
+int lookup_message_raw(struct lookup *lk, const char *msgid, struct buf *out, bool *found,
+		       struct err *e)
+{
+	struct batch b = { NULL, 0, 0 };
+	const struct job *j;
+	int rc = 0;
+
+	*found = false;
+	if (!msgid || !*msgid || strlen(msgid) > LOOKUP_MAX_URL_LEN)
+		return err_set(e, ERR_FINAL, "lookup: not a Message-ID to fetch");
+	add_job(lk, &b, NULL, 0, JOB_RAW, lookup_archive_url(lk->archive, msgid, "/raw"));
+	run_batch(lk, &b);
+	j = &b.v[0];
+	if (job_net(j) == LOOKUP_NET_OK && j->code == 200 && !j->truncated) {
+		buf_reset(out);
+		if (buf_add(out, j->body.data, first_message(j->body.data, j->body.len)) == 0)
+			*found = true;
+	} else if (!(job_net(j) == LOOKUP_NET_OK && (j->code == 404 || j->code == 410))) {
+		log_failure(j);
+		rc = err_set(e, ERR_TEMP, "lookup %.200s: no answer", j->url);
+	}
+	batch_release(&b);
+	return rc;
+}

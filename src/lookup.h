@@ -153,6 +153,18 @@ int lookup_fetch(struct lookup *lk, const struct lookup_request *rq, size_t n,
 bool lookup_cached(struct lookup *lk, const struct patch *p, size_t np,
 		   const struct pattern_list *archives, struct lookup_results *out);
 
+struct buf;
+
+/*
+ * For maintainer Cc mode: the message msgid from the archive
+ * (<archive_url><msgid>/raw; the first copy when it holds several) into out
+ * (reset; its cap applies).  *found false on 404/410.  A failure (timeout,
+ * 5xx, refused) is logged and returned as ERR_TEMP; never a finding.
+ * Blocks for at most one timeout.
+ */
+int lookup_message_raw(struct lookup *lk, const char *msgid, struct buf *out, bool *found,
+		       struct err *e);
+
 /* --- the pure parts (exposed for the rules and the tests) ---------------- */
 
 /*
