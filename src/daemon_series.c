@@ -43,7 +43,7 @@ int daemon_context_note(struct daemon *d, const char *key, const struct patch *l
 	if (d->dry || !d->st)
 		return 0;
 	msg_context_init(&c);
-	context_from_patch(lead->msg, lead, time(NULL), &c);
+	context_from_patch(lead->msg, lead, daemon_now(d), &c);
 	if (!c.message_id)
 		c.message_id = store_msgid_key(key);
 	rc = c.message_id ? store_context_put(d->st, &c, e) : 0;
@@ -206,6 +206,16 @@ static void findings_read(const char *s, struct findings *f, struct pool *pool)
 
 /* ------------------------------------------------------------- holding */
 
+/* The decision hook (tagbot replay), when one is set. */
+static void hook(struct daemon *d, const char *key, enum store_decision dec, const char *why,
+		 const struct findings *f)
+{
+	struct daemon_decision dd = { key, dec, why, f, d->cur_min, daemon_now(d) };
+
+	if (d->on_decision)
+		d->on_decision(d->on_decision_arg, &dd);
+}
+
 /* The message row of a part the series reply speaks for. */
 static int record_held(struct daemon *d, const struct origin *o, const char *key,
 		       const struct patch *lead, struct err *e)
@@ -220,7 +230,7 @@ static int record_held(struct daemon *d, const struct origin *o, const char *key
 	m.kind = patch_kind_name(lead->kind);
 	m.decision = STORE_SKIPPED;
 	m.why = "series";
-	m.time = time(NULL);
+	m.time = daemon_now(d);
 	return store_record_message(d->st, &m, NULL, e);
 }
 
@@ -342,7 +352,7 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	struct buf raw;
 	char *fdump = NULL, *id = NULL;
 	bool hold;
-	time_t now = time(NULL);
+	time_t now = daemon_now(d);
 	int rc;
 
 	*taken = false;
@@ -370,6 +380,8 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
 		rc = record_held(d, o, key, lead, e);
 		*taken = rc == 0;
+		if (rc == 0)
+			hook(d, key, STORE_SKIPPED, "series", f);
 		log_message(LOGL_DEBUG, key, "held for the reply to series <%s>", id);
 		if (rc == 0)
 			rc = flush_one(d, id, now, e);
@@ -396,7 +408,7 @@ static void envelope(const struct daemon *d, const struct reply *r, const char *
 }
 
 static int queue(struct daemon *d, const char *id, const struct reply *r, const struct patch *lp,
-		 time_t now, struct err *e)
+		 const struct findings *all, time_t now, struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
@@ -412,6 +424,8 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 	out.raw = r->raw;
 	out.len = r->len;
 	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
+	if (rc == 0 && res == STORE_QUEUED)
+		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
 	if (rc == 0 && res == STORE_QUEUED) {
 		policy_note_reply(d->pol, lp, now);
 		log_message(LOGL_INFO, lp->message_id, "series reply <%s> queued for %s (%zu findings)",
@@ -439,6 +453,17 @@ static void flush_release(struct flush *fl)
 	free(fl->f);
 	free(fl->subjects);
 	pool_release(&fl->pool);
+}
+
+/* All parts' findings in one list, shallow (for the decision hook). */
+static void merge_parts(const struct flush *fl, struct findings *all)
+{
+	findings_init(all);
+	for (size_t i = 0; i < fl->n; i++)
+		for (size_t j = 0; j < fl->f[i].n; j++) {
+			ARRAY_GROW(all->v, all->alloc, all->n + 1);
+			all->v[all->n++] = fl->f[i].v[j];
+		}
 }
 
 static char *subject_of(struct daemon *d, const char *msgid)
@@ -498,6 +523,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	struct flush fl;
 	struct reply r;
 	struct reply_settings rs = d->rs;
+	struct findings all;
 	const struct list_policy *lp;
 	struct err pe;
 	int rc;
@@ -522,7 +548,9 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	rc = queue(d, id, &r, &p[0], now, e);
+	merge_parts(&fl, &all);
+	rc = queue(d, id, &r, &p[0], &all, now, e);
+	free(all.v);	/* shallow: the findings are fl's */
 out:
 	reply_release(&r);
 	flush_release(&fl);
