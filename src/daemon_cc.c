@@ -438,7 +438,7 @@ static int request(struct daemon *d, const struct origin *o, const char *key,
 		return daemon_record(d, o, key, kind, STORE_SKIPPED, "quiet", e);
 	}
 	if (cmds.quiet) {
-		if (d->st && key_ok(root) &&
+		if (d->st && !d->dry && key_ok(root) &&
 		    store_thread_quiet_set(d->st, root, time(NULL), e) < 0)
 			return -1;
 		log_message(LOGL_INFO, key, "Cc mode: %s quieted thread <%s>", rq->sender.email, root);
