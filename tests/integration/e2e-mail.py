@@ -24,13 +24,39 @@ why on stderr), 2 on a usage or connection error.
                                            the same, again until it holds
   progress DB                              print the counts of the state database
   store DB FILE...                         the state database agrees (see store())
+
+Series and maintainer Cc mode (tests/integration/daemon-series.sh, daemon-cc.sh):
+
+  series DIR PREFIX KIND,KIND... [--version V] [--no-cover] [--unthreaded]
+         [--in-reply-to FILE]              a cover DIR/PREFIX-0.eml (unless --no-cover)
+                                           and patches DIR/PREFIX-1.eml ... of those kinds
+  request PARENT TAG [--from ADDR] [--no-bot] [--cmd LINE]... [--quote-cmd LINE]
+                                           a reply to the mail PARENT (a file) with the bot
+                                           in Cc, Message-ID <e2e-TAG@example.org>, on stdout
+  relist FILE LIST-ID                      FILE as a list's copy (List-Id: <LIST-ID>), on stdout
+  send FILE [RCPT...]                      FILE through Postfix (SMTP_PORT, STARTTLS) to the
+                                           RCPTs (default bot@example.org)
+  save-reply USER MSGID                    the mail in USER's INBOX answering MSGID, on stdout
+  replies USER MSGID                       print how many mails in USER's INBOX answer MSGID
+  none USER MSGID...                       no mail in USER's INBOX answers any MSGID
+  verify-series USER FILE... [--head FILE] the series FILE... (the cover, or the patches)
+                                           has one reply, to the head (default: the first
+                                           FILE), listing the findings per patch; none to
+                                           the others; no reply at all when all are clean
+  verify-cc USER REQUEST PARENT [--explain RULE]... [--no-check]
+                                           one answer to REQUEST, to its sender, threaded
+                                           under it, about PARENT's findings ("no tag
+                                           problems found" when clean)
+  recorded DB FILE...                      each FILE is in the store, not answered
 """
 
 import email
 import email.policy
+import email.utils
 import imaplib
 import os
 import re
+import smtplib
 import ssl
 import sys
 import time
@@ -67,6 +93,11 @@ KINDS = {
     },
 }
 BAD_KINDS = ["case", "changeid", "nosob", "twice"]
+# Mails that are not patches: no reply of the normal kind is due to them.
+KINDS["cover"] = {"trailers": [], "rules": [], "quote": None}
+KINDS["request"] = {"trailers": [], "rules": [], "quote": None}
+MAINT = "Mai N Tainer <maint@example.org>"
+BOT_ADDR = "bot@example.org"
 
 DIFF = """\
 ---
@@ -389,6 +420,362 @@ def gen(directory, prefix, count, clean_every):
     return 0
 
 
+# --- series and maintainer Cc mode -----------------------------------------
+
+def crlf(hdr, body):
+    return ("\n".join(hdr) + "\n\n" + body).replace("\n", "\r\n").encode()
+
+
+def series_subject(prefix, version, i, total):
+    v = "v%d " % version if version > 1 else ""
+    what = "series %s" % prefix if i == 0 else "part %d of %s" % (i, prefix)
+    return "[PATCH %s%d/%d] leds: foo: %s" % (v, i, total, what)
+
+
+def make_cover(prefix, version, total, refs):
+    """A cover letter: no trailers, a diffstat of the series."""
+    hdr = ["From: " + AUTHOR, "To: Lee Jones <lee@kernel.org>", "Cc: list@example.org",
+           "Subject: " + series_subject(prefix, version, 0, total),
+           "Date: " + email.utils.formatdate(localtime=True),
+           "Message-ID: " + msgid_of(prefix, 0)]
+    if refs:
+        hdr += ["In-Reply-To: " + refs[-1], "References: " + " ".join(refs)]
+    hdr += ["MIME-Version: 1.0", "Content-Type: text/plain; charset=UTF-8",
+            "Content-Transfer-Encoding: 8bit", "X-E2E-Kind: cover"]
+    body = ("This series makes foo_remove() wait for the hardware (%s).\n\n"
+            "A U Thor (%d):\n" % (prefix, total)
+            + "".join("  leds: foo: part %d of %s\n" % (i, prefix) for i in range(1, total + 1))
+            + "\n drivers/leds/leds-foo.c | %d +-\n 1 file changed\n\n-- \n2.47.0\n" % total)
+    return crlf(hdr, body)
+
+
+def make_member(kind, prefix, version, i, total, refs):
+    """Patch i of a series: make_patch()'s mail with the series' subject and threading."""
+    raw = make_patch(kind, prefix, i).decode()
+    head, _, body = raw.partition("\r\n\r\n")
+    out = []
+    for line in head.split("\r\n"):
+        if line.startswith("Subject: "):
+            line = "Subject: " + series_subject(prefix, version, i, total)
+        elif line.startswith("Date: "):
+            line = "Date: " + email.utils.formatdate(localtime=True)
+        out.append(line)
+    if refs:
+        out[6:6] = ["In-Reply-To: " + refs[-1], "References: " + " ".join(refs)]
+    return ("\r\n".join(out) + "\r\n\r\n" + body).encode()
+
+
+def series(directory, prefix, kinds, version=1, cover=True, threaded=True, parent=None):
+    """The files of one series; threaded as git send-email does: the patches
+    answer the cover, or without one, the first patch."""
+    os.makedirs(directory, exist_ok=True)
+    base = []
+    if parent:
+        pm = read_patch(parent)
+        base = ids(pm["References"]) + [pm["Message-ID"].strip()]
+    total = len(kinds)
+    files = {}
+    if cover:
+        files[0] = make_cover(prefix, version, total, base)
+        head = base + [msgid_of(prefix, 0)]
+    else:
+        head = base
+    for i, kind in enumerate(kinds, 1):
+        refs = head if threaded else []
+        files[i] = make_member(kind, prefix, version, i, total, refs)
+        if i == 1 and not cover and threaded:
+            head = base + [msgid_of(prefix, 1)]
+    for i, raw in files.items():
+        with open(os.path.join(directory, "%s-%d.eml" % (prefix, i)), "wb") as f:
+            f.write(raw)
+    return 0
+
+
+def body_of(msg):
+    part = msg.get_body(("plain",))
+    return part.get_content() if part else ""
+
+
+def strip_re(subject):
+    return re.sub(r"^(\s*re:\s*)+", "", str(subject), flags=re.I)
+
+
+def request(parent, tag, sender=MAINT, bot=True, cmds=(), quoted_cmds=()):
+    """A reply to parent as a maintainer writes it: the patch quoted, the
+    bot in Cc (a mail that reaches the bot directly), commands on their own
+    lines."""
+    pm = read_patch(parent)
+    pid = pm["Message-ID"].strip()
+    cc = "list@example.org" + (", tagbot <%s>" % BOT_ADDR if bot else "")
+    hdr = ["From: " + sender, "To: " + str(pm["From"]), "Cc: " + cc,
+           "Subject: Re: " + strip_re(pm["Subject"]),
+           "Date: " + email.utils.formatdate(localtime=True),
+           "Message-ID: " + "<e2e-%s@example.org>" % tag,
+           "In-Reply-To: " + pid, "References: " + " ".join(ids(pm["References"]) + [pid]),
+           "MIME-Version: 1.0", "Content-Type: text/plain; charset=UTF-8",
+           "Content-Transfer-Encoding: 8bit", "X-E2E-Kind: request"]
+    quoted = [("> " + l).rstrip() for l in body_of(pm).splitlines()[:12]]
+    quoted += ["> " + c for c in quoted_cmds]
+    body = ["On Thu, 20 Nov 2025, %s wrote:" % pm["From"].addresses[0].display_name] + quoted
+    body += [""] + list(cmds) + ["", "Thanks,", "Maint", ""]
+    return crlf(hdr, "\n".join(body))
+
+
+def relist(path, list_id):
+    with open(path, "rb") as f:
+        raw = f.read()
+    pre = ("Received: from list.example.org by mx.example.org; %s\r\n"
+           "List-Id: <%s>\r\nPrecedence: list\r\n" % (email.utils.formatdate(), list_id))
+    return pre.encode() + raw
+
+
+def send(path, rcpts):
+    """Through Postfix, as a mail user agent submits it (STARTTLS, verified)."""
+    msg = read_patch(path)
+    with open(path, "rb") as f:
+        raw = f.read()
+    ctx = ssl.create_default_context(cafile=os.path.join(os.environ["SRV_DIR"], "ca.pem"))
+    with smtplib.SMTP("127.0.0.1", int(os.environ["SMTP_PORT"]), timeout=30) as s:
+        s.starttls(context=ctx)
+        s.sendmail(msg["From"].addresses[0].addr_spec, rcpts or [BOT_ADDR], raw)
+    return 0
+
+
+def answers(user, msgid):
+    """The mails in user's INBOX whose In-Reply-To is msgid."""
+    return [r for r in fetch_all(user) if ids(r["In-Reply-To"])[:1] == [msgid]]
+
+
+def save_reply(user, msgid):
+    m = imap_login(user)
+    m.select("INBOX", readonly=True)
+    typ, data = m.uid("FETCH", "1:*", "(BODY.PEEK[])")
+    m.logout()
+    for item in data or []:
+        if isinstance(item, tuple):
+            msg = email.message_from_bytes(item[1], policy=email.policy.default)
+            if ids(msg["In-Reply-To"])[:1] == [msgid]:
+                sys.stdout.buffer.write(item[1])
+                return 0
+    sys.stderr.write("e2e-mail: no mail in %s's INBOX answers %s\n" % (user, msgid))
+    return 1
+
+
+def none(user, msgids):
+    got = replied_to(user)
+    bad = ["%s has %d answers, wanted none" % (m, got[m]) for m in msgids if m in got]
+    return report(bad, "%d mails, %d answered" % (len(msgids), len(bad)))
+
+
+def threading_problems(parent, reply, to_addr):
+    """What is wrong with reply's threading under parent (a list of strings)."""
+    pid = parent["Message-ID"].strip()
+    bad = []
+    if to_addr not in [a.addr_spec for a in reply["To"].addresses]:
+        bad.append("To: %s lacks %s" % (reply["To"], to_addr))
+    if str(reply["Subject"]) != "Re: " + strip_re(parent["Subject"]):
+        bad.append("Subject: %r, wanted %r" % (str(reply["Subject"]),
+                                               "Re: " + strip_re(parent["Subject"])))
+    if ids(reply["In-Reply-To"]) != [pid]:
+        bad.append("In-Reply-To: %s" % reply["In-Reply-To"])
+    want = (ids(parent["References"]) + [pid])[-20:]
+    if ids(reply["References"])[-len(want):] != want:
+        bad.append("References: %s, wanted them to end in %s" % (reply["References"],
+                                                               " ".join(want)))
+    if str(reply["Auto-Submitted"] or "").strip() != "auto-generated":
+        bad.append("Auto-Submitted: %s" % reply["Auto-Submitted"])
+    if BOT_ADDR not in [a.addr_spec for a in reply["From"].addresses]:
+        bad.append("From: %s" % reply["From"])
+    return bad
+
+
+def rules_header(reply):
+    return sorted(r.strip() for r in str(reply["X-Tagbot-Rules"] or "").split(",") if r.strip())
+
+
+def findings_problems(kind, reply, text, start=0, end=None):
+    """kind's rules and its quoted line in text[start:end] and X-Tagbot-Rules."""
+    k = KINDS[kind]
+    seg = text[start:end]
+    bad = []
+    for rule in k["rules"]:
+        if rule not in rules_header(reply):
+            bad.append("X-Tagbot-Rules: %s lacks %s" % (rules_header(reply), rule))
+        if rule not in seg:
+            bad.append("the body does not name %s there" % rule)
+    if k["quote"] and ("| " + k["quote"]) not in [l.strip() for l in seg.splitlines()]:
+        bad.append("the body does not quote %r with '| ' there" % k["quote"])
+    return bad
+
+
+def patch_ident(text, msg, start):
+    """Where text (from start) first names the patch msg: its n/m or its subject."""
+    m = re.search(r"\[PATCH[^\]]*?(\d+/\d+)\]", str(msg["Subject"]))
+    found = []
+    if m:
+        n = re.compile(r"(?<![\d/])%s(?![\d/])" % re.escape(m.group(1)))
+        hit = n.search(text, start)
+        if hit:
+            found.append(hit.start())
+    short = re.sub(r"^\[[^\]]*\]\s*", "", str(msg["Subject"]))
+    at = text.find(short, start)
+    if at >= 0:
+        found.append(at)
+    return min(found) if found else -1
+
+
+def verify_series(user, args):
+    """One reply to the head of the series, listing each patch's findings
+    under the patch's name, in order; none to the other members."""
+    head = None
+    if "--head" in args:
+        i = args.index("--head")
+        head, args = args[i + 1], args[:i] + args[i + 2:]
+    msgs = [read_patch(p) for p in args]
+    hmsg = read_patch(head) if head else msgs[0]
+    hid = hmsg["Message-ID"].strip()
+    bad_members = [m for m in msgs if KINDS[m["X-E2E-Kind"]]["rules"]]
+    got = replied_to(user)
+    fails = []
+    for m in msgs:
+        mid = m["Message-ID"].strip()
+        want = 1 if mid == hid and bad_members else 0
+        if got.get(mid, 0) != want:
+            fails.append("%s (%s): %d replies, wanted %d" % (mid, m["X-E2E-Kind"],
+                                                             got.get(mid, 0), want))
+    if bad_members and got.get(hid, 0) == 1:
+        reply = answers(user, hid)[0]
+        fails += ["reply to %s: %s" % (hid, b) for b in threading_problems(hmsg, reply,
+                                                                           AUTHOR_ADDR)]
+        fails += ["reply to %s: %s" % (hid, b) for b in series_body_problems(reply, bad_members)]
+        union = sorted({r for m in bad_members for r in KINDS[m["X-E2E-Kind"]]["rules"]})
+        if rules_header(reply) != union:	# another series' findings mixed in
+            fails.append("reply to %s: X-Tagbot-Rules %s, wanted %s"
+                         % (hid, rules_header(reply), union))
+    return report(fails, "series of %d, %d with findings, head %s: %d problems"
+                  % (len(msgs), len(bad_members), hid, len(fails)))
+
+
+def series_body_problems(reply, bad_members):
+    """Each patch with findings is named, and its findings follow its name
+    before the next such patch is named."""
+    text = body_of(reply)
+    fails, at = [], 0
+    for j, m in enumerate(bad_members):
+        a = patch_ident(text, m, at)
+        if a < 0:
+            fails.append("the body does not name %r (after offset %d)" % (str(m["Subject"]), at))
+            continue
+        nxt = patch_ident(text, bad_members[j + 1], a + 1) if j + 1 < len(bad_members) else -1
+        end = nxt if nxt > a else None
+        fails += ["%s: %s" % (m["Message-ID"].strip(), b)
+                  for b in findings_problems(m["X-E2E-Kind"], reply, text, a, end)]
+        at = a + 1
+    return fails
+
+
+def verify_cc(user, args):
+    """One answer to the request, to its sender, threaded under it, about
+    the parent patch: its findings, or "no tag problems found"."""
+    explain = [args[i + 1] for i, a in enumerate(args) if a == "--explain"]
+    check = "--no-check" not in args
+    files = [a for i, a in enumerate(args) if not a.startswith("--")
+             and (i == 0 or args[i - 1] != "--explain")]
+    req, parent = read_patch(files[0]), read_patch(files[1])
+    rid = req["Message-ID"].strip()
+    got = answers(user, rid)
+    if len(got) != 1:
+        return report(["%s: %d answers, wanted 1" % (rid, len(got))], "cc: %s" % rid)
+    reply = got[0]
+    sender = req["From"].addresses[0].addr_spec
+    fails = threading_problems(req, reply, sender)
+    text = body_of(reply)
+    kind = parent["X-E2E-Kind"]
+    if check and KINDS[kind]["rules"]:
+        fails += findings_problems(kind, reply, text)
+    elif check and "no tag problems found" not in text.lower():
+        fails.append("a clean parent, and the body does not say 'no tag problems found'")
+    for rule in explain:
+        fails += cc_explain_problems(rule, text)
+    for line in text.splitlines():	# b4 must not harvest a tag from the answer
+        if re.match(r"(Signed-off-by|Change-Id|Reviewed-by|Signed-Off-By):", line):
+            fails.append("body holds an unquoted tag line %r" % line)
+    return report(["%s: %s" % (rid, f) for f in fails],
+                  "cc: answer to %s, %d problems" % (rid, len(fails)))
+
+
+# What RULES.md gives as the source of a rule, which an explanation names.
+EXPLAIN_DOC = {"BAD_SIGN_OFF": "submitting-patches", "GERRIT_CHANGE_ID": "submitting-patches",
+               "MISSING_SIGN_OFF": "submitting-patches"}
+
+
+def cc_explain_problems(rule, text):
+    bad = []
+    if rule not in text:
+        bad.append("the explanation does not name %s" % rule)
+    doc = EXPLAIN_DOC.get(rule)
+    if doc and doc not in text:
+        bad.append("the explanation of %s does not name %s" % (rule, doc))
+    return bad
+
+
+def recorded(db, paths):
+    """Each mail is in the store's messages, with no reply queued for it."""
+    import sqlite3
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
+    fails = []
+    for p in paths:
+        key = store_key(read_patch(p)["Message-ID"])
+        row = con.execute("SELECT decision FROM messages WHERE msgid = ?", (key,)).fetchone()
+        out = con.execute("SELECT count(*) FROM outbox WHERE parent_msgid = ?", (key,)).fetchone()
+        if not row:
+            fails.append("%s: not recorded" % key)
+        elif row[0] == "replied" or out[0]:
+            fails.append("%s: decision %s, %d outbox rows" % (key, row[0], out[0]))
+    con.close()
+    return report(["store: " + f for f in fails], "store: %d mails, %d wrong" % (len(paths),
+                                                                                len(fails)))
+
+
+def opt_values(args, name):
+    return [args[i + 1] for i, a in enumerate(args) if a == name and i + 1 < len(args)]
+
+
+def main_more(cmd, args):
+    """The series and Cc-mode subcommands; None when cmd is none of them."""
+    if cmd == "series":
+        v = opt_values(args, "--version")
+        parent = opt_values(args, "--in-reply-to")
+        return series(args[0], args[1], args[2].split(","), int(v[0]) if v else 1,
+                      "--no-cover" not in args, "--unthreaded" not in args,
+                      parent[0] if parent else None)
+    if cmd == "request":
+        frm = opt_values(args, "--from")
+        sys.stdout.buffer.write(request(args[0], args[1], frm[0] if frm else MAINT,
+                                        "--no-bot" not in args, opt_values(args, "--cmd"),
+                                        opt_values(args, "--quote-cmd")))
+        return 0
+    if cmd == "relist":
+        sys.stdout.buffer.write(relist(args[0], args[1]))
+        return 0
+    if cmd == "send":
+        return send(args[0], args[1:])
+    if cmd == "save-reply":
+        return save_reply(args[0], args[1])
+    if cmd == "replies":
+        print(len(answers(args[0], args[1])))
+        return 0
+    if cmd == "none":
+        return none(args[0], args[1:])
+    if cmd == "verify-series":
+        return verify_series(args[0], args[1:])
+    if cmd == "verify-cc":
+        return verify_cc(args[0], args[1:])
+    if cmd == "recorded":
+        return recorded(args[0], args[1:])
+    return None
+
+
 def main(argv):
     if len(argv) < 2:
         die(__doc__.strip())
@@ -422,7 +809,11 @@ def main(argv):
             return progress(args[0])
         if cmd == "store":
             return store(args[0], args[1:])
-    except (OSError, imaplib.IMAP4.error, KeyError, IndexError, ValueError) as ex:
+        rc = main_more(cmd, args)
+        if rc is not None:
+            return rc
+    except (OSError, imaplib.IMAP4.error, smtplib.SMTPException, KeyError, IndexError,
+            ValueError) as ex:
         die("%s: %s" % (cmd, ex))
     die("unknown command %r" % cmd)
     return 2

@@ -1,0 +1,136 @@
+#!/bin/sh
+# Series (issue 4, item 2) end to end: `tagbot run` on bot@'s INBOX over
+# IMAP (IDLE, STARTTLS), replies through Postfix into author@'s INBOX.
+# Series are built by tests/integration/e2e-mail.py: a cover letter
+# PREFIX-0 and patches PREFIX-1..n threaded under it as git send-email
+# does, each patch of a kind whose findings RULES.md fixes; what is
+# asserted is what reaches author@:
+#   a) reply_mode = per-patch: one reply per patch with findings, threaded
+#      to it (References: cover, patch); none to the cover or a clean patch
+#   b) reply_mode = per-series: one reply, to the cover letter, naming each
+#      patch with its findings, before series_wait has passed
+#   c) out of order (patch 2, cover, patch 3, patch 1): the same
+#   d) a missing patch: nothing before series_wait, then one reply
+#   e) no cover letter: one reply, to patch 1 (threaded under patch 1; and
+#      unthreaded, grouped by sender, version and total)
+#   f) a v2 sent in reply to v1's cover: a series of its own, one reply
+#      with v2's findings only
+#   g) a clean series: no reply
+#   h) the bot stopped during a series wait, or while patches arrive:
+#      exactly one series reply
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/servers.sh"
+srv_need dovecot postfix
+srv_init
+srv_start_dovecot || exit 99
+srv_start_postfix || exit 99
+. "$top_srcdir/tests/integration/daemon-lib.sh"
+WAIT=15		# series_wait
+series() { $MAIL series "$W" "$@"; }
+now() { date +%s; }
+
+# --- a) per-patch --------------------------------------------------------
+INI=$W/per-patch.ini STATE=$W/per-patch.db
+bot_ini "$INI" "$STATE" "reply_mode = per-patch"
+bot_start
+check "the bot starts and takes its checkpoint" wait_ready 20
+series pp case,changeid,clean
+$MAIL append $BOT $(p pp-0 pp-1 pp-2 pp-3)
+check "a) per-patch: the patches with findings are answered" \
+	$MAIL wait-replies $AUTHOR 20 $(mid pp-1 pp-2)
+check "a) per-patch: one reply each, threaded to the patch; none to the cover or the clean patch" \
+	$MAIL wait-verify $AUTHOR 3 $(p pp-0 pp-1 pp-2 pp-3)
+check "a) SIGTERM: exit 0" bot_stop
+
+# --- b) to h): per-series, one bot -----------------------------------------
+INI=$W/per-series.ini STATE=$W/per-series.db
+bot_ini "$INI" "$STATE" "reply_mode = per-series
+series_wait = $WAIT"
+bot_start
+check "per-series: the bot starts" wait_ready 20
+
+series s1 case,changeid,clean
+t0=$(now)
+$MAIL append $BOT $(p s1-0 s1-1 s1-2 s1-3)
+check "b) a complete series is answered before series_wait ($WAIT s) has passed" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid s1-0) &&
+	echo "# b) the reply came $(($(now) - t0)) s after the APPEND"
+check "b) one reply, to the cover, findings per patch; none to the patches" \
+	$MAIL verify-series $AUTHOR $(p s1-0 s1-1 s1-2 s1-3)
+
+series o1 clean,nosob,twice
+for n in o1-2 o1-0 o1-3 o1-1; do $MAIL append $BOT "$W/$n.eml"; sleep 1; done
+check "c) out of order (2, cover, 3, 1): answered once all are there" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid o1-0)
+check "c) one reply, to the cover, findings per patch" \
+	$MAIL verify-series $AUTHOR $(p o1-0 o1-1 o1-2 o1-3)
+
+series m1 case,clean,changeid
+t0=$(now)
+$MAIL append $BOT $(p m1-0 m1-1 m1-3)
+series n1 case,clean,nosob --no-cover
+$MAIL append $BOT $(p n1-1 n1-2 n1-3)
+check "e) no cover letter: answered, to patch 1" $MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid n1-1)
+check "e) one reply, to patch 1, findings per patch; none to patches 2 and 3" \
+	$MAIL verify-series $AUTHOR $(p n1-1 n1-2 n1-3)
+series u1 clean,changeid --no-cover --unthreaded --version 3
+$MAIL append $BOT $(p u1-1 u1-2)
+check "e) no cover, not threaded: answered, to patch 1 of 2" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid u1-1)
+check "e) one reply, to patch 1, with patch 2's findings" \
+	$MAIL verify-series $AUTHOR $(p u1-1 u1-2)
+
+left=$((t0 + WAIT - 4 - $(now)))
+[ "$left" -gt 0 ] && sleep "$left"
+check "d) a missing patch: no reply $((WAIT - 4)) s after the others came (series_wait $WAIT s)" \
+	$MAIL none $AUTHOR $(mid m1-0 m1-1 m1-2 m1-3)
+check "d) ... and after series_wait, the reply goes out" $MAIL wait-replies $AUTHOR 20 $(mid m1-0) &&
+	echo "# d) the reply came $(($(now) - t0)) s after the APPEND"
+check "d) one reply, to the cover, with the findings of the patches that came" \
+	$MAIL verify-series $AUTHOR $(p m1-0 m1-1 m1-3)
+
+series w1 case,clean
+$MAIL append $BOT $(p w1-0 w1-1 w1-2)
+check "f) v1 is answered" $MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid w1-0)
+series w2 clean,nosob --version 2 --in-reply-to "$W/w1-0.eml"
+$MAIL append $BOT $(p w2-0 w2-1 w2-2)
+series c1 clean,clean
+$MAIL append $BOT $(p c1-0 c1-1 c1-2)
+check "f) a v2 sent in reply to v1's cover: its own reply, to v2's cover" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid w2-0)
+check "f) v2's reply lists v2's findings only" \
+	$MAIL verify-series $AUTHOR $(p w2-0 w2-1 w2-2)
+check "f) v1 still has its one reply" $MAIL verify-series $AUTHOR $(p w1-0 w1-1 w1-2)
+
+# --- h) restarts ---------------------------------------------------------
+series r1 case,clean,nosob
+t0=$(now)
+$MAIL append $BOT $(p r1-0 r1-1 r1-3)
+check "h) r1's mails are read" wait_seen 20 r1-0 r1-1 r1-3
+sleep 3
+check "h) SIGTERM in the middle of a series wait: exit 0" bot_stop
+sleep 2
+bot_start
+check "h) the bot starts again" wait_ready 20
+check "h) after the restart, the series reply goes out once series_wait has passed" \
+	$MAIL wait-replies $AUTHOR $((WAIT + 20)) $(mid r1-0) &&
+	echo "# h) the reply came $(($(now) - t0)) s after the APPEND"
+
+series r2 changeid,twice
+$MAIL append $BOT $(p r2-0 r2-1)
+check "h) r2's first mails are read" wait_seen 20 r2-0 r2-1
+check "h) SIGTERM while a series is incomplete: exit 0" bot_stop
+$MAIL append $BOT $(p r2-2)
+bot_start
+check "h) the patch that came while the bot was down completes the series: answered" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid r2-0)
+
+sleep 7	# a second reply (a resend, a late timer) would have come by now
+for s in "s1-0 s1-1 s1-2 s1-3" "o1-0 o1-1 o1-2 o1-3" "m1-0 m1-1 m1-3" "n1-1 n1-2 n1-3" \
+	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2"; do
+	check "b-h) still exactly one reply to the series ${s%%-*}, nothing to its members" \
+		$MAIL verify-series $AUTHOR $(p $s)
+done
+check "g) a clean series: no reply at all" $MAIL none $AUTHOR $(mid c1-0 c1-1 c1-2)
+check "b-h) SIGTERM: exit 0" bot_stop
+finish
