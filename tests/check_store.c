@@ -511,6 +511,88 @@ START_TEST(test_nested_transaction)
 }
 END_TEST
 
+/* A state file of schema 2 (as tagbot wrote it before contexts and series)
+ * is migrated to 3 in place: its rows stay, the new tables work. */
+static const char schema2[] =
+	"CREATE TABLE messages (msgid TEXT PRIMARY KEY NOT NULL, source TEXT NOT NULL,"
+	" folder TEXT NOT NULL, uid INTEGER NOT NULL, kind TEXT NOT NULL,"
+	" decision TEXT NOT NULL CHECK (decision IN ('replied', 'clean', 'error')"
+	" OR decision LIKE 'skipped:%'), reply_msgid TEXT, time INTEGER NOT NULL);"
+	"CREATE TABLE checkpoints (source TEXT NOT NULL, folder TEXT NOT NULL,"
+	" uidvalidity INTEGER NOT NULL, last_uid INTEGER NOT NULL, PRIMARY KEY (source, folder));"
+	"CREATE TABLE outbox (reply_msgid TEXT PRIMARY KEY NOT NULL,"
+	" parent_msgid TEXT NOT NULL UNIQUE, envelope_from TEXT NOT NULL,"
+	" recipients TEXT NOT NULL, raw BLOB NOT NULL, state TEXT NOT NULL DEFAULT 'queued'"
+	" CHECK (state IN ('queued', 'sent', 'failed')), attempts INTEGER NOT NULL DEFAULT 0,"
+	" next_attempt INTEGER NOT NULL, last_error TEXT NOT NULL DEFAULT '',"
+	" created INTEGER NOT NULL, sent_time INTEGER);"
+	"CREATE INDEX outbox_due ON outbox (state, next_attempt);"
+	"CREATE TABLE lookup_cache (url TEXT PRIMARY KEY NOT NULL, status INTEGER NOT NULL,"
+	" fetched_at INTEGER NOT NULL, result BLOB NOT NULL);"
+	"CREATE INDEX lookup_cache_age ON lookup_cache (fetched_at);"
+	"INSERT INTO messages VALUES ('old@x.org', 'maildir:inbox', '', 3, 'patch', 'replied',"
+	" 'r@bot.org', 1700000000);"
+	"INSERT INTO outbox (reply_msgid, parent_msgid, envelope_from, recipients, raw,"
+	" next_attempt, created) VALUES ('r@bot.org', 'old@x.org', 'bot@bot.org', 'a@x.org',"
+	" 'raw', 1700000000, 1700000000);"
+	"PRAGMA user_version = 2;";
+
+static int user_version(void)
+{
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	int v = -1;
+
+	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		v = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return v;
+}
+
+START_TEST(test_migrate_2_to_3)
+{
+	struct store_series sr = { 0 };
+	struct store_counts c;
+	struct store *st;
+	sqlite3 *db;
+	struct err e;
+	bool found = false, quiet = true;
+	char *id = NULL;
+
+	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, schema2, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(user_version(), 2);
+	st = open_store();
+	ck_assert(seen(st, "old@x.org"));
+	ck_assert_int_eq(store_counts(st, &c, &e), 0);
+	ck_assert_int_eq(c.replied, 1);
+	ck_assert_int_eq(c.queued, 1);
+	ck_assert_int_eq(store_thread_quiet_get(st, "old@x.org", &quiet, &e), 0);
+	ck_assert(!quiet);
+	sr.id = (char *)"s@x.org";
+	sr.version = 2;
+	sr.total = 3;
+	sr.state = STORE_SERIES_PENDING;
+	ck_assert_int_eq(store_series_create(st, &sr, &e), 0);
+	ck_assert_int_eq(store_series_add(st, "s@x.org", "old@x.org", 1, 5, NULL, 0, NULL, &e), 0);
+	ck_assert_int_eq(store_series_of(st, "<old@x.org>", &id, &e), 0);
+	ck_assert_str_eq(id, "s@x.org");
+	free(id);
+	memset(&sr, 0, sizeof(sr));
+	ck_assert_int_eq(store_series_get(st, "s@x.org", &sr, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(sr.total, 3);
+	store_series_release(&sr);
+	store_close(st);
+	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 3);
+}
+END_TEST
+
 START_TEST(test_refuses_newer_schema)
 {
 	struct store_settings s;
@@ -627,6 +709,7 @@ int main(void)
 	tcase_add_test(tc, test_outbox_order);
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_refuses_newer_schema);
+	tcase_add_test(tc, test_migrate_2_to_3);
 	tcase_add_test(tc, test_open_errors);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);
