@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "context.h"
 #include "message.h"
 #include "patch.h"
+#include "reply.h"
+#include "rules.h"
 #include "series.h"
 #include "store.h"
 #include "testhelp.h"
@@ -347,6 +350,110 @@ START_TEST(test_pending_lifecycle)
 }
 END_TEST
 
+/* --- the series reply ------------------------------------------------------ */
+
+static struct findings one_finding(const char *rule, enum severity sev, size_t line,
+				   const char *msg)
+{
+	struct findings f;
+
+	findings_init(&f);
+	ARRAY_GROW(f.v, f.alloc, 1);
+	f.v[0].rule = rule;
+	f.v[0].severity = sev;
+	f.v[0].line = line;
+	f.v[0].text = strdup("");
+	f.v[0].message = strdup(msg);
+	f.v[0].doc = "";
+	f.n = 1;
+	return f;
+}
+
+START_TEST(test_reply_series)
+{
+	size_t len;
+	char *raw = th_read_data("series-v2-cover.eml", &len);
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+	struct reply r;
+	struct reply_settings rs;
+	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
+			f0, fcheck = one_finding("MISSING_FIXES_TAG", SEV_CHECK, 3, "Below minimum.");
+	struct reply_series_part parts[] = {
+		{ 0, "locking/mutex: Mark devm_mutex_init() as __must_check", &f0 },
+		{ 1, "leds: st1202: Check for error code from devm_mutex_init() call", &f1 },
+		{ 2, NULL, NULL },	/* did not arrive */
+		{ 3, "third", &fcheck },	/* only a finding below min_severity */
+	};
+
+	findings_init(&f0);
+	message_init(&m);
+	ck_assert(message_parse(&m, raw, len, &e) == 0);
+	patch_parse(&m, &p, &np);
+	reply_settings_init(&rs);
+	rs.from = "tagbot <bot@example.org>";
+	ck_assert_msg(reply_build_series(&r, &p[0], parts, 4, 3, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert(strstr(r.raw, "\r\nIn-Reply-To: <" V2C ">\r\n"));
+	ck_assert(strstr(r.raw, "Subject: Re: [PATCH v2 0/2] locking/mutex"));
+	ck_assert(strstr(r.raw, "X-Tagbot-Rules: MISSING_SIGN_OFF\r\n"));
+	ck_assert(strstr(r.raw, "It found 1 thing to look at, patch by patch:"));
+	ck_assert(strstr(r.raw, "Cover letter (0/3):\r\n    locking/mutex"));
+	ck_assert(strstr(r.raw, "Patch 1/3:\r\n    leds: st1202"));
+	ck_assert(strstr(r.raw, "1. MISSING_SIGN_OFF (error), line 7:"));
+	ck_assert(strstr(r.raw, "Patch 2/3:\r\n   did not arrive; not checked."));
+	ck_assert(strstr(r.raw, "Patch 3/3:\r\n    third\r\n   nothing to look at."));
+	ck_assert(!strstr(r.raw, "MISSING_FIXES_TAG"));
+	ck_assert_int_eq(r.nfindings, 1);
+	ck_assert_str_eq(r.rcpt[0], "linux@weissschuh.net");
+	reply_release(&r);
+	/* nothing at or above min_severity anywhere: no reply */
+	parts[1].findings = &f0;
+	ck_assert_int_eq(reply_build_series(&r, &p[0], parts, 4, 3, &rs, T0, &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	reply_release(&r);
+	findings_release(&f1);
+	findings_release(&fcheck);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
+/* The series reply is queued once: a second flush of the same lead (a
+ * restart that lost the done mark, a merged series) queues nothing. */
+START_TEST(test_queue_once)
+{
+	static const char *const files[] = { "series-v2-cover.eml", "series-v2-1.eml" };
+	struct store *st = open_store();
+	struct store_message m = { .msgid = V2C, .source = "maildir:x", .folder = "",
+				   .kind = "cover", .decision = STORE_SKIPPED, .why = "series",
+				   .time = T0 };
+	const char *rcpt[] = { "linux@weissschuh.net" };
+	struct store_outgoing out = { .reply_msgid = "r1@bot.org", .parent_msgid = V2C,
+				      .envelope_from = "bot@bot.org", .rcpt = rcpt, .nrcpt = 1,
+				      .raw = "x", .len = 1 };
+	struct store_counts c;
+	enum store_enqueue res;
+	char *ids[2] = { 0 };
+	struct err e;
+
+	arrive(st, files, 2, NULL, ids);
+	ck_assert(store_record_message(st, &m, NULL, &e) == 0);
+	ck_assert_msg(store_series_queue_reply(st, V2C, &out, T0, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(res, STORE_QUEUED);
+	out.reply_msgid = "r2@bot.org";
+	ck_assert(store_series_queue_reply(st, V2C, &out, T0, &res, &e) == 0);
+	ck_assert_int_eq(res, STORE_ALREADY_QUEUED);
+	ck_assert(store_counts(st, &c, &e) == 0);
+	ck_assert_int_eq(c.queued, 1);
+	ck_assert_int_eq(c.replied, 1);	/* the lead's row says replied */
+	free_ids(ids, 2);
+	store_close(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("series");
@@ -363,6 +470,8 @@ int main(void)
 	tcase_add_test(tc, test_no_cover);
 	tcase_add_test(tc, test_unthreaded_window);
 	tcase_add_test(tc, test_pending_lifecycle);
+	tcase_add_test(tc, test_reply_series);
+	tcase_add_test(tc, test_queue_once);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }
