@@ -177,8 +177,9 @@ static bool each_address(const char *v, bool (*fn)(void *arg, const char *addr),
 		if (c != ',' || depth || angle)
 			continue;
 		count++;
-		if (i > start && address_parse(&p, v + start, i - start, NULL) == 0) {
-			hit = fn(arg, p.email);
+		if (i > start) {
+			/* A failed parse leaves "" to release too. */
+			hit = address_parse(&p, v + start, i - start, NULL) == 0 && fn(arg, p.email);
 			person_release(&p);
 			if (hit)
 				return true;
@@ -247,9 +248,8 @@ static bool maint_match(const char *entry, const char *addr)
 
 	if (!is_pattern(entry)) {
 		/* "Name <addr>" is allowed, as in bot_addresses. */
-		if (address_parse(&p, entry, strlen(entry), NULL) < 0)
-			return false;
-		hit = address_same(p.email, addr);
+		hit = address_parse(&p, entry, strlen(entry), NULL) == 0 &&
+		      address_same(p.email, addr);
 		person_release(&p);
 		return hit;
 	}
