@@ -74,6 +74,8 @@ class H(BaseHTTPRequestHandler):
             code = 405
         if p == "/slow":
             time.sleep(4)
+        if p == "/slower":
+            time.sleep(8)
         data = b"ok\n"
         if p.startswith("/garbage/"):
             data = bytes(range(256)) * 64 + b"\n<entry><author><email>x"
@@ -107,6 +109,7 @@ line() { grep -n -F -- "$1" "$2" | head -n 1 | cut -d: -f1; }
 has_finding() { grep -q -F -- "$1:$2: WARNING:$3:" "$T/out"; }
 no_finding() { ! grep -q -F -- ":$1: WARNING:$2:" "$T/out"; }
 check() { "$TAGBOT" check -q "$@" >"$T/out" 2>"$T/err"; echo $? >"$T/rc"; }
+cond() { eval "$1"; }
 
 # --- found: what the archive says about each linked message ---------------
 A=$D/lookup-links-archive.eml
@@ -178,6 +181,58 @@ expect "malformed: no crash (exit 0 or 1)" [ "$(cat "$T/rc")" -le 1 ]
 expect "malformed: no lookup finding" [ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
 expect "malformed: logged" grep -q "garbage/.*/raw: .*not a finding" "$T/err"
 
+# --- refused: nothing listens at the port ------------------------------------
+DEAD_PORT=$(free_port)
+sed "s/@WEB@/127.0.0.1:$DEAD_PORT/g" "$D/lookup-links-servers.eml" | grep -v '\.invalid' >"$T/refused.eml"
+check --lookups="http://127.0.0.1:$DEAD_PORT/leds/" --lookup-timeout=5 "$T/refused.eml" "$A"
+expect "refused: no lookup finding (plain URLs and archive links)" \
+	[ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
+expect "refused: logged" grep -q "127.0.0.1:$DEAD_PORT/gone: .*not a finding" "$T/err"
+expect "refused: the archive link logged" grep -q "$DEAD_PORT/leds/.*/raw: .*not a finding" "$T/err"
+
+# --- slow archive: public-inbox-httpd stopped (SIGSTOP) answers nothing ------
+# the master and its workers (public-inbox-httpd forks them), by PID
+PI_ALL="$PI_PID $(ps -o pid= --ppid "$PI_PID" | tr -s ' \n' ' ')"
+kill -STOP $PI_ALL
+t0=$(date +%s)
+check --lookups="$ARCHIVE" --lookup-timeout=2 "$A"
+t1=$(date +%s)
+kill -CONT $PI_ALL
+expect "slow archive: no lookup finding" [ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
+expect "slow archive: the timeouts are logged" grep -q "/raw: .*timed out.*not a finding" "$T/err"
+expect "slow archive: 4 at once: 8 transfers, timeout 2, in $((t1 - t0)) s, not 16" \
+	[ $((t1 - t0)) -le 7 ]
+check --lookups="$ARCHIVE" --lookup-timeout=5 "$A"
+expect "slow archive: answering again after SIGCONT" \
+	[ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 2 ]
+
+# --- [lookup] in the ini file drives tagbot check ---------------------------
+cat >"$T/check.ini" <<INI
+[lookup]
+enabled = yes
+archive_url = $ARCHIVE
+timeout = 1
+concurrency = 2
+rate = 0
+cache_ttl = 0
+user_agent = lookup.sh test@example.org
+INI
+: >"$T/web.log"
+"$TAGBOT" check -q -c "$T/check.ini" "$A" "$S" >"$T/out" 2>"$T/err"
+expect "ini: the archive is asked (LINK_NO_NEW_INFO)" \
+	has_finding "$A" "$L_UNANSWERED" LINK_NO_NEW_INFO
+expect "ini: timeout = 1 applies (slow logged)" grep -q "/slow: .*not a finding" "$T/err"
+expect "ini: user_agent follows tagbot/VERSION" \
+	grep -q "^HEAD /alive tagbot/[0-9][^ ]* lookup.sh test@example.org " "$T/web.log"
+expect "ini: three LINK_DEAD as with --lookups" [ "$(grep -c "servers.eml:.*LINK_DEAD" "$T/out")" = 3 ]
+sed -i 's/^enabled = yes/enabled = no/' "$T/check.ini"
+"$TAGBOT" check -q -c "$T/check.ini" "$A" >"$T/out" 2>"$T/err"
+expect "ini: enabled = no: no lookup finding" \
+	[ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
+printf '[lookup]\narchive_url = ftp://example.org/\n' >"$T/bad.ini"
+expect "ini: archive_url must be http(s)" \
+	cond '! "$TAGBOT" check -q -c "$T/bad.ini" "$A" 2>"$T/err" && grep -q "archive_url" "$T/err"'
+
 # --- the cache: a second run asks nobody ------------------------------------
 C=$T/cache.db
 grep -v -e /slow -e /error -e .invalid "$S" >"$T/cacheable.eml"
@@ -191,5 +246,110 @@ expect "cache: the same findings with the archive stopped" cmp -s "$T/out" "$T/o
 expect "cache: no request to the web server" [ "$(wc -l <"$T/web.log")" = "$before" ]
 expect "cache: nothing failed" [ ! -s "$T/err" ]
 expect "cache: the findings are there" [ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 4 ]
+
+# --- tagbot run: a reply that needs no lookup does not wait for one ----------
+# Three patches in one Maildir batch: one with a link the server answers
+# after 8 s (timeout 4), one with a 404 link, one with no link at all
+# (listed last, so it is handled after the others started waiting).
+DM=$T/daemon
+replies_to() {
+	python3 - "$1" "$2" <<'PY'
+import email, os, sys
+sink, want = sys.argv[1], sys.argv[2]
+hits = []
+for sub in ("new", "cur"):
+    d = os.path.join(sink, sub)
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        with open(os.path.join(d, f), "rb") as fh:
+            m = email.message_from_binary_file(fh)
+        if (m["In-Reply-To"] or "").strip().strip("<>") == want:
+            hits.append(m.get_payload(decode=True).decode("utf-8", "replace"))
+print(len(hits))
+for h in hits:
+    sys.stderr.write(h)
+PY
+}
+ID_SLOW=20260106090001.1002-1-bob@example.org
+ID_DEAD=20260106090002.1003-1-cleo@example.org
+ID_NONE=20260106090000.1001-1-ann@example.org
+daemon_setup() {
+	rm -rf "$DM"
+	mkdir -p "$DM/in/new" "$DM/in/cur" "$DM/in/tmp"
+	sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup-daemon-slow-link.eml" >"$DM/in/new/1.slow"
+	sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup-daemon-dead-link.eml" >"$DM/in/new/2.dead"
+	cp "$D/lookup-daemon-no-links.eml" "$DM/in/new/3.none"
+	cat >"$DM/tagbot.ini" <<INI
+[tagbot]
+state = state.db
+log_level = debug
+[source]
+type = maildir
+path = in
+poll_interval = 1
+[sink]
+type = maildir
+path = out
+[reply]
+from = tagbot <tagbot@example.org>
+max_per_author_per_hour = 0
+max_per_minute = 0
+[lookup]
+enabled = yes
+archive_url = http://127.0.0.1:$WEB_PORT/leds/
+timeout = 4
+INI
+}
+# wait_reply ID SECONDS: until the sink holds a reply to ID
+wait_reply() {
+	i=0
+	while [ "$(replies_to "$DM/out" "$1" 2>/dev/null)" = 0 ]; do
+		i=$((i + 1))
+		[ $i -le $(($2 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+daemon_setup
+start=$(date +%s%N)
+"$TAGBOT" run -c "$DM/tagbot.ini" --once >"$DM/run.out" 2>"$DM/run.log" &
+BOT=$!
+wait_reply "$ID_NONE" 10
+t_none=$(( ($(date +%s%N) - start) / 1000000 ))
+slow_then=$(replies_to "$DM/out" "$ID_SLOW" 2>/dev/null)
+running=no
+kill -0 "$BOT" 2>/dev/null && running=yes
+wait "$BOT"
+rc=$?
+t_all=$(( ($(date +%s%N) - start) / 1000000 ))
+expect "run: exit 0" [ "$rc" = 0 ]
+expect "run: the patch with no link is answered at once (${t_none} ms)" [ "$t_none" -lt 2500 ]
+expect "run: ... while the slow lookup still runs" [ "$running" = yes ]
+expect "run: ... and before the patch with the slow link is answered" [ "$slow_then" = 0 ]
+expect "run: the run waited for the lookup timeout (${t_all} ms)" [ "$t_all" -ge 4000 ]
+expect "run: one reply to each patch" cond '[ "$(replies_to "$DM/out" "$ID_NONE" 2>/dev/null)" = 1 ] &&
+	[ "$(replies_to "$DM/out" "$ID_SLOW" 2>/dev/null)" = 1 ] &&
+	[ "$(replies_to "$DM/out" "$ID_DEAD" 2>/dev/null)" = 1 ]'
+replies_to "$DM/out" "$ID_SLOW" 2>"$DM/slow.txt" >/dev/null
+replies_to "$DM/out" "$ID_DEAD" 2>"$DM/dead.txt" >/dev/null
+expect "run: the slow link is no finding" cond '! grep -q LINK_DEAD "$DM/slow.txt" && grep -q MISSING_SIGN_OFF "$DM/slow.txt"'
+expect "run: the 404 link is LINK_DEAD ([lookup] enabled = yes)" grep -q LINK_DEAD "$DM/dead.txt"
+expect "run: the timeout is logged" grep -q "/slower: .*not a finding" "$DM/run.log"
+
+# Killed while lookups wait: the waiting patches are not lost, none is
+# answered twice.
+daemon_setup
+: >"$T/web.log"
+"$TAGBOT" run -c "$DM/tagbot.ini" >"$DM/run.out" 2>"$DM/run.log" &
+BOT=$!
+wait_reply "$ID_NONE" 10
+i=0
+until grep -q "^[A-Z]* /slower " "$T/web.log" || [ $i -ge 50 ]; do i=$((i + 1)); sleep 0.1; done
+kill -KILL "$BOT"
+wait "$BOT" 2>/dev/null
+expect "kill: only the reply that needed no lookup was out" \
+	cond '[ "$(replies_to "$DM/out" "$ID_SLOW" 2>/dev/null)" = 0 ] && [ "$(replies_to "$DM/out" "$ID_DEAD" 2>/dev/null)" = 0 ]'
+"$TAGBOT" run -c "$DM/tagbot.ini" --once >"$DM/run.out" 2>"$DM/run2.log"
+expect "kill: after a restart, one reply to each patch" cond '[ "$(replies_to "$DM/out" "$ID_NONE" 2>/dev/null)" = 1 ] &&
+	[ "$(replies_to "$DM/out" "$ID_SLOW" 2>/dev/null)" = 1 ] &&
+	[ "$(replies_to "$DM/out" "$ID_DEAD" 2>/dev/null)" = 1 ]'
 
 finish
