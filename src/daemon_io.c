@@ -83,8 +83,10 @@ static int smtp_send_item(void *arg, const struct outbox_item *it, struct err *e
 {
 	struct daemon *d = arg;
 
-	return smtp_send(&d->smtp, it->envelope_from, (const char *const *)it->rcpt, it->nrcpt,
-			 it->raw, it->len, e);
+	if (!d->smtp_conn)
+		d->smtp_conn = smtp_conn_new();
+	return smtp_conn_send(d->smtp_conn, &d->smtp, it->envelope_from,
+			      (const char *const *)it->rcpt, it->nrcpt, it->raw, it->len, e);
 }
 
 /* Sends what is due, DRAIN_CHUNK at a time, stopping for a signal. */

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -276,12 +277,17 @@ static CURLcode setup(CURL *c, const struct smtp_settings *s, const char *from,
 	SET(CURLOPT_SSL_VERIFYPEER, 1L);
 	SET(CURLOPT_SSL_VERIFYHOST, 2L);
 	SET(CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
-	if (s->ca_file && *s->ca_file)
+	/* ca_file alone: curl would also read its default CA directory, a few
+	 * hundred files parsed for every TLS handshake. */
+	if (s->ca_file && *s->ca_file) {
 		SET(CURLOPT_CAINFO, s->ca_file);
+		SET(CURLOPT_CAPATH, NULL);
+	}
 	if (s->user && *s->user) {
 		SET(CURLOPT_USERNAME, s->user);
 		SET(CURLOPT_PASSWORD, s->password);
 	}
+	SET(CURLOPT_MAXAGE_CONN, (long)SMTP_REUSE_IDLE_S);
 	SET(CURLOPT_CONNECTTIMEOUT, s->connect_timeout_s > 0 ? s->connect_timeout_s
 							     : (long)SMTP_CONNECT_TIMEOUT_S);
 	SET(CURLOPT_TIMEOUT, total);
@@ -342,33 +348,82 @@ static int classify(const char *url, CURLcode rc, long code, const struct xfer *
 	return err_set(e, ERR_TEMP, "smtp: %s: %s", url, detail);
 }
 
-static int perform(const struct smtp_settings *s, const char *from, struct xfer *x,
-		   size_t len, struct err *e)
-{
-	CURL *c = curl_easy_init();
-	CURLcode rc;
-	long code = 0;
-	int ret = 0;
+struct smtp_conn {
+	CURL *curl;		/* owned; NULL until the first submission */
+	unsigned long connects;
+};
 
+struct smtp_conn *smtp_conn_new(void)
+{
+	return xcalloc(1, sizeof(struct smtp_conn));
+}
+
+unsigned long smtp_conn_connects(const struct smtp_conn *c)
+{
+	return c->connects;
+}
+
+void smtp_conn_free(struct smtp_conn *c)
+{
 	if (!c)
+		return;
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	free(c);
+}
+
+/*
+ * After a submission the handle must not point into it (the recipients, the
+ * callbacks' buffers on our stack): the QUIT at smtp_conn_free, or a stale
+ * connection closed at the next submission, still reads its answer.
+ * curl_easy_reset forgets every option, never the open connection.
+ */
+static void forget_submission(CURL *c, const struct smtp_settings *s)
+{
+	curl_easy_reset(c);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT,
+			 s->timeout_s > 0 ? s->timeout_s : (long)SMTP_TIMEOUT_S);
+}
+
+static int perform(struct smtp_conn *conn, const struct smtp_settings *s, const char *from,
+		   struct xfer *x, size_t len, struct err *e)
+{
+	CURLcode rc;
+	long code = 0, connects = 0;
+
+	if (!conn->curl && !(conn->curl = curl_easy_init()))
 		return err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url);
-	rc = setup(c, s, from, x, len);
+	rc = setup(conn->curl, s, from, x, len);
 	if (rc != CURLE_OK) {
-		ret = err_set(e, ERR_FINAL, "smtp: %s: libcurl refused an option: %s", s->url,
-			      curl_easy_strerror(rc));
-	} else {
-		rc = curl_easy_perform(c);
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-		if (rc != CURLE_OK)
-			ret = classify(s->url, rc, code, x, e);
+		forget_submission(conn->curl, s);
+		return err_set(e, ERR_FINAL, "smtp: %s: libcurl refused an option: %s", s->url,
+			       curl_easy_strerror(rc));
 	}
-	curl_easy_cleanup(c);
-	return ret;
+	rc = curl_easy_perform(conn->curl);
+	curl_easy_getinfo(conn->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (curl_easy_getinfo(conn->curl, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK)
+		conn->connects += (unsigned long)connects;
+	forget_submission(conn->curl, s);
+	if (rc != CURLE_OK)
+		return classify(s->url, rc, code, x, e);
+	return 0;
 }
 
 int smtp_send(const struct smtp_settings *s, const char *from,
 	      const char *const *rcpt, size_t n, const char *data, size_t len,
 	      struct err *e)
+{
+	struct smtp_conn *c = smtp_conn_new();
+	int ret = smtp_conn_send(c, s, from, rcpt, n, data, len, e);
+
+	smtp_conn_free(c);
+	return ret;
+}
+
+int smtp_conn_send(struct smtp_conn *conn, const struct smtp_settings *s, const char *from,
+		   const char *const *rcpt, size_t n, const char *data, size_t len,
+		   struct err *e)
 {
 	struct xfer x = { .up = { data, len } };
 	int ret;
@@ -385,7 +440,7 @@ int smtp_send(const struct smtp_settings *s, const char *from,
 		}
 		x.rcpt = t;
 	}
-	ret = perform(s, from, &x, len, e);
+	ret = perform(conn, s, from, &x, len, e);
 	curl_slist_free_all(x.rcpt);
 	return ret;
 }

@@ -21,7 +21,8 @@
  * retry never duplicates the reply to the recipients that were accepted.
  *
  * timeout_s bounds the submission and, separately, the wait for the answer
- * to QUIT, so a call takes at most about twice timeout_s.  curl_global_init
+ * to QUIT, so a call takes at most about twice timeout_s.  With ca_file set
+ * only its CAs are trusted (curl's default CA directory is not read).  curl_global_init
  * is left to curl_easy_init (done on first use); call smtp_send from one
  * thread at a time, with SIGPIPE ignored (the daemon's job).
  */
@@ -40,6 +41,8 @@
 
 #define SMTP_CONNECT_TIMEOUT_S	30	/* defaults of smtp_settings_init */
 #define SMTP_TIMEOUT_S		300
+
+#define SMTP_REUSE_IDLE_S	60	/* an smtp_conn reuses a connection idle this long at most */
 
 #define SMTP_BACKOFF_BASE_S	30	/* first retry after about this long */
 #define SMTP_BACKOFF_MAX_S	3600	/* never wait longer */
@@ -96,6 +99,28 @@ bool smtp_addr_ok(const char *a);
 int smtp_send(const struct smtp_settings *s, const char *from,
 	      const char *const *rcpt, size_t n, const char *data, size_t len,
 	      struct err *e);
+
+/*
+ * A submission session: one libcurl handle that keeps its connection open
+ * after a submission that succeeded, so the next one (with the same
+ * settings) skips the TCP connect, the TLS handshake, loading the CAs and
+ * EHLO: a MAIL FROM on the open connection.  curl reuses it only when the
+ * server has not closed it and it was idle at most SMTP_REUSE_IDLE_S (well
+ * under Postfix's smtpd_timeout of 300 s), else it connects afresh.  Each
+ * submission is a transaction of its own with the guarantees and error
+ * classes of smtp_send; after a failure curl closes the connection.
+ */
+struct smtp_conn;
+
+struct smtp_conn *smtp_conn_new(void);
+/* smtp_send on c's connection (opened when there is none). */
+int smtp_conn_send(struct smtp_conn *c, const struct smtp_settings *s, const char *from,
+		   const char *const *rcpt, size_t n, const char *data, size_t len,
+		   struct err *e);
+/* Connections opened by c since smtp_conn_new, for tests and the benchmark. */
+unsigned long smtp_conn_connects(const struct smtp_conn *c);
+/* QUIT (bounded as smtp_send's) and close; NULL is fine. */
+void smtp_conn_free(struct smtp_conn *c);
 
 /*
  * Seconds to wait before retry number attempts (1 for the first retry):
