@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "buf.h"
+#include "config.h"
 #include "lookup.h"
 #include "message.h"
 #include "patch.h"
@@ -431,6 +432,31 @@ START_TEST(test_store_cache)
 }
 END_TEST
 
+static void drop_newer_tables(sqlite3 *db)
+{
+	static const char *const v1[] = { "messages", "checkpoints", "outbox" };
+	char *names[32];
+	size_t n = 0;
+	sqlite3_stmt *s;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'",
+					    -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW && n < ARRAY_SIZE(names))
+		names[n++] = xstrdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	for (size_t i = 0; i < n; i++) {
+		bool keep = false;
+		char sql[128];
+
+		for (size_t k = 0; k < ARRAY_SIZE(v1); k++)
+			keep |= !strcmp(names[i], v1[k]);
+		snprintf(sql, sizeof(sql), "DROP TABLE \"%s\"", names[i]);
+		if (!keep)
+			ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		free(names[i]);
+	}
+}
+
 /* A database of schema version 1 (before the cache) is migrated, and what
  * it held is kept. */
 START_TEST(test_store_migrates_from_1)
@@ -447,8 +473,9 @@ START_TEST(test_store_migrates_from_1)
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE lookup_cache; PRAGMA user_version = 1",
-				      NULL, NULL, NULL), SQLITE_OK);
+	/* Every table but schema 1's (messages, checkpoints, outbox) goes. */
+	drop_newer_tables(db);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	st = open_store();
@@ -462,7 +489,6 @@ START_TEST(test_store_migrates_from_1)
 		ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL), SQLITE_OK);
 		ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
 		ck_assert_int_eq(sqlite3_column_int(s, 0), STORE_SCHEMA_VERSION);
-		ck_assert_int_eq(STORE_SCHEMA_VERSION, 2);
 		sqlite3_finalize(s);
 	}
 	sqlite3_close(db);
@@ -857,6 +883,132 @@ START_TEST(test_prefetch_nothing_to_do)
 }
 END_TEST
 
+/* --- what lookup_cached() finds without any network --------------------- */
+
+START_TEST(test_cached)
+{
+	static const char id[] = "20250107131456.247610-1-krzysztof.kozlowski@linaro.org";
+	struct lookup_result r = { .status = LOOKUP_ALIVE, .http_code = 200, .is_patch = true,
+				   .version = 1, .subject = "leds: x", .author = "a@b",
+				   .sender = "a@b", .others = 2 };
+	struct lookup_settings ls;
+	struct store *st = open_store();
+	struct store_cache_entry ce = { LOOKUP_ALIVE, time(NULL), NULL, 0 };
+	struct lookup *lk;
+	struct checked c;
+	char *key;
+	struct err e;
+
+	checked_open(&c, "lookup-v2-links-v1.eml", NULL);
+	lookup_settings_init(&ls);
+	ck_assert_int_eq(lookup_new(&lk, &ls, st, &e), 0);
+	/* Not cached: a transfer is needed, nothing is appended. */
+	ck_assert(!lookup_cached(lk, c.p, c.np, &c.s.archives, &c.res));
+	ck_assert_uint_eq(c.res.n, 0);
+	key = lookup_archive_url(LOOKUP_DEFAULT_ARCHIVE, id, "/");
+	ce.data = lookup_result_encode(&r);
+	ce.len = strlen(ce.data);
+	ck_assert_int_eq(store_cache_put(st, key, &ce, &e), 0);
+	ck_assert(lookup_cached(lk, c.p, c.np, &c.s.archives, &c.res));
+	ck_assert_uint_eq(c.res.n, 1);
+	ck_assert(c.res.v[0].cached);
+	ck_assert_int_eq(c.res.v[0].status, LOOKUP_ALIVE);
+	ck_assert_int_eq(c.res.v[0].others, 2);
+	ck_assert_str_eq(c.res.v[0].msgid, id);
+	free(ce.data);
+	free(key);
+	lookup_free(lk);
+	lookup_settings_release(&ls);
+	checked_close(&c);
+	store_close(st);
+}
+END_TEST
+
+/* A patch with no link needs nothing: true at once, even with no cache. */
+START_TEST(test_cached_no_links)
+{
+	struct lookup_settings ls;
+	struct lookup *lk;
+	struct checked c;
+	struct err e;
+
+	checked_open(&c, "lookup-daemon-no-links.eml", NULL);
+	lookup_settings_init(&ls);
+	ck_assert_int_eq(lookup_new(&lk, &ls, NULL, &e), 0);
+	ck_assert(lookup_cached(lk, c.p, c.np, &c.s.archives, &c.res));
+	ck_assert_uint_eq(c.res.n, 0);
+	lookup_free(lk);
+	lookup_settings_release(&ls);
+	checked_close(&c);
+}
+END_TEST
+
+/* --- [lookup] in the ini file -------------------------------------------- */
+
+static const char *data_path(const char *name)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", TEST_DATA, name);
+	return path;
+}
+
+START_TEST(test_config_keys)
+{
+	struct config c;
+	struct err e;
+	const char *ca;
+
+	config_init(&c);
+	ck_assert(!c.rules.lookups);
+	ck_assert_ptr_null(c.lookup.archive_url);
+	ck_assert_int_eq(c.lookup.timeout, 10);
+	ck_assert_int_eq(c.lookup.concurrency, 4);
+	ck_assert_int_eq(c.lookup.rate, 5);
+	ck_assert_int_eq(c.lookup.cache_ttl, 21600);
+	ck_assert_msg(config_load(&c, data_path("lookup-config.ini"), &e) == 0, "%s", e.msg);
+	ck_assert(c.rules.lookups);
+	ck_assert_str_eq(c.lookup.archive_url, "http://archive.example.org/leds/");
+	ck_assert_int_eq(c.lookup.timeout, 3);
+	ck_assert_int_eq(c.lookup.concurrency, 8);
+	ck_assert_int_eq(c.lookup.rate, 0);
+	ck_assert_int_eq(c.lookup.cache_ttl, 60);
+	/* Relative to the ini file's directory. */
+	ca = c.lookup.ca_file;
+	ck_assert_ptr_nonnull(strstr(ca, "/tests/data/certs/ca.pem"));
+	ck_assert_int_eq(ca[0], '/');
+	ck_assert_str_eq(c.lookup.user_agent, "bot of example.org, admin@example.org");
+	config_release(&c);
+}
+END_TEST
+
+static const struct {
+	const char *file;
+	const char *error;	/* what the message must hold */
+} bad_config_cases[] = {
+	{ "lookup-config-bad-url.ini", "[lookup] archive_url: \"lore.kernel.org/all/\" is not an http:// or https:// URL" },
+	{ "lookup-config-bad-timeout.ini", "[lookup] timeout: \"0\" is not a number from 1 to 86400" },
+	{ "lookup-config-bad-concurrency.ini", "[lookup] concurrency: \"1001\" is not a number from 1 to 1000" },
+	{ "lookup-config-bad-rate.ini", "[lookup] rate: \"-1\" is not a number from 0 to 1000" },
+	{ "lookup-config-bad-ttl.ini", "[lookup] cache_ttl: \"2592001\" is not a number from 0 to 2592000" },
+	{ "lookup-config-typo.ini", "[lookup] user_agnet: unknown key (did you mean user_agent?)" },
+};
+
+START_TEST(test_config_bad)
+{
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	ck_assert_int_eq(config_load(&c, data_path(bad_config_cases[_i].file), &e), -1);
+	ck_assert_msg(strstr(e.msg, bad_config_cases[_i].error), "%s: got \"%s\"",
+		      bad_config_cases[_i].file, e.msg);
+	/* Left as config_init() made it. */
+	ck_assert_int_eq(c.lookup.timeout, 10);
+	config_release(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lookup");
@@ -881,6 +1033,10 @@ int main(void)
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_store_cache);
 	tcase_add_test(store, test_store_migrates_from_1);
+	tcase_add_test(store, test_cached);
+	tcase_add_test(pure, test_cached_no_links);
+	tcase_add_test(pure, test_config_keys);
+	tcase_add_loop_test(pure, test_config_bad, 0, ARRAY_SIZE(bad_config_cases));
 	suite_add_tcase(s, store);
 
 	tcase_add_test(rules, test_rules_archive);
