@@ -813,7 +813,7 @@ def main(argv):
         if rc is not None:
             return rc
     except (OSError, imaplib.IMAP4.error, smtplib.SMTPException, KeyError, IndexError,
-            ValueError) as ex:
+            ValueError, AttributeError) as ex:	# AttributeError: a file that is no mail
         die("%s: %s" % (cmd, ex))
     die("unknown command %r" % cmd)
     return 2

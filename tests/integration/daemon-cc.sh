@@ -1,0 +1,143 @@
+#!/bin/sh
+# Maintainer Cc mode (issue 4, item 4) and per-list policy (item 5) end to
+# end: `tagbot run` on bot@'s INBOX over IMAP (IDLE, STARTTLS), replies
+# through Postfix.  Patches come as the list's copy (APPEND, List-Id); a
+# maintainer's reply with the bot in Cc is submitted to Postfix, which
+# delivers it to bot@ only.  Mails are built by tests/integration/e2e-mail.py,
+# their findings fixed by RULES.md; asserted is what reaches maint@'s and
+# author@'s INBOX:
+#   a) maint@ answers a patch the bot saw: the bot answers maint@ under
+#      maint@'s mail (In-Reply-To it, References extended) with the patch's
+#      findings; the patch itself keeps its one reply; maint@'s mail also
+#      arriving as the list's copy: still one answer
+#   b) ... a clean patch: "no tag problems found"
+#   c) ... patches the bot never read (in its folder from before it
+#      started): checked all the same
+#   d) "tagbot: explain BAD_SIGN_OFF" from a maintainer: an explanation;
+#      from someone else: nothing
+#   e) "tagbot: quiet": no further replies in that thread, neither to
+#      maint@ nor to a v2 of the patch sent in reply to it (a v2 in
+#      another thread is answered); a quoted command is no command
+#   f) "tagbot: recheck" in reply to the bot's answer: answered again; in
+#      reply to maint@'s mail about a patch answered before: answered
+#   g) [list off.example.org] enabled = no: its mail (List-Id, or
+#      X-Mailing-List) is recorded, never answered; a list with no
+#      section follows [default]
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/servers.sh"
+srv_need dovecot postfix
+srv_init
+srv_start_dovecot || exit 99
+srv_start_postfix || exit 99
+. "$top_srcdir/tests/integration/daemon-lib.sh"
+patch() { $MAIL patch "$1" "${2%-*}" "${2##*-}" >"$W/$2.eml"; }
+# listed NAME [LIST-ID]: APPEND the list's copy of $W/NAME.eml
+listed() {
+	$MAIL relist "$W/$1.eml" "${2:-list.example.org}" >"$W/$1-list.eml"
+	$MAIL append $BOT "$W/$1-list.eml"
+}
+# request PARENT-FILE TAG [ARGS...]: $W/TAG.eml, a reply to PARENT with the bot in Cc
+request() { f=$1 t=$2; shift 2; $MAIL request "$f" "$t" "$@" >"$W/$t.eml"; }
+send() { $MAIL send "$W/$1.eml"; }
+
+INI=$W/cc.ini STATE=$W/cc.db
+bot_ini "$INI" "$STATE" "maintainers = $MAINT" "[list off.example.org]
+enabled = no"
+
+# Read by nobody: in the folder before the bot's first start (backfill = no).
+patch case q-1; patch clean q-2
+$MAIL append $BOT $(p q-1 q-2)
+bot_start
+check "the bot starts and takes its checkpoint" wait_ready 20
+
+# --- a) b) c) ----------------------------------------------------------------
+patch case a-1; patch clean b-1
+listed a-1; listed b-1
+check "a) the patch from the list is answered first" $MAIL wait-replies $AUTHOR 20 $(mid a-1)
+request "$W/a-1.eml" ma-1; send ma-1
+check "a) maint@ Cc's the bot on a reply to a patch: the bot answers maint@" \
+	$MAIL wait-replies $MAINT 20 $(mid ma-1)
+check "a) under maint@'s mail (In-Reply-To, References extended, Re:), with the patch's findings" \
+	$MAIL verify-cc $MAINT "$W/ma-1.eml" "$W/a-1.eml"
+request "$W/b-1.eml" mb-1; send mb-1
+request "$W/q-1.eml" mq-1; send mq-1
+request "$W/q-2.eml" mq-2; send mq-2
+$MAIL relist "$W/ma-1.eml" list.example.org >"$W/ma-1-list.eml"
+$MAIL append $BOT "$W/ma-1-list.eml"
+check "b) c) the requests about a clean patch and unread ones are answered" \
+	$MAIL wait-replies $MAINT 20 $(mid mb-1 mq-1 mq-2)
+check "b) a clean patch: 'no tag problems found', threaded under maint@'s mail" \
+	$MAIL verify-cc $MAINT "$W/mb-1.eml" "$W/b-1.eml"
+check "c) a patch the bot never read (from its folder): its findings" \
+	$MAIL verify-cc $MAINT "$W/mq-1.eml" "$W/q-1.eml"
+check "c) ... and a clean one: 'no tag problems found'" \
+	$MAIL verify-cc $MAINT "$W/mq-2.eml" "$W/q-2.eml"
+
+# --- d) explain ----------------------------------------------------------------
+request "$W/b-1.eml" md-1 --cmd "tagbot: explain BAD_SIGN_OFF"; send md-1
+request "$W/a-1.eml" ad-1 --from "A U Thor <$AUTHOR>" --cmd "tagbot: explain BAD_SIGN_OFF"
+send ad-1
+check "d) 'tagbot: explain BAD_SIGN_OFF' from a maintainer is answered" \
+	$MAIL wait-replies $MAINT 20 $(mid md-1)
+check "d) ... with an explanation of BAD_SIGN_OFF" \
+	$MAIL verify-cc $MAINT "$W/md-1.eml" "$W/b-1.eml" --explain BAD_SIGN_OFF --no-check
+
+# --- e) quiet ----------------------------------------------------------------
+patch changeid e-1
+listed e-1
+check "e) the patch is answered" $MAIL wait-replies $AUTHOR 20 $(mid e-1)
+# A quoted command is no command: this thread stays open.
+request "$W/a-1.eml" mz-1 --quote-cmd "tagbot: quiet"; send mz-1
+request "$W/e-1.eml" me-1 --cmd "tagbot: quiet"; send me-1
+check "e) the quiet request is read" wait_seen 20 me-1 mz-1
+request "$W/e-1.eml" me-2; send me-2
+$MAIL series "$W" e2 nosob --no-cover --version 2 --in-reply-to "$W/e-1.eml"
+listed e2-1
+$MAIL series "$W" f2 twice --no-cover --version 2 --in-reply-to "$W/a-1.eml"
+listed f2-1
+request "$W/a-1.eml" ma-2; send ma-2
+check "e) after the quiet thread: a v2 in another thread and a request there are answered" \
+	$MAIL wait-replies $AUTHOR 20 $(mid f2-1)
+check "e) ... the request in the other thread (a quoted 'tagbot: quiet' is none)" \
+	$MAIL wait-replies $MAINT 20 $(mid ma-2)
+check "e) ... that v2's reply is threaded to it, with its findings" \
+	$MAIL verify $AUTHOR $(p f2-1)
+
+# --- f) recheck --------------------------------------------------------------
+$MAIL save-reply $MAINT $(mid mb-1) >"$W/mb-1-answer.eml"
+request "$W/mb-1-answer.eml" mr-1 --cmd "tagbot: recheck"; send mr-1
+request "$W/ma-1.eml" mr-2 --cmd "tagbot: recheck"; send mr-2
+check "f) 'tagbot: recheck' (in reply to the bot's answer; to maint@'s own mail): answered" \
+	$MAIL wait-replies $MAINT 20 $(mid mr-1 mr-2)
+check "f) ... again 'no tag problems found', under the recheck mail" \
+	$MAIL verify-cc $MAINT "$W/mr-1.eml" "$W/b-1.eml"
+check "f) ... and the findings of a patch answered before" \
+	$MAIL verify-cc $MAINT "$W/mr-2.eml" "$W/a-1.eml"
+
+# --- g) per-list ---------------------------------------------------------------
+patch case g-1; patch twice g-2; patch nosob g-3
+listed g-1 off.example.org
+{ printf 'X-Mailing-List: off@example.org\r\n'; cat "$W/g-2.eml"; } >"$W/g-2-list.eml"
+$MAIL append $BOT "$W/g-2-list.eml"
+listed g-3 other.example.org
+check "g) mail of a list with no section is answered ([default])" \
+	$MAIL wait-replies $AUTHOR 20 $(mid g-3)
+check "g) ... and threaded to it" $MAIL verify $AUTHOR $(p g-3)
+
+sleep 6	# anything still due (a late or second reply) would have come by now
+check "the mails that must stay unanswered were read" wait_seen 20 ad-1 me-2 e2-1 g-1
+check "d) the command from a non-maintainer got nothing" $MAIL none $AUTHOR $(mid ad-1)
+check "d) ... nor did anyone else" $MAIL none $MAINT $(mid ad-1)
+check "e) 'tagbot: quiet': no answer to a later request in that thread" \
+	$MAIL none $MAINT $(mid me-2)
+check "e) ... nor to a v2 sent in reply to the patch" $MAIL none $AUTHOR $(mid e2-1)
+check "e) ... nor any other mail in that thread" $MAIL none $AUTHOR $(mid me-2)
+check "g) enabled = no: no reply to its mail (List-Id, X-Mailing-List)" \
+	$MAIL none $AUTHOR $(mid g-1 g-2)
+check "g) ... and both are recorded" $MAIL recorded "$STATE" $(p g-1 g-2)
+for r in ma-1 mb-1 mq-1 mq-2 md-1 mr-1 mr-2; do
+	check "a-f) still exactly one answer to $r" test "$($MAIL replies $MAINT $(mid $r))" = 1
+done
+check "a) the patch has its one reply, to the author" $MAIL verify $AUTHOR $(p a-1 b-1 e-1)
+check "SIGTERM: exit 0" bot_stop
+finish
