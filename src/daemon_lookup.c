@@ -6,8 +6,11 @@
  * daemon_msg.c) is handled in two passes:
  *
  * 1. Every message goes through handle() as before.  Just before a patch
- *    is checked, daemon_lookup_gate() asks the lookup cache (no network)
- *    for its Link:/Closes: URLs.  When there is no such URL, or every one
+ *    is checked, daemon_lookup_gate() asks the store what it knows of the
+ *    messages its Link: lines name (an earlier version of the patch, a
+ *    mail of its series: settled without any lookup, also with lookups
+ *    off), then the lookup cache (no network) for its other Link:/Closes:
+ *    URLs.  When there is no such URL, or every one
  *    is cached, the patch is checked, decided and recorded at once.  When
  *    one needs a transfer, nothing is decided or recorded for it: a copy
  *    of the raw mail goes into d->pend.
@@ -101,6 +104,18 @@ static void pending_add(struct daemon *d, const struct origin *o, const char *ra
 	d->pend.bytes += len;
 }
 
+/* Links to messages the store knows as earlier versions or series mates:
+ * settled without a lookup, also with lookups off. */
+static void from_store(struct daemon *d, const struct patch *p, size_t np,
+		       struct lookup_results *res)
+{
+	struct err e;
+
+	if (d->st && np && lookup_from_store(d->st, p, np, &d->cfg.rules.archives, res, &e) < 0)
+		log_message(LOGL_WARNING, p[0].message_id, "what the store knows of its links: %s",
+			    e.msg);
+}
+
 int daemon_lookup_gate(struct daemon *d, const struct origin *o, const struct patch *p,
 		       size_t np, const char *raw, size_t len, struct lookup_results *res,
 		       const struct lookup_results **use)
@@ -112,6 +127,7 @@ int daemon_lookup_gate(struct daemon *d, const struct origin *o, const struct pa
 		*use = d->ready;
 		return 0;
 	}
+	from_store(d, p, np, res);
 	if (!d->lk || lookup_cached(d->lk, p, np, &d->cfg.rules.archives, res))
 		return 0;
 	if (!pending_full(d, len)) {
@@ -148,7 +164,7 @@ struct parsed {
 	size_t n;
 };
 
-static void parse_all(const struct pending *pd, struct parsed *x)
+static void parse_all(struct daemon *d, const struct pending *pd, struct parsed *x)
 {
 	x->n = pd->n;
 	x->msg = xcalloc(x->n, sizeof(*x->msg));
@@ -164,6 +180,7 @@ static void parse_all(const struct pending *pd, struct parsed *x)
 		/* It parsed in pass 1; failing now leaves nothing to look up. */
 		if (message_parse(&x->msg[i], pd->v[i].raw, pd->v[i].len, &e) == 0)
 			patch_parse(&x->msg[i], &x->p[i], &x->np[i]);
+		from_store(d, x->p[i], x->np[i], &x->res[i]);
 		x->rq[i] = (struct lookup_request){ x->p[i], x->np[i], &x->res[i] };
 	}
 }
@@ -211,7 +228,7 @@ int daemon_lookup_resolve(struct daemon *d, struct err *e)
 	/* The replies of pass 1 first: they need no lookup. */
 	if (daemon_drain(d, &le) < 0)
 		log_msg(LOGL_WARNING, "sending before the lookups: %s", le.msg);
-	parse_all(&d->pend, &x);
+	parse_all(d, &d->pend, &x);
 	log_msg(LOGL_DEBUG, "lookups for %zu waiting mail%s", x.n, x.n == 1 ? "" : "s");
 	if (lookup_fetch(d->lk, x.rq, x.n, &d->cfg.rules.archives, &le) < 0)
 		log_msg(LOGL_WARNING, "%s: the mails are checked without them", le.msg);

@@ -89,6 +89,11 @@ struct lookup_result {
 	char *author;		/* owned; its author's address; "" unknown */
 	char *sender;		/* owned; its header From: address (a relay); "" unknown */
 	int others;		/* thread entries by someone other than author/sender; -1 unknown */
+
+	/* What the daemon's store knows of the linked message (lookup_from_store;
+	 * such a result is never fetched: the finding does not depend on it): */
+	bool earlier_version;	/* an earlier version of this patch (LINK_TO_PREVIOUS_VERSION) */
+	bool same_series;	/* a message of this patch's series (LINK_TO_OWN_SERIES) */
 };
 
 struct lookup_results {
@@ -164,6 +169,19 @@ struct buf;
  */
 int lookup_message_raw(struct lookup *lk, const char *msgid, struct buf *out, bool *found,
 		       struct err *e);
+
+/*
+ * What the store (context.h: every message the daemon saw) knows of the
+ * Message-IDs the Link: lines of the np parts of one mail name: a result
+ * with earlier_version or same_series is appended for each link to a
+ * known earlier version of that part or to a message of its series
+ * (status LOOKUP_UNKNOWN: nothing was fetched).  Call it before
+ * lookup_cached()/lookup_fetch(): they skip the URLs out holds already.
+ * No network; -1 only on a store error (out keeps what it got).
+ */
+int lookup_from_store(struct store *st, const struct patch *p, size_t np,
+		      const struct pattern_list *archives, struct lookup_results *out,
+		      struct err *e);
 
 /* --- the pure parts (exposed for the rules and the tests) ---------------- */
 

@@ -1,9 +1,12 @@
 /*
  * lookups.c - RULES.md section 4, the rules that need to know what a link
  * points at: LINK_DEAD, LINK_NO_NEW_INFO and the archive signal of
- * LINK_TO_PREVIOUS_VERSION.  No I/O here: the caller fetched the results
- * (lookup_prefetch) and passed them to rules_run_lookups().  A result the lookup
- * could not settle (LOOKUP_UNKNOWN, others < 0) never becomes a finding.
+ * LINK_TO_PREVIOUS_VERSION; and, from what the daemon's store knows of
+ * the target (lookup_from_store), LINK_TO_PREVIOUS_VERSION and
+ * LINK_TO_OWN_SERIES, which need no [lookup].  No I/O here: the caller
+ * fetched the results and passed them to rules_run_lookups().  A result
+ * the lookup could not settle (LOOKUP_UNKNOWN, others < 0) never becomes a
+ * finding.
  *
  * One finding per link: a line rules/links.c already reported as a link to
  * the mail itself, its series or an earlier version gets no second one
@@ -119,11 +122,28 @@ static void check_archive_link(struct rule_ctx *c, size_t first, const struct li
 			  "This Link: points at a patch posting that nobody but its author answered, so it holds nothing that is not in the commit: drop it, or link to the discussion or report that explains the change.");
 }
 
+/* What the store knows: true when that settled the link. */
+static bool check_known(struct rule_ctx *c, size_t first, const struct line *l,
+			const struct lookup_result *r)
+{
+	if (!r->earlier_version && !r->same_series)
+		return false;
+	if (already_reported(c, first, l))
+		return true;
+	if (r->earlier_version)
+		rule_emit(c, R_LINK_TO_PREVIOUS_VERSION, l,
+			  "This Link: points at an earlier version of this patch (the bot saw it posted), which is history, not information for the commit: move it below the --- line or into the cover letter.");
+	else
+		rule_emit(c, R_LINK_TO_OWN_SERIES, l,
+			  "This Link: points at another mail of this patch's own series (the bot saw it posted), which adds little to the commit: drop it, or put it below the --- line.");
+	return true;
+}
+
 void rules_lookups(struct rule_ctx *ctx, const struct lookup_results *res, size_t first)
 {
 	const struct patch *p = ctx->patch;
 
-	if (p->kind != KIND_PATCH || !ctx->settings->lookups || !res)
+	if (p->kind != KIND_PATCH || !res)
 		return;
 	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES; i++) {
 		const struct line *l = &p->lines[i];
@@ -134,6 +154,8 @@ void rules_lookups(struct rule_ctx *ctx, const struct lookup_results *res, size_
 
 		if (!lookup_link_line(l, &url, &n, &is_link) ||
 		    !(r = lookup_results_find(res, url, n)))
+			continue;
+		if ((is_link && check_known(ctx, first, l, r)) || !ctx->settings->lookups)
 			continue;
 		if (r->status == LOOKUP_DEAD)
 			dead(ctx, l, r, is_link);

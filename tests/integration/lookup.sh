@@ -352,4 +352,46 @@ expect "kill: after a restart, one reply to each patch" cond '[ "$(replies_to "$
 	[ "$(replies_to "$DM/out" "$ID_SLOW" 2>/dev/null)" = 1 ] &&
 	[ "$(replies_to "$DM/out" "$ID_DEAD" 2>/dev/null)" = 1 ]'
 
+# --- what the store knows: earlier versions and series mates, no lookups -----
+SM=$T/store
+store_run() {
+	rm -rf "$SM"
+	mkdir -p "$SM/in/new" "$SM/in/cur" "$SM/in/tmp"
+	n=0
+	for f in "$@"; do
+		n=$((n + 1))
+		cp "$D/lookup-store-$f.eml" "$SM/in/new/$n.$f"
+	done
+	cat >"$SM/tagbot.ini" <<INI
+[tagbot]
+state = state.db
+min_reply_severity = check
+[source]
+type = maildir
+path = in
+[sink]
+type = maildir
+path = out
+[reply]
+from = tagbot <tagbot@example.org>
+max_per_author_per_hour = 0
+max_per_minute = 0
+INI
+	"$TAGBOT" run -c "$SM/tagbot.ini" --once >"$SM/run.out" 2>"$SM/run.log"
+}
+ID_V2=20260117100000.2101-1-dana@example.org
+ID_S2=e5f6a7b8@eve.example.org
+store_run v1 v2 series-1 series-2
+replies_to "$SM/out" "$ID_V2" 2>"$SM/v2.txt" >"$SM/v2.n"
+replies_to "$SM/out" "$ID_S2" 2>"$SM/s2.txt" >"$SM/s2.n"
+expect "store: v2 linking to the v1 the bot saw: LINK_TO_PREVIOUS_VERSION" \
+	cond '[ "$(cat "$SM/v2.n")" = 1 ] && grep -q LINK_TO_PREVIOUS_VERSION "$SM/v2.txt"'
+expect "store: patch 2/2 linking to 1/2 (grouped by the store): LINK_TO_OWN_SERIES" \
+	cond '[ "$(cat "$SM/s2.n")" = 1 ] && grep -q LINK_TO_OWN_SERIES "$SM/s2.txt"'
+expect "store: the linked v1 and 1/2 are clean: no reply" \
+	[ "$(ls "$SM/out/new" | wc -l)" = 2 ]
+store_run v2 series-2
+expect "store: without the earlier mails in the store, no finding and no reply" \
+	[ "$(ls "$SM/out/new" 2>/dev/null | wc -l)" = 0 ]
+
 finish
