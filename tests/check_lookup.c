@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "context.h"
 #include "lookup.h"
 #include "message.h"
 #include "patch.h"
@@ -883,6 +884,98 @@ START_TEST(test_prefetch_nothing_to_do)
 }
 END_TEST
 
+/* --- what the store knows of a link's target ------------------------------ */
+
+START_TEST(test_rules_store_signals)
+{
+	static const struct {
+		bool earlier, series, lookups;
+		enum lookup_status status;
+		int others;
+		const char *want;	/* the one rule on the Link:, NULL none */
+	} cases[] = {
+		{ true, false, false, LOOKUP_UNKNOWN, -1, "LINK_TO_PREVIOUS_VERSION" },
+		{ false, true, false, LOOKUP_UNKNOWN, -1, "LINK_TO_OWN_SERIES" },
+		{ true, true, false, LOOKUP_UNKNOWN, -1, "LINK_TO_PREVIOUS_VERSION" },
+		/* One finding per link: the store's word wins over the archive's. */
+		{ false, true, true, LOOKUP_ALIVE, 0, "LINK_TO_OWN_SERIES" },
+		{ false, true, true, LOOKUP_DEAD, -1, "LINK_TO_OWN_SERIES" },
+		/* Without the store's word, the archive's needs lookups on. */
+		{ false, false, false, LOOKUP_DEAD, -1, NULL },
+		{ false, false, true, LOOKUP_DEAD, -1, "LINK_DEAD" },
+	};
+	static const char *const rules[] = {
+		"LINK_TO_PREVIOUS_VERSION", "LINK_TO_OWN_SERIES", "LINK_DEAD", "LINK_NO_NEW_INFO",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct checked c;
+		struct lookup_result *r;
+		size_t n = 0;
+
+		checked_open(&c, "lookup-v2-links-v1.eml", NULL);
+		c.s.lookups = cases[i].lookups;
+		r = add(&c, U_V1, M_ACKED, cases[i].status, cases[i].status == LOOKUP_DEAD ? 404 : 0);
+		r->earlier_version = cases[i].earlier;
+		r->same_series = cases[i].series;
+		r->others = cases[i].others;
+		run(&c);
+		for (size_t k = 0; k < ARRAY_SIZE(rules); k++)
+			n += on_line(&c, rules[k], M_ACKED) != NULL;
+		ck_assert_msg(n == (cases[i].want ? 1u : 0u), "case %zu: %s", i, th_dump(&c.fs));
+		if (cases[i].want)
+			ck_assert_msg(on_line(&c, cases[i].want, M_ACKED), "case %zu: %s", i,
+				      th_dump(&c.fs));
+		checked_close(&c);
+	}
+}
+END_TEST
+
+/* The context of the first part of a fixture, as the daemon keeps it. */
+static void remember(struct store *st, const char *file, time_t t)
+{
+	struct msg_context mc;
+	struct checked c;
+	struct err e;
+
+	checked_open(&c, file, NULL);
+	msg_context_init(&mc);
+	context_from_patch(&c.m, &c.p[0], t, &mc);
+	ck_assert_msg(store_context_put(st, &mc, &e) == 0, "%s", e.msg);
+	msg_context_release(&mc);
+	checked_close(&c);
+}
+
+START_TEST(test_from_store)
+{
+	struct store *st = open_store();
+	struct checked c;
+	struct err e;
+
+	checked_open(&c, "lookup-v2-links-v1.eml", NULL);
+	/* The store does not know the target: nothing. */
+	ck_assert_int_eq(lookup_from_store(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_uint_eq(c.res.n, 0);
+	/* It knows v1 (same subject and sender, version 1 < 2). */
+	remember(st, "lookup-v1-maintainer-acked.eml", time(NULL) - 3600);
+	ck_assert_int_eq(lookup_from_store(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_uint_eq(c.res.n, 1);
+	ck_assert_str_eq(c.res.v[0].msgid, M_ACKED);
+	ck_assert(c.res.v[0].earlier_version);
+	ck_assert(!c.res.v[0].same_series);
+	ck_assert_int_eq(c.res.v[0].status, LOOKUP_UNKNOWN);
+	/* Found once: a second call (or a lookup) adds nothing for that URL. */
+	ck_assert_int_eq(lookup_from_store(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_uint_eq(c.res.n, 1);
+	/* The rule, with lookups off. */
+	c.s.lookups = false;
+	run(&c);
+	ck_assert_msg(on_line(&c, "LINK_TO_PREVIOUS_VERSION", M_ACKED), "%s", th_dump(&c.fs));
+	checked_close(&c);
+	store_close(st);
+}
+END_TEST
+
 /* --- what lookup_cached() finds without any network --------------------- */
 
 START_TEST(test_cached)
@@ -1034,6 +1127,8 @@ int main(void)
 	tcase_add_test(store, test_store_cache);
 	tcase_add_test(store, test_store_migrates_from_1);
 	tcase_add_test(store, test_cached);
+	tcase_add_test(store, test_from_store);
+	tcase_add_test(pure, test_rules_store_signals);
 	tcase_add_test(pure, test_cached_no_links);
 	tcase_add_test(pure, test_config_keys);
 	tcase_add_loop_test(pure, test_config_bad, 0, ARRAY_SIZE(bad_config_cases));
