@@ -394,4 +394,70 @@ store_run v2 series-2
 expect "store: without the earlier mails in the store, no finding and no reply" \
 	[ "$(ls "$SM/out/new" 2>/dev/null | wc -l)" = 0 ]
 
+# --- IMAP: while patches wait, the checkpoint stays below them ----------------
+# SIGKILL during the lookups: the folder checkpoint must not have passed the
+# waiting UIDs, or they would never be fetched again.
+if command -v dovecot >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1; then
+	. "$top_srcdir/tests/integration/servers.sh"
+	srv_init
+	trap 'srv_cleanup; cleanup' EXIT
+	if srv_start_dovecot; then
+		export SRV_DIR IMAPS_PORT
+		daemon_setup
+		cat >"$DM/tagbot.ini" <<INI
+[tagbot]
+state = state.db
+[source]
+type = imap
+host = 127.0.0.1
+port = $IMAPS_PORT
+ca_file = $SRV_DIR/ca.pem
+user = bot@example.org
+password_file = $SRV_DIR/password
+idle = no
+poll_interval = 1
+backfill = yes
+[sink]
+type = maildir
+path = out
+[reply]
+from = tagbot <tagbot@example.org>
+max_per_author_per_hour = 0
+max_per_minute = 0
+[lookup]
+enabled = yes
+archive_url = http://127.0.0.1:$WEB_PORT/leds/
+timeout = 4
+INI
+		# UIDs 1 (slow link), 2 (dead link), 3 (no link)
+		python3 "$top_srcdir/tests/integration/e2e-mail.py" append bot@example.org \
+			"$DM/in/new/1.slow" "$DM/in/new/2.dead" "$DM/in/new/3.none"
+		: >"$T/web.log"
+		"$TAGBOT" run -c "$DM/tagbot.ini" >"$DM/run.out" 2>"$DM/run.log" &
+		BOT=$!
+		wait_reply "$ID_NONE" 20
+		i=0
+		until grep -q "^[A-Z]* /slower " "$T/web.log" || [ $i -ge 50 ]; do i=$((i + 1)); sleep 0.1; done
+		"$TAGBOT" status -c "$DM/tagbot.ini" >"$DM/status" 2>&1
+		kill -KILL "$BOT"
+		wait "$BOT" 2>/dev/null
+		expect "imap: UID 3 answered while UIDs 1 and 2 wait" cond '[ "$(replies_to "$DM/out" "$ID_NONE" 2>/dev/null)" = 1 ] &&
+			[ "$(replies_to "$DM/out" "$ID_SLOW" 2>/dev/null)" = 0 ]'
+		expect "imap: the checkpoint stays below the first waiting UID" \
+			grep -q "INBOX: uidvalidity [0-9]*, last uid 0\$" "$DM/status"
+		"$TAGBOT" run -c "$DM/tagbot.ini" --once >"$DM/run.out" 2>"$DM/run2.log"
+		"$TAGBOT" status -c "$DM/tagbot.ini" >"$DM/status" 2>&1
+		expect "imap: after SIGKILL and a restart, one reply to each patch" \
+			cond '[ "$(replies_to "$DM/out" "$ID_NONE" 2>/dev/null)" = 1 ] &&
+			[ "$(replies_to "$DM/out" "$ID_SLOW" 2>/dev/null)" = 1 ] &&
+			[ "$(replies_to "$DM/out" "$ID_DEAD" 2>/dev/null)" = 1 ]'
+		expect "imap: then the checkpoint is at UID 3" \
+			grep -q "INBOX: uidvalidity [0-9]*, last uid 3\$" "$DM/status"
+	else
+		not_ok "imap: dovecot did not start"
+	fi
+else
+	echo "# dovecot or openssl missing: the IMAP checkpoint case is not run"
+fi
+
 finish
