@@ -36,7 +36,12 @@ bool series_window_match(const struct msg_context *a, const struct msg_context *
 {
 	double dt = difftime(a->time, b->time);
 
-	if (!same_shape(a, b) || !unthreaded(a) || !unthreaded(b) || a->index == b->index)
+	/* A cover letter is never grouped this way: its patches answer it. */
+	if (!same_shape(a, b) || !unthreaded(a) || !unthreaded(b) || a->index == b->index ||
+	    a->index == 0 || b->index == 0)
+		return false;
+	if ((a->list_id || b->list_id) && (!a->list_id || !b->list_id ||
+					   strcmp(a->list_id, b->list_id)))
 		return false;
 	if (!a->sender || !b->sender || !*a->sender || strcmp(a->sender, b->sender))
 		return false;
@@ -59,11 +64,12 @@ bool series_complete(const struct series_view *v)
 	return v->total > 0 && v->nhave >= v->total && (v->have_cover || !v->cover_expected);
 }
 
-/* The candidates' Message-IDs, gathered before asking the store more. */
+/* The candidates' Message-IDs, gathered before asking the store more:
+ * those linked by threading, else those of the window. */
 struct cands {
 	const struct msg_context *c;
-	char **v;
-	size_t n, alloc;
+	char **v, **w;
+	size_t n, alloc, nw, aw;
 };
 
 static void cand_add(void *ctx, const struct msg_context *row)
@@ -72,10 +78,38 @@ static void cand_add(void *ctx, const struct msg_context *row)
 
 	if (!series_is_part(row))
 		return;
-	if (!series_linked(k->c, row) && !series_window_match(k->c, row, SERIES_WINDOW))
-		return;
-	ARRAY_GROW(k->v, k->alloc, k->n + 1);
-	k->v[k->n++] = xstrdup(row->message_id);
+	if (series_linked(k->c, row)) {
+		ARRAY_GROW(k->v, k->alloc, k->n + 1);
+		k->v[k->n++] = xstrdup(row->message_id);
+	} else if (series_window_match(k->c, row, SERIES_WINDOW)) {
+		ARRAY_GROW(k->w, k->aw, k->nw + 1);
+		k->w[k->nw++] = xstrdup(row->message_id);
+	}
+}
+
+/* A series found by the window takes c only when it has no cover letter
+ * (that series is threaded) and no part with c's index yet. */
+struct fit {
+	int index;
+	bool ok;
+};
+
+static void fit_member(void *ctx, const struct store_series_member *m)
+{
+	struct fit *f = ctx;
+
+	if (m->index == 0 || m->index == f->index)
+		f->ok = false;
+}
+
+static int window_fits(struct store *st, const char *id, int index, bool *ok, struct err *e)
+{
+	struct fit f = { index, true };
+
+	if (store_series_members(st, id, fit_member, &f, e) < 0)
+		return -1;
+	*ok = f.ok;
+	return 0;
 }
 
 static void strs_free(char **v, size_t n)
@@ -86,18 +120,18 @@ static void strs_free(char **v, size_t n)
 }
 
 /* The distinct series of the candidates, oldest candidate first. */
-static int series_of_all(struct store *st, const struct cands *k, char ***ids, size_t *nids,
-			 struct err *e)
+static int series_of_all(struct store *st, char *const *v, size_t n, char ***ids,
+			 size_t *nids, struct err *e)
 {
 	size_t alloc = 0;
 
 	*ids = NULL;
 	*nids = 0;
-	for (size_t i = 0; i < k->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char *id;
 		bool dup = false;
 
-		if (store_series_of(st, k->v[i], &id, e) < 0)
+		if (store_series_of(st, v[i], &id, e) < 0)
 			return -1;
 		for (size_t j = 0; id && j < *nids; j++)
 			dup = dup || !strcmp((*ids)[j], id);
@@ -108,6 +142,28 @@ static int series_of_all(struct store *st, const struct cands *k, char ***ids, s
 		ARRAY_GROW(*ids, alloc, *nids + 1);
 		(*ids)[(*nids)++] = id;
 	}
+	return 0;
+}
+
+/* The window's series that can take c (at most one: the oldest). */
+static int window_series(struct store *st, const struct cands *k, char ***ids, size_t *nids,
+			 struct err *e)
+{
+	size_t keep = 0;
+
+	if (series_of_all(st, k->w, k->nw, ids, nids, e) < 0)
+		return -1;
+	for (size_t i = 0; i < *nids; i++) {
+		bool ok = false;
+
+		if (keep == 0 && window_fits(st, (*ids)[i], k->c->index, &ok, e) < 0)
+			return -1;
+		if (ok && keep == 0)
+			(*ids)[keep++] = (*ids)[i];
+		else
+			free((*ids)[i]);
+	}
+	*nids = keep;
 	return 0;
 }
 
@@ -178,7 +234,9 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 		return 0;	/* seen before: stays where it is */
 	rc = store_context_related(st, c, c->time - SERIES_WINDOW, cand_add, &k, e);
 	if (rc == 0)
-		rc = series_of_all(st, &k, &ids, &nids, e);
+		rc = series_of_all(st, k.v, k.n, &ids, &nids, e);
+	if (rc == 0 && nids == 0)
+		rc = window_series(st, &k, &ids, &nids, e);
 	if (rc == 0)
 		rc = pick(st, c, ids, nids, state, deadline, id, e);
 	if (rc == 0 && keeps_raw(st, *id, &keep, e) < 0)
@@ -193,6 +251,7 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 		*id = NULL;
 	}
 	strs_free(k.v, k.n);
+	strs_free(k.w, k.nw);
 	strs_free(ids, nids);
 	return rc;
 }

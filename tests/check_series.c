@@ -119,6 +119,17 @@ START_TEST(test_window)
 	load("series-unthreaded-1.eml", T0 + 5, &c);	/* the same index twice */
 	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
 	msg_context_release(&c);
+	load("series-unthreaded-2.eml", T0 + 5, &c);	/* a cover letter is never window-grouped */
+	c.index = 0;
+	free(c.kind);
+	c.kind = strdup("cover");
+	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
+	msg_context_release(&c);
+	load("series-unthreaded-2.eml", T0 + 5, &c);	/* another list */
+	free(c.list_id);
+	c.list_id = strdup("linux-kernel.vger.kernel.org");
+	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
+	msg_context_release(&c);
 	load("series-nocover-2.eml", T0, &c);	/* threaded, other sender */
 	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
 	msg_context_release(&a);
