@@ -17,14 +17,4 @@
 /* argv[0] is "replay".  Returns an enum exit_status (cmd_check.h). */
 int cmd_replay(int argc, char **argv);
 
-/*
- * An RFC 5322 date-time ("Thu, 4 Dec 2025 10:20:30 +0100", the obsolete
- * forms too: two-digit years, zone names, no seconds, comments) into *out
- * (UTC).  -1 when s is not one.  Exposed for tests.
- */
-int replay_parse_date(const char *s, time_t *out);
-
-/* "YYYY-MM-DD" into the start of that day, UTC; -1 when malformed. */
-int replay_parse_day(const char *s, time_t *out);
-
 #endif
