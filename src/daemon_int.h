@@ -24,6 +24,7 @@
 #include "smtp_sink.h"
 #include "store.h"
 
+#define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
 #define DRY_SEEN_MAX		20000	/* keys a store-less dry run remembers */
 
 /* Set by the handlers; read between messages and after waits. */
@@ -120,6 +121,8 @@ struct daemon {
 	struct store_checkpoint cp_committed;
 	bool cp_known;
 	bool batch_full;		/* the fetch stopped for a commit */
+	uint32_t rescan_until;		/* rescanning after a UIDVALIDITY change up to this UID */
+	time_t first_time;		/* the first message recorded from the folder; 0: unknown */
 
 	struct maildir out;		/* Maildir sink */
 	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */

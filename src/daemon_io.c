@@ -306,6 +306,8 @@ static int imap_start(struct daemon *d, struct err *e)
 			uidvalidity);
 		cp.uidvalidity = uidvalidity;
 		cp.last_uid = 0;
+		/* the mail there now is rescanned: see before_start() */
+		d->rescan_until = uidnext ? uidnext - 1 : 0;
 	}
 	d->cp = d->cp_committed = cp;
 	d->cp_known = true;

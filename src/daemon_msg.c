@@ -20,6 +20,7 @@
 #include "daemon_int.h"
 #include "listpolicy.h"
 #include "log.h"
+#include "maildate.h"
 #include "message.h"
 #include "patch.h"
 #include "rules.h"
@@ -453,6 +454,35 @@ static int unreadable(struct daemon *d, const struct origin *o, struct err *e)
 	return rc;
 }
 
+/*
+ * With backfill = no the bot answers only mail from after its start, but
+ * after a UIDVALIDITY change it rescans the folder from UID 1.  Mail of
+ * that rescan the store never saw, dated more than DAEMON_OLD_SLACK_S
+ * (list delays, clock skew) before the first message the bot recorded from
+ * the folder, was there before the bot started: recorded, not answered (no
+ * flood of replies to the folder's history).  Mail without a usable Date
+ * is answered: a patch is never dropped on a guess.  The rescan's extent
+ * is kept in memory: a restart in the middle of it answers the rest (the
+ * rate limits still apply).
+ */
+static bool before_start(struct daemon *d, const struct origin *o, const struct message *msg)
+{
+	const char *date;
+	struct err e;
+	bool found;
+	time_t t;
+
+	if (d->cfg.source.backfill || !o->uid || o->uid > d->rescan_until || !d->st)
+		return false;
+	if (!d->first_time) {
+		if (store_first_time(d->st, d->source_id, d->folder, &t, &found, &e) < 0 || !found)
+			return false;
+		d->first_time = t;
+	}
+	date = message_header(msg, "Date");
+	return date && maildate_parse(date, &t) == 0 && t < d->first_time - DAEMON_OLD_SLACK_S;
+}
+
 /* One message: everything but store errors is recorded as a decision. */
 static int handle(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		  struct err *e)
@@ -492,6 +522,12 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 	rc = 0;
 	if (known) {
 		note(d, key, STORE_SKIPPED, "seen");
+		goto out;
+	}
+	if (before_start(d, o, &msg)) {
+		log_message(LOGL_INFO, key, "skipped: dated before the bot started on this folder"
+			    " (rescan after a UIDVALIDITY change, backfill = no)");
+		rc = record(d, o, key, patch_kind_name(p[0].kind), STORE_SKIPPED, "before-start", e);
 		goto out;
 	}
 	/* Maintainer Cc mode, and threads a maintainer quieted. */

@@ -106,6 +106,7 @@ enum stmt_id {
 	S_CHECKPOINT_GET,
 	S_CHECKPOINT_SET,
 	S_CHECKPOINT_ALL,
+	S_FIRST_TIME,
 	S_OUTBOX_DUE,
 	S_OUTBOX_NEXT_TIME,
 	S_MARK_SENT,
@@ -121,6 +122,7 @@ enum stmt_id {
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_SEEN] = "SELECT 1 FROM messages WHERE msgid = ?1",
+	[S_FIRST_TIME] = "SELECT min(time) FROM messages WHERE source = ?1 AND folder = ?2",
 	[S_INSERT_MESSAGE] =
 		"INSERT INTO messages (msgid, source, folder, uid, kind, decision, reply_msgid, time)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -644,6 +646,23 @@ int store_checkpoint_get(struct store *st, const char *source, const char *folde
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_err(st, rc, e, "reading a checkpoint");
+	return 0;
+}
+
+int store_first_time(struct store *st, const char *source, const char *folder, time_t *t,
+		     bool *found, struct err *e)
+{
+	sqlite3_stmt *s = stmt(st, S_FIRST_TIME);
+	int rc;
+
+	bind_text(s, 1, source);
+	bind_text(s, 2, folder ? folder : "");
+	rc = sqlite3_step(s);
+	*found = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL;
+	*t = *found ? (time_t)sqlite3_column_int64(s, 0) : 0;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(st, rc, e, "reading the first message time");
 	return 0;
 }
 

@@ -132,6 +132,10 @@ int store_checkpoint_get(struct store *st, const char *source, const char *folde
 			 struct store_checkpoint *cp, bool *found, struct err *e);
 int store_checkpoint_set(struct store *st, const char *source, const char *folder,
 			 const struct store_checkpoint *cp, struct err *e);
+/* The time of the first message recorded from source and folder: when the
+ * bot started on it.  *found is false when nothing was recorded. */
+int store_first_time(struct store *st, const char *source, const char *folder, time_t *t,
+		     bool *found, struct err *e);
 
 /* --- outbox ---------------------------------------------------------- */
 

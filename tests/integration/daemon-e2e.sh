@@ -13,7 +13,9 @@
 #      and the patch that came while it was down is answered
 #   d) the same mail delivered twice (the same bytes, and a list copy with
 #      other headers): one reply
-#   e) Dovecot restarted while the bot idles: it resumes and misses nothing
+#   e) Dovecot restarted while the bot idles: it resumes and misses nothing;
+#      the folder's UIDVALIDITY changed: a rescan, no duplicates, and still
+#      no reply to the mail from before the first start
 #   f) Postfix stopped: the reply waits in the outbox (tagbot status) and
 #      goes out once Postfix is back
 #   g) SIGKILL at random moments during a 200-message backlog (backfill =
@@ -193,6 +195,22 @@ check "e) Dovecot restarted under the idling bot: the next patch is answered" \
 	$MAIL wait-replies $AUTHOR 40 $(mid e-1)
 check "e) the bot is still running" bot_alive
 
+# The folder's UIDVALIDITY changes under the idling bot (a rebuilt mailbox):
+# it rescans from UID 1; what it knew is skipped by Message-ID, and old-0,
+# there before the first start (backfill = no), is still not answered.
+doveadm -c "$SRV_DIR/dovecot/dovecot.conf" mailbox update -u $BOT \
+	--uid-validity $(($(date +%s) - 1000)) INBOX ||
+	not_ok "doveadm mailbox update --uid-validity"
+patch nosob e-2
+# A new patch carries today's Date (the fixtures' is of 2025, before the start).
+sed -i "s/^Date: .*/Date: $(LC_ALL=C date -R)\r/" "$W/e-2.eml"
+$MAIL append $BOT $(p e-2)
+check "e) UIDVALIDITY changed: the next patch is answered" \
+	$MAIL wait-replies $AUTHOR 40 $(mid e-2)
+check "e) ... and the rescan answers nothing twice, nor the mail from before the start" \
+	$MAIL verify $AUTHOR --only $(p a-1 a-2 a-3 a-4 b-1 b-2 c-1 d-1 d-2 d-3 e-1 e-2) --none $(p old-0)
+check "e) the log says the folder is rescanned" grep -q "UIDVALIDITY changed" "$W/bot.log"
+
 srv_stop_postfix
 patch twice f-1
 $MAIL append $BOT $(p f-1)
@@ -205,7 +223,7 @@ check "f) Postfix back: the reply goes out" $MAIL wait-replies $AUTHOR 90 $(mid 
 check "f) tagbot status shows nothing queued" wait_queued 0 20
 
 sleep $((RESEND_AFTER + 2))	# a reply sent twice would have come by now
-ALL="a-1 a-2 a-3 a-4 b-1 b-2 c-1 d-1 d-2 d-3 e-1 f-1"
+ALL="a-1 a-2 a-3 a-4 b-1 b-2 c-1 d-1 d-2 d-3 e-1 e-2 f-1"
 check "a-f: exactly one threaded reply per patch that needs one, none otherwise" \
 	$MAIL verify $AUTHOR --only $(p $ALL) --none $(p old-0)
 check "a-f: the store agrees (replied and sent, or clean)" $MAIL store "$STATE" $(p $ALL)
