@@ -235,7 +235,7 @@ static void reload(struct daemon *d)
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	if (daemon_lookup_open(d, &e) < 0)
 		log_msg(LOGL_ERROR, "reload: %s; lookups are off", e.msg);
-	log_msg(LOGL_INFO, "reloaded %s (rules and [reply]; [source], [sink] and state keep "
+	log_msg(LOGL_INFO, "reloaded %s (rules, [reply] and [lookup]; [source], [sink] and state keep "
 		"their values until a restart)", d->o->config);
 }
 
