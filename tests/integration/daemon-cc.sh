@@ -12,7 +12,8 @@
 #      arriving as the list's copy: still one answer
 #   b) ... a clean patch: "no tag problems found"
 #   c) ... patches the bot never read (in its folder from before it
-#      started): checked all the same
+#      started; only in the archive, a public-inbox when installed):
+#      checked all the same
 #   d) "tagbot: explain BAD_SIGN_OFF" from a maintainer: an explanation;
 #      from someone else: nothing
 #   e) "tagbot: quiet": no further replies in that thread, neither to
@@ -30,19 +31,39 @@ srv_init
 srv_start_dovecot || exit 99
 srv_start_postfix || exit 99
 . "$top_srcdir/tests/integration/daemon-lib.sh"
-patch() { $MAIL patch "$1" "${2%-*}" "${2##*-}" >"$W/$2.eml"; }
-# listed NAME [LIST-ID]: APPEND the list's copy of $W/NAME.eml
-listed() {
-	$MAIL relist "$W/$1.eml" "${2:-list.example.org}" >"$W/$1-list.eml"
-	$MAIL append $BOT "$W/$1-list.eml"
-}
+patch() { $MAIL patch "$1" "${2%-*}" "${2##*-}" --now >"$W/$2.eml"; }
 # request PARENT-FILE TAG [ARGS...]: $W/TAG.eml, a reply to PARENT with the bot in Cc
 request() { f=$1 t=$2; shift 2; $MAIL request "$f" "$t" "$@" >"$W/$t.eml"; }
 send() { $MAIL send "$W/$1.eml"; }
 
+# The archive (public-inbox, when installed): a patch only it has.
+PI_PID= LOOKUP=
+trap 'bot_kill; [ -z "$PI_PID" ] || { kill "$PI_PID"; wait "$PI_PID"; } 2>/dev/null; srv_cleanup' EXIT
+if command -v public-inbox-httpd >/dev/null 2>&1; then
+	$MAIL patch twice x 1 --now >"$W/x-1.eml"
+	PI_PORT=$(srv_free_port) PI_CONFIG=$W/pi-config
+	export PI_CONFIG
+	public-inbox-init -V2 test "$W/pi" "http://127.0.0.1:$PI_PORT/test" list@example.org \
+		>"$W/pi.log" 2>&1 &&
+	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
+	ORIGINAL_RECIPIENT=list@example.org public-inbox-mda <"$W/x-1.eml" >>"$W/pi.log" 2>&1 ||
+		{ cat "$W/pi.log"; echo "public-inbox refused the archive's patch"; exit 99; }
+	public-inbox-httpd -l "http://127.0.0.1:$PI_PORT" >>"$W/pi.log" 2>&1 &
+	PI_PID=$!
+	srv_wait_port "$PI_PORT" || { cat "$W/pi.log"; echo "public-inbox-httpd did not start"; exit 99; }
+	LOOKUP="[lookup]
+enabled = yes
+archive_url = http://127.0.0.1:$PI_PORT/test/
+timeout = 5"
+else
+	echo "# public-inbox is not installed: no archive scenario"
+fi
+
 INI=$W/cc.ini STATE=$W/cc.db
 bot_ini "$INI" "$STATE" "maintainers = $MAINT" "[list off.example.org]
-enabled = no"
+enabled = no
+
+$LOOKUP"
 
 # Read by nobody: in the folder before the bot's first start (backfill = no).
 patch case q-1; patch clean q-2
@@ -52,7 +73,7 @@ check "the bot starts and takes its checkpoint" wait_ready 20
 
 # --- a) b) c) ----------------------------------------------------------------
 patch case a-1; patch clean b-1
-listed a-1; listed b-1
+listed list.example.org a-1 b-1
 check "a) the patch from the list is answered first" $MAIL wait-replies $AUTHOR 20 $(mid a-1)
 request "$W/a-1.eml" ma-1; send ma-1
 check "a) maint@ Cc's the bot on a reply to a patch: the bot answers maint@" \
@@ -73,6 +94,14 @@ check "c) a patch the bot never read (from its folder): its findings" \
 check "c) ... and a clean one: 'no tag problems found'" \
 	$MAIL verify-cc $MAINT "$W/mq-2.eml" "$W/q-2.eml"
 
+if [ -n "$PI_PID" ]; then
+	request "$W/x-1.eml" mx-1; send mx-1
+	check "c) a patch only the archive has: the request is answered" \
+		$MAIL wait-replies $MAINT 20 $(mid mx-1)
+	check "c) ... with the findings of the archive's copy" \
+		$MAIL verify-cc $MAINT "$W/mx-1.eml" "$W/x-1.eml"
+fi
+
 # --- d) explain ----------------------------------------------------------------
 request "$W/b-1.eml" md-1 --cmd "tagbot: explain BAD_SIGN_OFF"; send md-1
 request "$W/a-1.eml" ad-1 --from "A U Thor <$AUTHOR>" --cmd "tagbot: explain BAD_SIGN_OFF"
@@ -84,7 +113,7 @@ check "d) ... with an explanation of BAD_SIGN_OFF" \
 
 # --- e) quiet ----------------------------------------------------------------
 patch changeid e-1
-listed e-1
+listed list.example.org e-1
 check "e) the patch is answered" $MAIL wait-replies $AUTHOR 20 $(mid e-1)
 # A quoted command is no command: this thread stays open.
 request "$W/a-1.eml" mz-1 --quote-cmd "tagbot: quiet"; send mz-1
@@ -92,9 +121,9 @@ request "$W/e-1.eml" me-1 --cmd "tagbot: quiet"; send me-1
 check "e) the quiet request is read" wait_seen 20 me-1 mz-1
 request "$W/e-1.eml" me-2; send me-2
 $MAIL series "$W" e2 nosob --no-cover --version 2 --in-reply-to "$W/e-1.eml"
-listed e2-1
+listed list.example.org e2-1
 $MAIL series "$W" f2 twice --no-cover --version 2 --in-reply-to "$W/a-1.eml"
-listed f2-1
+listed list.example.org f2-1
 request "$W/a-1.eml" ma-2; send ma-2
 check "e) after the quiet thread: a v2 in another thread and a request there are answered" \
 	$MAIL wait-replies $AUTHOR 20 $(mid f2-1)
@@ -116,10 +145,10 @@ check "f) ... and the findings of a patch answered before" \
 
 # --- g) per-list ---------------------------------------------------------------
 patch case g-1; patch twice g-2; patch nosob g-3
-listed g-1 off.example.org
+listed off.example.org g-1
 { printf 'X-Mailing-List: off@example.org\r\n'; cat "$W/g-2.eml"; } >"$W/g-2-list.eml"
 $MAIL append $BOT "$W/g-2-list.eml"
-listed g-3 other.example.org
+listed other.example.org g-3
 check "g) mail of a list with no section is answered ([default])" \
 	$MAIL wait-replies $AUTHOR 20 $(mid g-3)
 check "g) ... and threaded to it" $MAIL verify $AUTHOR $(p g-3)

@@ -119,6 +119,13 @@ wait_seen() {
 }
 
 p() { for n in "$@"; do printf '%s ' "$W/$n.eml"; done; }
+# listed LIST-ID NAME...: APPEND the list's copies of $W/NAME.eml ($W/NAME-list.eml)
+listed() {
+	l=$1; shift
+	for n in "$@"; do
+		$MAIL relist "$W/$n.eml" "$l" >"$W/$n-list.eml" && $MAIL append $BOT "$W/$n-list.eml"
+	done
+}
 mid() { for n in "$@"; do printf '<e2e-%s@example.org> ' "$n"; done; }
 
 fail_log() { echo "# bot log (last 30 lines):"; tail -n 30 "$W/bot.log" | sed 's/^/#   /'; }

@@ -6,10 +6,13 @@
 # does, each patch of a kind whose findings RULES.md fixes; what is
 # asserted is what reaches author@:
 #   a) reply_mode = per-patch: one reply per patch with findings, threaded
-#      to it (References: cover, patch); none to the cover or a clean patch
+#      to it (References: cover, patch); none to the cover or a clean patch;
+#      a list whose [list ID] section says per-series: one series reply
 #   b) reply_mode = per-series: one reply, to the cover letter, naming each
 #      patch with its findings, before series_wait has passed
-#   c) out of order (patch 2, cover, patch 3, patch 1): the same
+#   c) out of order (patch 2, cover, patch 3, patch 1), a late cover (after
+#      all the patches), the subject forms [PATCHv4 1/2] and [PATCH1/2]: the
+#      same
 #   d) a missing patch: nothing before series_wait, then one reply
 #   e) no cover letter: one reply, to patch 1 (threaded under patch 1; and
 #      unthreaded, grouped by sender, version and total)
@@ -31,7 +34,9 @@ now() { date +%s; }
 
 # --- a) per-patch --------------------------------------------------------
 INI=$W/per-patch.ini STATE=$W/per-patch.db
-bot_ini "$INI" "$STATE" "reply_mode = per-patch"
+bot_ini "$INI" "$STATE" "reply_mode = per-patch
+series_wait = $WAIT" "[list series.example.org]
+reply_mode = per-series"
 bot_start
 check "the bot starts and takes its checkpoint" wait_ready 20
 series pp case,changeid,clean
@@ -40,6 +45,12 @@ check "a) per-patch: the patches with findings are answered" \
 	$MAIL wait-replies $AUTHOR 20 $(mid pp-1 pp-2)
 check "a) per-patch: one reply each, threaded to the patch; none to the cover or the clean patch" \
 	$MAIL wait-verify $AUTHOR 3 $(p pp-0 pp-1 pp-2 pp-3)
+series ls twice,clean,changeid
+listed series.example.org ls-0 ls-1 ls-2 ls-3
+check "a) [list ID] reply_mode = per-series: that list's series is answered" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid ls-0)
+check "a) ... once, to the cover, findings per patch" \
+	$MAIL verify-series $AUTHOR $(p ls-0 ls-1 ls-2 ls-3)
 check "a) SIGTERM: exit 0" bot_stop
 
 # --- b) to h): per-series, one bot -----------------------------------------
@@ -64,6 +75,22 @@ check "c) out of order (2, cover, 3, 1): answered once all are there" \
 	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid o1-0)
 check "c) one reply, to the cover, findings per patch" \
 	$MAIL verify-series $AUTHOR $(p o1-0 o1-1 o1-2 o1-3)
+
+series lc case,clean,nosob
+$MAIL append $BOT $(p lc-1 lc-2 lc-3)
+sleep 3
+$MAIL append $BOT $(p lc-0)
+check "c) a late cover (3 s after all the patches): answered" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid lc-0)
+check "c) ... once, to the cover; nothing to patch 1" \
+	$MAIL verify-series $AUTHOR $(p lc-0 lc-1 lc-2 lc-3)
+series k4 case,clean --version 4 --compact
+series k1 clean,twice --no-cover --compact
+$MAIL append $BOT $(p k4-0 k4-1 k4-2 k1-1 k1-2)
+check "c) [PATCHv4 1/2] and [PATCH1/2] (no cover): both answered" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid k4-0 k1-1)
+check "c) ... [PATCHv4 1/2]: once, to the cover" $MAIL verify-series $AUTHOR $(p k4-0 k4-1 k4-2)
+check "c) ... [PATCH1/2]: once, to patch 1" $MAIL verify-series $AUTHOR $(p k1-1 k1-2)
 
 series m1 case,clean,changeid
 t0=$(now)
@@ -126,7 +153,8 @@ check "h) the patch that came while the bot was down completes the series: answe
 	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid r2-0)
 
 sleep 7	# a second reply (a resend, a late timer) would have come by now
-for s in "s1-0 s1-1 s1-2 s1-3" "o1-0 o1-1 o1-2 o1-3" "m1-0 m1-1 m1-3" "n1-1 n1-2 n1-3" \
+for s in "s1-0 s1-1 s1-2 s1-3" "o1-0 o1-1 o1-2 o1-3" "lc-0 lc-1 lc-2 lc-3" \
+	 "k4-0 k4-1 k4-2" "k1-1 k1-2" "m1-0 m1-1 m1-3" "n1-1 n1-2 n1-3" \
 	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2"; do
 	check "b-h) still exactly one reply to the series ${s%%-*}, nothing to its members" \
 		$MAIL verify-series $AUTHOR $(p $s)

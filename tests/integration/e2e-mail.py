@@ -12,7 +12,7 @@ why on stderr), 2 on a usage or connection error.
 
   gen DIR PREFIX COUNT [--clean-every K]   COUNT patch files DIR/PREFIX-NNNN.eml
                                            (every K-th clean, default 2)
-  patch KIND PREFIX N                      one patch on stdout
+  patch KIND PREFIX N [--threaded] [--now] one patch on stdout (dated now)
   append USER FILE...                      APPEND each file to USER's INBOX
   expunge USER                             empty USER's INBOX
   count USER                               print how many mails USER's INBOX holds
@@ -28,8 +28,9 @@ why on stderr), 2 on a usage or connection error.
 Series and maintainer Cc mode (tests/integration/daemon-series.sh, daemon-cc.sh):
 
   series DIR PREFIX KIND,KIND... [--version V] [--no-cover] [--unthreaded]
-         [--in-reply-to FILE]              a cover DIR/PREFIX-0.eml (unless --no-cover)
+         [--in-reply-to FILE] [--compact]  a cover DIR/PREFIX-0.eml (unless --no-cover)
                                            and patches DIR/PREFIX-1.eml ... of those kinds
+                                           ([PATCHv2 1/3], [PATCH1/3] with --compact)
   request PARENT TAG [--from ADDR] [--no-bot] [--cmd LINE]... [--quote-cmd LINE]
                                            a reply to the mail PARENT (a file) with the bot
                                            in Cc, Message-ID <e2e-TAG@example.org>, on stdout
@@ -130,8 +131,9 @@ def msgid_of(prefix, n):
     return "<e2e-%s-%d@example.org>" % (prefix, n)
 
 
-def make_patch(kind, prefix, n, threaded=False):
-    """The bytes of patch n of kind; threaded ones answer the cover letter."""
+def make_patch(kind, prefix, n, threaded=False, now=False):
+    """The bytes of patch n of kind; threaded ones answer the cover letter;
+    dated 20 Nov 2025, or with now, the current time."""
     k = KINDS[kind]
     subject = "[PATCH] leds: foo: wait for the hardware in remove (%s %d)" % (prefix, n)
     hdr = [
@@ -139,7 +141,8 @@ def make_patch(kind, prefix, n, threaded=False):
         "To: Lee Jones <lee@kernel.org>",
         "Cc: list@example.org",
         "Subject: " + subject,
-        "Date: Thu, 20 Nov 2025 10:10:10 +0100",
+        "Date: " + (email.utils.formatdate(localtime=True) if now
+                    else "Thu, 20 Nov 2025 10:10:10 +0100"),
         "Message-ID: " + msgid_of(prefix, n),
     ]
     if threaded:
@@ -426,16 +429,20 @@ def crlf(hdr, body):
     return ("\n".join(hdr) + "\n\n" + body).replace("\n", "\r\n").encode()
 
 
-def series_subject(prefix, version, i, total):
-    v = "v%d " % version if version > 1 else ""
+def series_subject(prefix, version, i, total, compact=False):
+    """[PATCH v2 1/3]; compact: [PATCHv2 1/3], [PATCH1/3] (both seen on lists)."""
     what = "series %s" % prefix if i == 0 else "part %d of %s" % (i, prefix)
+    if compact:
+        v = "v%d " % version if version > 1 else ""
+        return "[PATCH%s%d/%d] leds: foo: %s" % (v, i, total, what)
+    v = "v%d " % version if version > 1 else ""
     return "[PATCH %s%d/%d] leds: foo: %s" % (v, i, total, what)
 
 
-def make_cover(prefix, version, total, refs):
+def make_cover(prefix, version, total, refs, compact=False):
     """A cover letter: no trailers, a diffstat of the series."""
     hdr = ["From: " + AUTHOR, "To: Lee Jones <lee@kernel.org>", "Cc: list@example.org",
-           "Subject: " + series_subject(prefix, version, 0, total),
+           "Subject: " + series_subject(prefix, version, 0, total, compact),
            "Date: " + email.utils.formatdate(localtime=True),
            "Message-ID: " + msgid_of(prefix, 0)]
     if refs:
@@ -449,23 +456,22 @@ def make_cover(prefix, version, total, refs):
     return crlf(hdr, body)
 
 
-def make_member(kind, prefix, version, i, total, refs):
+def make_member(kind, prefix, version, i, total, refs, compact=False):
     """Patch i of a series: make_patch()'s mail with the series' subject and threading."""
-    raw = make_patch(kind, prefix, i).decode()
+    raw = make_patch(kind, prefix, i, now=True).decode()
     head, _, body = raw.partition("\r\n\r\n")
     out = []
     for line in head.split("\r\n"):
         if line.startswith("Subject: "):
-            line = "Subject: " + series_subject(prefix, version, i, total)
-        elif line.startswith("Date: "):
-            line = "Date: " + email.utils.formatdate(localtime=True)
+            line = "Subject: " + series_subject(prefix, version, i, total, compact)
         out.append(line)
     if refs:
         out[6:6] = ["In-Reply-To: " + refs[-1], "References: " + " ".join(refs)]
     return ("\r\n".join(out) + "\r\n\r\n" + body).encode()
 
 
-def series(directory, prefix, kinds, version=1, cover=True, threaded=True, parent=None):
+def series(directory, prefix, kinds, version=1, cover=True, threaded=True, parent=None,
+           compact=False):
     """The files of one series; threaded as git send-email does: the patches
     answer the cover, or without one, the first patch."""
     os.makedirs(directory, exist_ok=True)
@@ -476,13 +482,13 @@ def series(directory, prefix, kinds, version=1, cover=True, threaded=True, paren
     total = len(kinds)
     files = {}
     if cover:
-        files[0] = make_cover(prefix, version, total, base)
+        files[0] = make_cover(prefix, version, total, base, compact)
         head = base + [msgid_of(prefix, 0)]
     else:
         head = base
     for i, kind in enumerate(kinds, 1):
         refs = head if threaded else []
-        files[i] = make_member(kind, prefix, version, i, total, refs)
+        files[i] = make_member(kind, prefix, version, i, total, refs, compact)
         if i == 1 and not cover and threaded:
             head = base + [msgid_of(prefix, 1)]
     for i, raw in files.items():
@@ -748,7 +754,7 @@ def main_more(cmd, args):
         parent = opt_values(args, "--in-reply-to")
         return series(args[0], args[1], args[2].split(","), int(v[0]) if v else 1,
                       "--no-cover" not in args, "--unthreaded" not in args,
-                      parent[0] if parent else None)
+                      parent[0] if parent else None, "--compact" in args)
     if cmd == "request":
         frm = opt_values(args, "--from")
         sys.stdout.buffer.write(request(args[0], args[1], frm[0] if frm else MAINT,
@@ -786,7 +792,8 @@ def main(argv):
             return gen(args[0], args[1], int(args[2]), ce)
         if cmd == "patch":
             sys.stdout.buffer.write(make_patch(args[0], args[1], int(args[2]),
-                                               threaded="--threaded" in args))
+                                               threaded="--threaded" in args,
+                                               now="--now" in args))
             return 0
         if cmd == "append":
             append(args[0], args[1:])
