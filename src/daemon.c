@@ -381,7 +381,7 @@ static void finish(struct daemon *d)
 	if (d->src && (d->src != &daemon_imap_source || d->imap))
 		d->src->close(d);
 	daemon_lookup_close(d);
-	smtp_conn_free(d->smtp_conn);	/* before the password it may still use */
+	smtp_pool_free(d->smtp_pool);	/* before the password it may still use */
 	secret_free(d->smtp_password);
 	maildir_release(&d->out);
 	store_close(d->st);

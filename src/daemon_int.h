@@ -127,7 +127,7 @@ struct daemon {
 	struct maildir out;		/* Maildir sink */
 	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
 	char *smtp_password;		/* owned; a secret */
-	struct smtp_conn *smtp_conn;	/* owned; its connection is kept between replies */
+	struct smtp_pool *smtp_pool;	/* owned; its connections are kept between replies */
 	char *copy_to;			/* owned; extra envelope recipient, or NULL */
 
 	struct batch b;

@@ -79,20 +79,35 @@ static int imap_confirm(void *arg, const char *reply_msgid, bool *found, struct 
 	return imap_find_msgid(d->imap, d->cfg.sink.copy_folder, reply_msgid, found, e);
 }
 
-static int smtp_send_item(void *arg, const struct outbox_item *it, struct err *e)
+/* Replies go out over up to SMTP_PARALLEL_DEFAULT connections at once, kept
+ * open between drains. */
+static int smtp_start_item(void *arg, struct outbox_item *it, struct err *e)
 {
 	struct daemon *d = arg;
 
-	if (!d->smtp_conn)
-		d->smtp_conn = smtp_conn_new();
-	return smtp_conn_send(d->smtp_conn, &d->smtp, it->envelope_from,
-			      (const char *const *)it->rcpt, it->nrcpt, it->raw, it->len, e);
+	if (!d->smtp_pool)
+		d->smtp_pool = smtp_pool_new(SMTP_PARALLEL_DEFAULT);
+	return smtp_pool_start(d->smtp_pool, &d->smtp, it->envelope_from,
+			       (const char *const *)it->rcpt, it->nrcpt, it->raw, it->len, it, e);
+}
+
+static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struct err *e)
+{
+	struct daemon *d = arg;
+	void *tag = NULL;
+	int rc;
+
+	if (!d->smtp_pool)
+		return 1;
+	rc = smtp_pool_next(d->smtp_pool, wait, &tag, e);
+	*it = tag;
+	return rc;
 }
 
 /* Sends what is due, DRAIN_CHUNK at a time, stopping for a signal. */
 int daemon_drain(struct daemon *d, struct err *e)
 {
-	struct deliver_ops ops = { NULL, NULL, d };
+	struct deliver_ops ops = { .arg = d };
 	struct deliver_settings s = { 0 };
 	size_t before;
 
@@ -103,9 +118,11 @@ int daemon_drain(struct daemon *d, struct err *e)
 		ops.confirm = maildir_confirm;
 		s.hold = 0;	/* delivery is synchronous: a copy is there or not */
 	} else {
-		ops.send = smtp_send_item;
+		ops.start = smtp_start_item;
+		ops.finish = smtp_finish_item;
 		ops.confirm = d->cfg.source.type == SOURCE_IMAP ? imap_confirm : NULL;
 		s.hold = d->cfg.sink.resend_after;
+		s.parallel = SMTP_PARALLEL_DEFAULT;
 	}
 	s.max_items = DRAIN_CHUNK;
 	do {

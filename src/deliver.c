@@ -2,9 +2,11 @@
  * deliver.c - the outbox drain: claim, confirm, send, mark (deliver.h).
  */
 #include "autoconf.h"
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "buf.h"
 #include "deliver.h"
 #include "log.h"
 
@@ -81,31 +83,193 @@ static enum step failed(struct store *st, const struct deliver_settings *s,
 	return STEP_STOP;
 }
 
-static enum step deliver_one(struct store *st, const struct deliver_ops *ops,
-			     const struct deliver_settings *s, struct outbox_item *it,
-			     struct deliver_stats *out, struct err *e)
-{
-	enum step r;
+/* A handover that ended, to be recorded in the next transaction. */
+struct ended {
+	size_t slot;
+	int rc;			/* as send's */
 	struct err why;
-	bool done;
+};
 
-	r = confirm(st, ops, it, &done, out, e);
-	if (r != STEP_NEXT || done)
-		return r;
-	/* The claim: from here a crash shows as attempts > 0. */
-	if (store_outbox_mark_retry(st, it->reply_msgid, time(NULL), s->hold,
-				    "sending (claimed)", e) < 0)
-		return STEP_ERROR;
-	it->attempts++;
+/* One deliver_drain(): the replies with the sink, or back from it. */
+struct drain {
+	struct store *st;
+	const struct deliver_ops *ops;
+	const struct deliver_settings *s;
+	struct deliver_stats *out;
+	struct outbox_item *items;	/* owned; parallel of them */
+	bool *used;			/* owned; with the sink, or ended and not recorded */
+	struct ended *ended;		/* owned */
+	size_t parallel, running, nended;
+};
+
+static void drain_init(struct drain *d, struct store *st, const struct deliver_ops *ops,
+		       const struct deliver_settings *s, struct deliver_stats *out)
+{
+	memset(d, 0, sizeof(*d));
+	d->st = st;
+	d->ops = ops;
+	d->s = s;
+	d->out = out;
+	d->parallel = ops->start && s->parallel > 1 ? s->parallel : 1;
+	d->items = xcalloc(d->parallel, sizeof(*d->items));
+	d->used = xcalloc(d->parallel, sizeof(*d->used));
+	d->ended = xcalloc(d->parallel, sizeof(*d->ended));
+	for (size_t i = 0; i < d->parallel; i++)
+		outbox_item_init(&d->items[i]);
+}
+
+static void drain_release(struct drain *d)
+{
+	for (size_t i = 0; i < d->parallel; i++)
+		outbox_item_release(&d->items[i]);
+	free(d->items);
+	free(d->used);
+	free(d->ended);
+}
+
+static void push_ended(struct drain *d, size_t slot, int rc, const struct err *why)
+{
+	struct ended *x = &d->ended[d->nended++];
+
+	x->slot = slot;
+	x->rc = rc;
+	x->why = *why;
+}
+
+/* Hands slot's reply to the sink: started, or (a synchronous sink, or
+ * refused at once) ended already. */
+static void hand_over(struct drain *d, size_t slot)
+{
+	struct outbox_item *it = &d->items[slot];
+	struct err why;
+	int rc;
+
 	err_init(&why);
-	if (ops->send(ops->arg, it, &why) < 0)
-		return failed(st, s, it, &why, out, e);
-	if (store_outbox_mark_sent(st, it->reply_msgid, time(NULL), e) < 0)
+	if (!d->ops->start) {
+		rc = d->ops->send(d->ops->arg, it, &why);
+		push_ended(d, slot, rc, &why);
+	} else if ((rc = d->ops->start(d->ops->arg, it, &why)) < 0) {
+		push_ended(d, slot, rc, &why);
+	} else {
+		d->running++;
+	}
+}
+
+/* Takes in the handovers that ended; with wait, at least one. */
+static void collect(struct drain *d, bool wait)
+{
+	while (d->running) {
+		struct outbox_item *it = NULL;
+		struct err why;
+		int rc;
+
+		err_init(&why);
+		rc = d->ops->finish(d->ops->arg, wait, &it, &why);
+		if (rc > 0 || !it) {
+			if (wait)	/* the sink has none running: never wait forever */
+				d->running = 0;
+			return;
+		}
+		d->running--;
+		push_ended(d, (size_t)(it - d->items), rc, &why);
+		wait = false;
+	}
+}
+
+/* What an ended handover leaves in the outbox. */
+static enum step record(struct drain *d, const struct ended *x, struct err *e)
+{
+	struct outbox_item *it = &d->items[x->slot];
+
+	d->used[x->slot] = false;
+	if (x->rc < 0)
+		return failed(d->st, d->s, it, &x->why, d->out, e);
+	if (store_outbox_mark_sent(d->st, it->reply_msgid, time(NULL), e) < 0)
 		return STEP_ERROR;
 	log_message(LOGL_INFO, it->parent_msgid, "reply <%s> sent to %s%s", it->reply_msgid,
 		    it->nrcpt ? it->rcpt[0] : "?", it->nrcpt > 1 ? " and others" : "");
-	out->sent++;
+	d->out->sent++;
 	return STEP_NEXT;
+}
+
+static size_t idle_slot(const struct drain *d)
+{
+	for (size_t i = 0; i < d->parallel; i++)
+		if (!d->used[i])
+			return i;
+	return d->parallel;
+}
+
+/*
+ * The next due reply into slot, confirmed delivered before (then marked
+ * sent, *claimed false) or claimed: from here a crash shows as attempts > 0.
+ */
+static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *claimed,
+			    struct err *e)
+{
+	struct outbox_item *it = &d->items[slot];
+	enum step r;
+	bool done;
+
+	*claimed = false;
+	if (store_outbox_next_due(d->st, time(NULL), it, found, e) < 0)
+		return STEP_ERROR;
+	if (!*found)
+		return STEP_NEXT;
+	r = confirm(d->st, d->ops, it, &done, d->out, e);
+	if (r != STEP_NEXT || done)
+		return r;
+	if (store_outbox_mark_retry(d->st, it->reply_msgid, time(NULL), d->s->hold,
+				    "sending (claimed)", e) < 0)
+		return STEP_ERROR;
+	it->attempts++;
+	d->used[slot] = true;
+	*claimed = true;
+	return STEP_NEXT;
+}
+
+/*
+ * One transaction: the outcomes that came back, then claims for the free
+ * slots.  Committed before anything claimed goes to the sink, so each
+ * commit (one fsync) carries a round of outcomes and claims.  *fresh
+ * lists the slots claimed.
+ */
+static enum step drain_round(struct drain *d, bool may_claim, size_t *handled, size_t max,
+			     size_t *fresh, size_t *nfresh, bool *more, struct err *e)
+{
+	enum step r = STEP_NEXT, rr;
+	size_t slot;
+
+	*nfresh = 0;
+	if (store_begin(d->st, e) < 0)
+		return STEP_ERROR;
+	for (size_t i = 0; i < d->nended && r != STEP_ERROR; i++)
+		if ((rr = record(d, &d->ended[i], e)) != STEP_NEXT)
+			r = rr;
+	d->nended = 0;
+	while (r == STEP_NEXT && may_claim && *more && *handled < max &&
+	       (slot = idle_slot(d)) < d->parallel) {
+		bool claimed;
+
+		r = claim_next(d, slot, more, &claimed, e);
+		if (*more && r == STEP_NEXT)
+			++*handled;
+		if (claimed)
+			fresh[(*nfresh)++] = slot;
+	}
+	if (r == STEP_ERROR) {
+		store_rollback(d->st);
+		return r;
+	}
+	return store_commit(d->st, e) < 0 ? STEP_ERROR : r;
+}
+
+/* After an error: what is with the sink still ends (its claim stands; the
+ * next drain confirms or sends it again). */
+static void abandon(struct drain *d)
+{
+	while (d->running)
+		collect(d, true);
 }
 
 int deliver_drain(struct store *st, const struct deliver_ops *ops,
@@ -113,21 +277,36 @@ int deliver_drain(struct store *st, const struct deliver_ops *ops,
 		  struct deliver_stats *out, struct err *e)
 {
 	size_t max = s->max_items ? s->max_items : DELIVER_MAX_PER_DRAIN;
-	struct outbox_item it;
-	enum step r = STEP_NEXT;
+	size_t handled = 0, nfresh, *fresh;
+	bool more = true, stopping = false;
+	struct drain d;
+	int rc = 0;
 
-	outbox_item_init(&it);
-	for (size_t i = 0; i < max && r == STEP_NEXT && !(stop && *stop); i++) {
-		bool found;
+	drain_init(&d, st, ops, s, out);
+	fresh = xcalloc(d.parallel, sizeof(*fresh));
+	for (;;) {
+		bool may_claim = !stopping && more && !(stop && *stop) && handled < max;
+		enum step r;
 
-		if (store_outbox_next_due(st, time(NULL), &it, &found, e) < 0) {
-			r = STEP_ERROR;
+		if (d.running)
+			collect(&d, !may_claim || idle_slot(&d) == d.parallel);
+		if (!d.nended && !d.running && !may_claim)
+			break;
+		r = drain_round(&d, may_claim, &handled, max, fresh, &nfresh, &more, e);
+		if (r == STEP_ERROR) {
+			rc = -1;
 			break;
 		}
-		if (!found)
+		/* A temporary failure: the server is likely down, the rest wait. */
+		if (r == STEP_STOP)
+			stopping = true;
+		for (size_t i = 0; i < nfresh; i++)
+			hand_over(&d, fresh[i]);
+		if (!d.nended && !d.running && !more)
 			break;
-		r = deliver_one(st, ops, s, &it, out, e);
 	}
-	outbox_item_release(&it);
-	return r == STEP_ERROR ? -1 : 0;
+	abandon(&d);
+	free(fresh);
+	drain_release(&d);
+	return rc;
 }

@@ -16,6 +16,14 @@
  * Without ops->confirm (an SMTP sink whose copy the daemon cannot read) a
  * reply found claimed is sent again after the hold: at least once, not
  * exactly once, in that one window.
+ *
+ * A sink with start/finish takes up to s->parallel replies at once.  The
+ * drain works in rounds, one transaction (one fsync) each: the outcomes of
+ * the replies that came back, then the claims of as many as there are free
+ * slots; once that is committed the claimed ones go to the sink.  So a
+ * claim is durable before its reply is handed over, as above, and an
+ * outcome is written a round later: a crash in between leaves the reply
+ * claimed, and it is confirmed (or sent again) after the hold.
  */
 #ifndef TAGBOT_DELIVER_H
 #define TAGBOT_DELIVER_H
@@ -43,7 +51,16 @@ struct deliver_ops {
 	 * leaves one).  NULL: the sink gives no way to tell.  An error leaves the
 	 * reply queued and ends the drain. */
 	int (*confirm)(void *arg, const char *reply_msgid, bool *found, struct err *e);
-	void *arg;			/* foreign; passed to both */
+	void *arg;			/* foreign; passed to all */
+	/*
+	 * Instead of send (which may then be NULL): start hands the reply over
+	 * and returns at once; it stays valid and untouched until finish hands
+	 * it back.  -1 from start: refused at once, an outcome as send's.
+	 * finish: one handover that ended (*it, and 0 or -1 with e as from
+	 * send), blocking for one when wait; 1 when none ended.
+	 */
+	int (*start)(void *arg, struct outbox_item *it, struct err *e);
+	int (*finish)(void *arg, bool wait, struct outbox_item **it, struct err *e);
 };
 
 struct deliver_settings {
@@ -51,6 +68,7 @@ struct deliver_settings {
 	long retry_min;		/* 0: DELIVER_RETRY_MIN_S */
 	long retry_max;		/* 0: DELIVER_RETRY_MAX_S */
 	size_t max_items;	/* 0: DELIVER_MAX_PER_DRAIN */
+	size_t parallel;	/* replies with a start/finish sink at once; 0: 1 */
 };
 
 struct deliver_stats {

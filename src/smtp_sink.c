@@ -348,101 +348,255 @@ static int classify(const char *url, CURLcode rc, long code, const struct xfer *
 	return err_set(e, ERR_TEMP, "smtp: %s: %s", url, detail);
 }
 
-struct smtp_conn {
-	CURL *curl;		/* owned; NULL until the first submission */
-	unsigned long connects;
-};
-
-struct smtp_conn *smtp_conn_new(void)
-{
-	return xcalloc(1, sizeof(struct smtp_conn));
-}
-
-unsigned long smtp_conn_connects(const struct smtp_conn *c)
-{
-	return c->connects;
-}
-
-void smtp_conn_free(struct smtp_conn *c)
-{
-	if (!c)
-		return;
-	if (c->curl)
-		curl_easy_cleanup(c->curl);
-	free(c);
-}
-
 /*
  * After a submission the handle must not point into it (the recipients, the
- * callbacks' buffers on our stack): the QUIT at smtp_conn_free, or a stale
- * connection closed at the next submission, still reads its answer.
- * curl_easy_reset forgets every option, never the open connection.
+ * callbacks' buffers): the QUIT at the end, or a stale connection closed at
+ * the next submission, still reads an answer.  curl_easy_reset forgets
+ * every option, never the open connection.
  */
-static void forget_submission(CURL *c, const struct smtp_settings *s)
+static void forget_submission(CURL *c, long timeout_s)
 {
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT,
-			 s->timeout_s > 0 ? s->timeout_s : (long)SMTP_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout_s);
 }
 
-static int perform(struct smtp_conn *conn, const struct smtp_settings *s, const char *from,
-		   struct xfer *x, size_t len, struct err *e)
+static int rcpt_list(struct xfer *x, const char *url, const char *const *rcpt, size_t n,
+		     struct err *e)
 {
-	CURLcode rc;
-	long code = 0, connects = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct curl_slist *t = curl_slist_append(x->rcpt, rcpt[i]);
 
-	if (!conn->curl && !(conn->curl = curl_easy_init()))
-		return err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url);
-	rc = setup(conn->curl, s, from, x, len);
-	if (rc != CURLE_OK) {
-		forget_submission(conn->curl, s);
-		return err_set(e, ERR_FINAL, "smtp: %s: libcurl refused an option: %s", s->url,
-			       curl_easy_strerror(rc));
+		if (!t) {
+			curl_slist_free_all(x->rcpt);
+			x->rcpt = NULL;
+			return err_set(e, ERR_TEMP, "smtp: %s: out of memory", url);
+		}
+		x->rcpt = t;
 	}
-	rc = curl_easy_perform(conn->curl);
-	curl_easy_getinfo(conn->curl, CURLINFO_RESPONSE_CODE, &code);
-	if (curl_easy_getinfo(conn->curl, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK)
-		conn->connects += (unsigned long)connects;
-	forget_submission(conn->curl, s);
-	if (rc != CURLE_OK)
-		return classify(s->url, rc, code, x, e);
 	return 0;
+}
+
+static int check_all(const struct smtp_settings *s, const char *from, const char *const *rcpt,
+		     size_t n, const char *data, size_t len, struct err *e)
+{
+	if (smtp_check_settings(s, e) < 0 || check_envelope(s->url, from, rcpt, n, e) < 0 ||
+	    check_data(s->url, data, len, e) < 0)
+		return -1;
+	return 0;
+}
+
+static long timeout_of(const struct smtp_settings *s)
+{
+	return s->timeout_s > 0 ? s->timeout_s : (long)SMTP_TIMEOUT_S;
 }
 
 int smtp_send(const struct smtp_settings *s, const char *from,
 	      const char *const *rcpt, size_t n, const char *data, size_t len,
 	      struct err *e)
 {
-	struct smtp_conn *c = smtp_conn_new();
-	int ret = smtp_conn_send(c, s, from, rcpt, n, data, len, e);
+	struct xfer x = { .up = { data, len } };
+	CURL *c;
+	CURLcode rc;
+	long code = 0;
+	int ret = 0;
 
-	smtp_conn_free(c);
+	if (check_all(s, from, rcpt, n, data, len, e) < 0 || rcpt_list(&x, s->url, rcpt, n, e) < 0)
+		return -1;
+	if (!(c = curl_easy_init())) {
+		curl_slist_free_all(x.rcpt);
+		return err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url);
+	}
+	rc = setup(c, s, from, &x, len);
+	if (rc != CURLE_OK) {
+		ret = err_set(e, ERR_FINAL, "smtp: %s: libcurl refused an option: %s", s->url,
+			      curl_easy_strerror(rc));
+	} else {
+		rc = curl_easy_perform(c);
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		if (rc != CURLE_OK)
+			ret = classify(s->url, rc, code, &x, e);
+	}
+	forget_submission(c, timeout_of(s));
+	curl_easy_cleanup(c);
+	curl_slist_free_all(x.rcpt);
 	return ret;
 }
 
-int smtp_conn_send(struct smtp_conn *conn, const struct smtp_settings *s, const char *from,
-		   const char *const *rcpt, size_t n, const char *data, size_t len,
-		   struct err *e)
+/* --- a pool of connections --------------------------------------------- */
+
+struct slot {
+	CURL *curl;		/* owned; NULL until first used */
+	struct xfer x;
+	const char *url;	/* foreign (the settings) */
+	long timeout_s;
+	void *tag;		/* foreign */
+	bool busy;
+};
+
+struct smtp_pool {
+	CURLM *multi;		/* owned; holds the open connections */
+	struct slot *slots;	/* owned */
+	size_t n, running;
+	unsigned long connects;
+};
+
+struct smtp_pool *smtp_pool_new(size_t max)
 {
-	struct xfer x = { .up = { data, len } };
-	int ret;
+	struct smtp_pool *p = xcalloc(1, sizeof(*p));
 
-	if (smtp_check_settings(s, e) < 0 || check_envelope(s->url, from, rcpt, n, e) < 0 ||
-	    check_data(s->url, data, len, e) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		struct curl_slist *t = curl_slist_append(x.rcpt, rcpt[i]);
+	p->n = max < 1 ? 1 : max > SMTP_PARALLEL_MAX ? SMTP_PARALLEL_MAX : max;
+	p->slots = xcalloc(p->n, sizeof(*p->slots));
+	return p;
+}
 
-		if (!t) {
-			curl_slist_free_all(x.rcpt);
-			return err_set(e, ERR_TEMP, "smtp: %s: out of memory", s->url);
-		}
-		x.rcpt = t;
+size_t smtp_pool_idle(const struct smtp_pool *p)
+{
+	return p->n - p->running;
+}
+
+unsigned long smtp_pool_connects(const struct smtp_pool *p)
+{
+	return p->connects;
+}
+
+static CURLM *multi_new(size_t n)
+{
+	CURLM *m = curl_multi_init();
+
+	if (m) {
+		curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)n);
+		curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)n);
 	}
-	ret = perform(conn, s, from, &x, len, e);
-	curl_slist_free_all(x.rcpt);
+	return m;
+}
+
+static struct slot *idle_slot(struct smtp_pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->slots[i].busy)
+			return &p->slots[i];
+	return NULL;
+}
+
+static int slot_fail(struct slot *sl, int ret)
+{
+	curl_slist_free_all(sl->x.rcpt);
+	sl->x.rcpt = NULL;
+	if (sl->curl)
+		forget_submission(sl->curl, sl->timeout_s);
 	return ret;
+}
+
+int smtp_pool_start(struct smtp_pool *p, const struct smtp_settings *s, const char *from,
+		    const char *const *rcpt, size_t n, const char *data, size_t len, void *tag,
+		    struct err *e)
+{
+	struct slot *sl = idle_slot(p);
+	CURLcode rc;
+
+	if (!sl)
+		return err_set(e, ERR_TEMP, "smtp: %s: all %zu connections are busy", s->url, p->n);
+	if (check_all(s, from, rcpt, n, data, len, e) < 0)
+		return -1;
+	if ((!p->multi && !(p->multi = multi_new(p->n))) ||
+	    (!sl->curl && !(sl->curl = curl_easy_init())))
+		return err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url);
+	memset(&sl->x, 0, sizeof(sl->x));
+	sl->x.up.p = data;
+	sl->x.up.left = len;
+	sl->url = s->url;
+	sl->timeout_s = timeout_of(s);
+	if (rcpt_list(&sl->x, s->url, rcpt, n, e) < 0)
+		return -1;
+	rc = setup(sl->curl, s, from, &sl->x, len);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(sl->curl, CURLOPT_PRIVATE, (void *)sl);
+	if (rc != CURLE_OK)
+		return slot_fail(sl, err_set(e, ERR_FINAL, "smtp: %s: libcurl refused an option: %s",
+					     s->url, curl_easy_strerror(rc)));
+	if (curl_multi_add_handle(p->multi, sl->curl) != CURLM_OK)
+		return slot_fail(sl, err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url));
+	sl->tag = tag;
+	sl->busy = true;
+	p->running++;
+	return 0;
+}
+
+/* The submission of sl ended with rc: its outcome, and sl is free again. */
+static int slot_done(struct smtp_pool *p, struct slot *sl, CURLcode rc, void **tag,
+		     struct err *e)
+{
+	long code = 0, connects = 0;
+	int ret = 0;
+
+	curl_easy_getinfo(sl->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (curl_easy_getinfo(sl->curl, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK)
+		p->connects += (unsigned long)connects;
+	curl_multi_remove_handle(p->multi, sl->curl);
+	if (rc != CURLE_OK)
+		ret = classify(sl->url, rc, code, &sl->x, e);
+	slot_fail(sl, 0);
+	*tag = sl->tag;
+	sl->busy = false;
+	p->running--;
+	return ret;
+}
+
+/* A failure of the multi handle itself: the first running submission ends
+ * with it (as a lost connection: the outcome is unknown). */
+static int multi_broken(struct smtp_pool *p, void **tag, struct err *e)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->slots[i].busy)
+			return slot_done(p, &p->slots[i], CURLE_OUT_OF_MEMORY, tag, e);
+	return 1;
+}
+
+int smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct err *e)
+{
+	while (p->running) {
+		int still, left;
+		CURLMsg *m;
+
+		if (curl_multi_perform(p->multi, &still) != CURLM_OK)
+			return multi_broken(p, tag, e);
+		while ((m = curl_multi_info_read(p->multi, &left)))
+			if (m->msg == CURLMSG_DONE) {
+				struct slot *sl = NULL;
+
+				curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&sl);
+				return slot_done(p, sl, m->data.result, tag, e);
+			}
+		if (!wait)
+			return 1;
+		if (curl_multi_poll(p->multi, NULL, 0, 1000, NULL) != CURLM_OK)
+			return multi_broken(p, tag, e);
+	}
+	return 1;
+}
+
+void smtp_pool_free(struct smtp_pool *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		struct slot *sl = &p->slots[i];
+
+		if (sl->busy) {
+			curl_multi_remove_handle(p->multi, sl->curl);
+			slot_fail(sl, 0);
+		}
+	}
+	/* The open connections are closed (QUIT) here, bounded by the timeouts
+	 * of the handle added last. */
+	if (p->multi)
+		curl_multi_cleanup(p->multi);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->slots[i].curl)
+			curl_easy_cleanup(p->slots[i].curl);
+	free(p->slots);
+	free(p);
 }
 
 /* --- retry timing ------------------------------------------------------ */

@@ -42,7 +42,9 @@
 #define SMTP_CONNECT_TIMEOUT_S	30	/* defaults of smtp_settings_init */
 #define SMTP_TIMEOUT_S		300
 
-#define SMTP_REUSE_IDLE_S	60	/* an smtp_conn reuses a connection idle this long at most */
+#define SMTP_REUSE_IDLE_S	60	/* a pool reuses a connection idle this long at most */
+#define SMTP_PARALLEL_MAX	16	/* submissions of one pool at once */
+#define SMTP_PARALLEL_DEFAULT	4
 
 #define SMTP_BACKOFF_BASE_S	30	/* first retry after about this long */
 #define SMTP_BACKOFF_MAX_S	3600	/* never wait longer */
@@ -101,26 +103,44 @@ int smtp_send(const struct smtp_settings *s, const char *from,
 	      struct err *e);
 
 /*
- * A submission session: one libcurl handle that keeps its connection open
- * after a submission that succeeded, so the next one (with the same
- * settings) skips the TCP connect, the TLS handshake, loading the CAs and
- * EHLO: a MAIL FROM on the open connection.  curl reuses it only when the
- * server has not closed it and it was idle at most SMTP_REUSE_IDLE_S (well
- * under Postfix's smtpd_timeout of 300 s), else it connects afresh.  Each
- * submission is a transaction of its own with the guarantees and error
- * classes of smtp_send; after a failure curl closes the connection.
+ * A pool of up to max submissions at once (SMTP_PARALLEL_MAX at most), each
+ * on a connection of its own, driven by curl's multi interface in this
+ * thread: a backlog of replies is not sent one server round trip (and one
+ * queue-file fsync of the server) after another.  A connection is kept open
+ * after a submission that succeeded and reused by a later one with the same
+ * settings: no TCP connect, TLS handshake, CA load or EHLO per reply, a MAIL
+ * FROM on the open connection.  curl reuses it only when the server has not
+ * closed it and it was idle at most SMTP_REUSE_IDLE_S (well under Postfix's
+ * smtpd_timeout of 300 s); else it connects afresh.  After a failure curl
+ * closes the connection.  Each submission is a transaction of its own, with
+ * the checks, guarantees and error classes of smtp_send.
  */
-struct smtp_conn;
+struct smtp_pool;
 
-struct smtp_conn *smtp_conn_new(void);
-/* smtp_send on c's connection (opened when there is none). */
-int smtp_conn_send(struct smtp_conn *c, const struct smtp_settings *s, const char *from,
-		   const char *const *rcpt, size_t n, const char *data, size_t len,
-		   struct err *e);
-/* Connections opened by c since smtp_conn_new, for tests and the benchmark. */
-unsigned long smtp_conn_connects(const struct smtp_conn *c);
-/* QUIT (bounded as smtp_send's) and close; NULL is fine. */
-void smtp_conn_free(struct smtp_conn *c);
+struct smtp_pool *smtp_pool_new(size_t max);
+/* How many more submissions can start now. */
+size_t smtp_pool_idle(const struct smtp_pool *p);
+/*
+ * Starts submitting as smtp_send would; tag is handed back by
+ * smtp_pool_next when it has ended.  s, from, rcpt and data must stay valid
+ * until then.  -1 (nothing started) when refused before connecting, or when
+ * no connection is idle (ERR_TEMP).
+ */
+int smtp_pool_start(struct smtp_pool *p, const struct smtp_settings *s, const char *from,
+		    const char *const *rcpt, size_t n, const char *data, size_t len, void *tag,
+		    struct err *e);
+/*
+ * One submission that ended: *tag, and 0 (the server accepted it) or -1
+ * with e as smtp_send fills it.  1 when none has ended: none is running,
+ * or wait is false and none is done yet.  With wait it blocks until one
+ * ends (each is bounded by its timeouts).
+ */
+int smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct err *e);
+/* Connections opened since smtp_pool_new, for tests and the benchmark. */
+unsigned long smtp_pool_connects(const struct smtp_pool *p);
+/* Abandons running submissions (their outcome unknown: wait for them
+ * first), QUITs the open connections and frees; NULL is fine. */
+void smtp_pool_free(struct smtp_pool *p);
 
 /*
  * Seconds to wait before retry number attempts (1 for the first retry):

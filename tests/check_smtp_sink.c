@@ -399,8 +399,8 @@ static void fake_serve(int ls, const char *const *replies, const char *quit_repl
 	_exit(0);
 }
 
-static void fake_start_quit(struct fake *f, const char *const *replies,
-			    const char *quit_reply)
+/* A listening socket on a free loopback port, named in f. */
+static int fake_listen(struct fake *f)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sa);
@@ -409,11 +409,19 @@ static void fake_start_quit(struct fake *f, const char *const *replies,
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ck_assert_int_ge(ls, 0);
 	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(listen(ls, 1), 0);
+	ck_assert_int_eq(listen(ls, 2), 0);
 	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
 	f->port = ntohs(sa.sin_port);
 	snprintf(f->url, sizeof(f->url), "smtp://127.0.0.1:%d", f->port);
 	snprintf(f->transcript, sizeof(f->transcript), "check_smtp_sink.%d.log", f->port);
+	return ls;
+}
+
+static void fake_start_quit(struct fake *f, const char *const *replies,
+			    const char *quit_reply)
+{
+	int ls = fake_listen(f);
+
 	f->pid = fork();
 	ck_assert_int_ge(f->pid, 0);
 	if (f->pid == 0)
@@ -604,6 +612,171 @@ START_TEST(test_silent_server_times_out)
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert_msg(strstr(e.msg, "timed out") != NULL, "%s", e.msg);
 	close(ls);
+}
+END_TEST
+
+/* --- the pool ---------------------------------------------------------- */
+
+/* Two transactions on one connection: the second one starts at MAIL FROM. */
+static const char *const script_ok_twice[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, "354 go ahead\r\n",
+	"250 2.0.0 queued as 1\r\n", R_250, R_250, "354 go ahead\r\n",
+	"250 2.0.0 queued as 2\r\n", NULL };
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Starts one submission of msgid with tag, and waits for it to end. */
+static int pool_one(struct smtp_pool *p, const struct smtp_settings *s, const char *msgid,
+		    void *tag, struct err *e)
+{
+	size_t len;
+	const char *m = mail(msgid, &len);
+	void *got = NULL;
+	size_t idle = smtp_pool_idle(p);
+	int rc;
+
+	err_init(e);
+	ck_assert_msg(smtp_pool_start(p, s, "bot@example.org", to_author, 1, m, len, tag, e) == 0,
+		      "%s", e->msg);
+	ck_assert_uint_eq(smtp_pool_idle(p), idle - 1);
+	rc = smtp_pool_next(p, true, &got, e);
+	ck_assert_ptr_eq(got, tag);
+	ck_assert_uint_eq(smtp_pool_idle(p), idle);
+	return rc;
+}
+
+START_TEST(test_pool_reuses_connection)
+{
+	struct fake f;
+	struct smtp_settings s;
+	struct smtp_pool *p = smtp_pool_new(1);
+	struct err e;
+	int a, b;
+	const char *t;
+	void *none = &a;
+
+	fake_start(&f, script_ok_twice);
+	s = settings(f.url, SMTP_TLS_NONE);
+	ck_assert_msg(pool_one(p, &s, "reuse-1@tagbot.test", &a, &e) == 0, "%s", e.msg);
+	ck_assert_msg(pool_one(p, &s, "reuse-2@tagbot.test", &b, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(smtp_pool_connects(p), 1);
+	ck_assert_int_eq(smtp_pool_next(p, true, &none, &e), 1);	/* none running */
+	smtp_pool_free(p);
+	t = fake_stop(&f);
+	ck_assert_uint_eq(count_of(t, "EHLO "), 1);
+	ck_assert_uint_eq(count_of(t, "MAIL FROM:<bot@example.org>"), 2);
+	ck_assert_msg(strstr(t, "Message-ID: <reuse-2@tagbot.test>") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "QUIT\r\n") != NULL, "%s", t);
+}
+END_TEST
+
+/* A refusal by the server comes back from smtp_pool_next, classified as by
+ * smtp_send; one refused before connecting never starts. */
+START_TEST(test_pool_outcomes)
+{
+	struct fake f;
+	struct smtp_settings s;
+	struct smtp_pool *p = smtp_pool_new(2);
+	static const char *const bad[] = { "no-at-sign" };
+	struct err e;
+	size_t len;
+	const char *m = mail("bad@tagbot.test", &len);
+	int a;
+	void *got = NULL;
+
+	fake_start(&f, script_rcpt_550);
+	s = settings(f.url, SMTP_TLS_NONE);
+	ck_assert_int_eq(smtp_pool_start(p, &s, "bot@example.org", bad, 1, m, len, &a, &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_uint_eq(smtp_pool_idle(p), 2);
+	ck_assert_int_eq(smtp_pool_next(p, true, &got, &e), 1);
+	ck_assert_int_eq(pool_one(p, &s, "rcpt-550@tagbot.test", &a, &e), -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_msg(strstr(e.msg, "550 5.1.1 no such user") != NULL, "%s", e.msg);
+	smtp_pool_free(p);
+	fake_stop(&f);
+}
+END_TEST
+
+/* Two at once need two connections: two fakes on one listening socket take
+ * one each.  Had the pool put both on one connection, the second fake would
+ * never be reached and the first would hang up at the second MAIL FROM. */
+START_TEST(test_pool_parallel)
+{
+	struct fake f, g;
+	struct smtp_settings s;
+	struct smtp_pool *p = smtp_pool_new(SMTP_PARALLEL_DEFAULT);
+	struct err e;
+	size_t len;
+	char m[2][512];
+	int tags[2], seen[2] = { 0, 0 };
+	int ls = fake_listen(&f);
+	const char *t;
+
+	g = f;
+	snprintf(g.transcript, sizeof(g.transcript), "check_smtp_sink.%d.b.log", f.port);
+	for (struct fake *x = &f; x; x = x == &f ? &g : NULL) {
+		x->pid = fork();
+		ck_assert_int_ge(x->pid, 0);
+		if (x->pid == 0)
+			fake_serve(ls, script_ok, "221 2.0.0 bye\r\n", x->transcript);
+	}
+	close(ls);
+	s = settings(f.url, SMTP_TLS_NONE);
+	for (int i = 0; i < 2; i++) {
+		char id[32];
+		const char *one;
+
+		snprintf(id, sizeof(id), "par-%d@tagbot.test", i);
+		one = mail(id, &len);
+		memcpy(m[i], one, len);
+		ck_assert_msg(smtp_pool_start(p, &s, "bot@example.org", to_author, 1, m[i], len,
+					      &tags[i], &e) == 0, "%s", e.msg);
+	}
+	ck_assert_uint_eq(smtp_pool_idle(p), SMTP_PARALLEL_DEFAULT - 2);
+	for (int i = 0; i < 2; i++) {
+		void *got = NULL;
+
+		ck_assert_msg(smtp_pool_next(p, true, &got, &e) == 0, "%s", e.msg);
+		ck_assert(got == &tags[0] || got == &tags[1]);
+		seen[got == &tags[1]]++;
+	}
+	ck_assert_int_eq(seen[0], 1);
+	ck_assert_int_eq(seen[1], 1);
+	ck_assert_uint_eq(smtp_pool_connects(p), 2);
+	smtp_pool_free(p);
+	t = fake_stop(&f);
+	ck_assert_uint_eq(count_of(t, "MAIL FROM:"), 1);
+	t = fake_stop(&g);
+	ck_assert_uint_eq(count_of(t, "MAIL FROM:"), 1);
+}
+END_TEST
+
+/* The QUIT at the end is bounded by timeout_s, as smtp_send's. */
+START_TEST(test_pool_silent_quit)
+{
+	struct fake f;
+	struct smtp_settings s;
+	struct smtp_pool *p = smtp_pool_new(1);
+	struct err e;
+	int a;
+	long t0;
+
+	fake_start_quit(&f, script_ok, NULL);
+	s = settings(f.url, SMTP_TLS_NONE);
+	s.timeout_s = 1;
+	ck_assert_msg(pool_one(p, &s, "pool-quit@tagbot.test", &a, &e) == 0, "%s", e.msg);
+	t0 = now_ms();
+	smtp_pool_free(p);
+	ck_assert_int_lt(now_ms() - t0, 2500);
+	fake_stop(&f);
 }
 END_TEST
 
@@ -885,6 +1058,10 @@ static Suite *smtp_suite(void)
 	tcase_add_test(u, test_fake_transcript);
 	tcase_add_test(u, test_fake_silent_quit);
 	tcase_add_test(u, test_silent_server_times_out);
+	tcase_add_test(u, test_pool_reuses_connection);
+	tcase_add_test(u, test_pool_outcomes);
+	tcase_add_test(u, test_pool_parallel);
+	tcase_add_test(u, test_pool_silent_quit);
 	suite_add_tcase(s, u);
 	if (getenv("TAGBOT_SMTP_PORT"))
 		add_postfix_cases(s);
