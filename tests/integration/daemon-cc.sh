@@ -23,7 +23,10 @@
 #      reply to maint@'s mail about a patch answered before: answered
 #   g) [list off.example.org] enabled = no: its mail (List-Id, or
 #      X-Mailing-List) is recorded, never answered; a list with no
-#      section follows [default]
+#      section follows [default]; a list's RULE_ID = off and
+#      min_reply_severity = error hold back warnings, not errors
+#   h) maint@'s reply that comes only through the list (the bot not in
+#      To/Cc): nothing
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
 srv_need dovecot postfix
@@ -60,8 +63,15 @@ else
 fi
 
 INI=$W/cc.ini STATE=$W/cc.db
-bot_ini "$INI" "$STATE" "maintainers = $MAINT" "[list off.example.org]
+# maint@ is a maintainer by a pattern; lee@ is one by address.
+bot_ini "$INI" "$STATE" "maintainers = lee@kernel.org, ma?nt@example.org" "[list off.example.org]
 enabled = no
+
+[list lax.example.org]
+BAD_SIGN_OFF = off
+
+[list strict.example.org]
+min_reply_severity = error
 
 $LOOKUP"
 
@@ -149,12 +159,20 @@ listed off.example.org g-1
 { printf 'X-Mailing-List: off@example.org\r\n'; cat "$W/g-2.eml"; } >"$W/g-2-list.eml"
 $MAIL append $BOT "$W/g-2-list.eml"
 listed other.example.org g-3
+patch case g-4; patch twice g-5; patch changeid g-6
+listed lax.example.org g-4
+listed strict.example.org g-5 g-6
+request "$W/a-1.eml" mh-1 --no-bot
+listed list.example.org mh-1
 check "g) mail of a list with no section is answered ([default])" \
 	$MAIL wait-replies $AUTHOR 20 $(mid g-3)
 check "g) ... and threaded to it" $MAIL verify $AUTHOR $(p g-3)
+check "g) a list with min_reply_severity = error: an error is answered" \
+	$MAIL wait-replies $AUTHOR 20 $(mid g-6)
 
 sleep 6	# anything still due (a late or second reply) would have come by now
-check "the mails that must stay unanswered were read" wait_seen 20 ad-1 me-2 e2-1 g-1
+check "the mails that must stay unanswered were read" \
+	wait_seen 20 ad-1 me-2 e2-1 g-1 g-4 g-5 mh-1
 check "d) the command from a non-maintainer got nothing" $MAIL none $AUTHOR $(mid ad-1)
 check "d) ... nor did anyone else" $MAIL none $MAINT $(mid ad-1)
 check "e) 'tagbot: quiet': no answer to a later request in that thread" \
@@ -164,6 +182,11 @@ check "e) ... nor any other mail in that thread" $MAIL none $AUTHOR $(mid me-2)
 check "g) enabled = no: no reply to its mail (List-Id, X-Mailing-List)" \
 	$MAIL none $AUTHOR $(mid g-1 g-2)
 check "g) ... and both are recorded" $MAIL recorded "$STATE" $(p g-1 g-2)
+check "g) BAD_SIGN_OFF = off for a list: its only finding, no reply" $MAIL none $AUTHOR $(mid g-4)
+check "g) min_reply_severity = error for a list: no reply to a warning" \
+	$MAIL none $AUTHOR $(mid g-5)
+check "h) a reply that reaches the bot through the list only: nothing" \
+	$MAIL none $MAINT $(mid mh-1)
 for r in ma-1 mb-1 mq-1 mq-2 md-1 mr-1 mr-2; do
 	check "a-f) still exactly one answer to $r" test "$($MAIL replies $MAINT $(mid $r))" = 1
 done
