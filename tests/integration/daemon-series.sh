@@ -7,7 +7,9 @@
 # asserted is what reaches author@:
 #   a) reply_mode = per-patch: one reply per patch with findings, threaded
 #      to it (References: cover, patch); none to the cover or a clean patch;
-#      a list whose [list ID] section says per-series: one series reply
+#      a list whose [list ID] section says per-series: one series reply;
+#      a v2 whose Link: names v1 (seen by the bot: the same subject, a
+#      lower version): LINK_TO_PREVIOUS_VERSION
 #   b) reply_mode = per-series: one reply, to the cover letter, naming each
 #      patch with its findings, before series_wait has passed
 #   c) out of order (patch 2, cover, patch 3, patch 1), a late cover (after
@@ -19,8 +21,8 @@
 #   f) a v2 sent in reply to v1's cover: a series of its own, one reply
 #      with v2's findings only
 #   g) a clean series: no reply
-#   h) the bot stopped during a series wait, or while patches arrive:
-#      exactly one series reply
+#   h) the bot stopped (SIGTERM, then SIGKILL) during a series wait, or
+#      while patches arrive: exactly one series reply
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
 srv_need dovecot postfix
@@ -51,6 +53,15 @@ check "a) [list ID] reply_mode = per-series: that list's series is answered" \
 	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid ls-0)
 check "a) ... once, to the cover, findings per patch" \
 	$MAIL verify-series $AUTHOR $(p ls-0 ls-1 ls-2 ls-3)
+$MAIL patch clean pv 1 --now >"$W/pv-1.eml"
+$MAIL append $BOT "$W/pv-1.eml"
+check "a) v1 is read" wait_seen 20 pv-1
+$MAIL patch prevlink pv 2 --now |
+	sed 's/^Subject: \[PATCH\] \(.*\)(pv 2)/Subject: [PATCH v2] \1(pv 1)/' >"$W/pv-2.eml"
+$MAIL append $BOT "$W/pv-2.eml"
+check "a) a v2 linking v1 is answered" $MAIL wait-replies $AUTHOR 20 $(mid pv-2)
+check "a) ... with LINK_TO_PREVIOUS_VERSION, the Link: quoted; nothing to v1" \
+	$MAIL verify $AUTHOR $(p pv-1 pv-2)
 check "a) SIGTERM: exit 0" bot_stop
 
 # --- b) to h): per-series, one bot -----------------------------------------
@@ -131,17 +142,22 @@ check "f) v1 still has its one reply" $MAIL verify-series $AUTHOR $(p w1-0 w1-1 
 
 # --- h) restarts ---------------------------------------------------------
 series r1 case,clean,nosob
+series r3 changeid,clean,twice
 t0=$(now)
-$MAIL append $BOT $(p r1-0 r1-1 r1-3)
-check "h) r1's mails are read" wait_seen 20 r1-0 r1-1 r1-3
-sleep 3
-check "h) SIGTERM in the middle of a series wait: exit 0" bot_stop
+$MAIL append $BOT $(p r1-0 r1-1 r1-3 r3-0 r3-1 r3-2)
+check "h) r1's and r3's mails are read" wait_seen 20 r1-0 r1-1 r1-3 r3-0 r3-1 r3-2
 sleep 2
+check "h) SIGTERM in the middle of a series wait: exit 0" bot_stop
 bot_start
 check "h) the bot starts again" wait_ready 20
-check "h) after the restart, the series reply goes out once series_wait has passed" \
-	$MAIL wait-replies $AUTHOR $((WAIT + 20)) $(mid r1-0) &&
-	echo "# h) the reply came $(($(now) - t0)) s after the APPEND"
+sleep 2
+bot_kill
+echo "# h) SIGKILL in the middle of the same wait"
+bot_start
+check "h) ... and again" wait_ready 20
+check "h) after the restarts, the series replies go out once series_wait has passed" \
+	$MAIL wait-replies $AUTHOR $((WAIT + 20)) $(mid r1-0 r3-0) &&
+	echo "# h) the replies came $(($(now) - t0)) s after the APPEND"
 
 series r2 changeid,twice
 $MAIL append $BOT $(p r2-0 r2-1)
@@ -155,7 +171,8 @@ check "h) the patch that came while the bot was down completes the series: answe
 sleep 7	# a second reply (a resend, a late timer) would have come by now
 for s in "s1-0 s1-1 s1-2 s1-3" "o1-0 o1-1 o1-2 o1-3" "lc-0 lc-1 lc-2 lc-3" \
 	 "k4-0 k4-1 k4-2" "k1-1 k1-2" "m1-0 m1-1 m1-3" "n1-1 n1-2 n1-3" \
-	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2"; do
+	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2" \
+	 "r3-0 r3-1 r3-2"; do
 	check "b-h) still exactly one reply to the series ${s%%-*}, nothing to its members" \
 		$MAIL verify-series $AUTHOR $(p $s)
 done

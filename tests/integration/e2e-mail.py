@@ -94,6 +94,12 @@ KINDS = {
     },
 }
 BAD_KINDS = ["case", "changeid", "nosob", "twice"]
+# RULES.md 4: a Link: to a posting the bot saw as an earlier version (the
+# same subject, a lower version) of this patch; daemon-series.sh posts
+# <e2e-pv-1@example.org> first.
+PREV_LINK = "Link: https://lore.kernel.org/r/e2e-pv-1@example.org/"
+KINDS["prevlink"] = {"trailers": [PREV_LINK, "Signed-off-by: " + AUTHOR],
+                     "rules": ["LINK_TO_PREVIOUS_VERSION"], "quote": PREV_LINK}
 # Mails that are not patches: no reply of the normal kind is due to them.
 KINDS["cover"] = {"trailers": [], "rules": [], "quote": None}
 KINDS["request"] = {"trailers": [], "rules": [], "quote": None}
