@@ -128,6 +128,7 @@ struct daemon {
 	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
 	char *smtp_password;		/* owned; a secret */
 	struct smtp_pool *smtp_pool;	/* owned; its connections are kept between replies */
+	time_t smtp_used;		/* when a reply last came back from it */
 	char *copy_to;			/* owned; extra envelope recipient, or NULL */
 
 	struct batch b;

@@ -101,7 +101,29 @@ static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struc
 		return 1;
 	rc = smtp_pool_next(d->smtp_pool, wait, &tag, e);
 	*it = tag;
+	if (rc <= 0)
+		d->smtp_used = time(NULL);
 	return rc;
+}
+
+/*
+ * How long a wait for mail may last: the SMTP connections are closed (QUIT)
+ * once idle SMTP_REUSE_IDLE_S, when the pool would not reuse them any more,
+ * rather than left for the server to time out.
+ */
+static int smtp_idle_wait(struct daemon *d, int max_s)
+{
+	time_t left;
+
+	if (!d->smtp_pool)
+		return max_s;
+	left = d->smtp_used + SMTP_REUSE_IDLE_S - time(NULL);
+	if (left <= 0) {
+		smtp_pool_free(d->smtp_pool);
+		d->smtp_pool = NULL;
+		return max_s;
+	}
+	return max_s > left ? (int)left : max_s;
 }
 
 /* Sends what is due, DRAIN_CHUNK at a time, stopping for a signal. */
@@ -278,7 +300,7 @@ static int md_poll(struct daemon *d, struct err *e)
 
 static int md_wait(struct daemon *d, int max_s, struct err *e)
 {
-	daemon_sleep_for(&d->sig, max_s);
+	daemon_sleep_for(&d->sig, smtp_idle_wait(d, max_s));
 	return 0;
 }
 
@@ -401,7 +423,7 @@ static int imap_wait_source(struct daemon *d, int max_s, struct err *e)
 {
 	bool activity;
 
-	return imap_wait(d->imap, max_s, &activity, e);
+	return imap_wait(d->imap, smtp_idle_wait(d, max_s), &activity, e);
 }
 
 static void imap_close_source(struct daemon *d)
