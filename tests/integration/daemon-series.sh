@@ -19,7 +19,8 @@
 #   e) no cover letter: one reply, to patch 1 (threaded under patch 1; and
 #      unthreaded, grouped by sender, version and total)
 #   f) a v2 sent in reply to v1's cover: a series of its own, one reply
-#      with v2's findings only
+#      with v2's findings only; none when a maintainer said "tagbot: quiet"
+#      under v1's cover
 #   g) a clean series: no reply
 #   h) the bot stopped (SIGTERM, then SIGKILL) during a series wait, or
 #      while patches arrive: exactly one series reply
@@ -67,7 +68,8 @@ check "a) SIGTERM: exit 0" bot_stop
 # --- b) to h): per-series, one bot -----------------------------------------
 INI=$W/per-series.ini STATE=$W/per-series.db
 bot_ini "$INI" "$STATE" "reply_mode = per-series
-series_wait = $WAIT"
+series_wait = $WAIT
+maintainers = $MAINT"
 bot_start
 check "per-series: the bot starts" wait_ready 20
 
@@ -140,6 +142,16 @@ check "f) v2's reply lists v2's findings only" \
 	$MAIL verify-series $AUTHOR $(p w2-0 w2-1 w2-2)
 check "f) v1 still has its one reply" $MAIL verify-series $AUTHOR $(p w1-0 w1-1 w1-2)
 
+# A maintainer's "tagbot: quiet" under v1's cover: v2 in reply to it is not answered.
+series qs case,clean
+$MAIL append $BOT $(p qs-0 qs-1 qs-2)
+check "f) v1 of a series to be quieted is answered" $MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid qs-0)
+$MAIL request "$W/qs-0.eml" qs-quiet --cmd "tagbot: quiet" >"$W/qs-quiet.eml"
+$MAIL send "$W/qs-quiet.eml"
+check "f) the maintainer's 'tagbot: quiet' is read" wait_seen 20 qs-quiet
+series qt nosob,twice --version 2 --in-reply-to "$W/qs-0.eml"
+$MAIL append $BOT $(p qt-0 qt-1 qt-2)
+
 # --- h) restarts ---------------------------------------------------------
 series r1 case,clean,nosob
 series r3 changeid,clean,twice
@@ -171,11 +183,12 @@ check "h) the patch that came while the bot was down completes the series: answe
 sleep 7	# a second reply (a resend, a late timer) would have come by now
 for s in "s1-0 s1-1 s1-2 s1-3" "o1-0 o1-1 o1-2 o1-3" "lc-0 lc-1 lc-2 lc-3" \
 	 "k4-0 k4-1 k4-2" "k1-1 k1-2" "m1-0 m1-1 m1-3" "n1-1 n1-2 n1-3" \
-	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2" \
+	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "qs-0 qs-1 qs-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2" \
 	 "r3-0 r3-1 r3-2"; do
 	check "b-h) still exactly one reply to the series ${s%%-*}, nothing to its members" \
 		$MAIL verify-series $AUTHOR $(p $s)
 done
 check "g) a clean series: no reply at all" $MAIL none $AUTHOR $(mid c1-0 c1-1 c1-2)
+check "f) a v2 in reply to a quieted v1: no reply" $MAIL none $AUTHOR $(mid qt-0 qt-1 qt-2)
 check "b-h) SIGTERM: exit 0" bot_stop
 finish
