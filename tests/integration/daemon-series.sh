@@ -19,7 +19,8 @@
 #   e) no cover letter: one reply, to patch 1 (threaded under patch 1; and
 #      unthreaded, grouped by sender, version and total)
 #   f) a v2 sent in reply to v1's cover: a series of its own, one reply
-#      with v2's findings only; none when a maintainer said "tagbot: quiet"
+#      with v2's findings only (so for another series sent in reply to a
+#      series' cover); none when a maintainer said "tagbot: quiet"
 #      under v1's cover
 #   g) a clean series: no reply
 #   h) the bot stopped (SIGTERM, then SIGKILL) during a series wait, or
@@ -141,6 +142,12 @@ check "f) a v2 sent in reply to v1's cover: its own reply, to v2's cover" \
 check "f) v2's reply lists v2's findings only" \
 	$MAIL verify-series $AUTHOR $(p w2-0 w2-1 w2-2)
 check "f) v1 still has its one reply" $MAIL verify-series $AUTHOR $(p w1-0 w1-1 w1-2)
+# Another series (same version, other total) posted in reply to s1's cover.
+series sr twice,clean --in-reply-to "$W/s1-0.eml"
+$MAIL append $BOT $(p sr-0 sr-1 sr-2)
+check "f) a series sent in reply to another series: its own reply" \
+	$MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid sr-0)
+check "f) ... with its own findings only" $MAIL verify-series $AUTHOR $(p sr-0 sr-1 sr-2)
 
 # A maintainer's "tagbot: quiet" under v1's cover: v2 in reply to it is not answered.
 series qs case,clean
@@ -183,7 +190,7 @@ check "h) the patch that came while the bot was down completes the series: answe
 sleep 7	# a second reply (a resend, a late timer) would have come by now
 for s in "s1-0 s1-1 s1-2 s1-3" "o1-0 o1-1 o1-2 o1-3" "lc-0 lc-1 lc-2 lc-3" \
 	 "k4-0 k4-1 k4-2" "k1-1 k1-2" "m1-0 m1-1 m1-3" "n1-1 n1-2 n1-3" \
-	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "qs-0 qs-1 qs-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2" \
+	 "u1-1 u1-2" "w1-0 w1-1 w1-2" "sr-0 sr-1 sr-2" "qs-0 qs-1 qs-2" "w2-0 w2-1 w2-2" "r1-0 r1-1 r1-3" "r2-0 r2-1 r2-2" \
 	 "r3-0 r3-1 r3-2"; do
 	check "b-h) still exactly one reply to the series ${s%%-*}, nothing to its members" \
 		$MAIL verify-series $AUTHOR $(p $s)
