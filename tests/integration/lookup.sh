@@ -4,8 +4,10 @@
 # server of our own for the answers public-inbox never gives (slow,
 # garbage, 405, 5xx).  Everything listens on 127.0.0.1, on free ports, in a
 # temporary directory; servers are stopped by PID.  Skips (77) only when
-# public-inbox or python3 is missing.
+# public-inbox or python3 is missing, or TAGBOT_NO_SERVERS is set.
 . "$top_srcdir/tests/lib.sh"
+
+[ -z "${TAGBOT_NO_SERVERS:-}" ] || { echo "SKIP: TAGBOT_NO_SERVERS is set"; exit 77; }
 
 for b in public-inbox-init public-inbox-mda public-inbox-httpd python3; do
 	command -v "$b" >/dev/null 2>&1 ||
