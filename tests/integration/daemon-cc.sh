@@ -187,7 +187,7 @@ check "g) min_reply_severity = error for a list: no reply to a warning" \
 	$MAIL none $AUTHOR $(mid g-5)
 check "h) a reply that reaches the bot through the list only: nothing" \
 	$MAIL none $MAINT $(mid mh-1)
-for r in ma-1 mb-1 mq-1 mq-2 md-1 mr-1 mr-2; do
+for r in ma-1 mb-1 mq-1 mq-2 md-1 mr-1 mr-2 ${PI_PID:+mx-1}; do
 	check "a-f) still exactly one answer to $r" test "$($MAIL replies $MAINT $(mid $r))" = 1
 done
 check "a) the patch has its one reply, to the author" $MAIL verify $AUTHOR $(p a-1 b-1 e-1)
