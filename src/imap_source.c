@@ -350,9 +350,9 @@ static bool all_loopback(const struct addrinfo *res)
 	return true;
 }
 
-/* A dead peer is noticed while we idle: without keepalive a silently lost
+/* Keepalive: a dead peer is noticed while we idle: without it a silently lost
  * connection would look like a quiet folder until IDLE is re-issued. */
-static void set_keepalive(int fd)
+static void tune_socket(int fd)
 {
 	int on = 1, idle = KEEPALIVE_IDLE_S, intvl = KEEPALIVE_INTVL_S, cnt = KEEPALIVE_CNT;
 
@@ -360,6 +360,9 @@ static void set_keepalive(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	/* Each command goes out whole (one flush): nothing for Nagle to batch,
+	 * only a delayed ACK to wait for. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
 static int set_blocking(int fd)
@@ -431,7 +434,7 @@ static int tcp_connect(struct imap_source *src, int *fdp, struct err *e)
 	freeaddrinfo(res);
 	if (fd < 0)
 		return fail(src, ERR_TEMP, e, "cannot connect: %s", strerror(err));
-	set_keepalive(fd);
+	tune_socket(fd);
 	*fdp = fd;
 	return 0;
 }
