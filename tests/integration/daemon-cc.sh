@@ -16,9 +16,10 @@
 #      checked all the same
 #   d) "tagbot: explain BAD_SIGN_OFF" from a maintainer: an explanation;
 #      from someone else: nothing
-#   e) "tagbot: quiet": no further replies in that thread, neither to
-#      maint@ nor to a v2 of the patch sent in reply to it (a v2 in
-#      another thread is answered); a quoted command is no command
+#   e) "tagbot: quiet" under a series' cover: no further replies in that
+#      thread, neither to maint@ about its clean patch nor to a v2 of its
+#      patch sent in reply to it (a v2 in another thread is answered); a
+#      quoted command is no command
 #   f) "tagbot: recheck" in reply to the bot's answer: answered again; in
 #      reply to maint@'s mail about a patch answered before: answered
 #   g) [list off.example.org] enabled = no: its mail (List-Id, or
@@ -27,6 +28,8 @@
 #      min_reply_severity = error hold back warnings, not errors
 #   h) maint@'s reply that comes only through the list (the bot not in
 #      To/Cc): nothing
+#   i) opt-in ([default] enabled = no, one [list ID] enabled = yes): only
+#      that list's mail is answered
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
 srv_need dovecot postfix
@@ -122,15 +125,17 @@ check "d) ... with an explanation of BAD_SIGN_OFF" \
 	$MAIL verify-cc $MAINT "$W/md-1.eml" "$W/b-1.eml" --explain BAD_SIGN_OFF --no-check
 
 # --- e) quiet ----------------------------------------------------------------
-patch changeid e-1
-listed list.example.org e-1
-check "e) the patch is answered" $MAIL wait-replies $AUTHOR 20 $(mid e-1)
+# The thread of a series: "quiet" under its cover, then a request about its
+# clean patch (never answered before) and a v2 of patch 1 come in it.
+$MAIL series "$W" qc changeid,clean
+listed list.example.org qc-0 qc-1 qc-2
+check "e) the series' patch with findings is answered" $MAIL wait-replies $AUTHOR 20 $(mid qc-1)
 # A quoted command is no command: this thread stays open.
 request "$W/a-1.eml" mz-1 --quote-cmd "tagbot: quiet"; send mz-1
-request "$W/e-1.eml" me-1 --cmd "tagbot: quiet"; send me-1
+request "$W/qc-0.eml" me-1 --cmd "tagbot: quiet"; send me-1
 check "e) the quiet request is read" wait_seen 20 me-1 mz-1
-request "$W/e-1.eml" me-2; send me-2
-$MAIL series "$W" e2 nosob --no-cover --version 2 --in-reply-to "$W/e-1.eml"
+request "$W/qc-2.eml" me-2; send me-2
+$MAIL series "$W" e2 nosob --no-cover --version 2 --in-reply-to "$W/qc-1.eml"
 listed list.example.org e2-1
 $MAIL series "$W" f2 twice --no-cover --version 2 --in-reply-to "$W/a-1.eml"
 listed list.example.org f2-1
@@ -177,7 +182,7 @@ check "d) the command from a non-maintainer got nothing" $MAIL none $AUTHOR $(mi
 check "d) ... nor did anyone else" $MAIL none $MAINT $(mid ad-1)
 check "e) 'tagbot: quiet': no answer to a later request in that thread" \
 	$MAIL none $MAINT $(mid me-2)
-check "e) ... nor to a v2 sent in reply to the patch" $MAIL none $AUTHOR $(mid e2-1)
+check "e) ... nor to a v2 sent in reply to a patch of the thread" $MAIL none $AUTHOR $(mid e2-1)
 check "e) ... nor any other mail in that thread" $MAIL none $AUTHOR $(mid me-2)
 check "g) enabled = no: no reply to its mail (List-Id, X-Mailing-List)" \
 	$MAIL none $AUTHOR $(mid g-1 g-2)
@@ -190,6 +195,28 @@ check "h) a reply that reaches the bot through the list only: nothing" \
 for r in ma-1 mb-1 mq-1 mq-2 md-1 mr-1 mr-2 ${PI_PID:+mx-1}; do
 	check "a-f) still exactly one answer to $r" test "$($MAIL replies $MAINT $(mid $r))" = 1
 done
-check "a) the patch has its one reply, to the author" $MAIL verify $AUTHOR $(p a-1 b-1 e-1)
+check "a) e) the patches have their one reply, to the author" \
+	$MAIL verify $AUTHOR $(p a-1 b-1 qc-0 qc-1 qc-2)
 check "SIGTERM: exit 0" bot_stop
+
+# --- i) opt-in: [default] enabled = no, one list enabled ------------------------
+INI=$W/opt-in.ini
+bot_ini "$INI" "$STATE" "" "[default]
+enabled = no
+
+[list on.example.org]
+enabled = yes"
+bot_start
+check "i) the bot starts with the opt-in file" wait_ready 20
+patch case i-1; patch twice i-2; patch nosob i-3
+listed other.example.org i-1
+$MAIL append $BOT "$W/i-2.eml"
+listed on.example.org i-3
+check "i) [default] enabled = no, [list on.example.org] enabled = yes: that list is answered" \
+	$MAIL wait-replies $AUTHOR 20 $(mid i-3)
+check "i) ... threaded, with its findings" $MAIL verify $AUTHOR $(p i-3)
+check "i) the other mails are read" wait_seen 20 i-1 i-2
+check "i) ... and not answered: another list's, and one from no list" \
+	$MAIL none $AUTHOR $(mid i-1 i-2)
+check "i) SIGTERM: exit 0" bot_stop
 finish
