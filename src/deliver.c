@@ -100,6 +100,7 @@ struct drain {
 	bool *used;			/* owned; with the sink, or ended and not recorded */
 	struct ended *ended;		/* owned */
 	size_t parallel, running, nended;
+	bool stalled;			/* the reply due first is still with the sink */
 };
 
 static void drain_init(struct drain *d, struct store *st, const struct deliver_ops *ops,
@@ -200,9 +201,22 @@ static size_t idle_slot(const struct drain *d)
 	return d->parallel;
 }
 
+/* Whether slot's reply is also in another slot: with the sink for longer
+ * than its hold, it came due again. */
+static bool in_flight(const struct drain *d, size_t slot)
+{
+	for (size_t i = 0; i < d->parallel; i++)
+		if (i != slot && d->used[i] &&
+		    !strcmp(d->items[i].reply_msgid, d->items[slot].reply_msgid))
+			return true;
+	return false;
+}
+
 /*
  * The next due reply into slot, confirmed delivered before (then marked
  * sent, *claimed false) or claimed: from here a crash shows as attempts > 0.
+ * One still with the sink is left alone (d->stalled): the round ends, and
+ * the drain waits for a handover to end first.
  */
 static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *claimed,
 			    struct err *e)
@@ -216,6 +230,10 @@ static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *cla
 		return STEP_ERROR;
 	if (!*found)
 		return STEP_NEXT;
+	if (in_flight(d, slot)) {
+		d->stalled = true;
+		return STEP_NEXT;
+	}
 	r = confirm(d->st, d->ops, it, &done, d->out, e);
 	if (r != STEP_NEXT || done)
 		return r;
@@ -241,18 +259,19 @@ static enum step drain_round(struct drain *d, bool may_claim, size_t *handled, s
 	size_t slot;
 
 	*nfresh = 0;
+	d->stalled = false;
 	if (store_begin(d->st, e) < 0)
 		return STEP_ERROR;
 	for (size_t i = 0; i < d->nended && r != STEP_ERROR; i++)
 		if ((rr = record(d, &d->ended[i], e)) != STEP_NEXT)
 			r = rr;
 	d->nended = 0;
-	while (r == STEP_NEXT && may_claim && *more && *handled < max &&
+	while (r == STEP_NEXT && may_claim && *more && !d->stalled && *handled < max &&
 	       (slot = idle_slot(d)) < d->parallel) {
 		bool claimed;
 
 		r = claim_next(d, slot, more, &claimed, e);
-		if (*more && r == STEP_NEXT)
+		if (*more && !d->stalled && r == STEP_NEXT)
 			++*handled;
 		if (claimed)
 			fresh[(*nfresh)++] = slot;
@@ -289,7 +308,7 @@ int deliver_drain(struct store *st, const struct deliver_ops *ops,
 		enum step r;
 
 		if (d.running)
-			collect(&d, !may_claim || idle_slot(&d) == d.parallel);
+			collect(&d, !may_claim || d.stalled || idle_slot(&d) == d.parallel);
 		if (!d.nended && !d.running && !may_claim)
 			break;
 		r = drain_round(&d, may_claim, &handled, max, fresh, &nfresh, &more, e);
