@@ -314,6 +314,22 @@ static void add_explains(struct daemon *d, const struct cc_commands *cmds, struc
 			ccmode_explain(cmds->v[i].arg, &a->la.rules, &a->ex[a->c.nexplain++]);
 }
 
+/* Whether the request's In-Reply-To is the patch found. */
+static bool answers_patch(const struct patch *rq, const struct parent *pa)
+{
+	char *a, *b;
+	bool same;
+
+	if (!rq->in_reply_to || !pa->id)
+		return false;
+	a = store_msgid_key(rq->in_reply_to);
+	b = store_msgid_key(pa->id);
+	same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
 /* Finds and checks the patch; *why is set when there is nothing to say
  * about it (and so, without explain answers, no reply). */
 static int check_request(struct daemon *d, const char *key, const struct patch *rq,
@@ -328,7 +344,11 @@ static int check_request(struct daemon *d, const char *key, const struct patch *
 		a->c.note = "The patch this mail answers was not found, so it was not checked.";
 		return 0;
 	}
-	if (!recheck) {
+	/* A request answering the patch itself is answered, even when the bot
+	 * answered the patch before (through the list); one deeper in the
+	 * thread (people keep the bot in Cc when they reply to all) only when
+	 * the patch was not answered yet, or with recheck. */
+	if (!recheck && !answers_patch(rq, &a->pa)) {
 		if (answered_before(d, a->pa.lead->message_id, &before, e) < 0)
 			return -1;
 		if (before) {

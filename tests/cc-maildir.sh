@@ -4,7 +4,9 @@
 # expected follow from the fixtures (tests/data/cc-*.eml):
 #   1. two patches by the normal path: cc-patch-reported-no-link (one
 #      BAD_REPORTED_BY_LINK: a reply), cc-patch-clean (none)
-#   2. a plain Cc from a non-maintainer to the patch answered in 1: nothing
+#   2. a plain Cc from a non-maintainer to the patch answered in 1: answered
+#      (a request answering the patch itself is answered even if the patch
+#      was); a reply-all to that request, deeper in the thread: nothing
 #      (answered before); a plain Cc (bot plus-addressed) to the clean patch:
 #      "No tag problems found" To the sender, Cc the author, threaded under it
 #   3. a maintainer's recheck + explain: the findings and the explanation;
@@ -116,9 +118,20 @@ expect "1: the patch with a finding gets the normal reply, the clean one none" \
 # --- 2. plain Cc -----------------------------------------------------------
 put cc-request-plain.eml 1700000003.r1.host
 put cc-request-clean.eml 1700000004.r2.host
+# Michael answers Andy, to all: the bot stays in Cc, deeper in the thread.
+sed -e "s/^Message-ID: .*/Message-ID: <20260305.reply-all@pengutronix.de>/" \
+    -e "s/^From: .*/From: Michael Tretter <m.tretter@pengutronix.de>/" \
+    -e "s/^In-Reply-To: .*/In-Reply-To: <aamOejvtN8H1zB0E@black.igk.intel.com>/" \
+    -e "s/^References: .*/References: <$P1> <aamOejvtN8H1zB0E@black.igk.intel.com>/" \
+    "$D/cc-request-plain.eml" >"$IN/new/1700000004.r2b.host"
 run
-expect "2: a patch answered before is not answered again for a plain Cc" \
-	cond '[ "$(count_files)" = 2 ] && grep -q "aamOejvtN8H1zB0E@black.igk.intel.com.*was answered before" "$W/log"'
+expect "2: a plain Cc to the patch answered in 1 is answered: its findings, to the sender" \
+	reply aamOejvtN8H1zB0E@black.igk.intel.com \
+	"To=Andy Shevchenko <andriy.shevchenko@intel.com>" "Cc=m.tretter@pengutronix.de" \
+	"refs=$P1,aamOejvtN8H1zB0E@black.igk.intel.com" "body~BAD_REPORTED_BY_LINK"
+expect "2: a reply-all deeper in the thread about that patch is not answered again" \
+	cond '[ "$(count_files)" = 3 ] && [ "$(nreplies 20260305.reply-all@pengutronix.de)" = 0 ] &&
+	      grep -q "20260305.reply-all@pengutronix.de.*was answered before" "$W/log"'
 expect "2: a clean patch: \"No tag problems found\" to the sender, Cc the author, threaded" \
 	reply 20250404151042.GC372032@google.com \
 	"To=Lee Jones <lee@kernel.org>" "Cc=tobias.junghans@inhub.de" \
@@ -149,7 +162,7 @@ put cc-request-not-to-bot.eml 1700000009.r7.host
 put cc-request-no-parent.eml 1700000010.r8.host
 run
 expect "4: no reply to a non-maintainer's commands, a bot, the bot, a list reply, a lost patch" \
-	[ "$(count_files)" = 3 ]
+	[ "$(count_files)" = 4 ]
 expect "4: the non-maintainer's commands are logged" \
 	grep -q "commands from andriy.shevchenko@intel.com ignored: not in \[reply\] maintainers" "$W/log"
 expect "4: the lost patch is logged, not answered" \
@@ -169,7 +182,8 @@ expect "4: the decisions are recorded with their reasons" \
 	      grep -q "^tagbot.1770370000.00000000000000aa@example.org skipped:own-address$" "$W/decisions" &&
 	      grep -q "^20260206120000.GD1676312@google.com skipped:reply$" "$W/decisions" &&
 	      grep -q "^20260207090000.GC1676312@google.com skipped:cc-no-parent$" "$W/decisions" &&
-	      grep -q "^aamOejvtN8H1zB0E@black.igk.intel.com skipped:cc-answered-before$" "$W/decisions"'
+	      grep -q "^aamOejvtN8H1zB0E@black.igk.intel.com replied$" "$W/decisions" &&
+	      grep -q "^20260305.reply-all@pengutronix.de skipped:cc-answered-before$" "$W/decisions"'
 
 # --- 5. a patch the source never listed -------------------------------------------
 P3=20260301-hidden-v1-1-0123456789ab@pengutronix.de
@@ -185,23 +199,23 @@ expect "5: a patch found in cur/ is checked and answered" \
 mv "$IN/cur/1690000000.p3.host:2,S" "$IN/new/1700000012.p3.host"
 run
 expect "5: that patch arriving later is not answered a second time" \
-	cond '[ "$(count_files)" = 4 ] && [ "$(nreplies "$P3")" = 0 ]'
+	cond '[ "$(count_files)" = 5 ] && [ "$(nreplies "$P3")" = 0 ]'
 
 # --- 6. quiet ------------------------------------------------------------------
 put cc-request-quiet.eml 1700000013.r10.host
 run
 expect "6: quiet from a maintainer: logged, no reply" \
-	cond '[ "$(count_files)" = 4 ] && grep -q "lee@kernel.org quieted thread <$P1>" "$W/log"'
+	cond '[ "$(count_files)" = 5 ] && grep -q "lee@kernel.org quieted thread <$P1>" "$W/log"'
 put cc-patch-v2-in-quiet-thread.eml 1700000014.p4.host
 sed "s/^Message-Id: .*/Message-Id: <20260211.recheck@google.com>/" \
 	"$D/cc-request-commands.eml" >"$IN/new/1700000015.r11.host"
 run
 expect "6: a v2 in the quiet thread and a recheck there get nothing" \
-	cond '[ "$(count_files)" = 4 ] && grep -q "20260210-leds-multicolor-limit-intensity-v2-1-b37761c2fdfd@pengutronix.de.*thread <$P1> is quiet" "$W/log"'
+	cond '[ "$(count_files)" = 5 ] && grep -q "20260210-leds-multicolor-limit-intensity-v2-1-b37761c2fdfd@pengutronix.de.*thread <$P1> is quiet" "$W/log"'
 cp "$D/cc-request-commands.eml" "$IN/new/1700000016.r3-again.host"
 run
 expect "6: the same request under another name: still one reply" \
-	cond '[ "$(count_files)" = 4 ] && reply 20260206101500.GA1676312@google.com'
+	cond '[ "$(count_files)" = 5 ] && reply 20260206101500.GA1676312@google.com'
 
 # --- 7. a list with enabled = no: a request from it is recorded, not answered --
 sed -e 's/^state = .*/state = state2.db/' -e 's/^path = out$/path = out2/' "$W/cc.ini" >"$W/cc2.ini"
