@@ -1,7 +1,10 @@
 /*
  * fuzz_check.c - libFuzzer target: raw mail bytes -> message_parse ->
  * patch_parse -> rules_run (RULES.md defaults) -> JSON output, freeing
- * everything.  Built and run by fuzz/run.
+ * everything; and the daemon's readers of the same mail: the context kept
+ * of it (context_from_patch), the maintainer commands of its text
+ * (ccmode_parse_commands) and its Date (maildate_parse).  Built and run by
+ * fuzz/run.
  *
  * The input is handed over exactly as libFuzzer gives it (not NUL-
  * terminated), so a parser that reads past len is caught by ASan.  The
@@ -14,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ccmode.h"
+#include "context.h"
 #include "err.h"
+#include "maildate.h"
 #include "message.h"
 #include "output.h"
 #include "patch.h"
@@ -45,13 +51,29 @@ static void check_patches(const struct message *m)
 	patch_parse(m, &p, &n);
 	for (size_t i = 0; i < n; i++) {
 		struct findings fs;
+		struct msg_context ctx;
 
 		findings_init(&fs);
 		rules_run(&p[i], &settings, &fs);
 		output_patch(devnull, OUTPUT_JSON, "fuzz", &p[i], &fs, SEV_CHECK);
 		findings_release(&fs);
+		msg_context_init(&ctx);
+		context_from_patch(m, &p[i], 0, &ctx);
+		msg_context_release(&ctx);
 	}
 	patches_free(p, n);
+}
+
+static void daemon_readers(const struct message *m)
+{
+	struct cc_commands cmds;
+	const char *date = message_header(m, "Date");
+	time_t t;
+
+	if (m->text)
+		ccmode_parse_commands(m->text, m->text_len, &cmds);
+	if (date)
+		(void)maildate_parse(date, &t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -62,9 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	setup();
 	err_init(&e);
 	message_init(&m);
-	if (message_parse(&m, (const char *)data, size, &e) == 0)
+	if (message_parse(&m, (const char *)data, size, &e) == 0) {
 		check_patches(&m);
-	else
+		daemon_readers(&m);
+	} else
 		output_error(devnull, OUTPUT_JSON, "fuzz", NULL, e.msg);
 	message_release(&m);
 	return 0;
