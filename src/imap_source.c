@@ -31,6 +31,8 @@
 #define KEEPALIVE_INTVL_S	15
 #define KEEPALIVE_CNT		4
 
+struct msg_item;
+
 struct imap_source {
 	mailimap *imap;		/* owned */
 	char *host, *tls_name, *ca_file, *user, *folder; /* owned copies */
@@ -45,7 +47,11 @@ struct imap_source {
 	uint32_t uidvalidity, uidnext;
 	uint64_t known_uidnext;	/* UIDs below were there at open or at the last fetch */
 	bool pending;		/* EXISTS or RECENT not yet followed by a fetch */
+	bool fetching;		/* in imap_fetch_from (its callback may not call it) */
 	struct imap_stats st;
+	struct msg_item *win;	/* owned; UIDs and sizes of [win_lo, win_hi] as learnt */
+	size_t nwin, awin;
+	uint32_t win_lo, win_hi;
 };
 
 /* --- errors --------------------------------------------------------------- */
@@ -823,6 +829,7 @@ void imap_close(struct imap_source *src)
 	free(src->ca_file);
 	free(src->user);
 	free(src->folder);
+	free(src->win);
 	free(src);
 }
 
@@ -1012,29 +1019,61 @@ static size_t next_batch(const struct imap_source *src, const struct msg_item *v
 	return k;
 }
 
-/* Messages with UIDs in [lo, hi]: their sizes in one FETCH, then bodies. */
-static int fetch_window(struct imap_source *src, uint32_t lo, uint32_t hi,
+/*
+ * The UIDs and sizes of [lo, *hi]: from the window learnt last when it
+ * holds lo (*hi is then cut to its end), else in one FETCH.  A caller that
+ * stops after each batch to commit asks again from the next UID: without
+ * this it would fetch the sizes of a whole IMAP_UID_WINDOW per batch.  A
+ * window stays true: UIDs only grow (new mail is above it), sizes never
+ * change, and an expunged message's body is simply not returned.
+ */
+static int window_sizes(struct imap_source *src, uint32_t lo, uint32_t *hi, size_t *from,
+			struct err *e)
+{
+	if (src->nwin && lo >= src->win_lo && lo <= src->win_hi) {
+		if (*hi > src->win_hi)
+			*hi = src->win_hi;
+	} else {
+		struct item_list items = { src->win, 0, src->awin };
+		clist *list;
+
+		src->nwin = 0;
+		if (uid_fetch(src, mailimap_set_new_interval(lo, *hi), false, &list, e) < 0)
+			return -1;
+		collect(list, lo, *hi, false, &items);
+		mailimap_fetch_list_free(list);
+		src->win = items.v;
+		src->nwin = items.n;
+		src->awin = items.alloc;
+		src->win_lo = lo;
+		src->win_hi = *hi;
+	}
+	for (*from = 0; *from < src->nwin && src->win[*from].uid < lo; ++*from)
+		;
+	return 0;
+}
+
+/* Messages with UIDs in [lo, *hi] (*hi may be cut): sizes, then bodies. */
+static int fetch_window(struct imap_source *src, uint32_t lo, uint32_t *hi,
 			imap_fetch_fn *fn, void *arg, struct err *e)
 {
-	struct item_list items = { NULL, 0, 0 };
-	clist *list;
+	size_t i, n, k;
 	int rc = 0;
 
-	if (uid_fetch(src, mailimap_set_new_interval(lo, hi), false, &list, e) < 0)
+	if (window_sizes(src, lo, hi, &i, e) < 0)
 		return -1;
-	collect(list, lo, hi, false, &items);
-	mailimap_fetch_list_free(list);
-	for (size_t i = 0, k; i < items.n && rc == 0; i += k) {
-		k = next_batch(src, items.v + i, items.n - i);
+	for (n = i; n < src->nwin && src->win[n].uid <= *hi; n++)
+		;
+	for (; i < n && rc == 0; i += k) {
+		k = next_batch(src, src->win + i, n - i);
 		if (k) {
-			rc = fetch_bodies(src, items.v + i, k, fn, arg, e);
+			rc = fetch_bodies(src, src->win + i, k, fn, arg, e);
 		} else {
 			/* Too large to fetch: the caller hears of it and skips it. */
 			k = 1;
-			rc = fn(arg, items.v[i].uid, NULL, items.v[i].size, e);
+			rc = fn(arg, src->win[i].uid, NULL, src->win[i].size, e);
 		}
 	}
-	free(items.v);
 	return rc;
 }
 
@@ -1050,10 +1089,12 @@ static int fetch_from(struct imap_source *src, uint32_t first, imap_fetch_fn *fn
 		return -1;
 	if ((uint64_t)top + 1 > src->known_uidnext)
 		src->known_uidnext = (uint64_t)top + 1;
-	for (uint64_t lo = first ? first : 1; lo <= top && rc == 0; lo += IMAP_UID_WINDOW) {
-		uint64_t hi = lo + IMAP_UID_WINDOW - 1;
+	for (uint64_t lo = first ? first : 1; lo <= top && rc == 0; ) {
+		uint64_t end = lo + IMAP_UID_WINDOW - 1;
+		uint32_t hi = end < top ? (uint32_t)end : top;
 
-		rc = fetch_window(src, (uint32_t)lo, hi < top ? (uint32_t)hi : top, fn, arg, e);
+		rc = fetch_window(src, (uint32_t)lo, &hi, fn, arg, e);
+		lo = (uint64_t)hi + 1;
 	}
 	return rc < 0 ? -1 : 0;
 }
@@ -1066,9 +1107,13 @@ int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *
 
 	if (alive(src, e) < 0)
 		return -1;
+	if (src->fetching)	/* it would reuse the window being handed out */
+		return fail(src, ERR_FINAL, e, "imap_fetch_from called from its own callback");
+	src->fetching = true;
 	guard_enter(&g);
 	rc = fetch_from(src, first_uid, fn, arg, e);
 	guard_leave(&g);
+	src->fetching = false;
 	return rc;
 }
 

@@ -137,7 +137,10 @@ typedef int imap_fetch_fn(void *arg, uint32_t uid, const char *raw, size_t len,
  * (0 counts as 1) and was there when the call began.  The bodies are
  * fetched with BODY.PEEK[] (which sets no flag) in batches of at most
  * batch messages and IMAP_BATCH_BYTES bytes, never the whole folder at
- * once; the UIDs are learnt IMAP_UID_WINDOW at a time with their sizes.
+ * once; the UIDs are learnt IMAP_UID_WINDOW at a time with their sizes,
+ * and a window is kept for the next call that starts inside it (a caller
+ * that stops after each batch does not learn it again).  fn must not call
+ * imap_fetch_from (ERR_FINAL).
  * "UID n:*" names the last message even when its UID is below n, so it is
  * never used to fetch.  Returns 0 when done or when fn returned > 0, -1 on
  * an IMAP error or when fn returned -1 (e as fn left it).

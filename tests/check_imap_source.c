@@ -470,6 +470,8 @@ START_TEST(test_fetch_callback_stops)
 	struct imap_settings s;
 	struct imap_source *src;
 	struct got g = { 0 };
+	struct imap_stats st;
+	unsigned long before;
 	struct err e;
 
 	base(&s, "t-fetch");
@@ -478,6 +480,20 @@ START_TEST(test_fetch_callback_stops)
 	g.stop_after = 3;
 	fetch_ok(src, 1, &g);
 	ck_assert_uint_eq(g.n, 3);
+	got_free(&g);
+
+	/* Going on from where it stopped (the daemon's commit after a batch):
+	 * the sizes learnt for UIDs 1..25 hold, so UID SEARCH and one body
+	 * FETCH, not the sizes of the whole window again. */
+	imap_get_stats(src, &st);
+	before = st.commands;
+	g.stop_after = 3;
+	fetch_ok(src, 4, &g);
+	ck_assert_uint_eq(g.n, 3);
+	ck_assert_uint_eq(g.uid[0], 4);
+	ck_assert_uint_eq(g.uid[2], 6);
+	imap_get_stats(src, &st);
+	ck_assert_uint_eq(st.commands - before, 2);
 	got_free(&g);
 
 	g.stop_after = -2;
