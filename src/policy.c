@@ -236,9 +236,16 @@ static void window_add(struct window *w, time_t now, time_t span)
 	w->t[w->n++] = now;
 }
 
-static char *author_key(const struct patch *p)
+const char *policy_author_address(const struct patch *p)
 {
 	const char *a = p->author.email && *p->author.email ? p->author.email : p->sender.email;
+
+	return a && *a ? a : NULL;
+}
+
+/* addr lower-cased, "+sub" dropped; malloc'ed, NULL for no address. */
+static char *addr_key(const char *a)
+{
 	char *k;
 
 	if (!a || !*a)
@@ -287,13 +294,18 @@ static void prune_authors(struct policy *pol, time_t now)
 
 void policy_note_reply(struct policy *pol, const struct patch *p, time_t now)
 {
+	policy_note_reply_to(pol, policy_author_address(p), now);
+}
+
+void policy_note_reply_to(struct policy *pol, const char *addr, time_t now)
+{
 	char *key;
 	struct author_rate *a;
 
 	if (!pol)
 		return;
 	window_add(&pol->global, now, MINUTE);
-	if (!(key = author_key(p)))
+	if (!(key = addr_key(addr)))
 		return;
 	if (!(a = find_author(pol, key))) {
 		if (pol->n >= POLICY_MAX_AUTHORS)
@@ -308,25 +320,42 @@ void policy_note_reply(struct policy *pol, const struct patch *p, time_t now)
 	free(key);
 }
 
-static enum policy_reason rate_check(const struct policy *pol, const struct policy_settings *s,
-				     const struct patch *p, time_t now)
+/* When a full window has room again: the time the reply that must leave
+ * first, for fewer than max to remain, leaves it. */
+static time_t window_free_at(const struct window *w, time_t now, time_t span, unsigned max)
 {
-	struct author_rate *a;
-	char *key;
-	bool over = false;
+	size_t in = window_count(w, now, span), skip = in >= max ? in - max : 0;
 
-	if (!pol)
-		return REASON_NONE;
-	if (s->max_per_author_per_hour && (key = author_key(p))) {
+	for (size_t i = 0; i < w->n; i++)
+		if (w->t[i] > now - span && skip-- == 0)
+			return w->t[i] + span;
+	return now;
+}
+
+enum policy_verdict policy_rate_check(const struct policy *pol, const struct policy_settings *s,
+				      const char *addr, time_t now, enum policy_reason *reason,
+				      time_t *free_at)
+{
+	const struct author_rate *a = NULL;
+	char *key;
+	time_t at = now;
+
+	*reason = REASON_NONE;
+	if (pol && s->max_per_author_per_hour && (key = addr_key(addr))) {
 		a = find_author(pol, key);
-		over = a && window_count(&a->w, now, HOUR) >= s->max_per_author_per_hour;
 		free(key);
-		if (over)
-			return REASON_RATE_AUTHOR;
 	}
-	if (s->max_per_minute && window_count(&pol->global, now, MINUTE) >= s->max_per_minute)
-		return REASON_RATE_GLOBAL;
-	return REASON_NONE;
+	if (a && window_count(&a->w, now, HOUR) >= s->max_per_author_per_hour) {
+		*reason = REASON_RATE_AUTHOR;
+		at = window_free_at(&a->w, now, HOUR, s->max_per_author_per_hour);
+	} else if (pol && s->max_per_minute &&
+		   window_count(&pol->global, now, MINUTE) >= s->max_per_minute) {
+		*reason = REASON_RATE_GLOBAL;
+		at = window_free_at(&pol->global, now, MINUTE, s->max_per_minute);
+	}
+	if (free_at)
+		*free_at = at;
+	return *reason == REASON_NONE ? POLICY_REPLY : POLICY_HOLD;
 }
 
 /* --- the decision ------------------------------------------------------ */
@@ -382,6 +411,6 @@ void policy_decide(const struct policy *pol, const struct policy_settings *s,
 		out->reason = REASON_CLEAN;
 		return;
 	}
-	out->reason = rate_check(pol, s, p, now);
-	out->verdict = out->reason == REASON_NONE ? POLICY_REPLY : POLICY_HOLD;
+	out->verdict = policy_rate_check(pol, s, policy_author_address(p), now, &out->reason,
+					 NULL);
 }

@@ -109,6 +109,25 @@ void policy_decide(const struct policy *pol, const struct policy_settings *s,
 /* Counts a reply queued to p's author at now in both windows. */
 void policy_note_reply(struct policy *pol, const struct patch *p, time_t now);
 
+/* The address the hourly limit counts p's replies under: its author's, else
+ * its sender's; foreign (p's); NULL when it has neither. */
+const char *policy_author_address(const struct patch *p);
+
+/*
+ * The rate limits alone, for a reply to addr ("+sub" and case ignored;
+ * NULL: only the global cap) at now, for the replies that are not one
+ * patch's (Cc-mode answers, series replies).  POLICY_REPLY, or POLICY_HOLD
+ * with *reason REASON_RATE_AUTHOR or REASON_RATE_GLOBAL (REASON_NONE
+ * otherwise); then *free_at (may be NULL) is the time that limit has room
+ * again, if nothing else is queued meanwhile.  pol may be NULL (no limits).
+ */
+enum policy_verdict policy_rate_check(const struct policy *pol, const struct policy_settings *s,
+				      const char *addr, time_t now, enum policy_reason *reason,
+				      time_t *free_at);
+
+/* Counts a reply queued to addr (NULL: the global window only) at now. */
+void policy_note_reply_to(struct policy *pol, const char *addr, time_t now);
+
 /* True when addr is the bot's (from or bot_addresses, "+sub" ignored). */
 bool policy_is_bot_address(const struct policy_settings *s, const char *addr);
 

@@ -344,6 +344,69 @@ START_TEST(test_rate_many_authors)
 }
 END_TEST
 
+/* The limits alone, by address: at most 2 per hour to lee (at 100, 130;
+ * the second under another spelling), 2 per minute overall (also 140,
+ * counted for no address).  lee is held until 100 leaves the hour, at
+ * 3700; anyone else until 130 leaves the minute, at 190. */
+START_TEST(test_rate_check)
+{
+	static const struct {
+		const char *who;
+		time_t t;
+		enum policy_verdict v;
+		enum policy_reason r;
+		time_t free_at;
+	} cases[] = {
+		{ "lee@kernel.org", 150, POLICY_HOLD, REASON_RATE_AUTHOR, 3700 },
+		{ "LEE+leds@kernel.org", 3699, POLICY_HOLD, REASON_RATE_AUTHOR, 3700 },
+		{ "lee@kernel.org", 3700, POLICY_REPLY, REASON_NONE, 3700 },
+		{ "krzk@linaro.org", 150, POLICY_HOLD, REASON_RATE_GLOBAL, 190 },
+		{ NULL, 189, POLICY_HOLD, REASON_RATE_GLOBAL, 190 },
+		{ "krzk@linaro.org", 190, POLICY_REPLY, REASON_NONE, 190 },
+	};
+	struct policy_settings s;
+	struct policy *pol = policy_new();
+	enum policy_reason r;
+	time_t at;
+
+	settings(&s);
+	s.max_per_author_per_hour = 2;
+	s.max_per_minute = 2;
+	policy_note_reply_to(pol, "lee@kernel.org", 100);
+	policy_note_reply_to(pol, "Lee+x@Kernel.org", 130);
+	policy_note_reply_to(pol, NULL, 140);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum policy_verdict v = policy_rate_check(pol, &s, cases[i].who, cases[i].t, &r, &at);
+
+		ck_assert_msg(v == cases[i].v, "case %zu: %s", i, policy_verdict_name(v));
+		ck_assert_msg(r == cases[i].r, "case %zu: %s", i, policy_reason_name(r));
+		ck_assert_msg(at == cases[i].free_at, "case %zu: free at %ld", i, (long)at);
+	}
+	/* The per-patch decision counts the same windows. */
+	ck_assert_int_eq(decide_at(pol, &s, "lee@kernel.org", 150, &r), POLICY_HOLD);
+	ck_assert_int_eq(r, REASON_RATE_AUTHOR);
+	ck_assert_int_eq(policy_rate_check(NULL, &s, "lee@kernel.org", 150, &r, NULL),
+			 POLICY_REPLY);
+	ck_assert_int_eq(r, REASON_NONE);
+	policy_free(pol);
+}
+END_TEST
+
+START_TEST(test_author_address)
+{
+	struct patch p;
+
+	memset(&p, 0, sizeof(p));
+	ck_assert_ptr_null(policy_author_address(&p));
+	p.sender.email = "sender@example.org";
+	ck_assert_str_eq(policy_author_address(&p), "sender@example.org");
+	p.author.email = "";
+	ck_assert_str_eq(policy_author_address(&p), "sender@example.org");
+	p.author.email = "author@example.org";
+	ck_assert_str_eq(policy_author_address(&p), "author@example.org");
+}
+END_TEST
+
 START_TEST(test_names_and_bot_address)
 {
 	struct policy_settings s;
@@ -374,6 +437,8 @@ int main(void)
 	tcase_add_test(tc, test_rate_per_author);
 	tcase_add_test(tc, test_rate_global);
 	tcase_add_test(tc, test_rate_many_authors);
+	tcase_add_test(tc, test_rate_check);
+	tcase_add_test(tc, test_author_address);
 	tcase_add_test(tc, test_names_and_bot_address);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
