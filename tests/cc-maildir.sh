@@ -18,6 +18,10 @@
 #   6. quiet from a maintainer: then a v2 in that thread and a recheck in it
 #      get nothing; the same request twice: one reply (at most once)
 #   7. [list ID] enabled = no: a request from that list is not answered
+#   8. max_per_author_per_hour = 1, a fresh inbox with the two patches of 1
+#      and Lee's two requests (the clean one, then recheck + explain): the
+#      first is answered, the second, to the same maintainer within the
+#      hour, is held back (logged, skipped:rate-limit-author)
 . "$top_srcdir/tests/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed"; exit 77; }
 
@@ -226,6 +230,27 @@ expect "7: enabled = no: the request from that list is recorded, not answered" \
 	      python3 -c "import sqlite3,sys; sys.exit(0 if sqlite3.connect(sys.argv[1]).execute(
 \"SELECT decision FROM messages WHERE msgid = ?\", (\"20250404151042.GC372032@google.com\",)).fetchone()[0]
 == \"skipped:list-disabled\" else 1)" "$W/state2.db"'
+
+# --- 8. the hourly limit counts Cc-mode answers to the request's sender ----------
+mkdir -p "$W/inbox3/new" "$W/inbox3/cur" "$W/inbox3/tmp"
+sed -e 's/^state = .*/state = state3.db/' -e 's/^path = inbox$/path = inbox3/' \
+    -e 's/^path = out$/path = out3/' -e 's/^max_per_author_per_hour = .*/max_per_author_per_hour = 1/' \
+    "$W/cc.ini" >"$W/cc3.ini"
+cp "$D/cc-patch-reported-no-link.eml" "$W/inbox3/new/1700000001.p1.host"
+cp "$D/cc-patch-clean.eml" "$W/inbox3/new/1700000002.p2.host"
+cp "$D/cc-request-clean.eml" "$W/inbox3/new/1700000004.r2.host"
+cp "$D/cc-request-commands.eml" "$W/inbox3/new/1700000005.r3.host"
+"$TAGBOT" run --once -c "$W/cc3.ini" 2>>"$W/log"
+expect "8: the patch's reply and the first request's answer go out" \
+	cond '[ "$(ls "$W/out3/new" | grep -c .)" = 2 ] &&
+	      OUT=$W/out3 reply 20250404151042.GC372032@google.com "To=Lee Jones <lee@kernel.org>" &&
+	      OUT=$W/out3 reply "$P1" "To=Michael Tretter <m.tretter@pengutronix.de>"'
+expect "8: the second request from lee within the hour is held back and logged" \
+	cond '[ "$(OUT=$W/out3 nreplies 20260206101500.GA1676312@google.com)" = 0 ] &&
+	      grep -q "20260206101500.GA1676312@google.com.*held back, not answered: rate-limit-author (to lee@kernel.org)" "$W/log" &&
+	      python3 -c "import sqlite3,sys; sys.exit(0 if sqlite3.connect(sys.argv[1]).execute(
+\"SELECT decision FROM messages WHERE msgid = ?\", (\"20260206101500.GA1676312@google.com\",)).fetchone()[0]
+== \"skipped:rate-limit-author\" else 1)" "$W/state3.db"'
 
 if [ "$fails" -ne 0 ]; then
 	sed 's/^/# /' "$W/log" | tail -60
