@@ -511,6 +511,25 @@ static void flush_parts(struct daemon *d, const struct members *ms, int total, s
 	}
 }
 
+/* A series reply over a rate limit is held, not dropped: the series stays
+ * pending with its deadline moved to when the limit has room again, and
+ * that flush tries again ("every patch that needs one gets it"); the
+ * lead's row stays skipped:series until then. */
+static int rate_hold(struct daemon *d, const char *id, const char *key, const struct patch *lp,
+		     time_t now, bool *held, struct err *e)
+{
+	enum policy_reason why;
+	time_t at;
+
+	*held = policy_rate_check(d->pol, &d->ps, policy_author_address(lp), now, &why, &at) ==
+		POLICY_HOLD;
+	if (!*held)
+		return 0;
+	log_message(LOGL_WARNING, key, "series <%s>: reply held back: %s (tried again in %ld s)",
+		    id, policy_reason_name(why), (long)(at - now));
+	return store_series_set_deadline(d->st, id, at > now ? at : now + 1, e);
+}
+
 /* Builds and queues the series reply; a series with nothing to say, or
  * whose lead cannot be answered, is only marked done. */
 static int flush_build(struct daemon *d, const char *id, const struct store_series *s,
@@ -526,6 +545,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	struct findings all;
 	const struct list_policy *lp;
 	struct err pe;
+	bool held = false;
 	int rc;
 
 	memset(&fl, 0, sizeof(fl));
@@ -549,7 +569,9 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 		goto out;
 	}
 	merge_parts(&fl, &all);
-	rc = queue(d, id, &r, &p[0], &all, now, e);
+	rc = rate_hold(d, id, lead->msgid, &p[0], now, &held, e);
+	if (rc == 0 && !held)
+		rc = queue(d, id, &r, &p[0], &all, now, e);
 	free(all.v);	/* shallow: the findings are fl's */
 out:
 	reply_release(&r);

@@ -1380,6 +1380,18 @@ int store_series_set_state(struct store *st, const char *id, enum store_series_s
 	return run_done(st, s, "updating a series", e);
 }
 
+int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
+			      struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (prep(st, "UPDATE series SET deadline = ?2 WHERE id = ?1", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)deadline);
+	return run_done(st, s, "updating a series", e);
+}
+
 int store_series_next_due(struct store *st, time_t now, char **id, struct err *e)
 {
 	sqlite3_stmt *s;

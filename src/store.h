@@ -338,6 +338,9 @@ int store_series_members(struct store *st, const char *id,
 			 struct err *e);
 int store_series_set_state(struct store *st, const char *id, enum store_series_state state,
 			   struct err *e);
+/* A series' new deadline (a pending one whose reply a rate limit held). */
+int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
+			      struct err *e);
 /* The pending series whose deadline is earliest and <= now: *id malloc'ed
  * or NULL. */
 int store_series_next_due(struct store *st, time_t now, char **id, struct err *e);
