@@ -10,12 +10,17 @@ set -eu
 build_pkgs="build-essential autoconf automake libtool pkg-config
 	libetpan-dev libpcre2-dev libcurl4-gnutls-dev libiniparser-dev
 	check libsqlite3-dev libgnutls28-dev"
+# At run time too: the system CA store, which TLS to IMAP and SMTP servers
+# with public certificates and to https archives checks against (a minimal
+# Debian has none).
+run_pkgs="ca-certificates"
 # Test servers and tools: real IMAP/SMTP/archive servers on loopback,
-# clang for the fuzzer, valgrind, python3 for the shell tests' JSON checks.
+# clang for the fuzzer, valgrind, python3 for the shell tests' JSON checks,
+# procps for ps (lookup.sh stops an archive's workers by PID).
 test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox clang libclang-rt-14-dev
-	valgrind python3 openssl time git"
+	valgrind python3 openssl time git procps"
 
-pkgs="$build_pkgs"
+pkgs="$build_pkgs $run_pkgs"
 [ "${1:-}" = "--build" ] || pkgs="$pkgs $test_pkgs"
 
 if [ "$(id -u)" -ne 0 ]; then

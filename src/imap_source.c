@@ -473,7 +473,8 @@ static int load_trust(struct imap_source *src, gnutls_x509_trust_list_t *tl, str
 	if (src->ca_file)
 		return fail(src, ERR_FINAL, e, "ca_file %s: no CA certificate loaded (%s)",
 			    src->ca_file, r < 0 ? gnutls_strerror(r) : "empty");
-	return fail(src, ERR_FINAL, e, "no system CA certificates; set ca_file");
+	return fail(src, ERR_FINAL, e, "no system CA store: no CA certificate could be loaded "
+		    "from it (install ca-certificates, or set ca_file)");
 }
 
 static int verify_certs(struct imap_source *src, gnutls_x509_crt_t *crt, unsigned n,

@@ -314,7 +314,8 @@ static const struct {
 	bool detail;		/* curl's own text adds something */
 } final_results[] = {
 	{ CURLE_PEER_FAILED_VERIFICATION, "TLS certificate verification failed (is ca_file right?)", true },
-	{ CURLE_SSL_CACERT_BADFILE, "cannot use ca_file", true },
+	{ CURLE_SSL_CACERT_BADFILE, "cannot read the CA certificates (ca_file, or without it the "
+				    "system CA store: install ca-certificates)", true },
 	{ CURLE_SSL_CERTPROBLEM, "TLS certificate problem", true },
 	{ CURLE_SSL_ISSUER_ERROR, "TLS certificate issuer check failed", true },
 	{ CURLE_USE_SSL_FAILED, "the server does not offer STARTTLS", false },
