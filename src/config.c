@@ -499,6 +499,7 @@ static const struct key_def config_keys[] = {
 	ROW("reply", "reply_mode", parse_reply_mode, reply.reply_mode),
 	ROW("reply", "series_wait", parse_series_wait, reply.series_wait),
 	ROW("reply", "maintainers", parse_maintainers, reply.maintainers),
+	ROW("reply", "cc_author", parse_bool, reply.cc_author),
 #undef ROW
 };
 
@@ -607,6 +608,7 @@ static const struct policy_key_def policy_keys[] = {
 	{ "reply_mode", parse_reply_mode, offsetof(struct list_policy, reply_mode) },
 	{ "min_reply_severity", parse_reply_severity,
 	  offsetof(struct list_policy, min_reply_severity) },
+	{ "address", parse_str, offsetof(struct list_policy, address) },
 };
 
 /* ------------------------------------------------------------ suggestions */
@@ -842,7 +844,7 @@ static int unknown_policy_key(struct load *ld, const char *section, const char *
 		err_set(ld->e, ERR_FINAL, "unknown key (did you mean %s?)", sk.best);
 	else
 		err_set(ld->e, ERR_FINAL, "unknown key or rule ID (expected enabled, to, "
-			"reply_mode, min_reply_severity or a rule ID)");
+			"reply_mode, min_reply_severity, address or a rule ID)");
 	return fail_at(ld, section, key);
 }
 
@@ -1105,6 +1107,10 @@ static int apply_policy_entry(struct load *ld, const char *section, const char *
 	const struct policy_key_def *k = find_policy_key(key);
 	int id;
 
+	if (k && !strcmp(key, "address") && !p->id) {
+		err_set(ld->e, ERR_FINAL, "a list's address belongs in its [list ID] section");
+		return fail_at(ld, section, key);
+	}
 	if (k) {
 		if (k->parse(v, (char *)p + k->offset, ld->e) < 0)
 			return fail_at(ld, section, key);
@@ -1161,6 +1167,30 @@ static int add_list(struct load *ld, const char *section)
 	return apply_policy_section(ld, section, p);
 }
 
+/* Each [list ID] address, checked as a header address, gathered for
+ * reply_settings. */
+static int list_addresses(struct load *ld)
+{
+	struct config_lists *l = &ld->c->lists;
+	char section[CONFIG_MAX_LIST_ID + 8];
+
+	l->addresses = xcalloc(l->n + 1, sizeof(*l->addresses));
+	for (size_t i = 0; i < l->n; i++) {
+		const char *a = l->v[i].address;
+
+		if (!a)
+			continue;
+		if (!reply_addr_valid(a)) {
+			snprintf(section, sizeof(section), "list %s", l->v[i].id);
+			err_set(ld->e, ERR_FINAL, "\"%.200s\" is not a plain mail address "
+				"(local@domain, no name)", a);
+			return fail_at(ld, section, "address");
+		}
+		l->addresses[l->naddresses++] = a;
+	}
+	return 0;
+}
+
 /* Runs after the global keys: layers 1 to 3 of config.h. */
 static int apply_lists(struct load *ld)
 {
@@ -1175,14 +1205,17 @@ static int apply_lists(struct load *ld)
 		if (k && !ld->d->val[i] && is_list_section(k) && add_list(ld, k) < 0)
 			return -1;
 	}
-	return 0;
+	return list_addresses(ld);
 }
 
 static void lists_release(struct config_lists *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].id);
+		free(l->v[i].address);
+	}
 	free(l->v);
+	free(l->addresses);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -1507,6 +1540,7 @@ void config_init(struct config *c)
 	c->sink.resend_after = CONFIG_DEFAULT_RESEND_AFTER;
 	c->reply.from = xstrdup("tagbot <tagbot@localhost.localdomain>");
 	c->reply.to = REPLY_TO_AUTHOR;
+	c->reply.cc_author = true;
 	c->reply.max_per_author_per_hour = 10;
 	c->reply.max_per_minute = 30;
 	lookup_settings_init(&c->lookup);

@@ -146,6 +146,7 @@ struct config_reply {
 	struct config_list maintainers;	/* owned; addresses or fnmatch patterns
 					 * ("*@kernel.org") allowed to send
 					 * "tagbot:" commands; none */
+	bool cc_author;			/* yes: Cc the in-body From: author */
 };
 
 /*
@@ -156,6 +157,8 @@ struct config_reply {
  *      min_reply_severity, [reply] to and reply_mode; enabled = yes;
  *   2. [default]: applies to every mail, from a list or not;
  *   3. [list ID]: mail whose list ID (below) is ID.
+ * [list ID] alone has address: the list's posting address, the only
+ * address a reply Cc's as "the list" (never the mail's List-Post).
  * Keys of [default] and [list ID]: enabled (yes|no), to, reply_mode,
  * min_reply_severity (same values as the global keys) and RULE_ID =
  * error|warning|check|off for a built-in rule (custom [rule ID] sections
@@ -177,12 +180,17 @@ struct list_policy {
 	enum reply_mode reply_mode;
 	enum severity min_reply_severity;
 	enum severity severity[RULE_COUNT]; /* built-in rules; replaces rules.severity */
+	char *address;			/* owned; [list ID] address: the list's posting
+					 * address; NULL: none ([default] has none) */
 };
 
 struct config_lists {
 	struct list_policy dflt;	/* owned; layers 1 and 2 */
 	struct list_policy *v;		/* owned; one per [list ID], in file order */
 	size_t n, alloc;
+	const char **addresses;		/* owned array of foreign strings: the
+					 * lists' addresses, for reply_settings */
+	size_t naddresses;
 };
 
 struct config {

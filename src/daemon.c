@@ -156,6 +156,9 @@ static void settings_build(struct daemon *d)
 	d->rs.min_severity = d->cfg.tagbot.min_reply_severity;
 	d->rs.bot_addresses = (const char *const *)c->bot_addresses.v;
 	d->rs.nbot_addresses = c->bot_addresses.n;
+	d->rs.cc_author = c->cc_author;
+	d->rs.list_addresses = d->cfg.lists.addresses;
+	d->rs.nlist_addresses = d->cfg.lists.naddresses;
 
 	policy_settings_init(&d->ps);
 	d->ps.min_reply_severity = d->cfg.tagbot.min_reply_severity;

@@ -559,6 +559,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	patch_parse(&msg, &p, &np);
 	lp = config_policy_for(&d->cfg, p[0].list_id);
 	rs.to = lp->to;
+	rs.list_address = lp->address;
 	rs.min_severity = lp->min_reply_severity;
 	flush_parts(d, ms, s->total, &fl);
 	if (!lp->enabled ||

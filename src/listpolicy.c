@@ -9,7 +9,7 @@
 void list_apply(struct list_apply *a, const struct config *c, const struct message *msg,
 		const struct reply_settings *rs, const struct policy_settings *ps)
 {
-	const char *lid = msg ? message_header(msg, "List-Id") : NULL;
+	const char *lid = msg ? message_header_last(msg, "List-Id") : NULL;
 	const char *xml = msg ? message_header(msg, "X-Mailing-List") : NULL;
 
 	if (config_mail_list_id(lid, xml, a->id, sizeof(a->id)) < 0)
@@ -21,6 +21,7 @@ void list_apply(struct list_apply *a, const struct config *c, const struct messa
 	memcpy(a->rules.severity, a->pol->severity, sizeof(a->rules.severity));
 	a->rs = *rs;
 	a->rs.to = a->pol->to;
+	a->rs.list_address = a->pol->address;
 	a->rs.min_severity = a->pol->min_reply_severity;
 	a->ps = *ps;
 	a->ps.min_reply_severity = a->pol->min_reply_severity;

@@ -856,6 +856,14 @@ const char *message_header(const struct message *m, const char *name)
 	return h ? h->value : NULL;
 }
 
+const char *message_header_last(const struct message *m, const char *name)
+{
+	for (size_t i = m->nheaders; i-- > 0;)
+		if (!strcasecmp(m->headers[i].name, name))
+			return m->headers[i].value;
+	return NULL;
+}
+
 const char *message_header_raw(const struct message *m, const char *name)
 {
 	const struct header *h = find_header(m, name);

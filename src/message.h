@@ -69,6 +69,15 @@ int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
 const char *message_header(const struct message *m, const char *name);
 const char *message_header_raw(const struct message *m, const char *name);
 
+/*
+ * The decoded value of the last header named name, or NULL.  For List-Id:
+ * the one a list server added is the last, since Mailman and mlmmj append
+ * their list headers at the end of the header block they received and
+ * hops after them prepend only trace fields (Received:,
+ * Authentication-Results:); a List-Id the sender wrote comes before it.
+ */
+const char *message_header_last(const struct message *m, const char *name);
+
 /* Frees the contents. */
 void message_release(struct message *m);
 

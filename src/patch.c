@@ -276,7 +276,7 @@ static void parse_references(struct patch *p, const char *s)
 
 static char *list_id(const struct message *m)
 {
-	const char *v = hdr_value(m, "List-Id");
+	const char *v = message_header_last(m, "List-Id");	/* the list server's */
 	const char *lt, *gt;
 
 	if (v && (lt = strrchr(v, '<')) && (gt = strchr(lt, '>')))
@@ -624,7 +624,8 @@ static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
 		}
 		*c = k;
 	}
-	ib->from = ib->have_from ? inbody_value(&ib->from_b) : NULL;
+	/* raw: address_parse_mailbox() decodes the name, never the address */
+	ib->from = ib->have_from ? dup_trim(ib->from_b.data, ib->from_b.len) : NULL;
 	ib->subject = ib->have_subject ? inbody_value(&ib->subject_b) : NULL;
 	buf_release(&ib->from_b);
 	buf_release(&ib->subject_b);
@@ -633,13 +634,19 @@ static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
 
 /* ---- people ------------------------------------------------------------- */
 
-/* A header's person; a value without an address keeps its text as name. */
-static void person_from(struct person *p, const char *v)
+/* The header From:'s one mailbox, parsed raw (address.h); a value that is
+ * not one well-formed mailbox keeps its decoded text as the name and no
+ * address. */
+static void sender_from(struct person *p, const struct message *m)
 {
-	if (!v) {
+	const char *raw = hdr_raw(m, "From"), *v = hdr_value(m, "From");
+
+	if (raw && address_parse_mailbox(p, raw, strlen(raw)) == 0)
+		return;
+	if (!raw) {
 		p->name = xstrdup("");
 		p->email = xstrdup("");
-	} else if (address_parse(p, v, strlen(v), NULL) < 0) {
+	} else if (v) {
 		free(p->name);
 		p->name = dup_trim(v, strlen(v));
 	}
@@ -684,17 +691,17 @@ static void fill_author(struct patch *p, const struct message *m, const char *in
 {
 	static const char *const relay_hdrs[] = { "X-Original-From", "Reply-To" };
 
-	person_from(&p->sender, hdr_value(m, "From"));
-	if (inbody_from && address_parse(&p->author, inbody_from, strlen(inbody_from), NULL) == 0) {
+	sender_from(&p->sender, m);
+	if (inbody_from && address_parse_mailbox(&p->author, inbody_from, strlen(inbody_from)) == 0) {
 		p->author_from_body = true;
 		return;
 	}
 	person_release(&p->author);
 	if (is_relay(&p->sender)) {
 		for (size_t i = 0; i < ARRAY_SIZE(relay_hdrs); i++) {
-			const char *v = hdr_value(m, relay_hdrs[i]);
+			const char *v = hdr_raw(m, relay_hdrs[i]);
 
-			if (v && address_parse(&p->author, v, strlen(v), NULL) == 0) {
+			if (v && address_parse_mailbox(&p->author, v, strlen(v)) == 0) {
 				/* b4's relay sets a bare "Reply-To: addr" */
 				if (!*p->author.name)
 					sender_name_without_via(p);

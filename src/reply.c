@@ -11,6 +11,7 @@
 #include "address.h"
 #include "buf.h"
 #include "reply.h"
+#include "recipients.h"
 
 #define HDR_FOLD	78	/* fold before this column when a token allows it */
 #define HDR_WORD_MAX	75	/* one RFC 2047 encoded word */
@@ -49,6 +50,7 @@ int reply_to_parse(const char *s, enum reply_to *out)
 void reply_settings_init(struct reply_settings *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->cc_author = true;
 	s->from = "tagbot <tagbot@localhost.localdomain>";
 	s->to = REPLY_TO_AUTHOR;
 	s->min_severity = SEV_WARNING;
@@ -487,100 +489,19 @@ static bool addrs_add(struct addrs *a, const char *addr, const struct reply_sett
 	return true;
 }
 
-static void add_span(struct addrs *a, const char *p, size_t n, const struct reply_settings *s,
-		     const char *bot)
+/* Each mailbox of a raw To:/Cc: value that may be mailed (to = all). */
+static void add_raw_list(struct addrs *a, const char *raw, const struct patch *p,
+			 const struct reply_settings *s, const char *bot)
 {
-	char *addr;
+	struct address_list l;
 
-	while (n && (*p == ' ' || *p == '\t'))
-		p++, n--;
-	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-		n--;
-	if (n > 254 || n == 0)
+	if (!raw)
 		return;
-	addr = xstrndup(p, n);
-	addrs_add(a, addr, s, bot);
-	free(addr);
-}
-
-/* One element of an address list (no top-level ','): the <addr-spec> when
- * there is one, else the bare text outside comments; a group's "name:" and
- * ";" are dropped.  Whatever comes out must pass reply_addr_valid. */
-static void add_element(struct addrs *a, const char *p, size_t n, const struct reply_settings *s,
-			const char *bot)
-{
-	const char *lt = NULL, *gt = NULL;
-	char bare[256];
-	size_t o = 0;
-	int depth = 0;
-	bool quote = false;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = p[i];
-
-		if (quote) {
-			if (c == '\\' && i + 1 < n)
-				i++;
-			else if (c == '"')
-				quote = false;
-		} else if (c == '"') {
-			quote = true;
-		} else if (c == '(') {
-			depth++;
-		} else if (c == ')' && depth) {
-			depth--;
-		} else if (!depth && c == '<') {
-			lt = p + i + 1;
-		} else if (!depth && c == '>' && lt && !gt) {
-			gt = p + i;
-		} else if (!depth && (c == ':' || c == ';')) {
-			o = 0;	/* a group name before ':', its end at ';' */
-		} else if (!depth && o + 1 < sizeof(bare)) {
-			bare[o++] = c;
-		}
-	}
-	if (lt && gt)
-		add_span(a, lt, (size_t)(gt - lt), s, bot);
-	else if (!lt)
-		add_span(a, bare, o, s, bot);
-}
-
-/* Splits a raw To/Cc value at the commas outside quotes, comments and <>. */
-static void add_list(struct addrs *a, const char *v, const struct reply_settings *s,
-		     const char *bot)
-{
-	size_t start = 0, n;
-	int depth = 0;
-	bool quote = false, angle = false;
-
-	if (!v)
-		return;
-	n = strnlen(v, 64 * 1024);
-	for (size_t i = 0; i <= n; i++) {
-		char c = i < n ? v[i] : ',';
-
-		if (quote) {
-			if (c == '\\' && i + 1 < n)
-				i++;
-			else if (c == '"')
-				quote = false;
-			continue;
-		}
-		if (c == '"')
-			quote = true;
-		else if (c == '(')
-			depth++;
-		else if (c == ')' && depth)
-			depth--;
-		else if (c == '<' && !depth)
-			angle = true;
-		else if (c == '>' && !depth)
-			angle = false;
-		else if (c == ',' && !depth && !angle) {
-			add_element(a, v + start, i - start, s, bot);
-			start = i + 1;
-		}
-	}
+	address_list_parse(&l, raw, strnlen(raw, 64 * 1024), REPLY_MAX_RCPT);
+	for (size_t i = 0; i < l.n; i++)
+		if (recipients_may_mail(p, s, l.v[i].email))
+			addrs_add(a, l.v[i].email, s, bot);
+	address_list_release(&l);
 }
 
 static const char *hdr_raw(const struct patch *p, const char *name)
@@ -588,68 +509,19 @@ static const char *hdr_raw(const struct patch *p, const char *name)
 	return p->msg ? message_header_raw(p->msg, name) : NULL;
 }
 
-/* The list's posting address: List-Post's mailto, X-Mailing-List, or the
- * List-Id with its first '.' read as '@' (vger, infradead and lists.linux.dev
- * all form their IDs that way).  malloc'ed or NULL. */
-static char *list_address(const struct patch *p)
+/* Cc per recipients.h: the in-body author, the configured list, and for
+ * to = all the mail's To and Cc. */
+static void collect_cc(struct addrs *cc, const struct patch *p, const struct recipients *who,
+		       const struct reply_settings *s, const char *bot)
 {
-	const char *v = hdr_raw(p, "List-Post"), *m;
-	char *a = NULL;
-
-	if (v && (m = strstr(v, "mailto:"))) {
-		m += 7;
-		a = xstrndup(m, strcspn(m, ">?, \t"));
-	} else if ((v = hdr_raw(p, "X-Mailing-List"))) {
-		while (*v == ' ' || *v == '<')
-			v++;
-		a = xstrndup(v, strcspn(v, "> \t,"));
-	} else if (p->list_id && *p->list_id) {
-		char *dot;
-
-		a = xstrdup(p->list_id);
-		if (!strchr(a, '@') && (dot = strchr(a, '.')))
-			*dot = '@';
-	}
-	if (a && !reply_addr_valid(a)) {
-		free(a);
-		a = NULL;
-	}
-	return a;
-}
-
-/* Relays (B4's devnull+...@kernel.org) take no mail. */
-static bool is_relay(const char *addr)
-{
-	return !strncasecmp(addr, "devnull+", 8) || !strncasecmp(addr, "devnull@", 8);
-}
-
-static void collect_cc(struct addrs *cc, const struct patch *p, const struct reply_settings *s,
-		       const char *bot)
-{
-	char *list;
-
-	if (s->to == REPLY_TO_AUTHOR)
-		return;
-	if ((list = list_address(p))) {
-		addrs_add(cc, list, s, bot);
-		free(list);
-	}
+	if (who->author.email[0])
+		addrs_add(cc, who->author.email, s, bot);
+	if (who->list)
+		addrs_add(cc, who->list, s, bot);
 	if (s->to != REPLY_TO_ALL)
 		return;
-	if (p->sender.email && !is_relay(p->sender.email))
-		addrs_add(cc, p->sender.email, s, bot);
-	add_list(cc, hdr_raw(p, "To"), s, bot);
-	add_list(cc, hdr_raw(p, "Cc"), s, bot);
-}
-
-/* The author, or the sender when the author's address is unusable. */
-static const struct person *reply_person(const struct patch *p)
-{
-	if (p->author.email && reply_addr_valid(p->author.email))
-		return &p->author;
-	if (p->sender.email && reply_addr_valid(p->sender.email) && !is_relay(p->sender.email))
-		return &p->sender;
-	return NULL;
+	add_raw_list(cc, hdr_raw(p, "To"), p, s, bot);
+	add_raw_list(cc, hdr_raw(p, "Cc"), p, s, bot);
 }
 
 /* --- ids, dates -------------------------------------------------------- */
@@ -931,7 +803,8 @@ static void put_qp(struct buf *out, const struct buf *body)
 
 struct parts {
 	struct person from;	/* owned */
-	const struct person *to; /* foreign */
+	struct recipients who;	/* owned */
+	const struct person *to; /* foreign (who.to) */
 	struct addrs cc, refs, rules;
 	const struct finding **used; /* owned array of foreign findings */
 	size_t nused, nall;
@@ -939,9 +812,21 @@ struct parts {
 	bool parent_ok;
 };
 
+static void addrs_drop(struct addrs *a, const char *addr)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		if (!strcasecmp(a->v[i], addr)) {
+			free(a->v[i]);
+			memmove(a->v + i, a->v + i + 1, (--a->n - i) * sizeof(char *));
+			return;
+		}
+	}
+}
+
 static void parts_release(struct parts *p)
 {
 	person_release(&p->from);
+	recipients_release(&p->who);
 	addrs_release(&p->cc);
 	addrs_release(&p->refs);
 	addrs_release(&p->rules);
@@ -1001,9 +886,10 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
 	    !reply_addr_valid(pp->from.email))
 		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
-	if (!(pp->to = reply_person(parent)))
-		return err_set(e, ERR_FINAL, "message <%.200s>: no valid author address to reply to",
-			       parent->message_id ? parent->message_id : "");
+	if (recipients_find(&pp->who, parent, s) < 0)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
+			       parent->message_id ? parent->message_id : "", pp->who.why);
+	pp->to = &pp->who.to;
 	pp->used = xcalloc(f->n ? f->n : 1, sizeof(*pp->used));
 	for (size_t i = 0; i < f->n; i++) {
 		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
@@ -1017,15 +903,8 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 			       parent->message_id ? parent->message_id : "");
 	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = parent->message_id && reply_msgid_valid(parent->message_id);
-	collect_cc(&pp->cc, parent, s, pp->from.email);
-	/* The author is in To: never Cc them again. */
-	for (size_t i = 0; i < pp->cc.n; i++) {
-		if (!strcasecmp(pp->cc.v[i], pp->to->email)) {
-			free(pp->cc.v[i]);
-			memmove(pp->cc.v + i, pp->cc.v + i + 1, (--pp->cc.n - i) * sizeof(char *));
-			break;
-		}
-	}
+	collect_cc(&pp->cc, parent, &pp->who, s, pp->from.email);
+	addrs_drop(&pp->cc, pp->to->email);	/* in To: never Cc'd again */
 	collect_refs(&pp->refs, parent, pp->parent_ok);
 	collect_rules(&pp->rules, pp->used, pp->nused);
 	return 0;
@@ -1081,27 +960,27 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 
 /* --- maintainer Cc mode (issue 4, item 4) ------------------------------ */
 
-static void addrs_drop(struct addrs *a, const char *addr)
-{
-	for (size_t i = 0; i < a->n; i++) {
-		if (!strcasecmp(a->v[i], addr)) {
-			free(a->v[i]);
-			memmove(a->v + i, a->v + i + 1, (--a->n - i) * sizeof(char *));
-			return;
-		}
-	}
-}
-
-/* The author first (always: the copy for them is the point), then what
- * s->to adds from the request; never the request's sender, who is in To. */
+/* The patch's submitter and in-body author first (always: the copy for
+ * them is the point), then what s->to adds from the request; never the
+ * request's sender, who is in To. */
 static void cc_recipients(struct parts *pp, const struct reply_cc *c,
 			  const struct reply_settings *s)
 {
-	const struct person *author = c->patch ? reply_person(c->patch) : NULL;
+	struct recipients pw;
 
-	if (author)
-		addrs_add(&pp->cc, author->email, s, pp->from.email);
-	collect_cc(&pp->cc, c->request, s, pp->from.email);
+	if (c->patch && recipients_find(&pw, c->patch, s) == 0) {
+		addrs_add(&pp->cc, pw.to.email, s, pp->from.email);
+		if (pw.author.email[0])
+			addrs_add(&pp->cc, pw.author.email, s, pp->from.email);
+	}
+	if (c->patch)
+		recipients_release(&pw);
+	if (pp->who.list)
+		addrs_add(&pp->cc, pp->who.list, s, pp->from.email);
+	if (s->to == REPLY_TO_ALL) {
+		add_raw_list(&pp->cc, hdr_raw(c->request, "To"), c->request, s, pp->from.email);
+		add_raw_list(&pp->cc, hdr_raw(c->request, "Cc"), c->request, s, pp->from.email);
+	}
 	addrs_drop(&pp->cc, pp->to->email);
 }
 
@@ -1129,13 +1008,13 @@ static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct re
 	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
 	    !reply_addr_valid(pp->from.email))
 		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
-	if (!rq->sender.email || !reply_addr_valid(rq->sender.email))
-		return err_set(e, ERR_FINAL, "message <%.200s>: no valid sender address to reply to",
-			       rq->message_id ? rq->message_id : "");
+	if (recipients_find(&pp->who, rq, s) < 0)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
+			       rq->message_id ? rq->message_id : "", pp->who.why);
 	if (!c->findings && !c->nexplain && !c->note)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       rq->message_id ? rq->message_id : "");
-	pp->to = &rq->sender;
+	pp->to = &pp->who.to;
 	cc_pick_findings(pp, c->findings, s);
 	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = rq->message_id && reply_msgid_valid(rq->message_id);
@@ -1149,7 +1028,8 @@ static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct re
 static void cc_body_patch(struct buf *b, const struct patch *p)
 {
 	const char *subj = p->msg ? message_header(p->msg, "Subject") : NULL;
-	const struct person *author = reply_person(p);
+	const struct person *author = p->author.email && reply_addr_valid(p->author.email) ?
+				      &p->author : NULL;
 	char *clean;
 
 	if (!subj)

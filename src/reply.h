@@ -68,6 +68,12 @@ struct reply_settings {
 	enum severity min_severity;	/* findings below it are left out */
 	const char *const *bot_addresses; /* foreign; never put in Cc (from is implied) */
 	size_t nbot_addresses;
+	bool cc_author;			/* Cc the in-body From: author (recipients.h) */
+	const char *list_address;	/* foreign; the mail's configured list's address
+					 * ([list ID] address), Cc'd per to; NULL: none */
+	const char *const *list_addresses; /* foreign; every configured list's address:
+					    * never answered */
+	size_t nlist_addresses;
 };
 
 /* from "tagbot <tagbot@localhost.localdomain>", to author, no Reply-To,

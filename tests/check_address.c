@@ -144,6 +144,146 @@ START_TEST(test_valid_lengths)
 }
 END_TEST
 
+/*
+ * Raw header values: the addresses that come out (space-separated), how
+ * many elements were not well-formed, and the first one's name.  Every
+ * encoded-word trick here would name victim@example.test if the value were
+ * decoded before it was parsed.
+ */
+static const struct {
+	const char *raw;
+	const char *emails;	/* space-separated, in order */
+	size_t bad;
+	const char *name;	/* of the first; NULL: not checked */
+} list_cases[] = {
+	/* encoded-words: names only */
+	{ "=?utf-8?q?Victim_<victim=40example.test>?= <author@example.test>",
+	  "author@example.test", 0, "Victim <victim@example.test>" },
+	{ "Ann <=?utf-8?q?victim=40example.test?=>", "", 1, NULL },
+	{ "=?utf-8?q?victim=40example.test?=", "", 1, NULL },
+	{ "=?utf-8?b?VmljdGltIDx2aWN0aW1AZXhhbXBsZS50ZXN0Pg==?= <author@example.test>",
+	  "author@example.test", 0, "Victim <victim@example.test>" },
+	{ "=?utf-8?q?victim=40example.test=2C?= <author@example.test>",
+	  "author@example.test", 0, "victim@example.test," },
+	{ "=?utf-8?q?a,victim@example.test?= <author@example.test>",
+	  "author@example.test", 0, NULL },
+	{ "=?utf-8?q?Victim <victim@example.test>?= <author@example.test>", "", 1, NULL },
+	{ "<victim@example.test> <author@example.test>", "", 1, NULL },
+	{ "author@example.test (<victim@example.test>)", "author@example.test", 0,
+	  "<victim@example.test>" },
+	{ "\"Victim <victim@example.test>\" <author@example.test>", "author@example.test", 0,
+	  "Victim <victim@example.test>" },
+	{ "=?iso-8859-1?q?J=F6rg?= M\xc3\xbcller <joerg@example.de>", "joerg@example.de", 0,
+	  "J\xc3\xb6rg M\xc3\xbcller" },
+	{ "\"=?utf-8?q?J=C3=B6rg?=\" <joerg@example.de>", "joerg@example.de", 0, "J\xc3\xb6rg" },
+	{ "joerg@example.de (=?utf-8?q?J=C3=B6rg?=)", "joerg@example.de", 0, "J\xc3\xb6rg" },
+	{ "=?utf-8?q?a=0D=0ABcc:_x=40y.org?= <a@example.org>", "a@example.org", 0,
+	  "a Bcc: x@y.org" },
+	/* lists, quoting, comments */
+	{ "a@example.org, \"Doe, Jane\" <jane@example.org>,b@example.org",
+	  "a@example.org jane@example.org b@example.org", 0, "" },
+	{ "\"Jane \\\"JD\\\" Doe\" <jd@example.org>", "jd@example.org", 0, "Jane \"JD\" Doe" },
+	{ "Jane (the (nested) one) Doe <jane@example.org> (work)", "jane@example.org", 0,
+	  "Jane Doe" },
+	{ "<jane@example.org>", "jane@example.org", 0, "" },
+	{ "Jane Doe < jane@example.org >", "jane@example.org", 0, "Jane Doe" },
+	{ "\"odd, name\"@example.org", "\"odd, name\"@example.org", 0, "" },
+	{ "a@[192.0.2.1], b@[IPv6:2001:db8::1]", "a@[192.0.2.1] b@[IPv6:2001:db8::1]", 0, "" },
+	{ "jane.doe@example.org <jane.doe@example.org>", "jane.doe@example.org", 0,
+	  "jane.doe@example.org" },
+	{ "Mr. J. Doe <jd@example.org>", "jd@example.org", 0, "Mr. J. Doe" },
+	{ "a@example.org,, ,b@example.org", "a@example.org b@example.org", 0, "" },
+	/* groups */
+	{ "undisclosed-recipients:;", "", 0, NULL },
+	{ "Friends: a@example.org, Bob <b@example.org>;, c@example.org",
+	  "a@example.org b@example.org c@example.org", 0, "" },
+	/* obsolete routes */
+	{ "Jane <@relay.example.org,@other.example.org:jane@example.org>", "jane@example.org", 0,
+	  "Jane" },
+	{ "<@relay.example.org jane@example.org>", "", 1, NULL },
+	/* not well formed: counted, never guessed */
+	{ "Jane Doe", "", 1, NULL },
+	{ "Jane <jane>", "", 1, NULL },
+	{ "Jane <jane@example.org", "", 1, NULL },
+	{ "Jane <jane@example.org> trailing", "", 1, NULL },
+	{ "jane doe@example.org", "", 1, NULL },
+	{ "jane..doe@example.org", "", 1, NULL },
+	{ "\"unterminated <victim@example.test>", "", 1, NULL },
+	{ "Jane (unterminated <victim@example.test>", "", 1, NULL },
+	{ "Jane <a@example.org>, <>, b@example.org", "a@example.org b@example.org", 1, "Jane" },
+	{ "", "", 0, NULL },
+};
+
+static void joined(struct buf *b, const struct address_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		buf_printf(b, "%s%s", i ? " " : "", l->v[i].email);
+}
+
+START_TEST(test_list)
+{
+	const char *raw = list_cases[_i].raw;
+	struct address_list l;
+	struct buf b;
+
+	address_list_parse(&l, raw, strlen(raw), 50);
+	buf_init(&b, 0);
+	joined(&b, &l);
+	ck_assert_msg(!strcmp(b.data ? b.data : "", list_cases[_i].emails), "%s: got '%s'", raw,
+		      b.data ? b.data : "");
+	ck_assert_msg(l.bad == list_cases[_i].bad, "%s: bad %zu", raw, l.bad);
+	if (list_cases[_i].name && l.n)
+		ck_assert_str_eq(l.v[0].name, list_cases[_i].name);
+	buf_release(&b);
+	address_list_release(&l);
+}
+END_TEST
+
+START_TEST(test_list_max_and_bounds)
+{
+	const char *s = "a@example.org, b@example.org, c@example.org";
+	struct address_list l;
+
+	address_list_parse(&l, s, strlen(s), 2);
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_uint_eq(l.dropped, 1);
+	address_list_release(&l);
+	/* n bytes only: "a@example.or" */
+	address_list_parse(&l, s, 12, 5);
+	ck_assert_uint_eq(l.n, 1);
+	ck_assert_str_eq(l.v[0].email, "a@example.or");
+	address_list_release(&l);
+}
+END_TEST
+
+/* The one mailbox of a From:: anything but exactly one is none. */
+START_TEST(test_mailbox)
+{
+	static const struct {
+		const char *raw;
+		int rc;
+		const char *email;
+	} c[] = {
+		{ "Ann <ann@example.org>", 0, "ann@example.org" },
+		{ "=?utf-8?q?Victim_<victim=40example.test>?= <ann@example.org>", 0,
+		  "ann@example.org" },
+		{ "victim@example.test, ann@example.org", -1, "" },
+		{ "Ann <ann@example.org>, garbage", -1, "" },
+		{ "Ann <=?utf-8?q?victim=40example.test?=>", -1, "" },
+		{ "", -1, "" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct person p;
+
+		ck_assert_msg(address_parse_mailbox(&p, c[i].raw, strlen(c[i].raw)) == c[i].rc,
+			      "%s", c[i].raw);
+		ck_assert_str_eq(p.email, c[i].email);
+		person_release(&p);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("address");
@@ -154,6 +294,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_same, 0, ARRAY_SIZE(same_cases));
 	tcase_add_loop_test(tc, test_valid, 0, ARRAY_SIZE(valid_cases));
 	tcase_add_test(tc, test_valid_lengths);
+	tcase_add_loop_test(tc, test_list, 0, ARRAY_SIZE(list_cases));
+	tcase_add_test(tc, test_list_max_and_bounds);
+	tcase_add_test(tc, test_mailbox);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }

@@ -509,6 +509,7 @@ START_TEST(test_reply_clean_list)
 	ck_assert_uint_eq(x.f.n, 0);
 	cc_settings(&s);
 	s.to = REPLY_TO_AUTHOR_LIST;
+	s.list_address = "linux-leds@vger.kernel.org";	/* [list ID] address */
 	c.request = &x.rq[0];
 	c.patch = &x.pt[0];
 	c.findings = &x.f;
@@ -566,6 +567,7 @@ START_TEST(test_reply_all_and_errors)
 	fixture_load(&x, "cc-request-plain.eml", "cc-patch-reported-no-link.eml");
 	cc_settings(&s);
 	s.to = REPLY_TO_ALL;
+	s.list_address = "linux-leds@vger.kernel.org";	/* [list ID] address */
 	c.request = &x.rq[0];
 	c.patch = &x.pt[0];
 	c.findings = &x.f;

@@ -192,7 +192,7 @@ static const struct {
 	{ "config-default-typo.ini", "[defualt]: unknown section (did you mean [default]?)" },
 	{ "config-default-series-wait.ini",
 	  "[default] series_wait: unknown key or rule ID (expected enabled, to, reply_mode, "
-	  "min_reply_severity or a rule ID)" },
+	  "min_reply_severity, address or a rule ID)" },
 };
 
 START_TEST(test_errors)

@@ -279,19 +279,28 @@ START_TEST(test_subject_from_header)
 }
 END_TEST
 
+/*
+ * To: the submitter (the header From:); Cc: the in-body author unless
+ * cc_author is off, the configured list for author+list and all, and for
+ * all the mail's To and Cc: never the bot, a group, or a list the mail
+ * itself names (List-Post) unless it is the configured one.
+ */
 START_TEST(test_recipients_policy)
 {
 	static const struct {
 		enum reply_to to;
+		bool cc_author;
 		const char *rcpt, *cc;	/* cc NULL: no Cc header */
 	} cases[] = {
-		{ REPLY_TO_AUTHOR, "jane@example.org", NULL },
-		{ REPLY_TO_AUTHOR_LIST, "jane@example.org,linux-leds@vger.kernel.org",
-		  "linux-leds@vger.kernel.org" },
-		{ REPLY_TO_ALL,
-		  "jane@example.org,linux-leds@vger.kernel.org,sender@example.net,"
+		{ REPLY_TO_AUTHOR, true, "sender@example.net,jane@example.org", "jane@example.org" },
+		{ REPLY_TO_AUTHOR, false, "sender@example.net", NULL },
+		{ REPLY_TO_AUTHOR_LIST, true,
+		  "sender@example.net,jane@example.org,linux-leds@vger.kernel.org",
+		  "jane@example.org, linux-leds@vger.kernel.org" },
+		{ REPLY_TO_ALL, true,
+		  "sender@example.net,jane@example.org,linux-leds@vger.kernel.org,"
 		  "pavel@kernel.org,john@example.com",
-		  "linux-leds@vger.kernel.org, sender@example.net, pavel@kernel.org, john@example.com" },
+		  "jane@example.org, linux-leds@vger.kernel.org, pavel@kernel.org, john@example.com" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -301,15 +310,19 @@ START_TEST(test_recipients_policy)
 		fixture_init(&fx);
 		fx.p.sender.name = "Sender";
 		fx.p.sender.email = "sender@example.net";
+		fx.p.author_from_body = true;
 		add_hdr(&fx, "To", "Pavel Machek <pavel@kernel.org>, linux-leds@vger.kernel.org,"
-			" jane@EXAMPLE.org");
+			" jane@EXAMPLE.org, other-list@example.org");
 		/* The bot's plus address and a group are never recipients. */
 		add_hdr(&fx, "Cc", "\"Doe, John\" <john@example.com>, tagbot+leds@example.org (bot),"
 			" undisclosed-recipients:;");
-		add_hdr(&fx, "X-Mailing-List", "linux-leds@vger.kernel.org");
+		add_hdr(&fx, "List-Post", "<mailto:other-list@example.org>");
 		fx.s.to = cases[i].to;
+		fx.s.cc_author = cases[i].cc_author;
+		fx.s.list_address = "linux-leds@vger.kernel.org";
 		build_ok(&fx, &h);
 		ck_assert_msg(!strcmp(rcpts(&fx.r), cases[i].rcpt), "case %zu: %s", i, rcpts(&fx.r));
+		ck_assert_str_eq(hval(&h, "To"), "Sender <sender@example.net>");
 		if (cases[i].cc)
 			ck_assert_str_eq(hval(&h, "Cc"), cases[i].cc);
 		else
@@ -320,20 +333,20 @@ START_TEST(test_recipients_policy)
 }
 END_TEST
 
-/* Where the list address comes from, in order of preference. */
-START_TEST(test_list_address_sources)
+/* The list Cc is the configured address; what the mail's List-Post,
+ * List-Id or X-Mailing-List says never adds one. */
+START_TEST(test_list_address_configured)
 {
 	static const struct {
-		const char *hname, *hvalue, *list_id, *cc;
+		const char *hname, *hvalue, *list_id, *configured, *cc;
 	} cases[] = {
-		{ "List-Post", "<mailto:linux-leds@vger.kernel.org>", "x.example.org",
-		  "linux-leds@vger.kernel.org" },
-		{ "X-Mailing-List", "<linux-leds@vger.kernel.org>", "", "linux-leds@vger.kernel.org" },
-		{ NULL, NULL, "linux-leds.vger.kernel.org", "linux-leds@vger.kernel.org" },
-		{ NULL, NULL, "linux-arm-kernel.lists.infradead.org",
-		  "linux-arm-kernel@lists.infradead.org" },
-		{ "List-Post", "NO (posting not allowed on this list)", "", NULL },
-		{ NULL, NULL, "", NULL },
+		{ "List-Post", "<mailto:victim@example.test>", "linux-leds.vger.kernel.org",
+		  "linux-leds@vger.kernel.org", "linux-leds@vger.kernel.org" },
+		{ "List-Post", "<mailto:linux-leds@vger.kernel.org>", "linux-leds.vger.kernel.org",
+		  NULL, NULL },
+		{ "X-Mailing-List", "<victim@example.test>", "", NULL, NULL },
+		{ "List-Id", "<victim.example.test>", "victim.example.test", NULL, NULL },
+		{ NULL, NULL, "", NULL, NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -346,15 +359,76 @@ START_TEST(test_list_address_sources)
 			add_hdr(&fx, cases[i].hname, cases[i].hvalue);
 		fx.p.list_id = (char *)cases[i].list_id;
 		fx.s.to = REPLY_TO_AUTHOR_LIST;
+		fx.s.list_address = cases[i].configured;
 		build_ok(&fx, &h);
 		cc = hval(&h, "Cc");
 		if (cases[i].cc)
 			ck_assert_msg(cc && !strcmp(cc, cases[i].cc), "case %zu: %s", i, cc);
 		else
 			ck_assert_msg(cc == NULL, "case %zu: %s", i, cc);
+		ck_assert_ptr_null(strstr(rcpts(&fx.r), "victim"));
 		hblock_free(&h);
 		fixture_release(&fx);
 	}
+}
+END_TEST
+
+/* Nobody to answer: the submitter is a list (configured, or the mail's own
+ * List-Post or List-Id), a relay with no original address, or the bot. */
+START_TEST(test_never_answered)
+{
+	static const struct {
+		const char *sender, *hname, *hvalue, *configured;
+	} cases[] = {
+		{ "linux-leds@vger.kernel.org", NULL, NULL, "linux-leds@vger.kernel.org" },
+		{ "list@example.org", "List-Post", "<mailto:list@example.org>", NULL },
+		{ "list@example.org", "List-Id", "Some list <list.example.org>", NULL },
+		{ "devnull+jane.example.org@kernel.org", NULL, NULL, NULL },
+		{ "tagbot+x@example.org", NULL, NULL, NULL },
+		{ "", NULL, NULL, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture fx;
+		struct err e;
+
+		fixture_init(&fx);
+		fx.p.sender.email = (char *)cases[i].sender;
+		if (cases[i].hname)
+			add_hdr(&fx, cases[i].hname, cases[i].hvalue);
+		fx.s.list_address = cases[i].configured;
+		ck_assert_msg(reply_build(&fx.r, &fx.p, &fx.f, &fx.s, NOW, &e) == -1, "case %zu", i);
+		ck_assert_msg(strstr(e.msg, "nobody to reply to"), "case %zu: %s", i, e.msg);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
+/* " via " is a list's DMARC rewrite only when the From address is a
+ * configured list's: then Reply-To/X-Original-From is the submitter;
+ * anywhere else Reply-To redirects nothing. */
+START_TEST(test_via_rewrite)
+{
+	struct fixture fx;
+
+	fixture_init(&fx);
+	fx.p.sender.name = "Victim via linux-leds";
+	fx.p.sender.email = "mallory@example.org";
+	add_hdr(&fx, "Reply-To", "victim@example.test");
+	fx.s.list_address = "linux-leds@vger.kernel.org";
+	ck_assert_int_eq(reply_build(&fx.r, &fx.p, &fx.f, &fx.s, NOW, &(struct err){ 0 }), 0);
+	ck_assert_str_eq(rcpts(&fx.r), "mallory@example.org");
+	fixture_release(&fx);
+
+	fixture_init(&fx);
+	fx.p.sender.name = "Ann via linux-leds";
+	fx.p.sender.email = "linux-leds@vger.kernel.org";
+	add_hdr(&fx, "Reply-To", "Ann <ann@example.org>");
+	fx.s.list_addresses = (const char *const[]){ "linux-leds@vger.kernel.org" };
+	fx.s.nlist_addresses = 1;
+	ck_assert_int_eq(reply_build(&fx.r, &fx.p, &fx.f, &fx.s, NOW, &(struct err){ 0 }), 0);
+	ck_assert_str_eq(rcpts(&fx.r), "ann@example.org");
+	fixture_release(&fx);
 }
 END_TEST
 
@@ -386,6 +460,7 @@ START_TEST(test_relay_author)
 	fixture_init(&fx);
 	fx.p.sender.name = "Jane Doe via B4 Relay";
 	fx.p.sender.email = "devnull+jane.example.org@kernel.org";
+	add_hdr(&fx, "X-Original-From", "Jane Doe <jane@example.org>");
 	fx.s.to = REPLY_TO_ALL;
 	build_ok(&fx, &h);
 	ck_assert_str_eq(rcpts(&fx.r), "jane@example.org");
@@ -404,8 +479,8 @@ START_TEST(test_non_ascii)
 	char *dec;
 
 	fixture_init(&fx);
-	fx.p.author.name = "Jérôme Pouiller";
-	fx.p.author.email = "jerome@example.org";
+	fx.p.sender.name = fx.p.author.name = "Jérôme Pouiller";
+	fx.p.sender.email = fx.p.author.email = "jerome@example.org";
 	fx.p.subject = "[PATCH] leds: tidy the Ünïcode names of the drivers so they read well";
 	build_ok(&fx, &h);
 	ck_assert_str_eq(hval(&h, "To"), "=?UTF-8?Q?J=C3=A9r=C3=B4me_Pouiller?= <jerome@example.org>");
@@ -438,7 +513,7 @@ START_TEST(test_display_name_forms)
 		struct hblock h;
 
 		fixture_init(&fx);
-		fx.p.author.name = (char *)cases[i].name;
+		fx.p.sender.name = (char *)cases[i].name;
 		build_ok(&fx, &h);
 		ck_assert_msg(!strcmp(hval(&h, "To"), cases[i].to), "case %zu: %s", i, hval(&h, "To"));
 		hblock_free(&h);
@@ -662,6 +737,7 @@ START_TEST(test_parsed_b4_relay_all)
 	reply_settings_init(&s);
 	s.from = "tagbot <tagbot@example.org>";
 	s.to = REPLY_TO_ALL;
+	s.list_address = "linux-leds@vger.kernel.org";
 	reply_init(&r);
 	ck_assert_msg(reply_build(&r, &p[0], &f, &s, NOW, &e) == 0, "%s", e.msg);
 	parse_block(r.raw, r.len, &h);
@@ -720,11 +796,11 @@ START_TEST(test_injection_fields)
 		char *v = (char *)cases[i].value;
 
 		fixture_init(&fx);
-		fx.p.sender.email = "sender@example.net";
+		fx.p.author_from_body = true;
 		if (!strcmp(f, "subject"))
 			fx.p.subject = v;
 		else if (!strcmp(f, "name"))
-			fx.p.author.name = v;
+			fx.p.sender.name = v;
 		else if (!strcmp(f, "email"))
 			fx.p.author.email = v;
 		else if (!strcmp(f, "msgid"))
@@ -735,10 +811,9 @@ START_TEST(test_injection_fields)
 			fx.f.v[0].rule = v;
 		build_ok(&fx, &h);
 		ck_assert_msg(!strcmp(hnames(&h), cases[i].names), "case %zu: %s", i, hnames(&h));
-		/* A bad author address falls back to the sender; never to the attacker. */
-		ck_assert_msg(!strcmp(rcpts(&fx.r), strcmp(f, "email") ? "jane@example.org"
-								       : "sender@example.net"),
-			      "case %zu: %s", i, rcpts(&fx.r));
+		/* A bad author address is not Cc'd; never the attacker. */
+		ck_assert_msg(!strcmp(rcpts(&fx.r), "jane@example.org"), "case %zu: %s", i,
+			      rcpts(&fx.r));
 		ck_assert_ptr_null(strstr(fx.r.raw, "\r\nBcc"));
 		hblock_free(&h);
 		fixture_release(&fx);
@@ -808,6 +883,7 @@ START_TEST(test_injection_parsed_mail)
 	reply_settings_init(&s);
 	s.from = "tagbot <tagbot@example.org>";
 	s.to = REPLY_TO_ALL;
+	s.list_address = "linux-leds@vger.kernel.org";
 	reply_init(&r);
 	ck_assert_msg(reply_build(&r, &p[0], &f, &s, NOW, &e) == 0, "%s", e.msg);
 	parse_block(r.raw, r.len, &h);
@@ -959,9 +1035,11 @@ int main(void)
 	tcase_add_test(tc, test_subject_re);
 	tcase_add_test(tc, test_subject_from_header);
 	tcase_add_test(tc, test_recipients_policy);
-	tcase_add_test(tc, test_list_address_sources);
+	tcase_add_test(tc, test_list_address_configured);
 	tcase_add_test(tc, test_bot_not_cced);
 	tcase_add_test(tc, test_relay_author);
+	tcase_add_test(tc, test_never_answered);
+	tcase_add_test(tc, test_via_rewrite);
 	tcase_add_test(tc, test_non_ascii);
 	tcase_add_test(tc, test_display_name_forms);
 	tcase_add_test(tc, test_folding);
