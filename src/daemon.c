@@ -172,6 +172,7 @@ static void settings_build(struct daemon *d)
 	}
 	d->ps.max_per_author_per_hour = (unsigned)c->max_per_author_per_hour;
 	d->ps.max_per_minute = (unsigned)c->max_per_minute;
+	d->ps.rs = &d->rs;
 }
 
 /* The addr-spec of "Name <addr>" or addr; malloc'ed, NULL when none. */

@@ -295,7 +295,10 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 	out.len = r.len;
 	rc = store_record_reply(d->st, &m, &out, daemon_now(d), &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
-		policy_note_reply(d->pol, p, daemon_now(d));
+		struct policy_settings ps = d->ps;
+
+		ps.rs = rs;	/* the keys of whom this reply mails */
+		policy_note_reply(d->pol, &ps, p, daemon_now(d));
 		log_queued(&r, p, f);
 	}
 	if (rc == 0)

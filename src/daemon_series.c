@@ -427,7 +427,7 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 	if (rc == 0 && res == STORE_QUEUED)
 		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
 	if (rc == 0 && res == STORE_QUEUED) {
-		policy_note_reply(d->pol, lp, now);
+		policy_note_reply(d->pol, &d->ps, lp, now);
 		log_message(LOGL_INFO, lp->message_id, "series reply <%s> queued for %s (%zu findings)",
 			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
 	}
@@ -521,8 +521,7 @@ static int rate_hold(struct daemon *d, const char *id, const char *key, const st
 	enum policy_reason why;
 	time_t at;
 
-	*held = policy_rate_check(d->pol, &d->ps, policy_author_address(lp), now, &why, &at) ==
-		POLICY_HOLD;
+	*held = policy_rate_check_patch(d->pol, &d->ps, lp, now, &why, &at) == POLICY_HOLD;
 	if (!*held)
 		return 0;
 	log_message(LOGL_WARNING, key, "series <%s>: reply held back: %s (tried again in %ld s)",

@@ -25,4 +25,5 @@ void list_apply(struct list_apply *a, const struct config *c, const struct messa
 	a->rs.min_severity = a->pol->min_reply_severity;
 	a->ps = *ps;
 	a->ps.min_reply_severity = a->pol->min_reply_severity;
+	a->ps.rs = &a->rs;
 }

@@ -8,6 +8,7 @@
 #include "address.h"
 #include "buf.h"
 #include "policy.h"
+#include "recipients.h"
 
 #define HOUR 3600
 #define MINUTE 60
@@ -292,21 +293,40 @@ static void prune_authors(struct policy *pol, time_t now)
 	pol->authors[oldest] = pol->authors[--pol->n];
 }
 
-void policy_note_reply(struct policy *pol, const struct patch *p, time_t now)
+#define POLICY_MAX_KEYS	2	/* the submitter; the in-body author for the submitter */
+
+/* The hourly limit's keys of a reply to p (policy.h); malloc'ed, how many. */
+static size_t rate_keys(const struct policy_settings *s, const struct patch *p,
+			char *keys[POLICY_MAX_KEYS])
 {
-	policy_note_reply_to(pol, policy_author_address(p), now);
+	struct recipients r;
+	size_t n = 0;
+	char *author, *to;
+
+	if (!s->rs) {
+		keys[0] = addr_key(policy_author_address(p));
+		return keys[0] ? 1 : 0;
+	}
+	if (recipients_find(&r, p, s->rs) == 0 && (to = addr_key(r.to.email))) {
+		keys[n++] = to;
+		if ((author = addr_key(r.author.email))) {
+			struct buf b;
+
+			buf_init(&b, 0);
+			buf_printf(&b, "%s for %s", author, to);
+			keys[n++] = buf_detach(&b, NULL);
+			free(author);
+		}
+	}
+	recipients_release(&r);
+	return n;
 }
 
-void policy_note_reply_to(struct policy *pol, const char *addr, time_t now)
+/* Counts one reply under key (owned by the table from now on). */
+static void note_key(struct policy *pol, char *key, time_t now)
 {
-	char *key;
 	struct author_rate *a;
 
-	if (!pol)
-		return;
-	window_add(&pol->global, now, MINUTE);
-	if (!(key = addr_key(addr)))
-		return;
 	if (!(a = find_author(pol, key))) {
 		if (pol->n >= POLICY_MAX_AUTHORS)
 			prune_authors(pol, now);
@@ -318,6 +338,31 @@ void policy_note_reply_to(struct policy *pol, const char *addr, time_t now)
 	}
 	window_add(&a->w, now, HOUR);
 	free(key);
+}
+
+void policy_note_reply(struct policy *pol, const struct policy_settings *s,
+		       const struct patch *p, time_t now)
+{
+	char *keys[POLICY_MAX_KEYS];
+	size_t n;
+
+	if (!pol)
+		return;
+	window_add(&pol->global, now, MINUTE);
+	n = rate_keys(s, p, keys);
+	for (size_t i = 0; i < n; i++)
+		note_key(pol, keys[i], now);
+}
+
+void policy_note_reply_to(struct policy *pol, const char *addr, time_t now)
+{
+	char *key;
+
+	if (!pol)
+		return;
+	window_add(&pol->global, now, MINUTE);
+	if ((key = addr_key(addr)))
+		note_key(pol, key, now);
 }
 
 /* When a full window has room again: the time the reply that must leave
@@ -332,19 +377,17 @@ static time_t window_free_at(const struct window *w, time_t now, time_t span, un
 	return now;
 }
 
-enum policy_verdict policy_rate_check(const struct policy *pol, const struct policy_settings *s,
-				      const char *addr, time_t now, enum policy_reason *reason,
-				      time_t *free_at)
+/* The limits for one hourly key (NULL: the global one only). */
+static enum policy_verdict rate_check_key(const struct policy *pol,
+					  const struct policy_settings *s, const char *key,
+					  time_t now, enum policy_reason *reason, time_t *free_at)
 {
 	const struct author_rate *a = NULL;
-	char *key;
 	time_t at = now;
 
 	*reason = REASON_NONE;
-	if (pol && s->max_per_author_per_hour && (key = addr_key(addr))) {
+	if (pol && s->max_per_author_per_hour && key)
 		a = find_author(pol, key);
-		free(key);
-	}
 	if (a && window_count(&a->w, now, HOUR) >= s->max_per_author_per_hour) {
 		*reason = REASON_RATE_AUTHOR;
 		at = window_free_at(&a->w, now, HOUR, s->max_per_author_per_hour);
@@ -356,6 +399,35 @@ enum policy_verdict policy_rate_check(const struct policy *pol, const struct pol
 	if (free_at)
 		*free_at = at;
 	return *reason == REASON_NONE ? POLICY_REPLY : POLICY_HOLD;
+}
+
+enum policy_verdict policy_rate_check(const struct policy *pol, const struct policy_settings *s,
+				      const char *addr, time_t now, enum policy_reason *reason,
+				      time_t *free_at)
+{
+	char *key = addr_key(addr);
+	enum policy_verdict v = rate_check_key(pol, s, key, now, reason, free_at);
+
+	free(key);
+	return v;
+}
+
+enum policy_verdict policy_rate_check_patch(const struct policy *pol,
+					    const struct policy_settings *s,
+					    const struct patch *p, time_t now,
+					    enum policy_reason *reason, time_t *free_at)
+{
+	char *keys[POLICY_MAX_KEYS];
+	size_t n = rate_keys(s, p, keys);
+	enum policy_verdict v = POLICY_REPLY;
+
+	/* each key with the global cap; a person's limit is named first */
+	for (size_t i = 0; i < n; i++) {
+		if (v == POLICY_REPLY)
+			v = rate_check_key(pol, s, keys[i], now, reason, free_at);
+		free(keys[i]);
+	}
+	return n ? v : rate_check_key(pol, s, NULL, now, reason, free_at);
 }
 
 /* --- the decision ------------------------------------------------------ */
@@ -411,6 +483,5 @@ void policy_decide(const struct policy *pol, const struct policy_settings *s,
 		out->reason = REASON_CLEAN;
 		return;
 	}
-	out->verdict = policy_rate_check(pol, s, policy_author_address(p), now, &out->reason,
-					 NULL);
+	out->verdict = policy_rate_check_patch(pol, s, p, now, &out->reason, NULL);
 }

@@ -10,8 +10,13 @@
  * is deliberately not a reason: every list copy carries it.
  *
  * Rate limits are kept in memory (struct policy): at most
- * max_per_author_per_hour replies to one author in any sliding hour, and
- * max_per_minute replies in any sliding minute overall.  A mail over a
+ * max_per_author_per_hour replies to one person in any sliding hour, and
+ * max_per_minute replies in any sliding minute overall.  A reply to a
+ * patch counts for each person it mails, keyed by that person AND the
+ * submitter (recipients.h): To the submitter counts under the submitter,
+ * a Cc to the in-body author under "author for submitter".  So ten
+ * patches from Mallory naming Victim as author use up Mallory's budget
+ * and Victim-for-Mallory's, never Victim's own: Victim's patch is answered.  A mail over a
  * limit is POLICY_HOLD: the caller logs it as held back and records it.
  *
  * Time is always passed in; nothing here reads the clock, so tests are
@@ -27,6 +32,7 @@
 #include <time.h>
 
 #include "patch.h"
+#include "reply.h"
 #include "rules.h"
 
 #define POLICY_MAX_AUTHORS	4096	/* authors tracked for the hourly limit */
@@ -74,6 +80,9 @@ struct policy_settings {
 	size_t nignore_senders;
 	unsigned max_per_author_per_hour;	/* default 10; 0 = no limit */
 	unsigned max_per_minute;		/* default 30; 0 = no limit */
+	/* foreign; whom a reply to a patch goes to (recipients.h), for the
+	 * hourly limit's keys; NULL: the patch's author alone */
+	const struct reply_settings *rs;
 };
 
 /* The known bots: kernel test robot, syzbot, patchwork-bot, pr-tracker-bot,
@@ -106,8 +115,16 @@ void policy_decide(const struct policy *pol, const struct policy_settings *s,
 		   const struct patch *p, const struct findings *f, time_t now,
 		   struct policy_decision *out);
 
-/* Counts a reply queued to p's author at now in both windows. */
-void policy_note_reply(struct policy *pol, const struct patch *p, time_t now);
+/* Counts a reply to p queued at now: once in the global window, and under
+ * each of its keys (above) in the hourly one. */
+void policy_note_reply(struct policy *pol, const struct policy_settings *s,
+		       const struct patch *p, time_t now);
+
+/* policy_rate_check() over each key of a reply to p (above). */
+enum policy_verdict policy_rate_check_patch(const struct policy *pol,
+					    const struct policy_settings *s,
+					    const struct patch *p, time_t now,
+					    enum policy_reason *reason, time_t *free_at);
 
 /* The address the hourly limit counts p's replies under: its author's, else
  * its sender's; foreign (p's); NULL when it has neither. */

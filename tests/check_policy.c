@@ -236,9 +236,67 @@ static void note_at(struct policy *pol, const char *email, time_t t)
 	struct mail m = { "Someone", email, NULL, NULL, KIND_PATCH, {0}, {0}, {0} };
 	struct built b;
 
+	struct policy_settings s;
+
+	policy_settings_init(&s);	/* no reply settings: the author's key */
 	build(&b, &m);
-	policy_note_reply(pol, &b.p, t);
+	policy_note_reply(pol, &s, &b.p, t);
 }
+
+/*
+ * Issue 8, item 5: Mallory's patches naming Victim as in-body author mail
+ * Victim as Cc, counted as "victim for mallory": after 3 of them Mallory's
+ * next is held, and Victim's own patch is still answered.
+ */
+START_TEST(test_rate_keys_not_spent_by_another)
+{
+	struct mail forged = { "Mallory", "mallory@example.org", "Victim", "victim@example.org",
+			       KIND_PATCH, {0}, {0}, W };
+	struct mail own = { "Victim", "victim@example.org", NULL, NULL, KIND_PATCH, {0}, {0}, W };
+	struct policy *pol = policy_new();
+	struct reply_settings rs;
+	struct policy_settings s;
+	struct policy_decision d;
+	struct built b;
+
+	settings(&s);
+	s.max_per_author_per_hour = 3;
+	s.max_per_minute = 0;
+	reply_settings_init(&rs);
+	rs.from = s.from;
+	s.rs = &rs;
+	for (int i = 0; i < 3; i++) {
+		build(&b, &forged);
+		b.p.author_from_body = true;
+		policy_decide(pol, &s, &b.p, &b.f, 100 + i, &d);
+		ck_assert_int_eq(d.verdict, POLICY_REPLY);
+		policy_note_reply(pol, &s, &b.p, 100 + i);
+		findings_release(&b.f);
+	}
+	build(&b, &forged);
+	b.p.author_from_body = true;
+	policy_decide(pol, &s, &b.p, &b.f, 200, &d);
+	ck_assert_int_eq(d.verdict, POLICY_HOLD);
+	ck_assert_int_eq(d.reason, REASON_RATE_AUTHOR);
+	findings_release(&b.f);
+	build(&b, &own);
+	policy_decide(pol, &s, &b.p, &b.f, 200, &d);
+	ck_assert_int_eq(d.verdict, POLICY_REPLY);
+	findings_release(&b.f);
+	/* Without reply settings the author's key alone: Victim's was spent. */
+	s.rs = NULL;
+	for (int i = 0; i < 3; i++) {
+		build(&b, &forged);
+		policy_note_reply(pol, &s, &b.p, 300 + i);
+		findings_release(&b.f);
+	}
+	build(&b, &own);
+	policy_decide(pol, &s, &b.p, &b.f, 400, &d);
+	ck_assert_int_eq(d.verdict, POLICY_HOLD);
+	findings_release(&b.f);
+	policy_free(pol);
+}
+END_TEST
 
 /* Three replies at 0, 10, 20 with a limit of 3: held until the one at 0
  * leaves the hour, i.e. from t = 3600 (the window is (t - 3600, t]). */
@@ -435,6 +493,7 @@ int main(void)
 	tcase_add_test(tc, test_min_severity_and_count);
 	tcase_add_test(tc, test_custom_ignore_list);
 	tcase_add_test(tc, test_rate_per_author);
+	tcase_add_test(tc, test_rate_keys_not_spent_by_another);
 	tcase_add_test(tc, test_rate_global);
 	tcase_add_test(tc, test_rate_many_authors);
 	tcase_add_test(tc, test_rate_check);
