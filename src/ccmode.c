@@ -144,54 +144,18 @@ void ccmode_parse_commands(const char *text, size_t n, struct cc_commands *out)
 
 /* ----------------------------------------------------------- addresses */
 
-/* Calls fn for each addr-spec of a raw address list (commas outside
- * quotes, comments and <>); stops when fn returns true. */
-static bool each_address(const char *v, bool (*fn)(void *arg, const char *addr), void *arg)
+/* Whether a raw To:/Cc: value names the bot (address_list_parse: an
+ * address only an encoded-word spells is none). */
+static bool names_bot(const char *raw, const struct policy_settings *ps)
 {
-	size_t n = strnlen(v, CC_LIST_MAX), start = 0, count = 0;
-	int depth = 0;
-	bool quote = false, angle = false;
+	struct address_list l;
+	bool hit = false;
 
-	for (size_t i = 0; i <= n && count < CC_MAX_ADDRESSES; i++) {
-		char c = i < n ? v[i] : ',';
-		struct person p;
-		bool hit;
-
-		if (quote) {
-			if (c == '\\' && i + 1 < n)
-				i++;
-			else if (c == '"')
-				quote = false;
-			continue;
-		}
-		if (c == '"')
-			quote = true;
-		else if (c == '(')
-			depth++;
-		else if (c == ')' && depth)
-			depth--;
-		else if (c == '<' && !depth)
-			angle = true;
-		else if (c == '>' && !depth)
-			angle = false;
-		if (c != ',' || depth || angle)
-			continue;
-		count++;
-		if (i > start) {
-			/* A failed parse leaves "" to release too. */
-			hit = address_parse(&p, v + start, i - start, NULL) == 0 && fn(arg, p.email);
-			person_release(&p);
-			if (hit)
-				return true;
-		}
-		start = i + 1;
-	}
-	return false;
-}
-
-static bool is_bot(void *arg, const char *addr)
-{
-	return policy_is_bot_address(arg, addr);
+	address_list_parse(&l, raw, strnlen(raw, CC_LIST_MAX), CC_MAX_ADDRESSES);
+	for (size_t i = 0; i < l.n && !hit; i++)
+		hit = policy_is_bot_address(ps, l.v[i].email);
+	address_list_release(&l);
+	return hit;
 }
 
 bool ccmode_to_bot(const struct message *msg, const struct policy_settings *ps)
@@ -207,7 +171,7 @@ bool ccmode_to_bot(const struct message *msg, const struct policy_settings *ps)
 
 			if (strcasecmp(x->name, names[i]) || !x->raw)
 				continue;
-			if (each_address(x->raw, is_bot, (void *)ps))
+			if (names_bot(x->raw, ps))
 				return true;
 		}
 	}

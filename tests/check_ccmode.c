@@ -170,6 +170,10 @@ static const struct {
 	{ "To: tagbot@example.org.evil.com\n", false },
 	{ "To: undisclosed-recipients:;\n", false },
 	{ "To: nottagbot@example.org\n", false },
+	/* an address only an encoded-word spells is no address (RFC 2047 section 5) */
+	{ "To: =?utf-8?q?tagbot=40example.org?= <list@vger.kernel.org>\n", false },
+	{ "To: Ann <=?utf-8?q?tagbot=40example.org?=>\n", false },
+	{ "Cc: =?utf-8?q?x=2C_tagbot=40example.org?= <a@b.org>\n", false },
 };
 
 static void parse_headers(struct message *m, const char *headers)
