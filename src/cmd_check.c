@@ -164,6 +164,9 @@ static int parse_lookup_timeout(struct check_opts *o, const char *arg)
 static int parse_lookups(struct check_opts *o, const char *arg)
 {
 	o->lookups = true;
+	if (arg && config_url_has_userinfo(arg))
+		return usage_error("--lookups: credentials in the URL are not accepted "
+				   "(the archive is read anonymously)");
 	if (arg && strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
 		return usage_error("--lookups takes an http(s) archive URL, not '%s'", arg);
 	o->archive_url = arg;

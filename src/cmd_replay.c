@@ -329,18 +329,25 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 	return rc;
 }
 
-/* A scratch database; its path into path (removed by scratch_remove()). */
+#define SCRATCH_DB	"/state.db"
+
+/*
+ * A scratch database in a private directory of its own; its path into path
+ * (removed by scratch_remove()).  The store creates the file: an empty one
+ * made here would be refused as not a database.
+ */
 static int scratch_create(char *path, size_t size, struct err *e)
 {
 	const char *dir = getenv("TMPDIR");
-	int fd;
 
 	snprintf(path, size, "%s/tagbot-replay-XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0)
+	if (strlen(path) + strlen(SCRATCH_DB) >= size)
+		return err_set(e, ERR_FINAL, "%s: cannot create the scratch database: TMPDIR "
+			       "is too long", path);
+	if (!mkdtemp(path))
 		return err_set(e, ERR_FINAL, "%s: cannot create the scratch database: %s", path,
 			       strerror(errno));
-	close(fd);
+	strcat(path, SCRATCH_DB);
 	return 0;
 }
 
@@ -353,6 +360,8 @@ static void scratch_remove(const char *path)
 		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
 		unlink(p);
 	}
+	snprintf(p, sizeof(p), "%.*s", (int)(strlen(path) - strlen(SCRATCH_DB)), path);
+	rmdir(p);
 }
 
 static int replay_run(const struct replay_opts *o, struct err *e)

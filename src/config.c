@@ -230,11 +230,45 @@ static int parse_ttl(const char *v, void *ptr, struct err *e)
 	return parse_range(v, ptr, 0, 30 * 86400, e);
 }
 
+/*
+ * The URL and host keys refuse a user name or password before anything can
+ * quote the value: the message names the key only, so a password never
+ * reaches a terminal, a log or `tagbot status`.
+ */
+bool config_url_has_userinfo(const char *url)
+{
+	const char *a = strstr(url, "://");
+
+	a = a ? a + 3 : url;
+	return memchr(a, '@', strcspn(a, "/?#")) != NULL;
+}
+
 /* [lookup] archive_url: an http(s) URL (a public-inbox, lore by default). */
 static int parse_http_url(const char *v, void *ptr, struct err *e)
 {
+	if (config_url_has_userinfo(v))
+		return err_set(e, ERR_FINAL, "credentials in the URL are not accepted "
+			       "(the archive is read anonymously)");
 	if ((strncasecmp(v, "https://", 8) || !v[8]) && (strncasecmp(v, "http://", 7) || !v[7]))
 		return err_set(e, ERR_FINAL, "\"%.200s\" is not an http:// or https:// URL", v);
+	return parse_str(v, ptr, e);
+}
+
+/* [sink] url: no '@' anywhere, the rule smtp_check_settings() applies. */
+static int parse_smtp_url(const char *v, void *ptr, struct err *e)
+{
+	if (strchr(v, '@'))
+		return err_set(e, ERR_FINAL, "credentials in the URL are not accepted; "
+			       "use user and password_file or password_command");
+	return parse_str(v, ptr, e);
+}
+
+/* [source] host: a name or an address; "user:password@host" is refused. */
+static int parse_host(const char *v, void *ptr, struct err *e)
+{
+	if (strchr(v, '@'))
+		return err_set(e, ERR_FINAL, "a user name or password is not accepted here; "
+			       "use user and password_file or password_command");
 	return parse_str(v, ptr, e);
 }
 
@@ -463,7 +497,7 @@ static const struct key_def config_keys[] = {
 	ROW("tagbot", "min_reply_severity", parse_reply_severity, tagbot.min_reply_severity),
 	ROW("tagbot", "dry_run", parse_bool, tagbot.dry_run),
 	ROW("source", "type", parse_source_type, source.type),
-	ROW("source", "host", parse_str, source.host),
+	ROW("source", "host", parse_host, source.host),
 	ROW("source", "port", parse_port, source.port),
 	ROW("source", "tls", parse_tls, source.tls),
 	ROW("source", "ca_file", parse_str, source.ca_file),
@@ -478,7 +512,7 @@ static const struct key_def config_keys[] = {
 	ROW("source", "path", parse_str, source.path),
 	ROW("source", "batch", parse_batch, source.batch),
 	ROW("sink", "type", parse_sink_type, sink.type),
-	ROW("sink", "url", parse_str, sink.url),
+	ROW("sink", "url", parse_smtp_url, sink.url),
 	ROW("sink", "tls", parse_tls, sink.tls),
 	ROW("sink", "ca_file", parse_str, sink.ca_file),
 	ROW("sink", "user", parse_str, sink.user),

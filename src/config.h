@@ -250,4 +250,12 @@ bool config_host_is_loopback(const char *host);
  * the URL has another scheme or no host. */
 int config_url_host(const char *url, char *out, size_t size);
 
+/*
+ * Whether url holds a user name (with or without a password): an '@'
+ * before the end of its authority, the first '/', '?' or '#' after
+ * "SCHEME://" (or from the start when there is no "://").  Such a URL is
+ * refused and never quoted in a message.
+ */
+bool config_url_has_userinfo(const char *url);
+
 #endif

@@ -357,7 +357,9 @@ static int store_open_for(struct daemon *d, struct err *e)
 		return err_prefix(e, "[tagbot] state");
 	store_settings_init(&ss);
 	ss.path = d->cfg.tagbot.state;
-	return store_open(&d->st, &ss, e);
+	if (store_open(&d->st, &ss, e) < 0)
+		return err_prefix(e, "[tagbot] state");
+	return 0;
 }
 
 static int start(struct daemon *d, struct err *e)
@@ -498,8 +500,10 @@ int daemon_status(const char *config, FILE *out, struct err *e)
 	}
 	store_settings_init(&ss);
 	ss.path = cfg.tagbot.state;
-	if (store_open(&st, &ss, e) < 0)
+	if (store_open(&st, &ss, e) < 0) {
+		err_prefix(e, "[tagbot] state");
 		goto out;
+	}
 	fprintf(out, "state %s\n", cfg.tagbot.state);
 	if (store_checkpoint_foreach(st, print_checkpoint, out, e) < 0 ||
 	    store_counts(st, &c, e) < 0)

@@ -285,6 +285,10 @@ static int check_settings(const struct imap_settings *s, struct err *e)
 {
 	if (!safe_name(s->host, false) || strlen(s->host) > 255)
 		return err_set(e, ERR_FINAL, "imap: no valid host configured");
+	/* Refused before anything quotes the host: it may hold a password. */
+	if (strchr(s->host, '@'))
+		return err_set(e, ERR_FINAL, "imap: the host must not hold a user name or password; "
+			       "use user and password_file");
 	if (s->port < 0 || s->port > 65535)
 		return err_set(e, ERR_FINAL, "imap: %s: port %d out of range", s->host, s->port);
 	if ((size_t)s->tls >= ARRAY_SIZE(tls_names) || (unsigned)s->auth > IMAP_AUTH_PLAIN)

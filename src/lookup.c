@@ -163,6 +163,22 @@ static char *url_host(const char *url)
 	return copy;
 }
 
+/* Whether curl reads a user name or a password in url. */
+static bool url_has_userinfo(const char *url)
+{
+	CURLU *u = curl_url();
+	char *user = NULL, *pw = NULL;
+	bool has = false;
+
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK)
+		has = curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK ||
+		      curl_url_get(u, CURLUPART_PASSWORD, &pw, 0) == CURLUE_OK;
+	curl_free(user);
+	curl_free(pw);
+	curl_url_cleanup(u);
+	return has;
+}
+
 static void copy_settings(struct lookup *lk, const struct lookup_settings *s)
 {
 	lk->s = *s;
@@ -186,6 +202,10 @@ int lookup_new(struct lookup **out, const struct lookup_settings *s, struct stor
 	char *host;
 
 	*out = NULL;
+	/* Refused before a log line can quote it: every fetched URL starts so. */
+	if (s->archive_url && url_has_userinfo(s->archive_url))
+		return err_set(e, ERR_FINAL, "lookup: the archive URL must not hold a user name "
+			       "or password");
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return err_set(e, ERR_FINAL, "lookup: cannot initialise libcurl");
 	lk = xcalloc(1, sizeof(*lk));

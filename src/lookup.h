@@ -116,7 +116,8 @@ struct lookup;	/* opaque: the settings, curl's handles, the rate limiter */
 
 /*
  * A lookup context.  cache (foreign, may be NULL: no cache) must outlive
- * it.  Fails only when curl cannot be set up.
+ * it.  Fails when curl cannot be set up, and when s->archive_url holds a
+ * user name or password (the message does not quote it).
  */
 int lookup_new(struct lookup **out, const struct lookup_settings *s, struct store *cache,
 	       struct err *e);

@@ -496,10 +496,11 @@ int smtp_pool_start(struct smtp_pool *p, const struct smtp_settings *s, const ch
 	struct slot *sl = idle_slot(p);
 	CURLcode rc;
 
-	if (!sl)
-		return err_set(e, ERR_TEMP, "smtp: %s: all %zu connections are busy", s->url, p->n);
+	/* The settings first: the messages below quote the url. */
 	if (check_all(s, from, rcpt, n, data, len, e) < 0)
 		return -1;
+	if (!sl)
+		return err_set(e, ERR_TEMP, "smtp: %s: all %zu connections are busy", s->url, p->n);
 	if ((!p->multi && !(p->multi = multi_new(p->n))) ||
 	    (!sl->curl && !(sl->curl = curl_easy_init())))
 		return err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -349,16 +350,100 @@ static int prepare_all(struct store *st, struct err *e)
 	return 0;
 }
 
-/* The database holds other people's mail: create it private.  SQLite gives
- * the -wal and -shm files the database file's permissions. */
-static int create_private(const char *path, struct err *e)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+#define SQLITE_MAGIC	"SQLite format 3"	/* the first 16 bytes, NUL included */
 
+/*
+ * An existing database file: a regular file starting with SQLite's magic.
+ * An empty one is refused, not taken for a fresh store: with backfill that
+ * would answer the whole folder again.  1 when there is no file.
+ */
+static int check_file(const char *path, struct err *e)
+{
+	/* O_NONBLOCK: a FIFO in its place must not hang the open. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char magic[sizeof(SQLITE_MAGIC)];
+	struct stat sb;
+	int rc = 0;
+
+	if (fd < 0 && errno == ENOENT)
+		return 1;
 	if (fd < 0)
 		return err_set(e, ERR_FINAL, "store %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) < 0)
+		rc = err_set(e, ERR_FINAL, "store %s: %s", path, strerror(errno));
+	else if (!S_ISREG(sb.st_mode))
+		rc = err_set(e, ERR_FINAL, "store %s: not a regular file", path);
+	else if (sb.st_size == 0)
+		rc = err_set(e, ERR_FINAL, "store %s: the file exists but is empty (0 bytes): not a "
+			     "tagbot database; remove it to start a fresh store, or restore the "
+			     "database", path);
+	else if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+		 memcmp(magic, SQLITE_MAGIC, sizeof(magic)))
+		rc = err_set(e, ERR_FINAL, "store %s: not an SQLite database, so not a tagbot "
+			     "database; is it the right file?", path);
 	close(fd);
-	return 0;
+	return rc;
+}
+
+/* Builds the schema in the file at tmp; messages name path. */
+static int build(const char *tmp, const char *path, struct err *e)
+{
+	struct store st = { .path = (char *)path };
+	int rc = sqlite3_open_v2(tmp, &st.db, SQLITE_OPEN_READWRITE, NULL);
+
+	if (rc != SQLITE_OK)
+		err_set(e, rc_class(rc), "store %s: cannot create: %s", path,
+			st.db ? sqlite3_errmsg(st.db) : sqlite3_errstr(rc));
+	else
+		rc = migrate(&st, e) < 0 ? SQLITE_ERROR : SQLITE_OK;
+	sqlite3_close(st.db);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/*
+ * Puts the file at tmp in place at path unless a file is there already
+ * (another tagbot creating it at the same moment: its database wins).
+ */
+static int place(const char *tmp, const char *path)
+{
+	if (link(tmp, path) == 0 || errno == EEXIST)
+		return 0;
+	/* A file system without hard links: rename, which may replace a
+	 * database another tagbot placed since access() looked. */
+	if (access(path, F_OK) == 0 || rename(tmp, path) == 0)
+		return 0;
+	return -1;
+}
+
+/*
+ * A new database is built under a temporary name and then put in place, so
+ * path never names a file the store made but did not fill: a crash leaves
+ * a stray PATH.new-XXXXXX at worst.  mkstemp makes it private (it will
+ * hold other people's mail; SQLite gives the -wal and -shm files the
+ * database file's permissions).
+ */
+static int create_file(const char *path, struct err *e)
+{
+	struct buf b;
+	char *tmp;
+	int fd, rc;
+
+	buf_init(&b, 0);
+	buf_printf(&b, "%s.new-XXXXXX", path);
+	tmp = buf_detach(&b, NULL);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = err_set(e, ERR_FINAL, "store %s: cannot create: %s", path, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	close(fd);
+	rc = build(tmp, path, e);
+	if (rc == 0 && place(tmp, path) < 0)
+		rc = err_set(e, ERR_FINAL, "store %s: cannot create: %s", path, strerror(errno));
+	unlink(tmp);
+	free(tmp);
+	return rc;
 }
 
 int store_open(struct store **out, const struct store_settings *s, struct err *e)
@@ -369,11 +454,15 @@ int store_open(struct store **out, const struct store_settings *s, struct err *e
 	*out = NULL;
 	if (!s->path || !*s->path)
 		return err_set(e, ERR_FINAL, "store: no database path configured");
-	if (create_private(s->path, e) < 0)
+	rc = check_file(s->path, e);
+	if (rc > 0)
+		rc = create_file(s->path, e);
+	if (rc < 0)
 		return -1;
 	st = xcalloc(1, sizeof(*st));
 	st->path = xstrdup(s->path);
-	rc = sqlite3_open_v2(s->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	/* Never SQLITE_OPEN_CREATE: a file gone since is an error, not a new store. */
+	rc = sqlite3_open_v2(s->path, &st->db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK) {
 		err_set(e, rc_class(rc), "store %s: cannot open: %s", s->path,
 			st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));

@@ -44,7 +44,13 @@ void store_settings_init(struct store_settings *s);
 
 struct store;	/* opaque: the connection and its prepared statements */
 
-/* Opens (creating if needed) and migrates the database. */
+/*
+ * Opens and migrates the database.  When there is no file it is created
+ * whole (mode 0600, built under a temporary name and put in place), so no
+ * crash leaves an empty one.  An existing file that is empty, not regular
+ * or not an SQLite database is refused (ERR_FINAL, naming the file): an
+ * empty file is never taken for a fresh store.
+ */
 int store_open(struct store **out, const struct store_settings *s, struct err *e);
 /* Finalizes the statements and closes; NULL is fine. */
 void store_close(struct store *st);

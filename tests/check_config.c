@@ -617,14 +617,14 @@ START_TEST(test_password_file_mode)
 	fclose(f);
 	f = fopen(pw, "w");
 	ck_assert_ptr_nonnull(f);
-	fputs("secret\n", f);
+	fputs("hunter2-pw\n", f);	/* a word no build directory's path holds */
 	fclose(f);
 	config_init(&c);
 	ck_assert_int_eq(chmod(pw, 0644), 0);
 	ck_assert_int_eq(config_load(&c, ini, &e), -1);
 	ck_assert_msg(strstr(e.msg, "[source] password_file: ") &&
 		      strstr(e.msg, "permissions 0644 are too open"), "%s", e.msg);
-	ck_assert_ptr_null(strstr(e.msg, "secret"));
+	ck_assert_ptr_null(strstr(e.msg, "hunter2"));
 	ck_assert_int_eq(chmod(pw, 0600), 0);
 	ck_assert_msg(config_load(&c, ini, &e) == 0, "%s", e.msg);
 	remove(ini);
@@ -674,6 +674,91 @@ START_TEST(test_url_host)
 	}
 	ck_assert_int_eq(rc, 0);
 	ck_assert_str_eq(host, url_cases[_i].host);
+}
+END_TEST
+
+static const struct {
+	const char *url;
+	bool userinfo;
+} userinfo_cases[] = {
+	{ "smtp://bot:hunter2@mail.example.org:587", true },
+	{ "smtp://bot@mail.example.org", true },
+	{ "smtps://:hunter2@mail.example.org", true },
+	{ "bot:hunter2@mail.example.org:587", true },	/* no scheme: all authority */
+	{ "https://bot:hunter2@lore.example.org/all/", true },
+	{ "smtp://mail.example.org:587", false },
+	{ "smtp://[::1]:25/ehlo.example.org", false },
+	{ "https://lore.example.org/all/a@b/", false },	/* in the path */
+	{ "https://lore.example.org?a@b", false },
+	{ "https://lore.example.org#a@b", false },
+	{ "", false },
+};
+
+START_TEST(test_url_has_userinfo)
+{
+	ck_assert_msg(config_url_has_userinfo(userinfo_cases[_i].url) == userinfo_cases[_i].userinfo,
+		      "%s", userinfo_cases[_i].url);
+}
+END_TEST
+
+/*
+ * A URL or host key with a user name or password is refused, whatever the
+ * section's type, and the message names the key but never the secret
+ * (it used to quote the whole URL).
+ */
+static const struct {
+	const char *ini;
+	const char *secret;	/* must not appear in the message */
+	const char *want;	/* after "FILE: " */
+} secret_cases[] = {
+	{ "[sink]\ntype = smtp\nurl = smtp://bot:hunter2@mail.example.org:587\n", "hunter2",
+	  "[sink] url: credentials in the URL are not accepted; use user and password_file "
+	  "or password_command" },
+	{ "[sink]\ntype = smtp\nurl = smtps://tagbot-user@mail.example.org\n", "tagbot-user",
+	  "[sink] url: credentials in the URL are not accepted; use user and password_file "
+	  "or password_command" },
+	{ "[sink]\ntype = smtp\nurl = bot:hunter2@mail.example.org:587\n", "hunter2",
+	  "[sink] url: credentials in the URL are not accepted; use user and password_file "
+	  "or password_command" },
+	{ "[sink]\ntype = maildir\npath = out\nurl = smtp://bot:hunter2@mail.example.org\n",
+	  "hunter2",
+	  "[sink] url: credentials in the URL are not accepted; use user and password_file "
+	  "or password_command" },
+	{ "[lookup]\narchive_url = https://bot:hunter2@lore.example.org/all/\n", "hunter2",
+	  "[lookup] archive_url: credentials in the URL are not accepted (the archive is "
+	  "read anonymously)" },
+	{ "[lookup]\narchive_url = ftp://bot:hunter2@lore.example.org/\n", "hunter2",
+	  "[lookup] archive_url: credentials in the URL are not accepted (the archive is "
+	  "read anonymously)" },
+	{ "[source]\ntype = imap\nhost = bot:hunter2@imap.example.org\nuser = bot\n", "hunter2",
+	  "[source] host: a user name or password is not accepted here; use user and "
+	  "password_file or password_command" },
+};
+
+START_TEST(test_credentials_refused)
+{
+	static const char tmp[] = "check_config-secret.ini";
+	char want[1024];
+	struct config c;
+	struct err e;
+	FILE *out = fopen(tmp, "w");
+	int rc;
+
+	ck_assert_ptr_nonnull(out);
+	fputs(secret_cases[_i].ini, out);
+	fclose(out);
+	config_init(&c);
+	err_init(&e);
+	rc = config_load(&c, tmp, &e);
+	remove(tmp);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	snprintf(want, sizeof(want), "%s: %s", tmp, secret_cases[_i].want);
+	ck_assert_str_eq(e.msg, want);
+	ck_assert_msg(!strstr(e.msg, secret_cases[_i].secret), "%s", e.msg);
+	ck_assert_ptr_null(c.sink.url);
+	ck_assert_ptr_null(c.lookup.archive_url);
+	config_release(&c);
 }
 END_TEST
 
@@ -904,6 +989,8 @@ int main(void)
 	tcase_add_test(daemon, test_password_file_mode);
 	tcase_add_loop_test(daemon, test_loopback, 0, ARRAY_SIZE(loopback_cases));
 	tcase_add_loop_test(daemon, test_url_host, 0, ARRAY_SIZE(url_cases));
+	tcase_add_loop_test(daemon, test_url_has_userinfo, 0, ARRAY_SIZE(userinfo_cases));
+	tcase_add_loop_test(daemon, test_credentials_refused, 0, ARRAY_SIZE(secret_cases));
 	tcase_add_test(daemon, test_list_globals);
 	tcase_add_loop_test(daemon, test_policy_for, 0, ARRAY_SIZE(policy_cases));
 	tcase_add_test(daemon, test_list_layers);

@@ -884,6 +884,37 @@ START_TEST(test_prefetch_nothing_to_do)
 }
 END_TEST
 
+/* An archive URL with a user name or password is refused, unquoted: every
+ * URL fetched (and logged) starts with it. */
+START_TEST(test_new_refuses_credentials)
+{
+	static const char *const urls[] = {
+		"https://bot:hunter2@lore.example.org/all/",
+		"https://hunter2@lore.example.org/all/",
+		"https://:hunter2@lore.example.org/all/",
+	};
+	struct lookup_settings ls;
+	struct lookup *lk;
+	struct err e;
+
+	for (size_t i = 0; i < ARRAY_SIZE(urls); i++) {
+		lookup_settings_init(&ls);
+		ls.archive_url = xstrdup(urls[i]);
+		err_init(&e);
+		ck_assert_int_eq(lookup_new(&lk, &ls, NULL, &e), -1);
+		ck_assert_ptr_null(lk);
+		ck_assert_int_eq(e.cls, ERR_FINAL);
+		ck_assert_str_eq(e.msg, "lookup: the archive URL must not hold a user name or password");
+		lookup_settings_release(&ls);
+	}
+	lookup_settings_init(&ls);
+	ls.archive_url = xstrdup("https://lore.example.org/all/?q=a@b");
+	ck_assert_msg(lookup_new(&lk, &ls, NULL, &e) == 0, "%s", e.msg);
+	lookup_free(lk);
+	lookup_settings_release(&ls);
+}
+END_TEST
+
 /* --- what the store knows of a link's target ------------------------------ */
 
 START_TEST(test_rules_store_signals)
@@ -1143,6 +1174,7 @@ int main(void)
 	tcase_add_test(rules, test_prefetch_unresolvable);
 	tcase_add_test(rules, test_prefetch_capped);
 	tcase_add_test(rules, test_prefetch_nothing_to_do);
+	tcase_add_test(rules, test_new_refuses_credentials);
 	suite_add_tcase(s, rules);
 	return th_run_suite(s);
 }

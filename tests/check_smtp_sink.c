@@ -759,6 +759,40 @@ START_TEST(test_pool_parallel)
 }
 END_TEST
 
+/* A url with a password is refused before anything quotes it, even when
+ * every connection is busy (that message names the url). */
+START_TEST(test_pool_busy_hides_credentials)
+{
+	struct fake f;
+	struct smtp_settings s, bad;
+	struct smtp_pool *p = smtp_pool_new(1);
+	struct err e;
+	char url[96];
+	size_t len;
+	const char *m = mail("pool-busy@tagbot.test", &len);
+	int a, b;
+	void *got = NULL;
+
+	fake_start(&f, script_ok);
+	s = settings(f.url, SMTP_TLS_NONE);
+	snprintf(url, sizeof(url), "smtp://bot:hunter2@127.0.0.1:%d", f.port);
+	bad = settings(url, SMTP_TLS_NONE);
+	err_init(&e);
+	ck_assert_msg(smtp_pool_start(p, &s, "bot@example.org", to_author, 1, m, len, &a, &e) == 0,
+		      "%s", e.msg);
+	ck_assert_uint_eq(smtp_pool_idle(p), 0);
+	ck_assert_int_eq(smtp_pool_start(p, &bad, "bot@example.org", to_author, 1, m, len, &b, &e),
+			 -1);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_msg(!strstr(e.msg, "hunter2") && strstr(e.msg, "must not hold a user name"),
+		      "%s", e.msg);
+	ck_assert_msg(smtp_pool_next(p, true, &got, &e) == 0, "%s", e.msg);
+	ck_assert_ptr_eq(got, &a);
+	smtp_pool_free(p);
+	fake_stop(&f);
+}
+END_TEST
+
 /* The QUIT at the end is bounded by timeout_s, as smtp_send's. */
 START_TEST(test_pool_silent_quit)
 {
@@ -1062,6 +1096,7 @@ static Suite *smtp_suite(void)
 	tcase_add_test(u, test_pool_outcomes);
 	tcase_add_test(u, test_pool_parallel);
 	tcase_add_test(u, test_pool_silent_quit);
+	tcase_add_test(u, test_pool_busy_hides_credentials);
 	suite_add_tcase(s, u);
 	if (getenv("TAGBOT_SMTP_PORT"))
 		add_postfix_cases(s);

@@ -1,4 +1,5 @@
 #include "autoconf.h"
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -629,6 +630,126 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+/* store_open() on what is at dbpath: -1 and the message, which must name
+ * the file. */
+static const char *open_refused(void)
+{
+	static struct err e;
+	struct store_settings s;
+	struct store *st = (struct store *)&e;	/* any non-NULL: store_open clears it */
+
+	store_settings_init(&s);
+	s.path = dbpath;
+	err_init(&e);
+	ck_assert_int_eq(store_open(&st, &s, &e), -1);
+	ck_assert_ptr_null(st);
+	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_msg(strstr(e.msg, dbpath) != NULL, "%s", e.msg);
+	return e.msg;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Entries of dir other than the database and its -wal and -shm: a
+ * temporary file of the creation left behind would be one. */
+static int strays(void)
+{
+	static const char *const ours[] = { ".", "..", "state.db", "state.db-wal", "state.db-shm" };
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		size_t i = 0;
+
+		while (i < sizeof(ours) / sizeof(ours[0]) && strcmp(de->d_name, ours[i]))
+			i++;
+		n += i == sizeof(ours) / sizeof(ours[0]);
+	}
+	closedir(d);
+	return n;
+}
+
+/* An existing empty file is not a fresh store (with backfill the whole
+ * folder would be answered again): refused, and left as it is. */
+START_TEST(test_empty_file_refused)
+{
+	struct stat sb;
+	const char *m;
+
+	write_file(dbpath, "");
+	m = open_refused();
+	ck_assert_msg(strstr(m, "exists but is empty (0 bytes)") &&
+		      strstr(m, "remove it to start a fresh store, or restore the database"),
+		      "%s", m);
+	ck_assert_int_eq(stat(dbpath, &sb), 0);
+	ck_assert_int_eq(sb.st_size, 0);
+}
+END_TEST
+
+/* Not an SQLite file: refused before SQLite writes anything to it. */
+START_TEST(test_not_sqlite_refused)
+{
+	static const char text[] = "[tagbot]\nstate = state.db\n";
+	char back[64] = "";
+	FILE *f;
+	const char *m;
+
+	write_file(dbpath, text);
+	m = open_refused();
+	ck_assert_msg(strstr(m, "not an SQLite database"), "%s", m);
+	f = fopen(dbpath, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(back, 1, sizeof(back) - 1, f), sizeof(text) - 1);
+	fclose(f);
+	ck_assert_str_eq(back, text);
+}
+END_TEST
+
+START_TEST(test_directory_refused)
+{
+	const char *m;
+
+	ck_assert_int_eq(mkdir(dbpath, 0700), 0);
+	m = open_refused();
+	ck_assert_msg(strstr(m, "not a regular file"), "%s", m);
+	ck_assert_int_eq(rmdir(dbpath), 0);
+}
+END_TEST
+
+/* No file: a database is created, private, whole (the schema's version
+ * set), with no temporary file left; it then reopens with what it holds. */
+START_TEST(test_absent_file_created)
+{
+	struct store_message m = msg("created-1@example.org", STORE_CLEAN, NULL);
+	struct store *st;
+	struct stat sb;
+	struct err e;
+
+	ck_assert_int_eq(stat(dbpath, &sb), -1);
+	st = open_store();
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
+	store_close(st);
+	ck_assert_int_eq(stat(dbpath, &sb), 0);
+	ck_assert(S_ISREG(sb.st_mode));
+	ck_assert_int_gt(sb.st_size, 0);
+	ck_assert_int_eq(sb.st_mode & 077, 0);
+	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
+	ck_assert_int_eq(strays(), 0);
+	st = open_store();
+	ck_assert(seen(st, "created-1@example.org"));
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_record_decisions)
 {
 	static const struct {
@@ -711,6 +832,10 @@ int main(void)
 	tcase_add_test(tc, test_refuses_newer_schema);
 	tcase_add_test(tc, test_migrate_2_to_3);
 	tcase_add_test(tc, test_open_errors);
+	tcase_add_test(tc, test_empty_file_refused);
+	tcase_add_test(tc, test_not_sqlite_refused);
+	tcase_add_test(tc, test_directory_refused);
+	tcase_add_test(tc, test_absent_file_created);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);
 	suite_add_tcase(s, tc);

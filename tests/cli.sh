@@ -128,6 +128,10 @@ run "$TAGBOT" check --format=xml "$data/cli-clean.eml"
 status_is "an unknown format exits 2" 2
 run "$TAGBOT" check --min-severity=off "$data/cli-clean.eml"
 status_is "--min-severity=off exits 2" 2
+run "$TAGBOT" check --lookups=https://bot:hunter2@lore.example.org/all/ "$data/cli-clean.eml"
+status_is "--lookups with a password in the URL exits 2" 2
+has "and says why" err "--lookups: credentials in the URL are not accepted"
+lacks "without quoting the password" err "hunter2"
 run "$TAGBOT" check --help
 status_is "--help exits 0" 0
 has "--help lists --commit-msg" out "--commit-msg FILE"

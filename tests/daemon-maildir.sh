@@ -4,6 +4,7 @@
 #     the clean ones; the reply is threaded (parsed with python3's email)
 #   - run twice: no duplicates; the same mail under two file names: one reply
 #   - --dry-run prints the reply and writes nothing
+#   - an existing empty state file is refused (exit 2), nothing is answered
 #   - SIGKILL at random moments during a 200-message backlog, then a clean
 #     run: every patch that needs a reply has exactly one (counted by the
 #     In-Reply-To of the sink's files), the clean ones none
@@ -172,6 +173,27 @@ expect "--dry-run prints the reply" grep -q "^In-Reply-To: $BAD" "$W/dry.out"
 expect "--dry-run prints one reply (the copies are deduplicated)" \
 	[ "$(grep -c '^In-Reply-To:' "$W/dry.out")" = 1 ]
 expect "--dry-run writes no sink and no state" cond '[ ! -e "$W/dry-out" ] && [ ! -e "$W/dry-state" ]'
+
+# --- an existing empty state file is not a fresh store ------------------------
+# Taken for one, backfill would answer the whole folder again.
+ini "$W/z.ini" inbox z-out z-state/tagbot.db
+sed -i 's/^batch = 5$/batch = 5\nbackfill = yes/' "$W/z.ini"
+mkdir "$W/z-state"
+: >"$W/z-state/tagbot.db"
+"$TAGBOT" run --once -c "$W/z.ini" >"$W/z.out" 2>"$W/z.log"
+expect "an empty state file: run --once exits 2" [ $? -eq 2 ]
+expect "... naming the key and the file, and what to do" \
+	grep -qF "[tagbot] state: store $W/z-state/tagbot.db: the file exists but is empty (0 bytes): not a tagbot database; remove it to start a fresh store, or restore the database" "$W/z.log"
+expect "... no reply written, the file left empty" \
+	cond '[ "$(count_files "$W/z-out")" = 0 ] && [ ! -s "$W/z-state/tagbot.db" ]'
+"$TAGBOT" status -c "$W/z.ini" >"$W/z.status" 2>&1
+zrc=$?
+expect "tagbot status refuses it too" \
+	cond '[ $zrc -eq 2 ] && grep -q "exists but is empty (0 bytes)" "$W/z.status"'
+rm "$W/z-state/tagbot.db"
+"$TAGBOT" run --once -c "$W/z.ini" 2>>"$W/z.log"
+expect "removed, a fresh store is created and the patch answered" \
+	cond '[ -s "$W/z-state/tagbot.db" ] && [ "$(replies_to "$W/z-out" "$BAD")" = 1 ]'
 
 # --- a mail that cannot be parsed: logged with its file, recorded, not retried
 : >"$IN/new/1800000002.empty"
