@@ -146,6 +146,11 @@ struct config_reply {
 	struct config_list maintainers;	/* owned; addresses or fnmatch patterns
 					 * ("*@kernel.org") allowed to send
 					 * "tagbot:" commands; none */
+	char *trusted_authserv_id;	/* owned; the authserv-id of the admin's own
+					 * receiving server, whose topmost
+					 * Authentication-Results alone can vouch for a
+					 * command's From (authres.h); NULL: none, and
+					 * commands are refused */
 };
 
 /*
