@@ -11,9 +11,11 @@ build_pkgs="build-essential autoconf automake libtool pkg-config
 	libetpan-dev libpcre2-dev libcurl4-gnutls-dev libiniparser-dev
 	check libsqlite3-dev libgnutls28-dev"
 # Test servers and tools: real IMAP/SMTP/archive servers on loopback,
-# clang for the fuzzer, valgrind, python3 for the shell tests' JSON checks.
-test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox clang libclang-rt-14-dev
-	valgrind python3 openssl time git"
+# OpenDKIM as Postfix's verifying milter and python3-dkim to sign the mails
+# it verifies (maintainer commands must be authenticated), clang for the
+# fuzzer, valgrind, python3 for the shell tests' JSON checks.
+test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox opendkim opendkim-tools
+	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git"
 
 pkgs="$build_pkgs"
 [ "${1:-}" = "--build" ] || pkgs="$pkgs $test_pkgs"
