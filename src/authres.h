@@ -15,7 +15,10 @@
  *     so any header below it with the same authserv-id came from the sender
  *     (forged, or from an earlier trip through that server) and is ignored,
  *     even when it says pass.  A topmost header that does not parse is no
- *     pass; the parser never falls back to a header below it.
+ *     pass; the parser never falls back to a header below it.  This holds
+ *     only if that server adds its header to every mail or drops those a
+ *     mail brings: OpenDKIM adds none to a mail with a malformed
+ *     DKIM-Signature, so the MTA must drop them (tagbot.ini(5)).
  *   - The mail is authenticated when that header holds
  *       dkim=pass whose header.d is aligned with the From domain: equal to
  *         it, or the From domain is a subdomain of it ("relaxed" alignment:
