@@ -15,10 +15,12 @@ build_pkgs="build-essential autoconf automake libtool pkg-config
 # Debian has none).
 run_pkgs="ca-certificates"
 # Test servers and tools: real IMAP/SMTP/archive servers on loopback,
-# clang for the fuzzer, valgrind, python3 for the shell tests' JSON checks,
-# procps for ps (lookup.sh stops an archive's workers by PID).
-test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox clang libclang-rt-14-dev
-	valgrind python3 openssl time git procps"
+# OpenDKIM as Postfix's verifying milter and python3-dkim to sign the mails
+# it verifies (maintainer commands must be authenticated), clang for the
+# fuzzer, valgrind, python3 for the shell tests' JSON checks, procps for ps
+# (lookup.sh stops an archive's workers by PID).
+test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox opendkim opendkim-tools
+	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git procps"
 
 pkgs="$build_pkgs $run_pkgs"
 [ "${1:-}" = "--build" ] || pkgs="$pkgs $test_pkgs"

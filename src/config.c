@@ -27,6 +27,7 @@
 #include <iniparser.h>
 
 #include "address.h"
+#include "authres.h"
 #include "buf.h"
 #include "config.h"
 #include "secret.h"
@@ -457,6 +458,20 @@ static int parse_maintainers(const char *v, void *ptr, struct err *e)
 	return 0;
 }
 
+/* trusted_authserv_id: an RFC 2045 token (an authserv-id is mostly a host
+ * name), so that it is compared with what a header can hold. */
+static int parse_authserv_id(const char *v, void *ptr, struct err *e)
+{
+	for (const char *p = v; *p; p++)
+		if (*p <= ' ' || *p >= 127 || strchr("()<>@,;:\\\"/[]?=", *p))
+			return err_set(e, ERR_FINAL, "\"%.200s\" is not an authserv-id (a host "
+				       "name such as mx.example.org)", v);
+	if (strlen(v) > AUTHRES_ID_MAX)
+		return err_set(e, ERR_FINAL, "longer than %d bytes", AUTHRES_ID_MAX);
+	set_string(ptr, v);
+	return 0;
+}
+
 /* -------------------------------------------------------- the key table */
 
 struct key_def {
@@ -534,6 +549,7 @@ static const struct key_def config_keys[] = {
 	ROW("reply", "series_wait", parse_series_wait, reply.series_wait),
 	ROW("reply", "maintainers", parse_maintainers, reply.maintainers),
 	ROW("reply", "cc_author", parse_bool, reply.cc_author),
+	ROW("reply", "trusted_authserv_id", parse_authserv_id, reply.trusted_authserv_id),
 #undef ROW
 };
 
@@ -1595,7 +1611,7 @@ static const size_t string_fields[] = {
 	offsetof(struct config, sink.password_command), offsetof(struct config, sink.path),
 	offsetof(struct config, sink.copy_to), offsetof(struct config, sink.copy_folder),
 	offsetof(struct config, reply.from), offsetof(struct config, reply.reply_to),
-	offsetof(struct config, reply.footer),
+	offsetof(struct config, reply.footer), offsetof(struct config, reply.trusted_authserv_id),
 };
 
 void config_release(struct config *c)

@@ -147,6 +147,11 @@ struct config_reply {
 					 * ("*@kernel.org") allowed to send
 					 * "tagbot:" commands; none */
 	bool cc_author;			/* yes: Cc the in-body From: author */
+	char *trusted_authserv_id;	/* owned; the authserv-id of the admin's own
+					 * receiving server, whose topmost
+					 * Authentication-Results alone can vouch for a
+					 * command's From (authres.h); NULL: none, and
+					 * commands are refused */
 };
 
 /*

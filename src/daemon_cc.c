@@ -7,9 +7,12 @@
  * or the Maildir source, then the archive when [lookup] is on), checks it
  * and answers the request's sender in that thread, Cc the author, also when
  * the patch is clean.  Commands
- * (ccmode.h) are taken only from [reply] maintainers; a mail with commands
- * from anyone else gets nothing.  "quiet" marks the thread: no reply in it
- * from then on, in any mode (the normal path asks daemon_cc_handle too).
+ * (ccmode.h) are taken only from [reply] maintainers, and only when the
+ * mail is authenticated for its From domain by the admin's receiving
+ * server ([reply] trusted_authserv_id, authres.h): From: alone is forged
+ * at will.  A mail with commands from anyone else, or not authenticated,
+ * gets nothing.  "quiet" marks the thread: no reply in it from then on, in
+ * any mode (the normal path asks daemon_cc_handle too).
  *
  * Never a loop: a request from the bot itself, with Auto-Submitted, with
  * X-Patchwork-Hint: ignore or from ignore_senders is recorded and left.
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "authres.h"
 #include "ccmode.h"
 #include "daemon_int.h"
 #include "listpolicy.h"
@@ -429,6 +433,48 @@ static bool is_maintainer(const struct daemon *d, const char *addr)
 	return ccmode_is_maintainer((const char *const *)m->v, m->n, addr);
 }
 
+/*
+ * Whether rq, from a maintainer's address, is authenticated for its From
+ * domain by the topmost Authentication-Results of the trusted server.
+ *
+ * Every command needs it, not just some: quiet silences a thread for
+ * everyone and recheck answers again past the answered-before guard, so
+ * both change what the bot does in a thread; explain only answers the
+ * From address, but one rule ("commands: an authenticated maintainer") is
+ * the one an admin can check, and a maintainer whose server signs loses
+ * nothing by it.  A plain request (no command) needs none of this: anyone
+ * may ask for a check, and the answer goes to the From address, counted
+ * there by the rate limits as any reply is.
+ *
+ * The From domain is that of rq->sender (patch.c's reading of From:);
+ * authres_from_authenticated() takes it as an argument so that a stricter
+ * reading of the raw header can be put in its place.
+ */
+static bool authenticated(struct daemon *d, const char *key, const struct patch *rq)
+{
+	const char *id = d->cfg.reply.trusted_authserv_id, *from = rq->sender.email;
+	const char *at = from ? strrchr(from, '@') : NULL, *domain = at ? at + 1 : NULL;
+	enum authres_verdict v = authres_from_authenticated(rq->msg, id, domain);
+
+	if (authres_is_pass(v)) {
+		log_message(LOGL_DEBUG, key, "Cc mode: commands from %s authenticated: %s from %s",
+			    from, authres_verdict_name(v), id);
+		return true;
+	}
+	if (v == AUTHRES_NO_TRUSTED_ID && !d->warned_no_authserv) {
+		/* Once a run: every command is refused for the same reason. */
+		d->warned_no_authserv = true;
+		log_msg(LOGL_WARNING, "Cc mode: [reply] trusted_authserv_id is not set: commands "
+			"are refused, also from maintainers (set it to the authserv-id of the "
+			"receiving server's Authentication-Results)");
+	}
+	log_message(v == AUTHRES_NO_TRUSTED_ID ? LOGL_DEBUG : LOGL_WARNING, key,
+		    "Cc mode: commands from %s not authenticated: no Authentication-Results from "
+		    "%s with dkim=pass for %s (%s)", from ? from : "?", id ? id : "(none)",
+		    domain && *domain ? domain : "?", authres_verdict_name(v));
+	return false;
+}
+
 /* A list with enabled = no: checked and recorded, never answered. */
 static bool list_enabled(const struct daemon *d, const struct patch *rq)
 {
@@ -461,6 +507,8 @@ static int request(struct daemon *d, const struct origin *o, const char *key,
 			    "maintainers", rq->sender.email ? rq->sender.email : "?");
 		return daemon_record(d, o, key, kind, STORE_SKIPPED, "cc-not-maintainer", e);
 	}
+	if (cmds.n && !authenticated(d, key, rq))
+		return daemon_record(d, o, key, kind, STORE_SKIPPED, "cc-not-authenticated", e);
 	if (thread_quiet(d, root, &quiet, e) < 0)
 		return -1;
 	if (quiet) {

@@ -150,6 +150,8 @@ struct daemon {
 	time_t clock;			/* 0: time(NULL) */
 	const struct findings *cur_findings; /* foreign; set while decide() records */
 	enum severity cur_min;		/* the deciding mail's min_reply_severity */
+	bool warned_no_authserv;	/* said once that [reply] trusted_authserv_id
+					 * is not set (daemon_cc.c) */
 };
 
 /* d->clock when set, else the time of day. */

@@ -11,8 +11,14 @@
 #      "No tag problems found" To the sender, Cc the author, threaded under it
 #   3. a maintainer's recheck + explain: the findings and the explanation;
 #      the quoted "tagbot: quiet" and the one below "-- " are not commands
+#      (commands need the receiving server's Authentication-Results: the
+#      mails that should carry them get one on top, as mx.example.net would
+#      write it after checking kernel.org's DKIM signature)
 #   4. commands from a non-maintainer, another bot, the bot itself, a mail
-#      not addressed to the bot, a patch nobody has: nothing
+#      not addressed to the bot, a patch nobody has: nothing; a maintainer's
+#      commands without Authentication-Results, with a dkim=pass the sender
+#      wrote below the server's fail, with a pass from another authserv-id,
+#      or with a pass for another domain: nothing (skipped:cc-not-authenticated)
 #   5. a patch only in cur/ (never listed by the source) found by a request,
 #      answered; moved into new/ later: not answered again
 #   6. quiet from a maintainer: then a v2 in that thread and a recheck in it
@@ -22,6 +28,8 @@
 #      and Lee's two requests (the clean one, then recheck + explain): the
 #      first is answered, the second, to the same maintainer within the
 #      hour, is held back (logged, skipped:rate-limit-author)
+#   9. no trusted_authserv_id: a maintainer's authenticated-looking commands
+#      are refused, the reason logged once for the run, not per mail
 . "$top_srcdir/tests/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed"; exit 77; }
 
@@ -48,6 +56,7 @@ path = out
 [reply]
 from = tagbot <tagbot@example.org>
 maintainers = lee@kernel.org, *@linaro.org
+trusted_authserv_id = mx.example.net
 max_per_author_per_hour = 0
 max_per_minute = 0
 INI
@@ -55,6 +64,13 @@ INI
 cond() { eval "$1"; }
 run() { "$TAGBOT" run --once -c "$W/cc.ini" 2>>"$W/log"; }
 put() { cp "$D/$1" "$IN/new/$2"; }
+# authed FILE NAME [RESULTS [DIR]]: FILE as mx.example.net delivers it after
+# checking its DKIM signature: its Authentication-Results on top.
+authed() {
+	{ printf 'Authentication-Results: mx.example.net;\n\t%s\n' \
+		"${3:-dkim=pass (2048-bit key) header.d=kernel.org header.i=@kernel.org}"
+	  cat "$D/$1"; } >"${4:-$IN}/new/$2"
+}
 count_files() { ls "$OUT/new" 2>/dev/null | grep -c .; }
 
 # reply IN_REPLY_TO CHECKS...: exactly one reply in OUT answers the mail
@@ -145,7 +161,7 @@ expect "2: a clean patch: \"No tag problems found\" to the sender, Cc the author
 	"body~No tag problems found." "body~Match net in netdev_trig_notify()"
 
 # --- 3. a maintainer's commands ------------------------------------------------
-put cc-request-commands.eml 1700000005.r3.host
+authed cc-request-commands.eml 1700000005.r3.host
 run
 expect "3: recheck + explain: findings and the explanation, to the maintainer, Cc the author" \
 	reply 20260206101500.GA1676312@google.com \
@@ -164,9 +180,40 @@ put cc-request-other-bot.eml 1700000007.r5.host
 put cc-request-from-bot.eml 1700000008.r6.host
 put cc-request-not-to-bot.eml 1700000009.r7.host
 put cc-request-no-parent.eml 1700000010.r8.host
+# lee@'s commands again (recheck: it would be answered), under new IDs.
+unauth() {	# unauth NAME MSGID [RESULTS]: no Authentication-Results, or these
+	sed "s/^Message-Id: .*/Message-Id: <$2>/" "$D/cc-request-commands.eml" >"$W/$2.eml"
+	if [ -n "${3:-}" ]; then
+		{ printf 'Authentication-Results: mx.example.net; %s\n' "$3"; cat "$W/$2.eml"; }
+	else
+		cat "$W/$2.eml"
+	fi >"$IN/new/$1"
+}
+unauth 1700000010.u1.host 20260206.noauth@google.com
+# The sender's own "pass" under what the server found: only the top one counts.
+{ printf 'Authentication-Results: mx.example.net; dkim=fail header.d=kernel.org\n'
+  printf 'Received: from evil.example by mx.example.net\n'
+  printf 'Authentication-Results: mx.example.net; dkim=pass header.d=kernel.org\n'
+  sed "s/^Message-Id: .*/Message-Id: <20260206.forged@google.com>/" "$D/cc-request-commands.eml"
+} >"$IN/new/1700000010.u2.host"
+{ printf 'Authentication-Results: mx.evil.example; dkim=pass header.d=kernel.org\n'
+  sed "s/^Message-Id: .*/Message-Id: <20260206.otherid@google.com>/" "$D/cc-request-commands.eml"
+} >"$IN/new/1700000010.u3.host"
+unauth 1700000010.u4.host 20260206.otherdomain@google.com "dkim=pass header.d=evil.example"
 run
 expect "4: no reply to a non-maintainer's commands, a bot, the bot, a list reply, a lost patch" \
 	[ "$(count_files)" = 4 ]
+expect "4: nor to a maintainer's commands that are not authenticated" \
+	cond '[ "$(nreplies 20260206.noauth@google.com)" = 0 ] &&
+	      [ "$(nreplies 20260206.forged@google.com)" = 0 ] &&
+	      [ "$(nreplies 20260206.otherid@google.com)" = 0 ] &&
+	      [ "$(nreplies 20260206.otherdomain@google.com)" = 0 ]'
+expect "4: why is logged: no Authentication-Results from mx.example.net, none with a pass" \
+	cond 'grep -q "20260206.noauth@google.com.*commands from lee@kernel.org not authenticated: no Authentication-Results from mx.example.net with dkim=pass for kernel.org (no Authentication-Results from the trusted authserv-id)" "$W/log" &&
+	      grep -q "20260206.forged@google.com.*not authenticated.*holds no aligned dkim=pass" "$W/log" &&
+	      grep -q "20260206.otherid@google.com.*not authenticated.*(no Authentication-Results from the trusted" "$W/log" &&
+	      grep -q "20260206.otherdomain@google.com.*not authenticated.*holds no aligned dkim=pass" "$W/log"'
+
 expect "4: the non-maintainer's commands are logged" \
 	grep -q "commands from andriy.shevchenko@intel.com ignored: not in \[reply\] maintainers" "$W/log"
 expect "4: the lost patch is logged, not answered" \
@@ -187,7 +234,11 @@ expect "4: the decisions are recorded with their reasons" \
 	      grep -q "^20260206120000.GD1676312@google.com skipped:reply$" "$W/decisions" &&
 	      grep -q "^20260207090000.GC1676312@google.com skipped:cc-no-parent$" "$W/decisions" &&
 	      grep -q "^aamOejvtN8H1zB0E@black.igk.intel.com replied$" "$W/decisions" &&
-	      grep -q "^20260305.reply-all@pengutronix.de skipped:cc-answered-before$" "$W/decisions"'
+	      grep -q "^20260305.reply-all@pengutronix.de skipped:cc-answered-before$" "$W/decisions" &&
+	      grep -q "^20260206.noauth@google.com skipped:cc-not-authenticated$" "$W/decisions" &&
+	      grep -q "^20260206.forged@google.com skipped:cc-not-authenticated$" "$W/decisions" &&
+	      grep -q "^20260206.otherid@google.com skipped:cc-not-authenticated$" "$W/decisions" &&
+	      grep -q "^20260206.otherdomain@google.com skipped:cc-not-authenticated$" "$W/decisions"'
 
 # --- 5. a patch the source never listed -------------------------------------------
 P3=20260301-hidden-v1-1-0123456789ab@pengutronix.de
@@ -206,17 +257,18 @@ expect "5: that patch arriving later is not answered a second time" \
 	cond '[ "$(count_files)" = 5 ] && [ "$(nreplies "$P3")" = 0 ]'
 
 # --- 6. quiet ------------------------------------------------------------------
-put cc-request-quiet.eml 1700000013.r10.host
+authed cc-request-quiet.eml 1700000013.r10.host
 run
 expect "6: quiet from a maintainer: logged, no reply" \
 	cond '[ "$(count_files)" = 5 ] && grep -q "lee@kernel.org quieted thread <$P1>" "$W/log"'
 put cc-patch-v2-in-quiet-thread.eml 1700000014.p4.host
-sed "s/^Message-Id: .*/Message-Id: <20260211.recheck@google.com>/" \
-	"$D/cc-request-commands.eml" >"$IN/new/1700000015.r11.host"
+{ printf 'Authentication-Results: mx.example.net; dkim=pass header.d=kernel.org\n'
+  sed "s/^Message-Id: .*/Message-Id: <20260211.recheck@google.com>/" "$D/cc-request-commands.eml"
+} >"$IN/new/1700000015.r11.host"
 run
 expect "6: a v2 in the quiet thread and a recheck there get nothing" \
 	cond '[ "$(count_files)" = 5 ] && grep -q "20260210-leds-multicolor-limit-intensity-v2-1-b37761c2fdfd@pengutronix.de.*thread <$P1> is quiet" "$W/log"'
-cp "$D/cc-request-commands.eml" "$IN/new/1700000016.r3-again.host"
+authed cc-request-commands.eml 1700000016.r3-again.host
 run
 expect "6: the same request under another name: still one reply" \
 	cond '[ "$(count_files)" = 5 ] && reply 20260206101500.GA1676312@google.com'
@@ -239,7 +291,7 @@ sed -e 's/^state = .*/state = state3.db/' -e 's/^path = inbox$/path = inbox3/' \
 cp "$D/cc-patch-reported-no-link.eml" "$W/inbox3/new/1700000001.p1.host"
 cp "$D/cc-patch-clean.eml" "$W/inbox3/new/1700000002.p2.host"
 cp "$D/cc-request-clean.eml" "$W/inbox3/new/1700000004.r2.host"
-cp "$D/cc-request-commands.eml" "$W/inbox3/new/1700000005.r3.host"
+authed cc-request-commands.eml 1700000005.r3.host "" "$W/inbox3"
 "$TAGBOT" run --once -c "$W/cc3.ini" 2>>"$W/log"
 expect "8: the patch's reply and the first request's answer go out" \
 	cond '[ "$(ls "$W/out3/new" | grep -c .)" = 2 ] &&
@@ -251,6 +303,26 @@ expect "8: the second request from lee within the hour is held back and logged" 
 	      python3 -c "import sqlite3,sys; sys.exit(0 if sqlite3.connect(sys.argv[1]).execute(
 \"SELECT decision FROM messages WHERE msgid = ?\", (\"20260206101500.GA1676312@google.com\",)).fetchone()[0]
 == \"skipped:rate-limit-author\" else 1)" "$W/state3.db"'
+
+# --- 9. no trusted_authserv_id: commands refused, said once -------------------
+mkdir -p "$W/inbox4/new" "$W/inbox4/cur" "$W/inbox4/tmp"
+sed -e 's/^state = .*/state = state4.db/' -e 's/^path = inbox$/path = inbox4/' \
+    -e 's/^path = out$/path = out4/' -e '/^trusted_authserv_id/d' "$W/cc.ini" >"$W/cc4.ini"
+cp "$D/cc-patch-reported-no-link.eml" "$W/inbox4/new/1700000001.p1.host"
+authed cc-request-commands.eml 1700000005.r3.host "" "$W/inbox4"
+authed cc-request-quiet.eml 1700000013.r10.host "" "$W/inbox4"
+"$TAGBOT" run --once -c "$W/cc4.ini" 2>"$W/log4"
+cat "$W/log4" >>"$W/log"
+expect "9: no trusted_authserv_id: the patch is answered, the commands are not" \
+	cond '[ "$(ls "$W/out4/new" | grep -c .)" = 1 ] &&
+	      [ "$(OUT=$W/out4 nreplies 20260206101500.GA1676312@google.com)" = 0 ] &&
+	      ! grep -q "quieted thread" "$W/log4"'
+expect "9: ... the reason is logged once for the run, not per mail" \
+	[ "$(grep -c "trusted_authserv_id is not set: commands are refused" "$W/log4")" = 1 ]
+expect "9: ... and both mails are recorded skipped:cc-not-authenticated" \
+	python3 -c "import sqlite3,sys; sys.exit(0 if [r[0] for r in sqlite3.connect(sys.argv[1]).execute(
+\"SELECT decision FROM messages WHERE msgid IN (?, ?)\", (\"20260206101500.GA1676312@google.com\",
+\"20260206110000.GB1676312@google.com\"))] == [\"skipped:cc-not-authenticated\"] * 2 else 1)" "$W/state4.db"
 
 if [ "$fails" -ne 0 ]; then
 	sed 's/^/# /' "$W/log" | tail -60

@@ -66,6 +66,7 @@ static void assert_daemon_defaults(const struct config *c)
 	ck_assert_int_eq(c->reply.reply_mode, REPLY_PER_PATCH);
 	ck_assert_int_eq(c->reply.series_wait, 600);
 	ck_assert_uint_eq(c->reply.maintainers.n, 0);
+	assert_str_or_null(c->reply.trusted_authserv_id, NULL, "[reply] trusted_authserv_id");
 	ck_assert_uint_eq(c->lists.n, 0);
 }
 
@@ -164,6 +165,9 @@ static const struct {
 	  "[reply] series_wait: \"-5\" is not a number from 0 to 604800" },
 	{ "config-bad-maintainer.ini",
 	  "[reply] maintainers: \"Lee Jones\" is not an address or a pattern like *@kernel.org" },
+	{ "config-bad-authserv-id.ini",
+	  "[reply] trusted_authserv_id: \"mx example.org\" is not an authserv-id (a host name "
+	  "such as mx.example.org)" },
 	{ "config-list-typo.ini",
 	  "[list linux-leds.vger.kernel.org] enabeld: unknown key (did you mean enabled?)" },
 	{ "config-list-rule-typo.ini",
@@ -564,6 +568,7 @@ START_TEST(test_daemon_keys)
 	ck_assert_str_eq(c.reply.ignore_senders.v[1], "Build Robot");
 	ck_assert_int_eq(c.reply.max_per_author_per_hour, 3);
 	ck_assert_int_eq(c.reply.max_per_minute, 0);
+	assert_str_or_null(c.reply.trusted_authserv_id, "MX.example.org", "trusted_authserv_id");
 	config_release(&c);
 }
 END_TEST

@@ -30,17 +30,41 @@
 #      To/Cc): nothing
 #   i) opt-in ([default] enabled = no, one [list ID] enabled = yes): only
 #      that list's mail is answered
+#   j) forged commands: From: maint@ but not signed by example.org; with an
+#      "Authentication-Results: <trusted id>; dkim=pass" the sender wrote
+#      (OpenDKIM removes it; with a malformed DKIM-Signature it does not,
+#      and Postfix's header_checks do); signed, then changed on the way
+#      (dkim=fail): their commands are not obeyed (no recheck answer; a
+#      "quiet" leaves the thread open), recorded skipped:cc-not-authenticated
+#
+# Commands need the receiving server's word that the mail is from its From
+# domain ([reply] trusted_authserv_id): Postfix runs OpenDKIM as a
+# verifying milter (servers.sh), and maint@'s command mails are signed for
+# example.org with python3-dkim before they are sent.  The public key comes
+# from a file (OpenDKIM's TestPublicKeys), so no DNS is asked.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
-srv_need dovecot postfix
+srv_need dovecot postfix opendkim
 srv_init
 srv_start_dovecot || exit 99
+srv_start_opendkim || exit 99
 srv_start_postfix || exit 99
 . "$top_srcdir/tests/integration/daemon-lib.sh"
 patch() { $MAIL patch "$1" "${2%-*}" "${2##*-}" --now >"$W/$2.eml"; }
 # request PARENT-FILE TAG [ARGS...]: $W/TAG.eml, a reply to PARENT with the bot in Cc
 request() { f=$1 t=$2; shift 2; $MAIL request "$f" "$t" "$@" >"$W/$t.eml"; }
 send() { $MAIL send "$W/$1.eml"; }
+# sign TAG: $W/TAG.eml signed by example.org, as maint@'s server signs it
+sign() {
+	$SRV_DKIM_PYTHON "$top_srcdir/tests/integration/e2e-mail.py" dkim-sign "$W/$1.eml" \
+		>"$W/$1.signed" && mv "$W/$1.signed" "$W/$1.eml"
+}
+# top_authres TAG: the topmost Authentication-Results of TAG as bot@ got it
+top_authres() { $MAIL headers $BOT "$(mid "$1" | tr -d ' ')" Authentication-Results | head -n 1; }
+# top_is TAG REGEX: the topmost Authentication-Results of TAG matches REGEX
+top_is() { top_authres "$1" | grep -q "$2"; }
+# recorded_as TAG DECISION
+recorded_as() { db_true "SELECT count(*) FROM messages WHERE msgid = 'e2e-$1@example.org' AND decision = '$2'"; }
 
 # The archive (public-inbox, when installed): a patch only it has.
 PI_PID= LOOKUP=
@@ -67,7 +91,8 @@ fi
 
 INI=$W/cc.ini STATE=$W/cc.db
 # maint@ is a maintainer by a pattern; lee@ is one by address.
-bot_ini "$INI" "$STATE" "maintainers = lee@kernel.org, ma?nt@example.org" "[list off.example.org]
+bot_ini "$INI" "$STATE" "maintainers = lee@kernel.org, ma?nt@example.org
+trusted_authserv_id = $SRV_AUTHSERV_ID" "[list off.example.org]
 enabled = no
 
 [list lax.example.org]
@@ -116,13 +141,15 @@ if [ -n "$PI_PID" ]; then
 fi
 
 # --- d) explain ----------------------------------------------------------------
-request "$W/b-1.eml" md-1 --cmd "tagbot: explain BAD_SIGN_OFF"; send md-1
+request "$W/b-1.eml" md-1 --cmd "tagbot: explain BAD_SIGN_OFF"; sign md-1; send md-1
 request "$W/a-1.eml" ad-1 --from "A U Thor <$AUTHOR>" --cmd "tagbot: explain BAD_SIGN_OFF"
 send ad-1
 check "d) 'tagbot: explain BAD_SIGN_OFF' from a maintainer is answered" \
 	$MAIL wait-replies $MAINT 20 $(mid md-1)
 check "d) ... with an explanation of BAD_SIGN_OFF" \
 	$MAIL verify-cc $MAINT "$W/md-1.eml" "$W/b-1.eml" --explain BAD_SIGN_OFF --no-check
+check "d) ... it reached the bot with OpenDKIM's dkim=pass for example.org on top" \
+	top_is md-1 "^$SRV_AUTHSERV_ID; dkim=pass .*header.d=example.org "
 
 # --- e) quiet ----------------------------------------------------------------
 # The thread of a series: "quiet" under its cover, then a request about its
@@ -132,7 +159,7 @@ listed list.example.org qc-0 qc-1 qc-2
 check "e) the series' patch with findings is answered" $MAIL wait-replies $AUTHOR 20 $(mid qc-1)
 # A quoted command is no command: this thread stays open.
 request "$W/a-1.eml" mz-1 --quote-cmd "tagbot: quiet"; send mz-1
-request "$W/qc-0.eml" me-1 --cmd "tagbot: quiet"; send me-1
+request "$W/qc-0.eml" me-1 --cmd "tagbot: quiet"; sign me-1; send me-1
 check "e) the quiet request is read" wait_seen 20 me-1 mz-1
 request "$W/qc-2.eml" me-2; send me-2
 $MAIL series "$W" e2 nosob --no-cover --version 2 --in-reply-to "$W/qc-1.eml"
@@ -149,14 +176,54 @@ check "e) ... that v2's reply is threaded to it, with its findings" \
 
 # --- f) recheck --------------------------------------------------------------
 $MAIL save-reply $MAINT $(mid mb-1) >"$W/mb-1-answer.eml"
-request "$W/mb-1-answer.eml" mr-1 --cmd "tagbot: recheck"; send mr-1
-request "$W/ma-1.eml" mr-2 --cmd "tagbot: recheck"; send mr-2
+request "$W/mb-1-answer.eml" mr-1 --cmd "tagbot: recheck"; sign mr-1; send mr-1
+request "$W/ma-1.eml" mr-2 --cmd "tagbot: recheck"; sign mr-2; send mr-2
 check "f) 'tagbot: recheck' (in reply to the bot's answer; to maint@'s own mail): answered" \
 	$MAIL wait-replies $MAINT 20 $(mid mr-1 mr-2)
 check "f) ... again 'no tag problems found', under the recheck mail" \
 	$MAIL verify-cc $MAINT "$W/mr-1.eml" "$W/b-1.eml"
 check "f) ... and the findings of a patch answered before" \
 	$MAIL verify-cc $MAINT "$W/mr-2.eml" "$W/a-1.eml"
+
+# --- j) forged commands ------------------------------------------------------
+# As mr-2 (a signed recheck under ma-1, answered in f), but not signed.
+request "$W/ma-1.eml" mj-1 --cmd "tagbot: recheck"; send mj-1
+# The sender's own Authentication-Results, naming the trusted server.
+request "$W/ma-1.eml" mj-2 --cmd "tagbot: recheck"
+{ printf 'Authentication-Results: %s; dkim=pass header.d=example.org\r\n' "$SRV_AUTHSERV_ID"
+  cat "$W/mj-2.eml"; } >"$W/mj-2.forged" && mv "$W/mj-2.forged" "$W/mj-2.eml"
+send mj-2
+# The same under a malformed DKIM-Signature: OpenDKIM then adds no header
+# and leaves the forged one (its bug #194); Postfix's header_checks drop it.
+request "$W/ma-1.eml" mj-3 --cmd "tagbot: recheck"
+{ printf 'DKIM-Signature: eeee\r\nAuthentication-Results: %s; dkim=pass header.d=example.org\r\n' \
+	"$SRV_AUTHSERV_ID"; cat "$W/mj-3.eml"; } >"$W/mj-3.forged" && mv "$W/mj-3.forged" "$W/mj-3.eml"
+send mj-3
+# Signed, then its text changed: dkim=fail.
+request "$W/ma-1.eml" mj-4 --cmd "tagbot: recheck"; sign mj-4
+sed 's/^Thanks,/Thanks!/' "$W/mj-4.eml" >"$W/mj-4.changed" && mv "$W/mj-4.changed" "$W/mj-4.eml"
+send mj-4
+# A forged quiet: the thread stays open for a request answering its patch.
+request "$W/b-1.eml" mj-5 --cmd "tagbot: quiet"; send mj-5
+check "j) the forged commands are read" wait_seen 20 mj-1 mj-2 mj-3 mj-4 mj-5
+request "$W/b-1.eml" mj-6; send mj-6
+check "j) a forged 'tagbot: quiet' quiets nothing: a request in its thread is answered" \
+	$MAIL wait-replies $MAINT 20 $(mid mj-6)
+for t in mj-1 mj-2 mj-3 mj-4 mj-5; do
+	check "j) $t is recorded skipped:cc-not-authenticated" recorded_as $t skipped:cc-not-authenticated
+	check "j) ... and logged with the reason" grep -q \
+		"<e2e-$t@example.org>.*commands from $MAINT not authenticated: no Authentication-Results from $SRV_AUTHSERV_ID with dkim=pass for example.org" \
+		"$W/bot.log"
+done
+check "j) unsigned: OpenDKIM's dkim=none on top" \
+	test "$(top_authres mj-1)" = "$SRV_AUTHSERV_ID; dkim=none; dkim-atps=neutral"
+check "j) the sender's own 'dkim=pass' did not reach the bot" \
+	test "$($MAIL headers $BOT "<e2e-mj-2@example.org>" Authentication-Results)" = \
+	"$SRV_AUTHSERV_ID; dkim=none; dkim-atps=neutral"
+check "j) ... nor under a malformed DKIM-Signature (no Authentication-Results at all)" \
+	test -z "$($MAIL headers $BOT "<e2e-mj-3@example.org>" Authentication-Results)"
+check "j) changed after signing: OpenDKIM's dkim=fail on top" \
+	top_is mj-4 "^$SRV_AUTHSERV_ID; dkim=fail .*header.d=example.org "
 
 # --- g) per-list ---------------------------------------------------------------
 patch case g-1; patch twice g-2; patch nosob g-3
@@ -192,7 +259,10 @@ check "g) min_reply_severity = error for a list: no reply to a warning" \
 	$MAIL none $AUTHOR $(mid g-5)
 check "h) a reply that reaches the bot through the list only: nothing" \
 	$MAIL none $MAINT $(mid mh-1)
-for r in ma-1 mb-1 mq-1 mq-2 md-1 mr-1 mr-2 ${PI_PID:+mx-1}; do
+check "j) no answer to a forged command (unsigned, forged pass, bad signature, changed)" \
+	$MAIL none $MAINT $(mid mj-1 mj-2 mj-3 mj-4 mj-5)
+check "j) ... nor to the author" $MAIL none $AUTHOR $(mid mj-1 mj-2 mj-3 mj-4 mj-5)
+for r in ma-1 mb-1 mq-1 mq-2 md-1 mr-1 mr-2 mj-6 ${PI_PID:+mx-1}; do
 	check "a-f) still exactly one answer to $r" test "$($MAIL replies $MAINT $(mid $r))" = 1
 done
 check "a) e) the patches have their one reply, to the author" \

@@ -21,15 +21,17 @@
 #   f) a v2 sent in reply to v1's cover: a series of its own, one reply
 #      with v2's findings only (so for another series sent in reply to a
 #      series' cover); none when a maintainer said "tagbot: quiet"
-#      under v1's cover
+#      under v1's cover (signed for example.org and verified by OpenDKIM
+#      in Postfix, as commands must be: see daemon-cc.sh)
 #   g) a clean series: no reply
 #   h) the bot stopped (SIGTERM, then SIGKILL) during a series wait, or
 #      while patches arrive: exactly one series reply
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
-srv_need dovecot postfix
+srv_need dovecot postfix opendkim
 srv_init
 srv_start_dovecot || exit 99
+srv_start_opendkim || exit 99
 srv_start_postfix || exit 99
 . "$top_srcdir/tests/integration/daemon-lib.sh"
 WAIT=15		# series_wait
@@ -70,7 +72,8 @@ check "a) SIGTERM: exit 0" bot_stop
 INI=$W/per-series.ini STATE=$W/per-series.db
 bot_ini "$INI" "$STATE" "reply_mode = per-series
 series_wait = $WAIT
-maintainers = $MAINT"
+maintainers = $MAINT
+trusted_authserv_id = $SRV_AUTHSERV_ID"
 bot_start
 check "per-series: the bot starts" wait_ready 20
 
@@ -154,7 +157,9 @@ series qs case,clean
 $MAIL append $BOT $(p qs-0 qs-1 qs-2)
 check "f) v1 of a series to be quieted is answered" $MAIL wait-replies $AUTHOR $((WAIT - 4)) $(mid qs-0)
 $MAIL request "$W/qs-0.eml" qs-quiet --cmd "tagbot: quiet" >"$W/qs-quiet.eml"
-$MAIL send "$W/qs-quiet.eml"
+$SRV_DKIM_PYTHON "$top_srcdir/tests/integration/e2e-mail.py" dkim-sign "$W/qs-quiet.eml" \
+	>"$W/qs-quiet.signed"
+$MAIL send "$W/qs-quiet.signed"
 check "f) the maintainer's 'tagbot: quiet' is read" wait_seen 20 qs-quiet
 series qt nosob,twice --version 2 --in-reply-to "$W/qs-0.eml"
 $MAIL append $BOT $(p qt-0 qt-1 qt-2)

@@ -37,6 +37,11 @@ Series and maintainer Cc mode (tests/integration/daemon-series.sh, daemon-cc.sh)
   relist FILE LIST-ID                      FILE as a list's copy (List-Id: <LIST-ID>), on stdout
   send FILE [RCPT...]                      FILE through Postfix (SMTP_PORT, STARTTLS) to the
                                            RCPTs (default bot@example.org)
+  dkim-sign FILE                           FILE with a DKIM signature of example.org
+                                           (selector test, key $SRV_DKIM_KEY), on stdout;
+                                           needs python3-dkim (run it with $SRV_DKIM_PYTHON)
+  headers USER MSGID NAME                  the values of header NAME of the mail MSGID in
+                                           USER's INBOX, top first, one a line
   save-reply USER MSGID                    the mail in USER's INBOX answering MSGID, on stdout
   replies USER MSGID                       print how many mails in USER's INBOX answer MSGID
   none USER MSGID...                       no mail in USER's INBOX answers any MSGID
@@ -553,6 +558,33 @@ def send(path, rcpts):
     return 0
 
 
+SIGNED_HEADERS = [b"from", b"to", b"cc", b"subject", b"date", b"message-id", b"in-reply-to",
+                  b"references", b"mime-version", b"content-type"]
+
+
+def dkim_sign(path):
+    """As maint@'s own server signs a mail from example.org."""
+    import dkim	# python3-dkim: not in the standard library, needed here only
+    with open(path, "rb") as f:
+        raw = f.read()
+    with open(os.environ["SRV_DKIM_KEY"], "rb") as f:
+        key = f.read()
+    sig = dkim.sign(raw, b"test", b"example.org", key, canonicalize=(b"relaxed", b"relaxed"),
+                    include_headers=SIGNED_HEADERS, linesep=b"\r\n")
+    sys.stdout.buffer.write(sig + raw)
+    return 0
+
+
+def header_values(user, msgid, name):
+    for m in fetch_all(user):
+        if ids(m["Message-ID"])[:1] == [msgid]:
+            for v in m.get_all(name) or []:
+                print(" ".join(str(v).split()))
+            return 0
+    print("no mail %s in %s's INBOX" % (msgid, user), file=sys.stderr)
+    return 1
+
+
 def answers(user, msgid):
     """The mails in user's INBOX whose In-Reply-To is msgid."""
     return [r for r in fetch_all(user) if ids(r["In-Reply-To"])[:1] == [msgid]]
@@ -772,6 +804,10 @@ def main_more(cmd, args):
         return 0
     if cmd == "send":
         return send(args[0], args[1:])
+    if cmd == "dkim-sign":
+        return dkim_sign(args[0])
+    if cmd == "headers":
+        return header_values(args[0], args[1], args[2])
     if cmd == "save-reply":
         return save_reply(args[0], args[1])
     if cmd == "replies":

@@ -8,12 +8,20 @@
 #   . "$top_srcdir/tests/integration/servers.sh"
 #   srv_init                    # makes $SRV_DIR, a CA-signed cert, users
 #   srv_start_dovecot           # sets IMAP_PORT IMAPS_PORT LMTP_PORT
+#   srv_start_opendkim          # optional, before Postfix: sets OPENDKIM_PORT
 #   srv_start_postfix           # sets SMTP_PORT (needs Dovecot first)
-#   srv_stop_dovecot / srv_stop_postfix
+#   srv_stop_dovecot / srv_stop_postfix / srv_stop_opendkim
 #
 # Users (password "secret"): bot@example.org, author@example.org,
 # list@example.org, maint@example.org.  Their Maildirs are
 # $SRV_DIR/mail/<user>/Maildir.  $SRV_DIR/ca.pem verifies the certificate.
+#
+# With srv_start_opendkim, Postfix's SMTP server runs every mail through
+# OpenDKIM as a verifying milter, as a receiving MX does: it puts
+# "Authentication-Results: $SRV_AUTHSERV_ID; dkim=..." on top.  The public
+# key of selector "test" of example.org is read from a file (TestPublicKeys:
+# no DNS); its private key, $SRV_DKIM_KEY, signs with
+# "$SRV_DKIM_PYTHON e2e-mail.py dkim-sign FILE" (python3-dkim).
 
 SRV_USERS="bot@example.org author@example.org list@example.org maint@example.org"
 
@@ -77,6 +85,7 @@ srv_init() {
 
 srv_cleanup() {
 	srv_stop_postfix
+	srv_stop_opendkim
 	srv_stop_dovecot
 	[ -n "${SRV_KEEP:-}" ] || rm -rf "$SRV_DIR"
 }
@@ -145,6 +154,56 @@ srv_stop_dovecot() {
 	DOVECOT_PID=
 }
 
+SRV_AUTHSERV_ID=mx.example.net
+
+srv_start_opendkim() {
+	srv_need opendkim opendkim-genkey
+	k=$SRV_DIR/opendkim
+	OPENDKIM_PORT=$(srv_free_port)
+	SRV_DKIM_PYTHON=
+	for py in python3 /usr/bin/python3; do
+		"$py" -c 'import dkim' 2>/dev/null && { SRV_DKIM_PYTHON=$py; break; }
+	done
+	[ -n "$SRV_DKIM_PYTHON" ] ||
+		{ echo "SKIP: python3-dkim is not installed (contrib/install-deps.sh)"; exit 77; }
+	mkdir -p "$k"
+	opendkim-genkey -D "$k" -d example.org -s test -b 2048 || return 1
+	SRV_DKIM_KEY=$k/test.private
+	# The zone line, folded in quoted strings, as one TXT value.
+	printf 'test._domainkey.example.org %s\n' \
+		"$(tr -d '\n' <"$k/test.txt" | sed 's/^[^(]*([[:space:]]*//; s/).*//; s/"[[:space:]]*"//g; s/"//g')" \
+		>"$k/keys"
+	user=""
+	[ "$(id -u)" -ne 0 ] || { user="UserID opendkim"; chown -R opendkim "$k"; }
+	# Verify only (InternalHosts is no loopback: loopback mail is not ours
+	# to sign); a header on every mail, also unsigned ones, so that what a
+	# sender wrote is never on top.
+	cat >"$k/opendkim.conf" <<CONF
+Mode v
+Socket inet:$OPENDKIM_PORT@[127.0.0.1]
+PidFile $k/opendkim.pid
+$user
+Syslog no
+AuthservID $SRV_AUTHSERV_ID
+AlwaysAddARHeader yes
+InternalHosts 192.0.2.1
+TestPublicKeys $k/keys
+On-Default accept
+CONF
+	opendkim -x "$k/opendkim.conf" -f >"$k/opendkim.log" 2>&1 &
+	OPENDKIM_PID=$!
+	srv_wait_port "$OPENDKIM_PORT" ||
+		{ echo "opendkim did not start"; cat "$k/opendkim.log"; return 1; }
+	export SRV_DKIM_KEY SRV_DKIM_PYTHON
+}
+
+srv_stop_opendkim() {
+	[ -n "${OPENDKIM_PID:-}" ] || return 0
+	kill "$OPENDKIM_PID" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$OPENDKIM_PID" 2>/dev/null || break; sleep 0.1; done
+	OPENDKIM_PID=
+}
+
 srv_start_postfix() {
 	srv_need postfix
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: Postfix needs root to start"; exit 77; }
@@ -183,6 +242,19 @@ smtpd_tls_key_file = $SRV_DIR/key.pem
 smtpd_tls_security_level = may
 smtpd_sasl_auth_enable = no
 CONF
+	# A border MX removes the Authentication-Results a mail brings (RFC 8601
+	# section 5): OpenDKIM does for its own authserv-id, but not when the
+	# mail has a malformed DKIM-Signature (then it adds none either, and the
+	# sender's "pass" would be the topmost).  header_checks see only what
+	# came in, not what the milter adds.
+	[ -z "${OPENDKIM_PORT:-}" ] || {
+		printf '/^Authentication-Results:/ IGNORE\n' >"$p/conf/header_checks"
+		cat >>"$p/conf/main.cf" <<CONF
+smtpd_milters = inet:127.0.0.1:$OPENDKIM_PORT
+milter_default_action = tempfail
+header_checks = regexp:$p/conf/header_checks
+CONF
+	}
 	postfix -c "$p/conf" start >/dev/null 2>&1 || { cat "$p/maillog" 2>/dev/null; return 1; }
 	srv_wait_port "$SMTP_PORT" || { echo "postfix did not start"; cat "$p/maillog"; return 1; }
 	POSTFIX_PID=$(cat "$p/data/master.pid" 2>/dev/null || cat "$p/queue/pid/master.pid")
