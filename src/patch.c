@@ -634,22 +634,32 @@ static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
 
 /* ---- people ------------------------------------------------------------- */
 
-/* The header From:'s one mailbox, parsed raw (address.h); a value that is
+/* How many headers are named name. */
+static size_t hdr_count(const struct message *m, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nheaders; i++)
+		n += m->headers[i].name && !strcasecmp(m->headers[i].name, name);
+	return n;
+}
+
+/*
+ * The header From:'s one mailbox, parsed raw (address.h); a value that is
  * not one well-formed mailbox keeps its decoded text as the name and no
- * address. */
+ * address.  So does a mail with two From: headers (RFC 5322 allows one):
+ * which one a DKIM verifier vouched for, or a reader shows, is anyone's
+ * guess.
+ */
 static void sender_from(struct person *p, const struct message *m)
 {
 	const char *raw = hdr_raw(m, "From"), *v = hdr_value(m, "From");
 
-	if (raw && address_parse_mailbox(p, raw, strlen(raw)) == 0)
+	if (raw && hdr_count(m, "From") == 1 && address_parse_mailbox(p, raw, strlen(raw)) == 0)
 		return;
-	if (!raw) {
-		p->name = xstrdup("");
-		p->email = xstrdup("");
-	} else if (v) {
-		free(p->name);
-		p->name = dup_trim(v, strlen(v));
-	}
+	person_release(p);
+	p->name = v ? dup_trim(v, strlen(v)) : xstrdup("");
+	p->email = xstrdup("");
 }
 
 static void person_copy(struct person *dst, const struct person *src)

@@ -300,6 +300,52 @@ END_TEST
 
 /* ---- in-body headers and authors ---------------------------------------- */
 
+/*
+ * The sender and the in-body author are read from the raw text by RFC 5322
+ * (address_parse_mailbox): an address only an encoded-word spells is none,
+ * and a mail with two From: headers has no sender.
+ */
+START_TEST(test_people_raw)
+{
+	static const struct {
+		const char *from, *from2, *body_from;
+		const char *sender, *author;
+		bool from_body;
+	} c[] = {
+		{ "=?utf-8?q?Victim_<victim=40x.org>?= <mallory@x.org>", NULL, NULL,
+		  "mallory@x.org", "mallory@x.org", false },
+		{ "Ann <=?utf-8?q?victim=40x.org?=>", NULL, NULL, "", "", false },
+		{ "mallory@x.org", "victim@x.org", NULL, "", "", false },
+		{ "Maint <maint@x.org>", NULL, "=?utf-8?q?Victim_<victim=40x.org>?= <author@x.org>",
+		  "maint@x.org", "author@x.org", true },
+		{ "Maint <maint@x.org>", NULL, "Ann <=?utf-8?q?victim=40x.org?=>",
+		  "maint@x.org", "maint@x.org", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		const char *hdrs[] = { "From", c[i].from, "From", c[i].from2,
+				       "Subject", "[PATCH] leds: x", NULL };
+		char text[512];
+		struct message m;
+		struct patch *p;
+		size_t np;
+
+		snprintf(text, sizeof(text), "%s%s%sDesc.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFF,
+			 c[i].body_from ? "From: " : "", c[i].body_from ? c[i].body_from : "",
+			 c[i].body_from ? "\n\n" : "");
+		hm_build(&m, hdrs, text, strlen(text));
+		patch_parse(&m, &p, &np);
+		ck_assert_msg(!strcmp(p->sender.email, c[i].sender), "case %zu: sender %s", i,
+			      p->sender.email);
+		ck_assert_msg(!strcmp(p->author.email, c[i].author), "case %zu: author %s", i,
+			      p->author.email);
+		ck_assert_msg(p->author_from_body == c[i].from_body, "case %zu", i);
+		patches_free(p, np);
+		hm_release(&m);
+	}
+}
+END_TEST
+
 START_TEST(test_inbody)
 {
 	static const char text[] =
@@ -994,6 +1040,7 @@ int main(void)
 	tcase_add_loop_test(model, test_kind, 0, ARRAY_SIZE(kind_cases));
 	tcase_add_loop_test(model, test_separator, 0, ARRAY_SIZE(sep_cases));
 	tcase_add_test(model, test_inbody);
+	tcase_add_test(model, test_people_raw);
 	tcase_add_loop_test(model, test_inbody_forms, 0, ARRAY_SIZE(inbody_cases));
 	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
 	tcase_add_test(model, test_ids);
