@@ -60,10 +60,10 @@
 . "$top_srcdir/tests/integration/servers.sh"
 V=victim@example.org M=mallory@example.org ANN=ann@example.org
 L=linux-leds@example.org MT=maint@example.org A=author@example.org
-# Mailboxes that can log in; any other address is delivered all the same
-# (Postfix: any local user; Dovecot: static userdb), and the maillog check
-# at the end says so.
-SRV_USERS="$SRV_USERS $V $M $ANN $L"
+# Every address a reply could wrongly reach needs a Dovecot user: LMTP
+# refuses unknown ones (Postfix then bounces, unseen in any Maildir), so the
+# maillog check at the end fails on any bounce.  devnull+... is devnull@.
+SRV_USERS="$SRV_USERS $V $M $ANN $L other@example.org devnull@example.org"
 srv_need dovecot postfix
 srv_init
 srv_start_dovecot || exit 99
@@ -121,6 +121,7 @@ for user in sorted(os.listdir(root)):
 PY
 }
 
+# csv ADDRS: the white-space separated ADDRS (split on purpose) as got prints them
 csv() { printf '%s\n' $1 | sort -u | paste -sd, -; }
 # want TO CC: what `got` prints when one reply goes To TO, Cc CC
 want() {
@@ -139,6 +140,7 @@ reaches() {
 	return 1
 }
 
+# wait_reaches SECONDS NAME TO CC: until reaches NAME TO CC holds
 wait_reaches() {
 	for _ in $(seq $(($1 * 5))); do
 		[ "$(got "$2")" = "$(want "$3" "$4")" ] && return 0
@@ -217,7 +219,7 @@ run_group() {
 VQ='=?utf-8?q?Victim_<victim=40example.org>?='
 VB="=?utf-8?b?$(printf '%s' "Victim <$V>" | base64)?="
 
-# --- 1) 2a-2e: [reply] to = author ----------------------------------------------
+# --- 1), 2a-2e: [reply] to = author ---------------------------------------------
 group author author 0
 row 1a "$M" "" "an address in an encoded display name is no address: To mallory@ only" \
 	"From: $VQ <$M>"
