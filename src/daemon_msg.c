@@ -380,10 +380,15 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	d->cur_findings = &f;
 	d->cur_min = la.pol->min_reply_severity;
 	if (!la.pol->enabled && (dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD)) {
-		/* enabled = no: checked and recorded, never answered */
-		log_message(LOGL_DEBUG, key, "skipped: %s %s (%zu findings)", LIST_DISABLED_REASON,
-			    la.id[0] ? la.id : "[default]", dec.nfindings);
-		rc = record(d, o, key, kind, STORE_SKIPPED, LIST_DISABLED_REASON, e);
+		/* enabled = no: checked and recorded, never answered; a copy
+		 * that shows no list waits for one that does */
+		const char *why = la.id[0] ? LIST_DISABLED_REASON : LIST_UNKNOWN_REASON;
+
+		log_message(la.id[0] ? LOGL_DEBUG : LOGL_INFO, key, "skipped: %s %s (%zu findings)%s",
+			    why, la.id[0] ? la.id : "[default]", dec.nfindings,
+			    la.id[0] ? "" : ": no list shows in this copy; its list's copy is "
+			    "decided again");
+		rc = record(d, o, key, kind, STORE_SKIPPED, why, e);
 		d->cur_findings = NULL;
 		findings_release(&f);
 		return rc;
@@ -487,6 +492,38 @@ static bool before_start(struct daemon *d, const struct origin *o, const struct 
 }
 
 /* One message: everything but store errors is recorded as a decision. */
+/*
+ * A known mail is done with, unless its row says list-unknown (a copy that
+ * showed no list, listpolicy.h): then a copy that shows one is decided
+ * afresh, its old row dropped.  msg NULL: not parsed yet, so such a mail is
+ * taken as not known until it is.
+ */
+static int known_for_good(struct daemon *d, const char *key, const struct message *msg,
+			  bool *known, struct err *e)
+{
+	char dec[64];
+	bool found, forgot;
+
+	if (!*known || d->dry || !d->st)
+		return 0;
+	if (store_message_decision(d->st, key, dec, sizeof(dec), &found, e) < 0)
+		return -1;
+	if (!found || strcmp(dec, "skipped:" LIST_UNKNOWN_REASON))
+		return 0;
+	if (!msg) {
+		*known = false;
+		return 0;
+	}
+	if (!message_header_last(msg, "List-Id") && !message_header(msg, "X-Mailing-List"))
+		return 0;
+	if (store_message_forget(d->st, key, dec, &forgot, e) < 0)
+		return -1;
+	if (forgot)
+		log_message(LOGL_INFO, key, "decided again: this copy shows its list");
+	*known = !forgot;
+	return 0;
+}
+
 static int handle(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		  struct err *e)
 {
@@ -502,7 +539,7 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 
 	message_init(&msg);
 	lookup_results_init(&res);
-	if (rawid && seen(d, rawid, &known, e) < 0)
+	if (rawid && (seen(d, rawid, &known, e) < 0 || known_for_good(d, rawid, NULL, &known, e) < 0))
 		goto out;
 	if (known) {
 		note(d, rawid, STORE_SKIPPED, "seen");
@@ -520,7 +557,7 @@ static int handle(struct daemon *d, const struct origin *o, const char *raw, siz
 	patch_parse(&msg, &p, &np);
 	key = key_usable(p[0].message_id) ? xstrdup(p[0].message_id)
 					   : synthetic_key(&msg, NULL, 0);
-	if (seen(d, key, &known, e) < 0)
+	if (seen(d, key, &known, e) < 0 || known_for_good(d, key, &msg, &known, e) < 0)
 		goto out;
 	rc = 0;
 	if (known) {

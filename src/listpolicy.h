@@ -19,6 +19,14 @@
 
 /* The store's "skipped:<why>" for a reply a list with enabled = no withholds. */
 #define LIST_DISABLED_REASON	"list-disabled"
+/*
+ * ... and for a copy that shows no list (no List-Id or X-Mailing-List: a
+ * direct Cc that outran the list's copy) when [default] is not enabled: a
+ * decision another copy may revise.  The list's copy, when it comes, is
+ * decided afresh (daemon_msg.c), so an opt-in list's patch is answered
+ * whichever copy arrives first.
+ */
+#define LIST_UNKNOWN_REASON	"list-unknown"
 
 struct list_apply {
 	const struct list_policy *pol;		/* foreign (the config); never NULL */

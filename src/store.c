@@ -1578,6 +1578,34 @@ int store_series_queue_reply(struct store *st, const char *id,
 }
 
 /* Added for maintainer Cc mode (daemon_cc.c): was the patch answered? */
+int store_message_forget(struct store *st, const char *msgid, const char *decision,
+			 bool *forgot, struct err *e)
+{
+	char *key = key_or_err(st, msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (forgot)
+		*forgot = false;
+	if (!key)
+		return -1;
+	if (prep(st, "DELETE FROM messages WHERE msgid = ?1 AND decision = ?2"
+		 " AND decision <> 'replied'", &s, e) < 0) {
+		free(key);
+		return -1;
+	}
+	bind_text(s, 1, key);
+	bind_text(s, 2, decision);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	free(key);
+	if (rc != SQLITE_DONE)
+		return db_err(st, rc, e, "forgetting a decision");
+	if (forgot)
+		*forgot = sqlite3_changes(st->db) > 0;
+	return 0;
+}
+
 int store_message_decision(struct store *st, const char *msgid, char *out, size_t size,
 			   bool *found, struct err *e)
 {

@@ -285,6 +285,15 @@ int store_thread_quiet_set(struct store *st, const char *root, time_t now, struc
 int store_message_decision(struct store *st, const char *msgid, char *out, size_t size,
 			   bool *found, struct err *e);
 
+/*
+ * Forgets msgid's row when its decision is still exactly decision (e.g.
+ * "skipped:list-unknown"), so that another copy of the mail is decided
+ * afresh; *forgot (may be NULL) says whether a row went.  A row with a
+ * reply is never forgotten (the outbox keeps it answered at most once).
+ */
+int store_message_forget(struct store *st, const char *msgid, const char *decision,
+			 bool *forgot, struct err *e);
+
 /* --- series (schema 3) ---------------------------------------------- */
 
 /*

@@ -183,6 +183,35 @@ START_TEST(test_dedupe_forms)
 }
 END_TEST
 
+/* A list-unknown row can be forgotten so another copy is decided afresh;
+ * a row with another decision cannot (issue 9 item 4). */
+START_TEST(test_forget_decision)
+{
+	struct store *st = open_store();
+	struct store_message a = msg("<cc-first@x.org>", STORE_SKIPPED, "list-unknown");
+	struct store_message b = msg("<clean@x.org>", STORE_CLEAN, NULL);
+	char dec[64];
+	bool forgot, found, seen;
+	struct err e;
+
+	ck_assert_int_eq(store_record_message(st, &a, NULL, &e), 0);
+	ck_assert_int_eq(store_record_message(st, &b, NULL, &e), 0);
+	ck_assert_int_eq(store_message_forget(st, "<clean@x.org>", "skipped:list-unknown", &forgot,
+					      &e), 0);
+	ck_assert(!forgot);
+	ck_assert_int_eq(store_message_decision(st, "<clean@x.org>", dec, sizeof(dec), &found, &e),
+			 0);
+	ck_assert(found);
+	ck_assert_str_eq(dec, "clean");
+	ck_assert_int_eq(store_message_forget(st, "<cc-first@x.org>", "skipped:list-unknown",
+					      &forgot, &e), 0);
+	ck_assert(forgot);
+	ck_assert_int_eq(store_seen(st, "<cc-first@x.org>", &seen, &e), 0);
+	ck_assert(!seen);
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_reopen_keeps_everything)
 {
 	struct store_checkpoint cp = { .uidvalidity = 1712345678u, .last_uid = 4242 }, got;
@@ -819,6 +848,7 @@ int main(void)
 	tcase_add_test(tc, test_msgid_key_too_long);
 	tcase_add_test(tc, test_dedupe_forms);
 	tcase_add_test(tc, test_reopen_keeps_everything);
+	tcase_add_test(tc, test_forget_decision);
 	tcase_add_test(tc, test_checkpoint_update);
 	tcase_add_test(tc, test_one_reply_per_parent);
 	tcase_add_test(tc, test_unique_parent_in_schema);

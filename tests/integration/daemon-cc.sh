@@ -29,7 +29,9 @@
 #   h) maint@'s reply that comes only through the list (the bot not in
 #      To/Cc): nothing
 #   i) opt-in ([default] enabled = no, one [list ID] enabled = yes): only
-#      that list's mail is answered
+#      that list's mail is answered; a patch whose direct Cc copy (no
+#      List-Id) comes first, with a restart before the list's copy, is
+#      answered once when the list's copy comes
 #   j) forged commands: From: maint@ but not signed by example.org; with an
 #      "Authentication-Results: <trusted id>; dkim=pass" the sender wrote
 #      (OpenDKIM removes it; with a malformed DKIM-Signature it does not,
@@ -288,5 +290,19 @@ check "i) ... threaded, with its findings" $MAIL verify $AUTHOR $(p i-3)
 check "i) the other mails are read" wait_seen 20 i-1 i-2
 check "i) ... and not answered: another list's, and one from no list" \
 	$MAIL none $AUTHOR $(mid i-1 i-2)
+patch nosob i-4
+$MAIL append $BOT "$W/i-4.eml"
+check "i) the Cc copy of i-4 (no List-Id) is read first" wait_seen 20 i-4
+check "i) ... recorded as waiting for its list" \
+	db_true "SELECT count(*) FROM messages WHERE msgid = 'e2e-i-4@example.org'
+		 AND decision = 'skipped:list-unknown'"
 check "i) SIGTERM: exit 0" bot_stop
+bot_start
+check "i) the bot starts again" wait_ready 20
+listed on.example.org i-4
+check "i) the list's copy of i-4 after the restart: answered" \
+	$MAIL wait-replies $AUTHOR 20 $(mid i-4)
+sleep 2
+check "i) ... once" $MAIL verify $AUTHOR $(p i-3 i-4)
+check "i) SIGTERM again: exit 0" bot_stop
 finish
