@@ -220,6 +220,11 @@ static int parse_rate(const char *v, void *ptr, struct err *e)
 	return parse_range(v, ptr, 0, 1000000, e);
 }
 
+static int parse_percent(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, 100, e);
+}
+
 /* [lookup] rate: transfers started per second, 0 = no limit. */
 static int parse_rate_limit(const char *v, void *ptr, struct err *e)
 {
@@ -545,6 +550,7 @@ static const struct key_def config_keys[] = {
 	ROW("reply", "ignore_senders", parse_list, reply.ignore_senders),
 	ROW("reply", "max_per_author_per_hour", parse_rate, reply.max_per_author_per_hour),
 	ROW("reply", "max_per_minute", parse_rate, reply.max_per_minute),
+	ROW("reply", "max_share_per_sender", parse_percent, reply.max_share_per_sender),
 	ROW("reply", "reply_mode", parse_reply_mode, reply.reply_mode),
 	ROW("reply", "series_wait", parse_series_wait, reply.series_wait),
 	ROW("reply", "maintainers", parse_maintainers, reply.maintainers),
@@ -1593,6 +1599,7 @@ void config_init(struct config *c)
 	c->reply.cc_author = true;
 	c->reply.max_per_author_per_hour = 10;
 	c->reply.max_per_minute = 30;
+	c->reply.max_share_per_sender = 50;
 	lookup_settings_init(&c->lookup);
 	c->reply.reply_mode = REPLY_PER_PATCH;
 	c->reply.series_wait = CONFIG_DEFAULT_SERIES_WAIT;

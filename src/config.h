@@ -141,6 +141,7 @@ struct config_reply {
 	struct config_list ignore_senders; /* owned; not set: policy's defaults (the known bots) */
 	int max_per_author_per_hour;	/* 10; 0 = no limit */
 	int max_per_minute;		/* 30; 0 = no limit */
+	int max_share_per_sender;	/* 50 (percent of max_per_minute); 0: none */
 	enum reply_mode reply_mode;	/* per-patch; a list's policy may override it */
 	int series_wait;		/* seconds; CONFIG_DEFAULT_SERIES_WAIT */
 	struct config_list maintainers;	/* owned; addresses or fnmatch patterns

@@ -172,6 +172,7 @@ static void settings_build(struct daemon *d)
 	}
 	d->ps.max_per_author_per_hour = (unsigned)c->max_per_author_per_hour;
 	d->ps.max_per_minute = (unsigned)c->max_per_minute;
+	d->ps.max_share_per_sender = (unsigned)c->max_share_per_sender;
 	d->ps.rs = &d->rs;
 }
 
@@ -362,6 +363,34 @@ static int store_open_for(struct daemon *d, struct err *e)
 	return 0;
 }
 
+/* Every rate event goes to the store too (policy.h), in the transaction of
+ * the reply it counts. */
+static void rate_journal(void *ctx, const char *key, time_t t)
+{
+	struct daemon *d = ctx;
+	struct err e;
+
+	if (store_rate_note(d->st, key, t, &e) < 0)
+		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
+}
+
+static void rate_load(void *ctx, const char *key, time_t t)
+{
+	policy_load_event(ctx, key, t);
+}
+
+/* The rate limits' windows of the last hour, as the store kept them: a
+ * restart does not reset them. */
+static int rate_restore(struct daemon *d, struct err *e)
+{
+	if (d->dry)
+		return 0;
+	if (store_rate_load(d->st, daemon_now(d) - DAEMON_RATE_WINDOW_S, rate_load, d->pol, e) < 0)
+		return err_prefix(e, "[tagbot] state");
+	policy_set_journal(d->pol, rate_journal, d);
+	return 0;
+}
+
 static int start(struct daemon *d, struct err *e)
 {
 	if (config_load(&d->cfg, d->o->config, e) < 0 || config_check_daemon(&d->cfg, e) < 0)
@@ -375,7 +404,8 @@ static int start(struct daemon *d, struct err *e)
 	d->source_id = source_id_of(&d->cfg);
 	if (d->cfg.sink.type == SINK_SMTP && d->cfg.source.type == SOURCE_IMAP)
 		d->copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
-	if (store_open_for(d, e) < 0 || daemon_sink_open(d, e) < 0 || daemon_lookup_open(d, e) < 0)
+	if (store_open_for(d, e) < 0 || rate_restore(d, e) < 0 || daemon_sink_open(d, e) < 0 ||
+	    daemon_lookup_open(d, e) < 0)
 		return -1;
 	if (d->src == &daemon_maildir_source)
 		return d->src->open(d, e);

@@ -25,6 +25,7 @@
 #include "store.h"
 
 #define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
+#define DAEMON_RATE_WINDOW_S	3600	/* rate events kept: the longest window (an hour) */
 #define DRY_SEEN_MAX		20000	/* keys a store-less dry run remembers */
 
 /* Set by the handlers; read between messages and after waits. */
@@ -259,9 +260,20 @@ void daemon_context_prune(struct daemon *d, time_t now);
 int daemon_series_take(struct daemon *d, const struct origin *o, const char *key,
 		       const struct patch *lead, const struct findings *f,
 		       const struct policy_decision *dec, bool *taken, struct err *e);
-/* Sends the series replies that are due (deadline passed). */
+/*
+ * A reply a rate limit holds back (reply_mode = per-patch) is kept, not
+ * dropped: the patch is held in the store under its recipient
+ * (store_held_add) and recorded skipped:held; once the limit has room,
+ * every patch held for that recipient goes out in one reply (the series
+ * reply's form, REPLY_HELD), which marks them all replied.
+ */
+int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
+		     const struct patch *lead, const struct findings *f,
+		     const struct policy_settings *ps, const struct reply_settings *rs,
+		     struct err *e);
+/* Sends the series replies and the held replies that are due. */
 int daemon_series_flush(struct daemon *d, time_t now, struct err *e);
-/* max, or less when a pending series comes due sooner. */
+/* max, or less when a pending series or held reply comes due sooner. */
 int daemon_series_wait(struct daemon *d, time_t now, int max);
 
 #endif

@@ -409,6 +409,10 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 		rc = record(d, o, key, kind, STORE_CLEAN, NULL, e);
 		break;
 	case POLICY_HOLD:
+		if (!d->dry && d->st) {	/* kept until the limit has room */
+			rc = daemon_hold_take(d, o, key, lead, &f, &la.ps, &la.rs, e);
+			break;
+		}
 		log_message(LOGL_WARNING, key, "held back, not answered: %s (%zu findings)",
 			    policy_reason_name(dec.reason), dec.nfindings);
 		rc = record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);

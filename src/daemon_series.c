@@ -16,12 +16,14 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <ctype.h>
 
 #include "context.h"
 #include "daemon_int.h"
 #include "log.h"
 #include "message.h"
 #include "patch.h"
+#include "recipients.h"
 #include "rules.h"
 #include "series.h"
 
@@ -59,6 +61,8 @@ void daemon_context_prune(struct daemon *d, time_t now)
 	if (d->dry || !d->st || (last_prune && now - last_prune < CONTEXT_PRUNE_EVERY_S))
 		return;
 	last_prune = now;
+	if (store_rate_prune(d->st, now - DAEMON_RATE_WINDOW_S, &e) < 0)
+		log_msg(LOGL_WARNING, "%s", e.msg);
 	if (store_context_prune(d->st, now - CONTEXT_KEEP_S, &n, &e) < 0)
 		log_msg(LOGL_WARNING, "%s", e.msg);
 	else if (n)
@@ -216,9 +220,10 @@ static void hook(struct daemon *d, const char *key, enum store_decision dec, con
 		d->on_decision(d->on_decision_arg, &dd);
 }
 
-/* The message row of a part the series reply speaks for. */
+/* The message row of a part the series reply (why "series") or a folded
+ * held reply ("held") speaks for. */
 static int record_held(struct daemon *d, const struct origin *o, const char *key,
-		       const struct patch *lead, struct err *e)
+		       const struct patch *lead, const char *why, struct err *e)
 {
 	struct store_message m;
 
@@ -229,7 +234,7 @@ static int record_held(struct daemon *d, const struct origin *o, const char *key
 	m.uid = o->uid;
 	m.kind = patch_kind_name(lead->kind);
 	m.decision = STORE_SKIPPED;
-	m.why = "series";
+	m.why = why;
 	m.time = daemon_now(d);
 	return store_record_message(d->st, &m, NULL, e);
 }
@@ -378,7 +383,7 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	if (rc == 0 && hold)
 		rc = series_state(d, id, &state, NULL, e);
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
-		rc = record_held(d, o, key, lead, e);
+		rc = record_held(d, o, key, lead, "series", e);
 		*taken = rc == 0;
 		if (rc == 0)
 			hook(d, key, STORE_SKIPPED, "series", f);
@@ -613,11 +618,179 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------- replies a limit held */
+
+int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
+		     const struct patch *lead, const struct findings *f,
+		     const struct policy_settings *ps, const struct reply_settings *rs,
+		     struct err *e)
+{
+	struct recipients who;
+	struct store_held h;
+	enum policy_reason why;
+	struct buf raw;
+	char *fdump = NULL, *rk = NULL;
+	time_t now = daemon_now(d), at = now;
+	int rc;
+
+	buf_init(&raw, STORE_SERIES_RAW_MAX);
+	if (recipients_find(&who, lead, rs) < 0 || !lead->msg ||
+	    serialize_mail(lead->msg, &raw) < 0) {
+		/* nobody to answer, or too large to keep: as before, recorded */
+		policy_rate_check_patch(d->pol, ps, lead, now, &why, NULL);
+		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
+			    policy_reason_name(why), who.why ? who.why : "too large to keep");
+		rc = daemon_record(d, o, key, patch_kind_name(lead->kind), STORE_SKIPPED,
+				   policy_reason_name(why), e);
+		goto out;
+	}
+	policy_rate_check_patch(d->pol, ps, lead, now, &why, &at);
+	fdump = findings_text(f);
+	rk = xstrdup(who.to.email);
+	for (char *c = rk; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
+	rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
+	if (rc == 0)
+		rc = record_held(d, o, key, lead, "held", e);
+	if (rc == 0) {
+		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f);	/* replay: "held: why" */
+		log_message(LOGL_WARNING, key, "reply held back: %s; it goes to %s with any other "
+			    "held for that address in %ld s", policy_reason_name(why), who.to.email,
+			    (long)(at > now ? at - now : 1));
+	}
+out:
+	recipients_release(&who);
+	buf_release(&raw);
+	free(fdump);
+	free(rk);
+	return rc;
+}
+
+static void held_member_add(void *ctx, const struct store_held *h)
+{
+	struct members *ms = ctx;
+	struct store_series_member m = { h->msgid, (int)ms->n + 1, h->time, h->raw, h->len,
+					 h->findings };
+
+	member_add(ctx, &m);
+}
+
+static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
+		      const struct patch *lp, const struct policy_settings *ps,
+		      const struct findings *all, time_t now, struct err *e)
+{
+	const char *list[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	enum store_enqueue res;
+	int rc;
+
+	memset(&out, 0, sizeof(out));
+	out.reply_msgid = r->msgid;
+	out.parent_msgid = lp->message_id;
+	out.envelope_from = r->envelope_from;
+	envelope(d, r, list, &out.nrcpt);
+	out.rcpt = list;
+	out.raw = r->raw;
+	out.len = r->len;
+	rc = store_held_queue_reply(d->st, rcpt, &out, now, &res, e);
+	if (rc == 0 && res == STORE_QUEUED) {
+		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
+		policy_note_reply(d->pol, ps, lp, now);
+		log_message(LOGL_INFO, lp->message_id, "held reply <%s> queued for %s (%zu findings)",
+			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
+	}
+	return rc;
+}
+
+/* Builds the folded reply of rcpt's held patches from the first one's
+ * list settings; sends it when the limits have room, else holds on. */
+static int held_build(struct daemon *d, const char *rcpt, const struct members *ms, time_t now,
+		      struct err *e)
+{
+	struct message msg;
+	struct patch *p = NULL;
+	size_t np = 0;
+	struct flush fl;
+	struct reply r;
+	struct reply_settings rs = d->rs;
+	struct policy_settings ps = d->ps;
+	const struct list_policy *lp;
+	struct findings all;
+	enum policy_reason why;
+	struct err pe;
+	time_t at;
+	int rc;
+
+	memset(&fl, 0, sizeof(fl));
+	message_init(&msg);
+	reply_init(&r);
+	if (message_parse(&msg, ms->v[0].raw, ms->v[0].len, &pe) < 0) {
+		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: %s", rcpt, pe.msg);
+		rc = store_held_drop(d->st, rcpt, e);
+		goto out;
+	}
+	patch_parse(&msg, &p, &np);
+	lp = config_policy_for(&d->cfg, p[0].list_id);
+	rs.to = lp->to;
+	rs.list_address = lp->address;
+	rs.min_severity = lp->min_reply_severity;
+	ps.rs = &rs;
+	flush_parts(d, ms, (int)ms->n, &fl);
+	if (reply_build_series(&r, &p[0], fl.parts, fl.n, REPLY_HELD, &rs, now, &pe) < 0) {
+		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: no reply: %s", rcpt,
+			    pe.msg);
+		rc = store_held_drop(d->st, rcpt, e);
+		goto out;
+	}
+	if (policy_rate_check_patch(d->pol, &ps, &p[0], now, &why, &at) == POLICY_HOLD) {
+		log_message(LOGL_INFO, ms->v[0].msgid, "held replies for %s: still %s (tried again "
+			    "in %ld s)", rcpt, policy_reason_name(why), (long)(at - now));
+		rc = store_held_set_deadline(d->st, rcpt, at > now ? at : now + 1, e);
+		goto out;
+	}
+	merge_parts(&fl, &all);
+	rc = held_queue(d, rcpt, &r, &p[0], &ps, &all, now, e);
+	free(all.v);	/* shallow: the findings are fl's */
+out:
+	reply_release(&r);
+	flush_release(&fl);
+	if (p)
+		patches_free(p, np);
+	message_release(&msg);
+	return rc;
+}
+
+/* The held replies that are due, a few recipients a round. */
+static int held_flush(struct daemon *d, time_t now, struct err *e)
+{
+	for (int i = 0; i < SERIES_FLUSH_MAX; i++) {
+		struct members ms = { 0 };
+		char *rcpt;
+		int rc;
+
+		if (store_held_next_due(d->st, now, &rcpt, e) < 0)
+			return -1;
+		if (!rcpt)
+			return 0;
+		rc = store_held_members(d->st, rcpt, held_member_add, &ms, e);
+		if (rc == 0)
+			rc = ms.n ? held_build(d, rcpt, &ms, now, e) : 0;
+		members_release(&ms);
+		free(rcpt);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int daemon_series_flush(struct daemon *d, time_t now, struct err *e)
 {
 	if (d->dry || !d->st)
 		return 0;
 	daemon_context_prune(d, now);
+	if (held_flush(d, now, e) < 0)
+		return -1;
 	for (int i = 0; i < SERIES_FLUSH_MAX; i++) {
 		char *id;
 		int rc;
@@ -640,9 +813,17 @@ int daemon_series_wait(struct daemon *d, time_t now, int max)
 	struct err e;
 	bool found;
 
-	if (d->dry || !d->st || store_series_next_time(d->st, &when, &found, &e) < 0 || !found)
+	time_t held;
+	bool have_held;
+
+	if (d->dry || !d->st || store_series_next_time(d->st, &when, &found, &e) < 0 ||
+	    store_held_next_time(d->st, &held, &have_held, &e) < 0)
 		return max;
-	if (when - now >= max)
+	if (have_held && (!found || held < when)) {
+		when = held;
+		found = true;
+	}
+	if (!found || when - now >= max)
 		return max;
 	return when - now < 1 ? 1 : (int)(when - now);
 }

@@ -43,6 +43,7 @@ static const char *const reason_names[] = {
 	[REASON_NOT_A_PATCH] = "not-a-patch",
 	[REASON_RATE_AUTHOR] = "rate-limit-author",
 	[REASON_RATE_GLOBAL] = "rate-limit-global",
+	[REASON_RATE_SHARE] = "rate-limit-share",
 };
 
 const char *policy_verdict_name(enum policy_verdict v)
@@ -61,6 +62,7 @@ void policy_settings_init(struct policy_settings *s)
 	s->min_reply_severity = SEV_WARNING;
 	s->max_per_author_per_hour = 10;
 	s->max_per_minute = 30;
+	s->max_share_per_sender = 50;
 }
 
 /* --- addresses and headers --------------------------------------------- */
@@ -190,7 +192,21 @@ struct policy {
 	struct author_rate *authors;	/* owned */
 	size_t n, alloc;
 	struct window global;
+	policy_journal_fn *journal;	/* NULL: none */
+	void *journal_ctx;
 };
+
+void policy_set_journal(struct policy *pol, policy_journal_fn *fn, void *ctx)
+{
+	pol->journal = fn;
+	pol->journal_ctx = ctx;
+}
+
+static void journal(const struct policy *pol, const char *key, time_t t)
+{
+	if (pol->journal)
+		pol->journal(pol->journal_ctx, key, t);
+}
 
 struct policy *policy_new(void)
 {
@@ -327,6 +343,7 @@ static void note_key(struct policy *pol, char *key, time_t now)
 {
 	struct author_rate *a;
 
+	journal(pol, key, now);
 	if (!(a = find_author(pol, key))) {
 		if (pol->n >= POLICY_MAX_AUTHORS)
 			prune_authors(pol, now);
@@ -349,6 +366,7 @@ void policy_note_reply(struct policy *pol, const struct policy_settings *s,
 	if (!pol)
 		return;
 	window_add(&pol->global, now, MINUTE);
+	journal(pol, "", now);
 	n = rate_keys(s, p, keys);
 	for (size_t i = 0; i < n; i++)
 		note_key(pol, keys[i], now);
@@ -361,8 +379,21 @@ void policy_note_reply_to(struct policy *pol, const char *addr, time_t now)
 	if (!pol)
 		return;
 	window_add(&pol->global, now, MINUTE);
+	journal(pol, "", now);
 	if ((key = addr_key(addr)))
 		note_key(pol, key, now);
+}
+
+void policy_load_event(struct policy *pol, const char *key, time_t t)
+{
+	policy_journal_fn *fn = pol->journal;
+
+	pol->journal = NULL;	/* it came from the journal */
+	if (!key || !*key)
+		window_add(&pol->global, t, MINUTE);
+	else
+		note_key(pol, xstrdup(key), t);
+	pol->journal = fn;
 }
 
 /* When a full window has room again: the time the reply that must leave
@@ -401,6 +432,34 @@ static enum policy_verdict rate_check_key(const struct policy *pol,
 	return *reason == REASON_NONE ? POLICY_REPLY : POLICY_HOLD;
 }
 
+/* The global limit's share one submitter may take in any minute. */
+static unsigned share_cap(const struct policy_settings *s)
+{
+	unsigned cap = s->max_per_minute * s->max_share_per_sender / 100;
+
+	return cap ? cap : 1;
+}
+
+/* One submitter (key, the To of the reply) over its share of the minute. */
+static enum policy_verdict share_check(const struct policy *pol, const struct policy_settings *s,
+				       const char *key, time_t now, enum policy_reason *reason,
+				       time_t *free_at)
+{
+	const struct author_rate *a;
+	unsigned cap;
+
+	if (!pol || !s->max_per_minute || !s->max_share_per_sender ||
+	    s->max_share_per_sender >= 100 || !(a = find_author(pol, key)))
+		return POLICY_REPLY;
+	cap = share_cap(s);
+	if (window_count(&a->w, now, MINUTE) < cap)
+		return POLICY_REPLY;
+	*reason = REASON_RATE_SHARE;
+	if (free_at)
+		*free_at = window_free_at(&a->w, now, MINUTE, cap);
+	return POLICY_HOLD;
+}
+
 enum policy_verdict policy_rate_check(const struct policy *pol, const struct policy_settings *s,
 				      const char *addr, time_t now, enum policy_reason *reason,
 				      time_t *free_at)
@@ -425,6 +484,8 @@ enum policy_verdict policy_rate_check_patch(const struct policy *pol,
 	for (size_t i = 0; i < n; i++) {
 		if (v == POLICY_REPLY)
 			v = rate_check_key(pol, s, keys[i], now, reason, free_at);
+		if (v == POLICY_REPLY && i == 0)
+			v = share_check(pol, s, keys[0], now, reason, free_at);
 		free(keys[i]);
 	}
 	return n ? v : rate_check_key(pol, s, NULL, now, reason, free_at);

@@ -57,14 +57,15 @@ enum policy_reason {
 	REASON_PULL,
 	REASON_NOT_A_PATCH,
 	REASON_RATE_AUTHOR,
-	REASON_RATE_GLOBAL
+	REASON_RATE_GLOBAL,
+	REASON_RATE_SHARE	/* one submitter's share of the global limit */
 };
 
 /* "reply", "clean", "skip", "hold". */
 const char *policy_verdict_name(enum policy_verdict v);
 /* "", "clean", "own-address", "auto-submitted", "patchwork-ignore",
  * "ignored-sender", "reply", "pull-request", "not-a-patch",
- * "rate-limit-author", "rate-limit-global": the <why> of the store's
+ * "rate-limit-author", "rate-limit-global", "rate-limit-share": the <why> of the store's
  * "skipped:<why>". */
 const char *policy_reason_name(enum policy_reason r);
 
@@ -80,6 +81,10 @@ struct policy_settings {
 	size_t nignore_senders;
 	unsigned max_per_author_per_hour;	/* default 10; 0 = no limit */
 	unsigned max_per_minute;		/* default 30; 0 = no limit */
+	/* percent of max_per_minute one submitter may take in any minute
+	 * (default 50; 0 or 100: no share kept), so a flood from one address
+	 * leaves room for everyone else */
+	unsigned max_share_per_sender;
 	/* foreign; whom a reply to a patch goes to (recipients.h), for the
 	 * hourly limit's keys; NULL: the patch's author alone */
 	const struct reply_settings *rs;
@@ -144,6 +149,16 @@ enum policy_verdict policy_rate_check(const struct policy *pol, const struct pol
 
 /* Counts a reply queued to addr (NULL: the global window only) at now. */
 void policy_note_reply_to(struct policy *pol, const char *addr, time_t now);
+
+/*
+ * The windows are kept in memory; a journal (the daemon's: the store) is
+ * told of every event counted, key "" for the global window, so that a
+ * restart can replay the last hour into a new policy with
+ * policy_load_event() (which tells the journal nothing).
+ */
+typedef void policy_journal_fn(void *ctx, const char *key, time_t t);
+void policy_set_journal(struct policy *pol, policy_journal_fn *fn, void *ctx);
+void policy_load_event(struct policy *pol, const char *key, time_t t);
 
 /* True when addr is the bot's (from or bot_addresses, "+sub" ignored). */
 bool policy_is_bot_address(const struct policy_settings *s, const char *addr);

@@ -1182,7 +1182,9 @@ static void series_part_title(struct buf *b, const struct reply_series_part *p, 
 
 	/* The subject goes on indented lines: a word of it at the start of a
 	 * line could read as a tag. */
-	if (p->index == 0)
+	if (total == REPLY_HELD)
+		buf_addstr(b, "Patch:\n");
+	else if (p->index == 0)
 		buf_printf(b, "Cover letter (0/%d):\n", total);
 	else
 		buf_printf(b, "Patch %d/%d:\n", p->index, total);
@@ -1231,9 +1233,16 @@ static void series_body(struct buf *b, const struct parts *pp,
 	else
 		buf_addstr(b, "Hello,\n\n");
 	free(name);
-	buf_addstr(b, "this is an automated check of the tags in your series\n\n");
-	wrap(b, pp->subject, "    ");
-	buf_printf(b, "\nIt found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
+	if (total == REPLY_HELD) {
+		buf_addstr(b, "this is an automated check of the tags in your patches below.  Its\n"
+			   "replies were held back for a while by its rate limit, so they come\n"
+			   "together in this one.\n\n");
+	} else {
+		buf_addstr(b, "this is an automated check of the tags in your series\n\n");
+		wrap(b, pp->subject, "    ");
+		buf_addch(b, '\n');
+	}
+	buf_printf(b, "It found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
 		   pp->nall == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
 		series_body_part(b, &parts[i], total, s, &k);

@@ -165,6 +165,10 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 
 /* --- series replies (issue 4, item 2: reply_mode = per-series) --------- */
 
+/* reply_build_series()'s total for the replies a rate limit held back for
+ * one recipient: unrelated patches, listed by subject, not a series. */
+#define REPLY_HELD	0
+
 /* One part of a series, in the order the reply lists them. */
 struct reply_series_part {
 	int index;			/* 0: the cover letter */
@@ -176,7 +180,8 @@ struct reply_series_part {
  * The one reply to a series: headers as reply_build() gives them for lead
  * (the cover letter, else the first patch), a body listing the findings at
  * or above s->min_severity patch by patch (at most REPLY_MAX_FINDINGS in
- * all), and the parts that did not arrive.  total is the series' n of n/m.
+ * all), and the parts that did not arrive.  total is the series' n of n/m,
+ * or REPLY_HELD for held replies folded into one (parts by subject).
  * Fails with ERR_FINAL as reply_build() does, also when no part has a
  * finding to report.
  */

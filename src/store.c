@@ -98,6 +98,20 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  raw BLOB,"
 	"  findings TEXT);"
 	"CREATE INDEX series_member_series ON series_member (series, idx);",
+	/* 3 -> 4 */
+	"CREATE TABLE held ("
+	"  msgid TEXT PRIMARY KEY NOT NULL,"
+	"  rcpt TEXT NOT NULL,"
+	"  time INTEGER NOT NULL,"
+	"  deadline INTEGER NOT NULL,"
+	"  raw BLOB NOT NULL,"
+	"  findings TEXT NOT NULL);"
+	"CREATE INDEX held_due ON held (deadline);"
+	"CREATE INDEX held_rcpt ON held (rcpt, time);"
+	"CREATE TABLE rate_events ("
+	"  key TEXT NOT NULL,"
+	"  t INTEGER NOT NULL);"
+	"CREATE INDEX rate_events_t ON rate_events (t);",
 };
 
 enum stmt_id {
@@ -1577,7 +1591,210 @@ int store_series_queue_reply(struct store *st, const char *id,
 	return rc;
 }
 
-/* Added for maintainer Cc mode (daemon_cc.c): was the patch answered? */
+/* --- replies held by a rate limit ------------------------------------- */
+
+int store_held_add(struct store *st, const struct store_held *h, time_t deadline,
+		   struct err *e)
+{
+	char *key = key_or_err(st, h->msgid, e);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!key)
+		return -1;
+	if (!h->raw || h->len > STORE_SERIES_RAW_MAX) {
+		free(key);
+		return err_set(e, ERR_FINAL, "store %s: <%s>: no mail or too large to hold",
+			       st->path, h->msgid);
+	}
+	rc = prep(st, "INSERT OR REPLACE INTO held (msgid, rcpt, time, deadline, raw, findings)"
+		  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &s, e);
+	if (rc == 0) {
+		bind_text(s, 1, key);
+		bind_text(s, 2, h->rcpt);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)h->time);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)deadline);
+		sqlite3_bind_blob64(s, 5, h->len ? h->raw : "", h->len, SQLITE_STATIC);
+		bind_text(s, 6, h->findings ? h->findings : "");
+		rc = run_done(st, s, "holding a reply", e);
+	}
+	free(key);
+	return rc < 0 ? -1 : store_held_set_deadline(st, h->rcpt, deadline, e);
+}
+
+int store_held_next_due(struct store *st, time_t now, char **rcpt, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*rcpt = NULL;
+	if (prep(st, "SELECT rcpt FROM held WHERE deadline <= ?1 ORDER BY deadline, time LIMIT 1",
+		 &s, e) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)now);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*rcpt = col_text(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading held replies");
+}
+
+int store_held_next_time(struct store *st, time_t *when, bool *found, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*found = false;
+	*when = 0;
+	if (prep(st, "SELECT min(deadline) FROM held", &s, e) < 0)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		*when = (time_t)sqlite3_column_int64(s, 0);
+		*found = true;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading held replies");
+}
+
+int store_held_members(struct store *st, const char *rcpt,
+		       void (*fn)(void *ctx, const struct store_held *h), void *ctx,
+		       struct err *e)
+{
+	struct store_held h;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prep(st, "SELECT msgid, time, raw, findings FROM held WHERE rcpt = ?1"
+		 " ORDER BY time, msgid", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, rcpt);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		h.msgid = (const char *)sqlite3_column_text(s, 0);
+		h.rcpt = rcpt;
+		h.time = (time_t)sqlite3_column_int64(s, 1);
+		h.raw = (const char *)sqlite3_column_blob(s, 2);
+		h.len = (size_t)sqlite3_column_bytes(s, 2);
+		h.findings = (const char *)sqlite3_column_text(s, 3);
+		fn(ctx, &h);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading held replies");
+}
+
+/* One statement over rcpt's held rows: ?1 rcpt, ?2 (when the statement has
+ * it) n, or text when not NULL. */
+static int held_update(struct store *st, const char *sql, const char *rcpt, sqlite3_int64 n,
+		       const char *text, const char *what, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (prep(st, sql, &s, e) < 0)
+		return -1;
+	bind_text(s, 1, rcpt);
+	if (text)
+		bind_text(s, 2, text);
+	else
+		sqlite3_bind_int64(s, 2, n);
+	return run_done(st, s, what, e);
+}
+
+int store_held_set_deadline(struct store *st, const char *rcpt, time_t deadline,
+			    struct err *e)
+{
+	return held_update(st, "UPDATE held SET deadline = ?2 WHERE rcpt = ?1", rcpt,
+			   (sqlite3_int64)deadline, NULL, "moving held replies", e);
+}
+
+int store_held_drop(struct store *st, const char *rcpt, struct err *e)
+{
+	return held_update(st, "DELETE FROM held WHERE rcpt = ?1", rcpt, 0, NULL,
+			   "dropping held replies", e);
+}
+
+/* The body of store_held_queue_reply, inside its transaction. */
+static int held_reply_tx(struct store *st, const char *rcpt, const struct store_outgoing *o,
+			 const char *list, const char *lead, const char *reply_key, time_t now,
+			 enum store_enqueue *res, struct err *e)
+{
+	int rc = insert_outbox(st, reply_key, lead, o, list, now);
+
+	*res = STORE_QUEUED;
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		*res = STORE_ALREADY_QUEUED;
+	else if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "queueing a held reply");
+	else if (held_update(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2"
+			     " WHERE msgid IN (SELECT msgid FROM held WHERE rcpt = ?1)", rcpt, 0,
+			     reply_key, "recording a held reply", e) < 0)
+		return -1;
+	return store_held_drop(st, rcpt, e);
+}
+
+int store_held_queue_reply(struct store *st, const char *rcpt, const struct store_outgoing *o,
+			   time_t now, enum store_enqueue *res, struct err *e)
+{
+	char *lead = store_msgid_key(o->parent_msgid), *reply_key = store_msgid_key(o->reply_msgid);
+	struct buf list;
+	int rc = -1;
+
+	buf_init(&list, 64 * 1024);
+	if (!lead || !reply_key)
+		err_set(e, ERR_FINAL, "store %s: empty or oversized Message-ID", st->path);
+	else if (!o->raw || o->len == 0 || o->len > STORE_REPLY_MAX)
+		err_set(e, ERR_FINAL, "store %s: empty or oversized reply", st->path);
+	else if (join_rcpt(st, o, &list, e) == 0 && store_begin(st, e) == 0) {
+		rc = held_reply_tx(st, rcpt, o, list.data, lead, reply_key, now, res, e);
+		if (rc == 0)
+			rc = store_commit(st, e);
+		else
+			store_rollback(st);
+	}
+	free(lead);
+	free(reply_key);
+	buf_release(&list);
+	return rc;
+}
+
+/* --- rate windows --------------------------------------------------------- */
+
+int store_rate_note(struct store *st, const char *key, time_t t, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (prep(st, "INSERT INTO rate_events (key, t) VALUES (?1, ?2)", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, key ? key : "");
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)t);
+	return run_done(st, s, "recording a rate event", e);
+}
+
+int store_rate_prune(struct store *st, time_t before, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (prep(st, "DELETE FROM rate_events WHERE t < ?1", &s, e) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+	return run_done(st, s, "pruning rate events", e);
+}
+
+int store_rate_load(struct store *st, time_t since,
+		    void (*fn)(void *ctx, const char *key, time_t t), void *ctx, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (store_rate_prune(st, since, e) < 0)
+		return -1;
+	if (prep(st, "SELECT key, t FROM rate_events ORDER BY t, rowid", &s, e) < 0)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		fn(ctx, (const char *)sqlite3_column_text(s, 0), (time_t)sqlite3_column_int64(s, 1));
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading rate events");
+}
+
 int store_message_forget(struct store *st, const char *msgid, const char *decision,
 			 bool *forgot, struct err *e)
 {
@@ -1606,6 +1823,7 @@ int store_message_forget(struct store *st, const char *msgid, const char *decisi
 	return 0;
 }
 
+/* Added for maintainer Cc mode (daemon_cc.c): was the patch answered? */
 int store_message_decision(struct store *st, const char *msgid, char *out, size_t size,
 			   bool *found, struct err *e)
 {

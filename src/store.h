@@ -30,7 +30,8 @@
 
 #include "err.h"
 
-#define STORE_SCHEMA_VERSION	3	/* 2: lookup_cache; 3: context, thread_state, series */
+#define STORE_SCHEMA_VERSION	4	/* 2: lookup_cache; 3: context, thread_state, series;
+					 * 4: held, rate_events */
 #define STORE_MSGID_MAX		998	/* longer Message-IDs are refused */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
@@ -373,6 +374,62 @@ int store_series_next_time(struct store *st, time_t *when, bool *found, struct e
 int store_series_queue_reply(struct store *st, const char *id,
 			     const struct store_outgoing *out, time_t now,
 			     enum store_enqueue *res, struct err *e);
+
+/* --- replies held by a rate limit (schema 4) --------------------------- */
+
+/*
+ * A patch whose reply a rate limit held back is kept here, whole (as a
+ * series part is), under the recipient its reply goes to, until the limit
+ * has room: then the held patches of one recipient go out folded into one
+ * reply (daemon_series.c), so a held reply is late, never lost, across
+ * restarts too.
+ */
+struct store_held {
+	const char *msgid;	/* foreign */
+	const char *rcpt;	/* foreign; the fold's key: the recipient, lower case */
+	time_t time;
+	const char *raw;	/* foreign; the mail (at most STORE_SERIES_RAW_MAX) */
+	size_t len;
+	const char *findings;	/* foreign; the caller's text */
+};
+
+/* Holds h until deadline (moving every held patch of h->rcpt to it). */
+int store_held_add(struct store *st, const struct store_held *h, time_t deadline,
+		   struct err *e);
+/* The recipient whose held patches are due at now (earliest first): *rcpt
+ * malloc'ed, NULL when none. */
+int store_held_next_due(struct store *st, time_t now, char **rcpt, struct err *e);
+/* The earliest deadline of a held patch; *found false when none. */
+int store_held_next_time(struct store *st, time_t *when, bool *found, struct err *e);
+/* Calls fn for each held patch of rcpt, oldest first. */
+int store_held_members(struct store *st, const char *rcpt,
+		       void (*fn)(void *ctx, const struct store_held *h), void *ctx,
+		       struct err *e);
+int store_held_set_deadline(struct store *st, const char *rcpt, time_t deadline,
+			    struct err *e);
+/*
+ * In one transaction: queues out (out->parent_msgid: the first held patch,
+ * the fold's lead) as store_record_reply() does, marks every held patch
+ * of rcpt replied with out's reply_msgid and forgets them.  When the lead
+ * already has a reply, they are only forgotten and *res is
+ * STORE_ALREADY_QUEUED.
+ */
+int store_held_queue_reply(struct store *st, const char *rcpt, const struct store_outgoing *out,
+			   time_t now, enum store_enqueue *res, struct err *e);
+/* Forgets the held patches of rcpt (nothing to send after all). */
+int store_held_drop(struct store *st, const char *rcpt, struct err *e);
+
+/* --- rate windows (schema 4) ------------------------------------------- */
+
+/* Records that a reply counted under key ("" for the global window) at t,
+ * so that a restart keeps the rate limits' windows (policy.h). */
+int store_rate_note(struct store *st, const char *key, time_t t, struct err *e);
+/* Deletes the events before before. */
+int store_rate_prune(struct store *st, time_t before, struct err *e);
+/* Calls fn for each event since since, oldest first, after deleting those
+ * before it. */
+int store_rate_load(struct store *st, time_t since,
+		    void (*fn)(void *ctx, const char *key, time_t t), void *ctx, struct err *e);
 
 /*
  * Test hook: when set, store_record_reply calls it between writing the

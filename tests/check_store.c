@@ -12,6 +12,7 @@
  * one-reply constraint, and to fake a database from a newer tagbot. */
 #include <sqlite3.h>
 
+#include "buf.h"
 #include "store.h"
 #include "testhelp.h"
 
@@ -619,7 +620,75 @@ START_TEST(test_migrate_2_to_3)
 	store_series_release(&sr);
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 3);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 4);
+}
+END_TEST
+
+static void held_count(void *ctx, const struct store_held *h)
+{
+	struct buf *b = ctx;
+
+	buf_printf(b, "%s%s:%.*s", b->len ? " " : "", h->msgid, (int)h->len, h->raw);
+}
+
+static void rate_collect(void *ctx, const char *key, time_t t)
+{
+	buf_printf(ctx, "[%s@%ld]", key, (long)t);
+}
+
+/* Held replies (schema 4): kept per recipient until their deadline, moved
+ * together, queued as one reply that marks every held patch replied; rate
+ * events kept and pruned. */
+START_TEST(test_held_and_rate_events)
+{
+	struct store *st = open_store();
+	struct store_message a = msg("<h1@x.org>", STORE_SKIPPED, "held");
+	struct store_message b = msg("<h2@x.org>", STORE_SKIPPED, "held");
+	struct store_held h = { "<h1@x.org>", "ann@x.org", 10, "raw1", 4, "f" };
+	const char *rcpt[] = { "ann@x.org" };
+	struct store_outgoing out = { "<r@bot.org>", "<h1@x.org>", "bot@bot.org", rcpt, 1,
+				      "reply", 5 };
+	enum store_enqueue res;
+	char *who = NULL, dec[64];
+	bool found;
+	time_t when;
+	struct buf got;
+	struct err e;
+
+	buf_init(&got, 0);
+	ck_assert_int_eq(store_record_message(st, &a, NULL, &e), 0);
+	ck_assert_int_eq(store_record_message(st, &b, NULL, &e), 0);
+	ck_assert_int_eq(store_held_add(st, &h, 100, &e), 0);
+	h.msgid = "<h2@x.org>";
+	h.time = 20;
+	h.raw = "raw2";
+	ck_assert_int_eq(store_held_add(st, &h, 200, &e), 0);	/* moves h1 to 200 too */
+	ck_assert_int_eq(store_held_next_time(st, &when, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(when, 200);
+	ck_assert_int_eq(store_held_next_due(st, 150, &who, &e), 0);
+	ck_assert_ptr_null(who);
+	ck_assert_int_eq(store_held_next_due(st, 200, &who, &e), 0);
+	ck_assert_str_eq(who, "ann@x.org");
+	free(who);
+	ck_assert_int_eq(store_held_members(st, "ann@x.org", held_count, &got, &e), 0);
+	ck_assert_str_eq(got.data, "h1@x.org:raw1 h2@x.org:raw2");
+	ck_assert_int_eq(store_held_queue_reply(st, "ann@x.org", &out, 200, &res, &e), 0);
+	ck_assert_int_eq(res, STORE_QUEUED);
+	ck_assert_int_eq(store_message_decision(st, "<h2@x.org>", dec, sizeof(dec), &found, &e), 0);
+	ck_assert_str_eq(dec, "replied");
+	ck_assert_int_eq(store_held_next_time(st, &when, &found, &e), 0);
+	ck_assert(!found);
+	/* rate events: kept across a reopen, the old ones pruned */
+	ck_assert_int_eq(store_rate_note(st, "", 50, &e), 0);
+	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3650, &e), 0);
+	store_close(st);
+	st = open_store();
+	buf_reset(&got);
+	ck_assert_int_eq(store_rate_load(st, 100, rate_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[ann@x.org@3650]");
+	buf_release(&got);
+	store_close(st);
 }
 END_TEST
 
@@ -849,6 +918,7 @@ int main(void)
 	tcase_add_test(tc, test_dedupe_forms);
 	tcase_add_test(tc, test_reopen_keeps_everything);
 	tcase_add_test(tc, test_forget_decision);
+	tcase_add_test(tc, test_held_and_rate_events);
 	tcase_add_test(tc, test_checkpoint_update);
 	tcase_add_test(tc, test_one_reply_per_parent);
 	tcase_add_test(tc, test_unique_parent_in_schema);

@@ -131,6 +131,9 @@ line "30 s later (by Date, +0200 applied): held" \
 line "two minutes later: answered again" \
 	"20250601-rate-c@example.org: would reply (MISSING_SIGN_OFF)"
 total "one held" "held: rate-limit-global" 1
+line "the held one is answered once the limit has room, not dropped" \
+	"20250601-rate-b@example.org: would reply (MISSING_SIGN_OFF)"
+total "all three answered" "would reply" 3
 
 # --- --since / --until -------------------------------------------------------------
 # Dates: missing-signoff 2025-03-11 04:26 UTC, warning-only 2025-02-24,
