@@ -32,6 +32,7 @@ static void scan_line(struct scan *s, const struct line *where, const char *p, s
 		s->matched++;
 		break;
 	case PATTERN_LIMIT:
+	case PATTERN_SPENT:
 		s->limited = true;
 		break;
 	case PATTERN_NOMATCH:
