@@ -328,14 +328,20 @@ static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
 	lookup_results_release(&res);
 }
 
-/* Runs the rules over one patch and counts what will be shown. */
-static void check_patch(struct run *r, const struct patch *p, struct findings *fs)
+/*
+ * Runs the rules over one patch, appending to fs (one findings per message,
+ * so its parts share the custom rules' budgets), and counts what will be
+ * shown.  Returns the index in fs of the patch's first finding.
+ */
+static size_t check_patch(struct run *r, const struct patch *p, struct findings *fs)
 {
+	size_t first = fs->n;
+
 	if (p->kind == KIND_PATCH || p->kind == KIND_COVER) {
 		r->patches++;
 		run_rules(r, p, fs);
 	}
-	for (size_t i = 0; i < fs->n; i++) {
+	for (size_t i = first; i < fs->n; i++) {
 		enum severity s = fs->v[i].severity;
 
 		if (s == SEV_OFF || s < r->o->min)
@@ -343,12 +349,34 @@ static void check_patch(struct run *r, const struct patch *p, struct findings *f
 		r->count[s]++;
 		r->failing |= s >= r->o->fail_at;
 	}
+	return first;
+}
+
+/*
+ * One line on stderr for each custom rule that could not check all of m:
+ * "tagbot: FILE[: message N (line L)][ <Message-ID>]: why".
+ */
+static void warn_budgets(const struct input_msg *m, const char *msgid,
+			 const struct findings *fs)
+{
+	char why[512], where[64] = "", id[RAW_MSGID_MAX + 4] = "";
+
+	if (m->lineno > 1)
+		snprintf(where, sizeof(where), ": message %zu (line %zu)", m->index, m->lineno);
+	else if (msgid && *msgid)
+		strcpy(where, ": message");
+	if (msgid && *msgid)
+		snprintf(id, sizeof(id), " <%s>", msgid);
+	for (size_t i = 0; i < fs->nbudgets; i++)
+		if (rule_budget_describe(&fs->budgets[i], why, sizeof(why)))
+			fprintf(stderr, "tagbot: %s%s%s: %s\n", m->file, where, id, why);
 }
 
 static void check_message(struct run *r, const struct input_msg *m)
 {
 	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose };
 	bool placed = false;
+	struct findings fs;
 	struct message msg;
 	struct patch *p;
 	size_t np;
@@ -368,19 +396,20 @@ static void check_message(struct run *r, const struct input_msg *m)
 		return;
 	}
 	patch_parse(&msg, &p, &np);
+	findings_init(&fs);
 	for (size_t i = 0; i < np; i++) {
-		struct findings fs;
+		size_t first = check_patch(r, &p[i], &fs);
+		struct findings part = { .v = fs.v + first, .n = fs.n - first };
 
-		findings_init(&fs);
-		check_patch(r, &p[i], &fs);
 		/* Placing the text costs a scan: only when a line will be printed. */
-		if (fs.n && !placed && r->o->format == OUTPUT_TEXT) {
+		if (part.n && !placed && r->o->format == OUTPUT_TEXT) {
 			ctx.text_line = text_line_in_file(m, &msg);
 			placed = true;
 		}
-		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &fs, r->o->min);
-		findings_release(&fs);
+		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &part, r->o->min);
 	}
+	warn_budgets(m, np ? p[0].message_id : NULL, &fs);
+	findings_release(&fs);
 	patches_free(p, np);
 	message_release(&msg);
 }
@@ -457,6 +486,7 @@ static void check_commit_msg(struct run *r, const char *path)
 	findings_init(&fs);
 	check_patch(r, p, &fs);
 	output_patch_ctx(stdout, r->o->format, &ctx, p, &fs, r->o->min);
+	warn_budgets(&m, NULL, &fs);
 	findings_release(&fs);
 	patches_free(p, 1);
 	message_release(&msg);

@@ -1049,7 +1049,9 @@ static int apply_custom(struct load *ld, const char *section)
 		err_set(ld->e, ERR_FINAL, "must not be empty");
 		return fail_at(ld, section, "message");
 	}
-	re = pattern_compile(d.pattern, d.caseless ? PATTERN_CASELESS : 0, ld->e);
+	/* PATTERN_STEPS: each custom rule has a budget per message (rules.h). */
+	re = pattern_compile(d.pattern, PATTERN_STEPS | (d.caseless ? PATTERN_CASELESS : 0),
+			     ld->e);
 	if (!re)
 		return fail_at(ld, section, "pattern");
 	add_custom(&ld->c->rules, id, &d, re);

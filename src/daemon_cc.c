@@ -267,6 +267,7 @@ static void check_parent(struct daemon *d, const struct parent *pa,
 	for (size_t i = 0; i < pa->np; i++)
 		if (pa->p[i].kind == KIND_PATCH || pa->p[i].kind == KIND_COVER)
 			rules_run_lookups(&pa->p[i], rules, &res, f);
+	daemon_log_budgets(pa->lead->message_id, f);
 	lookup_results_release(&res);
 }
 

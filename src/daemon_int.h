@@ -192,6 +192,9 @@ void daemon_batch_release(struct batch *b);
 void daemon_memo_release(struct memo *m);
 /* The Message-ID of the raw header, without parsing; malloc'ed or NULL. */
 char *daemon_raw_message_id(const char *raw, size_t len);
+/* One warning for each custom rule that could not check all of message
+ * key, after its rules ran into f (rule_budget_describe()). */
+void daemon_log_budgets(const char *key, const struct findings *f);
 /* Records key's decision (a dry run only remembers the key). */
 int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e);

@@ -355,6 +355,15 @@ static const struct patch *lead_part(const struct patch *p, size_t n)
 	return &p[0];
 }
 
+void daemon_log_budgets(const char *key, const struct findings *f)
+{
+	char why[512];
+
+	for (size_t i = 0; i < f->nbudgets; i++)
+		if (rule_budget_describe(&f->budgets[i], why, sizeof(why)))
+			log_message(LOGL_WARNING, key, "%s", why);
+}
+
 static int decide(struct daemon *d, const struct origin *o, const char *key,
 		  const struct patch *p, size_t np, const struct lookup_results *res, struct err *e)
 {
@@ -372,6 +381,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	for (size_t i = 0; i < np; i++)
 		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
 			rules_run_lookups(&p[i], &la.rules, res, &f);
+	daemon_log_budgets(key, &f);
 	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
 	if (daemon_context_note(d, key, lead, e) < 0) {
 		findings_release(&f);

@@ -60,6 +60,8 @@ struct pattern *pattern_compile(const char *re, unsigned flags, struct err *e)
 		opts |= PCRE2_CASELESS;
 	if (flags & PATTERN_MULTILINE)
 		opts |= PCRE2_MULTILINE;
+	if (flags & PATTERN_STEPS)
+		opts |= PCRE2_AUTO_CALLOUT;
 	code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, opts,
 			     &code_err, &offset, NULL);
 	if (!code) {
@@ -109,8 +111,8 @@ static void report_capture(const struct pattern *p, const PCRE2_SIZE *ov,
 		*cap_len = len;
 }
 
-enum pattern_result pattern_match(const struct pattern *p, const char *s, size_t n,
-				  size_t *cap_off, size_t *cap_len)
+static enum pattern_result match_in(const struct pattern *p, pcre2_match_context *mctx,
+				    const char *s, size_t n, size_t *cap_off, size_t *cap_len)
 {
 	/* Match data per call keeps a const pattern safe to share. */
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->code, NULL);
@@ -119,17 +121,69 @@ enum pattern_result pattern_match(const struct pattern *p, const char *s, size_t
 
 	if (!md)
 		abort();
-	rc = pcre2_match(p->code, (PCRE2_SPTR)(s ? s : ""), n, 0, 0, md, p->mctx);
+	rc = pcre2_match(p->code, (PCRE2_SPTR)(s ? s : ""), n, 0, 0, md, mctx);
 	if (rc >= 0 || rc == PCRE2_ERROR_NOMATCH) {
 		r = rc >= 0 ? PATTERN_MATCH : PATTERN_NOMATCH;
 		if (r == PATTERN_MATCH)
 			report_capture(p, pcre2_get_ovector_pointer(md), cap_off, cap_len);
+	} else if (rc == PCRE2_ERROR_CALLOUT) {
+		/* Only count_step() returns it: PCRE2 never does. */
+		r = PATTERN_SPENT;
 	} else {
 		/* Match, depth or heap limit, or any other run-time failure:
 		 * never a match, never a stall. */
 		r = PATTERN_LIMIT;
 	}
 	pcre2_match_data_free(md);
+	return r;
+}
+
+enum pattern_result pattern_match(const struct pattern *p, const char *s, size_t n,
+				  size_t *cap_off, size_t *cap_len)
+{
+	/* No callout function: the automatic callouts of PATTERN_STEPS are skipped. */
+	return match_in(p, p->mctx, s, n, cap_off, cap_len);
+}
+
+void pattern_budget_init(struct pattern_budget *b, unsigned long steps)
+{
+	b->left = steps;
+	b->limited = 0;
+	b->spent = false;
+}
+
+/* The automatic callout before each pattern item: one step. */
+static int count_step(pcre2_callout_block *cb, void *data)
+{
+	unsigned long *left = data;
+
+	(void)cb;
+	if (!*left)
+		return PCRE2_ERROR_CALLOUT;	/* abandons the match */
+	(*left)--;
+	return 0;
+}
+
+enum pattern_result pattern_match_budget(const struct pattern *p, struct pattern_budget *b,
+					 const char *s, size_t n,
+					 size_t *cap_off, size_t *cap_len)
+{
+	pcre2_match_context *mctx;
+	enum pattern_result r;
+
+	if (b->spent)
+		return PATTERN_SPENT;
+	/* A copy, so the pattern's own context never points at a budget. */
+	mctx = pcre2_match_context_copy(p->mctx);
+	if (!mctx)
+		abort();
+	pcre2_set_callout(mctx, count_step, &b->left);
+	r = match_in(p, mctx, s, n, cap_off, cap_len);
+	pcre2_match_context_free(mctx);
+	if (r == PATTERN_LIMIT)
+		b->limited++;
+	else if (r == PATTERN_SPENT)
+		b->spent = true;
 	return r;
 }
 

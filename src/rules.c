@@ -140,8 +140,7 @@ void rule_settings_release(struct rule_settings *s)
 
 void findings_init(struct findings *f)
 {
-	f->v = NULL;
-	f->n = f->alloc = 0;
+	memset(f, 0, sizeof(*f));
 }
 
 void findings_release(struct findings *f)
@@ -151,7 +150,53 @@ void findings_release(struct findings *f)
 		free(f->v[i].message);
 	}
 	free(f->v);
+	free(f->budgets);
 	findings_init(f);
+}
+
+struct rule_budget *findings_budget(struct findings *f, const char *id)
+{
+	struct rule_budget *rb;
+
+	for (size_t i = 0; i < f->nbudgets; i++)
+		if (!strcmp(f->budgets[i].rule, id))
+			return &f->budgets[i];
+	ARRAY_GROW(f->budgets, f->budgets_alloc, f->nbudgets + 1);
+	rb = &f->budgets[f->nbudgets++];
+	memset(rb, 0, sizeof(*rb));
+	rb->rule = id;
+	pattern_budget_init(&rb->b, PATTERN_BUDGET_STEPS);
+	return rb;
+}
+
+static const char *line_name(size_t lineno, char *buf, size_t n)
+{
+	/* Line 0 is the subject (struct finding). */
+	if (!lineno)
+		return "the subject";
+	snprintf(buf, n, "line %zu", lineno);
+	return buf;
+}
+
+const char *rule_budget_describe(const struct rule_budget *rb, char *buf, size_t n)
+{
+	char at[32], hits[64] = "";
+
+	if (rb->b.limited)
+		snprintf(hits, sizeof(hits), "%zu line%s hit the match limit",
+			 rb->b.limited, rb->b.limited == 1 ? "" : "s");
+	if (rb->b.spent)
+		snprintf(buf, n, "custom rule %s stopped at %s: its pattern used the %lu steps "
+			 "it may take on one message%s%s%s; the rest of the message was not "
+			 "checked against it", rb->rule, line_name(rb->stopped_at, at, sizeof(at)),
+			 PATTERN_BUDGET_STEPS, *hits ? " (" : "", hits, *hits ? ")" : "");
+	else if (rb->b.limited)
+		snprintf(buf, n, "custom rule %s: %s (the first: %s) and %s not checked "
+			 "against it", rb->rule, hits, line_name(rb->first_limited, at, sizeof(at)),
+			 rb->b.limited == 1 ? "was" : "were");
+	else
+		return NULL;
+	return buf;
 }
 
 enum severity findings_max(const struct findings *f)

@@ -122,13 +122,43 @@ struct finding {
 	const char *doc;	/* foreign */
 };
 
+/*
+ * What a custom rule's pattern could do on one message (pattern.h,
+ * budgets): each rule gets PATTERN_BUDGET_STEPS per message, so a pattern
+ * that backtracks for ever stops at some line instead of holding the
+ * daemon, and the other rules still run.  Kept in the findings, so a
+ * message checked part by part into one findings spends one budget.
+ */
+struct rule_budget {
+	const char *rule;	/* foreign: the custom rule's id */
+	struct pattern_budget b;
+	size_t first_limited;	/* line of the first match-limit hit (b.limited > 0) */
+	size_t stopped_at;	/* line where the budget ran out (b.spent) */
+};
+
 struct findings {
 	struct finding *v;	/* owned */
 	size_t n, alloc;
+	struct rule_budget *budgets;	/* owned; one per custom rule that ran */
+	size_t nbudgets, budgets_alloc;
 };
 
 void findings_init(struct findings *f);
 void findings_release(struct findings *f);
+
+/* The budget of custom rule id in f, opened the first time it is asked for. */
+struct rule_budget *findings_budget(struct findings *f, const char *id);
+
+/*
+ * One sentence for a warning about the message when rb's rule could not
+ * check all of it ("custom rule X stopped at line 84: ..."), in buf; NULL
+ * when the rule checked every line.  Callers log each, naming the message:
+ *
+ *	for (size_t i = 0; i < f.nbudgets; i++)
+ *		if (rule_budget_describe(&f.budgets[i], why, sizeof(why)))
+ *			log_message(LOGL_WARNING, msgid, "%s", why);
+ */
+const char *rule_budget_describe(const struct rule_budget *rb, char *buf, size_t n);
 /* Highest severity among the findings (SEV_OFF when none). */
 enum severity findings_max(const struct findings *f);
 

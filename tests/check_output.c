@@ -104,7 +104,7 @@ static void sample(struct patch *p, struct findings *fs, enum patch_kind kind)
 	p->author.name = name;
 	p->author.email = email;
 	p->series = (struct series){ .version = 2, .index = 1, .total = 3, .rfc = true };
-	*fs = (struct findings){ fv, ARRAY_SIZE(fv), ARRAY_SIZE(fv) };
+	*fs = (struct findings){ .v = fv, .n = ARRAY_SIZE(fv), .alloc = ARRAY_SIZE(fv) };
 }
 
 START_TEST(test_json_patch)
@@ -146,7 +146,7 @@ START_TEST(test_json_min_and_reply)
 		"\"message\":\"Reported-by: should be followed by Closes: or Link:.\","
 		"\"doc\":\"submitting-patches.rst\"}]}\n";
 	struct patch p;
-	struct findings fs, none = { NULL, 0, 0 };
+	struct findings fs, none = { .v = NULL };
 	struct capture c;
 	char *got;
 
@@ -191,7 +191,7 @@ static char *text_of(const struct output_ctx *ctx, enum patch_kind kind, enum se
 		     bool with_findings)
 {
 	struct patch p;
-	struct findings fs, none = { NULL, 0, 0 };
+	struct findings fs, none = { .v = NULL };
 	struct capture c;
 
 	sample(&p, &fs, kind);
@@ -270,7 +270,7 @@ START_TEST(test_text_sanitized)
 	static char evil[] = "evil\x1b]0;pwn\x07 \xc2\x9b" "1m\tx\xff \xc3\xa9";
 	struct output_ctx ctx = { "a.eml", 1, 0, false, true };
 	struct patch p;
-	struct findings none = { NULL, 0, 0 };
+	struct findings none = { .v = NULL };
 	struct message m;
 	struct capture c;
 	char *got;

@@ -160,6 +160,119 @@ START_TEST(test_list_skips_limit)
 }
 END_TEST
 
+/* With PATTERN_STEPS and a budget, every case still answers the same. */
+START_TEST(test_match_table_budget)
+{
+	struct err e;
+	struct pattern *p = pattern_compile(match_cases[_i].re,
+					    match_cases[_i].flags | PATTERN_STEPS, &e);
+	const char *s = match_cases[_i].subject;
+	struct pattern_budget b;
+	size_t off = 99, len = 99;
+
+	ck_assert_ptr_nonnull(p);
+	pattern_budget_init(&b, PATTERN_BUDGET_STEPS);
+	ck_assert_int_eq(pattern_match_budget(p, &b, s, strlen(s), &off, &len),
+			 match_cases[_i].want);
+	if (match_cases[_i].capture) {
+		ck_assert_uint_eq(len, strlen(match_cases[_i].capture));
+		ck_assert(!memcmp(s + off, match_cases[_i].capture, len));
+	}
+	ck_assert(!b.spent);
+	ck_assert_uint_eq(b.limited, 0);
+	pattern_free(p);
+}
+END_TEST
+
+/* Steps depend on the pattern and the subject only: the same each time. */
+START_TEST(test_budget_counts_steps)
+{
+	struct err e;
+	struct pattern *p = pattern_compile("(foo|bar)_\\w+\\(", PATTERN_STEPS, &e);
+	const char *s = "+\tret = foo_bar(dev, &priv->regs);";
+	struct pattern_budget b;
+	unsigned long once;
+
+	ck_assert_ptr_nonnull(p);
+	pattern_budget_init(&b, 1000);
+	ck_assert_int_eq(pattern_match_budget(p, &b, s, strlen(s), NULL, NULL), PATTERN_MATCH);
+	once = 1000 - b.left;
+	ck_assert_uint_gt(once, 0);
+	ck_assert_int_eq(pattern_match_budget(p, &b, s, strlen(s), NULL, NULL), PATTERN_MATCH);
+	ck_assert_uint_eq(1000 - b.left, 2 * once);
+	/* Too few steps for one more: spent, and spent it stays. */
+	pattern_budget_init(&b, once - 1);
+	ck_assert_int_eq(pattern_match_budget(p, &b, s, strlen(s), NULL, NULL), PATTERN_SPENT);
+	ck_assert(b.spent);
+	ck_assert_uint_eq(b.left, 0);
+	ck_assert_int_eq(pattern_match_budget(p, &b, s, strlen(s), NULL, NULL), PATTERN_SPENT);
+	/* pattern_match() knows no budget. */
+	ck_assert_int_eq(pattern_match(p, s, strlen(s), NULL, NULL), PATTERN_MATCH);
+	pattern_free(p);
+}
+END_TEST
+
+/*
+ * Lines of a's and a '!' under ^(a+)+$: with 80 a's each line hits the
+ * match limit, with 14 none does but each takes ~49,000 steps.  Either way
+ * the budget stops the pattern long before the last of 5000 lines, in
+ * milliseconds rather than minutes.
+ */
+static size_t lines_until_spent(struct pattern *p, size_t as, struct pattern_budget *b)
+{
+	char line[128];
+	size_t i;
+
+	memset(line, 'a', as);
+	line[as] = '!';
+	for (i = 0; i < 5000; i++)
+		if (pattern_match_budget(p, b, line, as + 1, NULL, NULL) == PATTERN_SPENT)
+			break;
+	return i;
+}
+
+START_TEST(test_budget_stops_catastrophic)
+{
+	struct err e;
+	struct pattern *p = pattern_compile("^(a+)+$", PATTERN_STEPS, &e);
+	struct pattern_budget b;
+	size_t n;
+
+	ck_assert_ptr_nonnull(p);
+	pattern_budget_init(&b, PATTERN_BUDGET_STEPS);
+	n = lines_until_spent(p, 80, &b);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_lt(n, 1000);
+	ck_assert_uint_eq(b.limited, n);	/* each line before hit the limit */
+	ck_assert(b.spent);
+
+	pattern_budget_init(&b, PATTERN_BUDGET_STEPS);
+	n = lines_until_spent(p, 14, &b);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_lt(n, 1000);
+	ck_assert_uint_eq(b.limited, 0);	/* under the limit, still stopped */
+
+	/* The same input spends the same: a fresh budget stops at the same line. */
+	pattern_budget_init(&b, PATTERN_BUDGET_STEPS);
+	ck_assert_uint_eq(lines_until_spent(p, 14, &b), n);
+	pattern_free(p);
+}
+END_TEST
+
+START_TEST(test_budget_needs_steps_flag)
+{
+	struct err e;
+	struct pattern *p = pattern_compile("^(a+)+$", 0, &e);
+	struct pattern_budget b;
+
+	ck_assert_ptr_nonnull(p);
+	pattern_budget_init(&b, 1);
+	ck_assert_uint_eq(lines_until_spent(p, 10, &b), 5000);
+	ck_assert(!b.spent);
+	pattern_free(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pattern");
@@ -172,6 +285,12 @@ int main(void)
 	tcase_add_test(tc, test_deep_recursion_hits_limit);
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_list_skips_limit);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("budget");
+	tcase_add_loop_test(tc, test_match_table_budget, 0, ARRAY_SIZE(match_cases));
+	tcase_add_test(tc, test_budget_counts_steps);
+	tcase_add_test(tc, test_budget_stops_catastrophic);
+	tcase_add_test(tc, test_budget_needs_steps_flag);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }

@@ -86,26 +86,34 @@ static void unbuild(struct fixture *f)
 		free(f->trailers[i].value);
 }
 
-/* settings with one custom rule */
-static void one_rule(struct rule_settings *s, const char *re, enum custom_scope scope,
-		     const char *token, bool must_match, bool caseless, enum severity sev)
+/* Appends a custom rule to s, compiled as config.c does. */
+static void add_rule(struct rule_settings *s, const char *id, const char *re,
+		     enum custom_scope scope, const char *token, bool must_match, bool caseless,
+		     enum severity sev)
 {
 	struct custom_rule *r;
 	struct err e;
 
-	rule_settings_init(s);
-	ARRAY_GROW(s->custom, s->custom_alloc, 1);
+	ARRAY_GROW(s->custom, s->custom_alloc, s->ncustom + 1);
 	r = &s->custom[s->ncustom++];
 	memset(r, 0, sizeof(*r));
-	r->id = xstrdup("MY_RULE");
+	r->id = xstrdup(id);
 	r->severity = sev;
 	r->scope = scope;
 	r->token = token ? xstrdup(token) : NULL;
-	r->re = pattern_compile(re, caseless ? PATTERN_CASELESS : 0, &e);
+	r->re = pattern_compile(re, PATTERN_STEPS | (caseless ? PATTERN_CASELESS : 0), &e);
 	ck_assert_msg(r->re != NULL, "%s: %s", re, e.msg);
 	r->must_match = must_match;
 	r->message = xstrdup("Say it differently.");
 	r->doc = xstrdup("Local policy");
+}
+
+/* settings with one custom rule */
+static void one_rule(struct rule_settings *s, const char *re, enum custom_scope scope,
+		     const char *token, bool must_match, bool caseless, enum severity sev)
+{
+	rule_settings_init(s);
+	add_rule(s, "MY_RULE", re, scope, token, must_match, caseless, sev);
 }
 
 static const struct {
@@ -248,6 +256,134 @@ START_TEST(test_findings_are_capped)
 }
 END_TEST
 
+/* ---------------------------------------------------------- budgets */
+
+/* The sentences a caller would log for fs, one per line. */
+static void budget_warnings(const struct findings *fs, char *out, size_t n)
+{
+	size_t off = 0;
+	char why[512];
+
+	out[0] = '\0';
+	for (size_t i = 0; i < fs->nbudgets && off < n; i++)
+		if (rule_budget_describe(&fs->budgets[i], why, sizeof(why)))
+			off += (size_t)snprintf(out + off, n - off, "%s\n", why);
+}
+
+START_TEST(test_limit_hit_is_reported)
+{
+	struct rule_settings s;
+	struct findings fs;
+	struct fixture f;
+	char got[1024];
+
+	build(&f, KIND_PATCH);
+	one_rule(&s, "(a+)+$", SCOPE_DIFF, NULL, false, false, SEV_WARNING);
+	findings_init(&fs);
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	ck_assert_uint_eq(fs.n, 0);
+	budget_warnings(&fs, got, sizeof(got));
+	ck_assert_str_eq(got, "custom rule MY_RULE: 1 line hit the match limit (the first: "
+			 "line 13) and was not checked against it\n");
+	findings_release(&fs);
+	rule_settings_release(&s);
+	unbuild(&f);
+}
+END_TEST
+
+#define AAAA_LINES	3000
+
+/*
+ * A diff of AAAA_LINES lines "+aaa...a!" (80 a's), then "+bad" on line
+ * AAAA_LINES + 1; ^\+(a+)+$ hits the match limit on each a-line.
+ */
+static void aaaa_patch(struct fixture *f, struct buf *b)
+{
+	char line[84];
+
+	line[0] = '+';
+	memset(line + 1, 'a', 80);
+	memcpy(line + 81, "!\n", 3);
+	buf_init(b, 0);
+	for (int i = 0; i < AAAA_LINES; i++)
+		ck_assert_int_eq(buf_addstr(b, line), 0);
+	ck_assert_int_eq(buf_addstr(b, "+bad\n"), 0);
+	build(f, KIND_PATCH);
+	f->p.text = b->data;
+	f->p.text_len = b->len;
+	f->p.after = b->data;
+	f->p.after_len = b->len;
+	f->p.nlines = 0;
+	f->p.ntrailers = 0;
+}
+
+static void aaaa_rules(struct rule_settings *s)
+{
+	rule_settings_init(s);
+	add_rule(s, "SLOW", "^\\+(a+)+$", SCOPE_BODY, NULL, false, false, SEV_WARNING);
+	add_rule(s, "SLOW_MUST", "^\\+(a+)+$", SCOPE_DIFF, NULL, true, false, SEV_WARNING);
+	add_rule(s, "BAD", "^\\+bad$", SCOPE_BODY, NULL, false, false, SEV_ERROR);
+}
+
+/*
+ * The slow rules stop early, each reported once; the rule after them still
+ * finds line AAAA_LINES + 1; a must_match rule that stopped is no finding.
+ */
+START_TEST(test_budget_stops_one_rule)
+{
+	struct rule_settings s;
+	struct findings fs;
+	struct fixture f;
+	struct buf b;
+	char got[2048], want[2048];
+	size_t at;
+
+	aaaa_patch(&f, &b);
+	aaaa_rules(&s);
+	findings_init(&fs);
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	ck_assert_msg(fs.n == 1, "%s", th_dump(&fs));
+	ck_assert_str_eq(fs.v[0].rule, "BAD");
+	ck_assert_uint_eq(fs.v[0].line, AAAA_LINES + 1);
+	ck_assert_uint_eq(fs.nbudgets, 3);
+	at = fs.budgets[0].stopped_at;
+	ck_assert(fs.budgets[0].b.spent);
+	ck_assert_uint_gt(at, 1);
+	ck_assert_uint_lt(at, AAAA_LINES / 10);
+	ck_assert_uint_eq(fs.budgets[0].b.limited, at - 1);
+	ck_assert_uint_eq(fs.budgets[1].stopped_at, at);
+	ck_assert(!fs.budgets[2].b.spent);
+	budget_warnings(&fs, got, sizeof(got));
+	snprintf(want, sizeof(want),
+		 "custom rule SLOW stopped at line %zu: its pattern used the %lu steps it may "
+		 "take on one message (%zu lines hit the match limit); the rest of the message "
+		 "was not checked against it\n"
+		 "custom rule SLOW_MUST stopped at line %zu: its pattern used the %lu steps it "
+		 "may take on one message (%zu lines hit the match limit); the rest of the "
+		 "message was not checked against it\n",
+		 at, PATTERN_BUDGET_STEPS, at - 1, at, PATTERN_BUDGET_STEPS, at - 1);
+	ck_assert_str_eq(got, want);
+
+	/* A second part of the same message: the rules stay stopped. */
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	ck_assert_uint_eq(fs.n, 2);
+	ck_assert_uint_eq(fs.nbudgets, 3);
+	ck_assert_uint_eq(fs.budgets[0].b.limited, at - 1);
+	ck_assert_uint_eq(fs.budgets[0].stopped_at, at);
+
+	/* The next message has budgets of its own: the same stop, once more. */
+	findings_release(&fs);
+	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	ck_assert_uint_eq(fs.n, 1);
+	ck_assert_uint_eq(fs.nbudgets, 3);
+	ck_assert_uint_eq(fs.budgets[0].stopped_at, at);
+	findings_release(&fs);
+	rule_settings_release(&s);
+	unbuild(&f);
+	buf_release(&b);
+}
+END_TEST
+
 /* ------------------------------------- through the parser and config.c */
 
 /* Lines of the findings of rule id, as "1 6 20". */
@@ -339,6 +475,10 @@ int main(void)
 	tcase_add_test(tc, test_finding_fields);
 	tcase_add_test(tc, test_subject_finding_text);
 	tcase_add_test(tc, test_findings_are_capped);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("budget");
+	tcase_add_test(tc, test_limit_hit_is_reported);
+	tcase_add_test(tc, test_budget_stops_one_rule);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mail");
 	tcase_add_loop_test(tc, test_real_mail, 0, ARRAY_SIZE(mail_cases));

@@ -4,6 +4,9 @@
  *
  * A match limit hit is never a finding, in either direction: with
  * must_match a limit on some line means we cannot say "nothing matched".
+ * Each rule spends one budget per message (rules.h, struct rule_budget);
+ * once it is spent the rule checks no more lines of that message, the same
+ * as a limit hit for must_match, and the caller warns once about it.
  */
 #include "autoconf.h"
 #include <string.h>
@@ -16,15 +19,22 @@
 struct scan {
 	struct rule_ctx *ctx;
 	const struct custom_rule *rule;
+	struct rule_budget *budget;	/* foreign; in ctx->out */
 	size_t matched;
 	bool limited;
 };
 
+static bool spent(const struct scan *s)
+{
+	return s->budget->b.spent;
+}
+
 static void scan_line(struct scan *s, const struct line *where, const char *p, size_t n)
 {
 	const struct custom_rule *r = s->rule;
+	struct rule_budget *rb = s->budget;
 
-	switch (pattern_match(r->re, p, n, NULL, NULL)) {
+	switch (pattern_match_budget(r->re, &rb->b, p, n, NULL, NULL)) {
 	case PATTERN_MATCH:
 		if (!r->must_match && s->matched < CUSTOM_MAX_FINDINGS)
 			findings_add(s->ctx->out, r->id, r->severity, where, r->doc, "%s",
@@ -32,6 +42,12 @@ static void scan_line(struct scan *s, const struct line *where, const char *p, s
 		s->matched++;
 		break;
 	case PATTERN_LIMIT:
+		if (rb->b.limited == 1)
+			rb->first_limited = where->lineno;
+		s->limited = true;
+		break;
+	case PATTERN_SPENT:
+		rb->stopped_at = where->lineno;
 		s->limited = true;
 		break;
 	case PATTERN_NOMATCH:
@@ -55,7 +71,7 @@ static size_t count_lines(const char *p, size_t n)
 /* Each line of n bytes at p, the first numbered lineno. */
 static void scan_text(struct scan *s, const char *p, size_t n, size_t lineno)
 {
-	for (size_t i = 0; n && i < CUSTOM_MAX_LINES; i++) {
+	for (size_t i = 0; n && i < CUSTOM_MAX_LINES && !spent(s); i++) {
 		const char *nl = memchr(p, '\n', n);
 		size_t len = nl ? (size_t)(nl - p) : n;
 		struct line l = { p, len, lineno + i };
@@ -83,7 +99,7 @@ static void scan_trailers(struct scan *s, const struct patch *p, bool values)
 {
 	const struct custom_rule *r = s->rule;
 
-	for (size_t i = 0; i < p->ntrailers; i++) {
+	for (size_t i = 0; i < p->ntrailers && !spent(s); i++) {
 		const struct trailer *t = &p->trailers[i];
 
 		if (t->kind != TRAILER_TAG || !t->in_block)
@@ -107,16 +123,19 @@ static bool applies(const struct custom_rule *r, enum patch_kind kind)
 static void run_rule(struct rule_ctx *ctx, const struct custom_rule *r)
 {
 	const struct patch *p = ctx->patch;
-	struct scan s = { ctx, r, 0, false };
+	struct scan s = { ctx, r, findings_budget(ctx->out, r->id), 0, false };
 	const char *subj = p->subject ? p->subject : "";
 	struct line subject = { subj, strlen(subj), 0 };
 
+	/* Spent on an earlier part of this message: nothing more to say. */
+	if (spent(&s))
+		return;
 	switch (r->scope) {
 	case SCOPE_SUBJECT:
 		scan_line(&s, &subject, subject.p, subject.len);
 		break;
 	case SCOPE_COMMIT:
-		for (size_t i = 0; i < p->nlines; i++)
+		for (size_t i = 0; i < p->nlines && !spent(&s); i++)
 			scan_line(&s, &p->lines[i], p->lines[i].p, p->lines[i].len);
 		break;
 	case SCOPE_TRAILERS:
