@@ -296,24 +296,27 @@ static int queue_answer(struct daemon *d, const struct origin *o, const char *ke
 	enum store_enqueue res;
 	struct reply r;
 	struct err re;
+	time_t now = daemon_now(d), at = 0;
 	int rc;
 
 	/* The answer goes to the request's sender: the limits count it there,
-	 * as a patch's reply counts for its author; held like one (final). */
-	if (policy_rate_check(d->pol, &a->la.ps, to, daemon_now(d), &why, NULL) == POLICY_HOLD) {
-		log_message(LOGL_WARNING, key, "Cc mode: held back, not answered: %s (to %s)",
-			    policy_reason_name(why), to ? to : "?");
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(why), e);
-	}
+	 * as a patch's reply counts for its author.  Over a limit it is held,
+	 * not dropped: queued to be sent once the limit has room, its slot
+	 * counted at that time. */
+	if (policy_rate_check(d->pol, &a->la.ps, to, now, &why, &at) == POLICY_HOLD)
+		log_message(LOGL_WARNING, key, "Cc mode: reply held back: %s (to %s; sent in %ld s)",
+			    policy_reason_name(why), to ? to : "?", (long)(at - now));
+	else
+		at = 0;
 	if (reply_build_cc(&r, &a->c, &a->la.rs, time(NULL), &re) < 0) {
 		log_message(LOGL_WARNING, key, "no Cc-mode reply: %s", re.msg);
 		reply_release(&r);
 		return daemon_record(d, o, key, kind, STORE_SKIPPED, "no-reply", e);
 	}
-	rc = daemon_queue_built(d, o, key, kind, &r, &res, e);
+	rc = daemon_queue_built(d, o, key, kind, &r, at, &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
 		if (!d->dry)	/* as a patch's reply: a dry run counts nothing */
-			policy_note_reply_to(d->pol, to, daemon_now(d));
+			policy_note_reply_to(d->pol, to, at ? at : now);
 		log_answer(key, &r, a);
 		if (a->checked)
 			rc = note_parent(d, &a->pa, e);

@@ -199,10 +199,11 @@ void daemon_log_budgets(const char *key, const struct findings *f);
 int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e);
 /* Queues the built reply r under parent key (store_record_reply; *res
- * STORE_ALREADY_QUEUED when key had one); a dry run prints it. */
+ * STORE_ALREADY_QUEUED when key had one), to be sent not before
+ * not_before (0: now); a dry run prints it. */
 int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
-		       const char *kind, const struct reply *r, enum store_enqueue *res,
-		       struct err *e);
+		       const char *kind, const struct reply *r, time_t not_before,
+		       enum store_enqueue *res, struct err *e);
 
 /* --- daemon_cc.c ------------------------------------------------------- */
 

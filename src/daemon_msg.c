@@ -317,8 +317,8 @@ int daemon_record(struct daemon *d, const struct origin *o, const char *key, con
 }
 
 int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
-		       const char *kind, const struct reply *r, enum store_enqueue *res,
-		       struct err *e)
+		       const char *kind, const struct reply *r, time_t not_before,
+		       enum store_enqueue *res, struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
@@ -339,6 +339,7 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 	out.rcpt = rcpt;
 	out.raw = r->raw;
 	out.len = r->len;
+	out.not_before = not_before;
 	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
 		return -1;
 	note(d, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,

@@ -143,7 +143,7 @@ static const char *const stmt_sql[S_COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_INSERT_OUTBOX] =
 		"INSERT INTO outbox (reply_msgid, parent_msgid, envelope_from, recipients, raw,"
-		" next_attempt, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+		" next_attempt, created) VALUES (?1, ?2, ?3, ?4, ?5, max(?6, ?7), ?6)",
 	[S_CHECKPOINT_GET] =
 		"SELECT uidvalidity, last_uid FROM checkpoints WHERE source = ?1 AND folder = ?2",
 	[S_CHECKPOINT_SET] =
@@ -645,6 +645,7 @@ static int insert_outbox(struct store *st, const char *reply_key, const char *pa
 	bind_text(s, 4, rcpt);
 	sqlite3_bind_blob64(s, 5, o->raw, o->len, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)now);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)o->not_before);
 	return step_done(s);
 }
 

@@ -103,6 +103,8 @@ struct store_outgoing {
 	size_t nrcpt;
 	const char *raw;		/* foreign; the whole reply, CRLF */
 	size_t len;
+	time_t not_before;		/* 0: send now; else not before then (a reply a
+					 * rate limit held: queued, sent when it has room) */
 };
 
 enum store_enqueue {

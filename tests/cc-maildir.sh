@@ -297,12 +297,12 @@ expect "8: the patch's reply and the first request's answer go out" \
 	cond '[ "$(ls "$W/out3/new" | grep -c .)" = 2 ] &&
 	      OUT=$W/out3 reply 20250404151042.GC372032@google.com "To=Lee Jones <lee@kernel.org>" &&
 	      OUT=$W/out3 reply "$P1" "To=Michael Tretter <m.tretter@pengutronix.de>"'
-expect "8: the second request from lee within the hour is held back and logged" \
+expect "8: the second request from lee within the hour is held back, logged, and kept queued for when the hour has room" \
 	cond '[ "$(OUT=$W/out3 nreplies 20260206101500.GA1676312@google.com)" = 0 ] &&
-	      grep -q "20260206101500.GA1676312@google.com.*held back, not answered: rate-limit-author (to lee@kernel.org)" "$W/log" &&
+	      grep -q "20260206101500.GA1676312@google.com.*reply held back: rate-limit-author (to lee@kernel.org; sent in" "$W/log" &&
 	      python3 -c "import sqlite3,sys; sys.exit(0 if sqlite3.connect(sys.argv[1]).execute(
-\"SELECT decision FROM messages WHERE msgid = ?\", (\"20260206101500.GA1676312@google.com\",)).fetchone()[0]
-== \"skipped:rate-limit-author\" else 1)" "$W/state3.db"'
+\"SELECT count(*) FROM outbox WHERE parent_msgid = ? AND state = \x27queued\x27 AND next_attempt > created + 3000\",
+(\"20260206101500.GA1676312@google.com\",)).fetchone()[0] == 1 else 1)" "$W/state3.db"'
 
 # --- 9. no trusted_authserv_id: commands refused, said once -------------------
 mkdir -p "$W/inbox4/new" "$W/inbox4/cur" "$W/inbox4/tmp"

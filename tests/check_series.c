@@ -432,6 +432,48 @@ START_TEST(test_reply_series)
 }
 END_TEST
 
+/* Replies a rate limit held for one recipient, folded (REPLY_HELD): the
+ * patches by subject, no n/m and no "series", and why they come late. */
+START_TEST(test_reply_held_fold)
+{
+	size_t len;
+	char *raw = th_read_data("series-v2-cover.eml", &len);
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+	struct reply r;
+	struct reply_settings rs;
+	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
+			f2 = one_finding("BAD_FIXES_TAG", SEV_WARNING, 9, "Twelve digits.");
+	struct reply_series_part parts[] = {
+		{ 1, "leds: one: first held", &f1 },
+		{ 2, "leds: two: second held", &f2 },
+	};
+
+	message_init(&m);
+	ck_assert(message_parse(&m, raw, len, &e) == 0);
+	patch_parse(&m, &p, &np);
+	reply_settings_init(&rs);
+	rs.from = "tagbot <bot@example.org>";
+	ck_assert_msg(reply_build_series(&r, &p[0], parts, 2, REPLY_HELD, &rs, T0, &e) == 0, "%s",
+		      e.msg);
+	ck_assert(strstr(r.raw, "It found 2 things to look at, patch by patch:"));
+	ck_assert(strstr(r.raw, "Patch:\r\n    leds: one: first held"));
+	ck_assert(strstr(r.raw, "Patch:\r\n    leds: two: second held"));
+	ck_assert(strstr(r.raw, "held back for a while by its rate limit"));
+	ck_assert(!strstr(r.raw, "your series"));
+	ck_assert(!strstr(r.raw, "/0"));
+	ck_assert_int_eq(r.nfindings, 2);
+	reply_release(&r);
+	findings_release(&f1);
+	findings_release(&f2);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
 /* The series reply is queued once: a second flush of the same lead (a
  * restart that lost the done mark, a merged series) queues nothing. */
 START_TEST(test_queue_once)
@@ -482,6 +524,7 @@ int main(void)
 	tcase_add_test(tc, test_unthreaded_window);
 	tcase_add_test(tc, test_pending_lifecycle);
 	tcase_add_test(tc, test_reply_series);
+	tcase_add_test(tc, test_reply_held_fold);
 	tcase_add_test(tc, test_queue_once);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);

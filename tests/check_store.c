@@ -647,7 +647,7 @@ START_TEST(test_held_and_rate_events)
 	struct store_held h = { "<h1@x.org>", "ann@x.org", 10, "raw1", 4, "f" };
 	const char *rcpt[] = { "ann@x.org" };
 	struct store_outgoing out = { "<r@bot.org>", "<h1@x.org>", "bot@bot.org", rcpt, 1,
-				      "reply", 5 };
+				      "reply", 5, 0 };
 	enum store_enqueue res;
 	char *who = NULL, dec[64];
 	bool found;
