@@ -135,11 +135,12 @@ int daemon_lookup_gate(struct daemon *d, const struct origin *o, const struct pa
 		pending_add(d, o, raw, len);
 		return 1;
 	}
-	/* Too many waiting: this one is looked up on its own, now. */
-	lookup_results_release(res);
-	for (size_t i = 0; i < np; i++)
-		if (lookup_prefetch(d->lk, &p[i], &d->cfg.rules.archives, res, &e) < 0)
-			log_message(LOGL_WARNING, p[0].message_id, "%s", e.msg);
+	/* Too many waiting: this one is looked up on its own, now, all its
+	 * parts under one deadline (res keeps what the store and the cache
+	 * settled: those URLs are skipped). */
+	if (lookup_fetch(d->lk, &(struct lookup_request){ p, np, res }, 1,
+			 &d->cfg.rules.archives, &e) < 0)
+		log_message(LOGL_WARNING, p[0].message_id, "%s", e.msg);
 	return 0;
 }
 

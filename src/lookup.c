@@ -128,6 +128,8 @@ struct job {
 struct batch {
 	struct job *v;		/* owned */
 	size_t n, alloc;
+	long long deadline;	/* monotonic ms when every job ends; 0: one timeout
+				 * from when run_batch() starts */
 };
 
 static long long mono_ms(void)
@@ -303,7 +305,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *clientp)
 	return n;
 }
 
-static void set_common(struct lookup *lk, struct job *j)
+/* left_ms: what remains of the batch's deadline, which bounds this transfer. */
+static void set_common(struct lookup *lk, struct job *j, long left_ms)
 {
 	CURL *h = j->h;
 
@@ -311,8 +314,8 @@ static void set_common(struct lookup *lk, struct job *j)
 	curl_easy_setopt(h, CURLOPT_PRIVATE, j);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, lk->user_agent);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)lk->s.timeout * 1000);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)lk->s.timeout * 1000);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, left_ms);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, left_ms);
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long)LOOKUP_MAX_REDIRECTS);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -329,7 +332,7 @@ static void set_common(struct lookup *lk, struct job *j)
 	curl_easy_setopt(h, CURLOPT_NOBODY, j->kind == JOB_STATUS && j->head ? 1L : 0L);
 }
 
-static int job_start(struct lookup *lk, struct job *j)
+static int job_start(struct lookup *lk, struct job *j, long left_ms)
 {
 	j->h = curl_easy_init();
 	if (!j->h)
@@ -337,7 +340,7 @@ static int job_start(struct lookup *lk, struct job *j)
 	buf_reset(&j->body);
 	j->errbuf[0] = '\0';
 	j->truncated = j->refused = false;
-	set_common(lk, j);
+	set_common(lk, j, left_ms);
 	if (curl_multi_add_handle(lk->multi, j->h) != CURLM_OK) {
 		curl_easy_cleanup(j->h);
 		j->h = NULL;
@@ -371,6 +374,11 @@ static enum lookup_net job_net(const struct job *j)
 	return j->cc == CURLE_COULDNT_RESOLVE_HOST ? LOOKUP_NET_NO_HOST : LOOKUP_NET_FAILED;
 }
 
+static bool job_timed_out(const struct job *j)
+{
+	return j->cc == CURLE_OPERATION_TIMEDOUT;
+}
+
 /* A transfer that gave no answer worth a finding. */
 static void log_failure(const struct job *j)
 {
@@ -391,7 +399,8 @@ static long interval_ms(const struct lookup *lk)
 	return lk->s.rate > 0 ? 1000 / lk->s.rate : 0;
 }
 
-/* Starts pending jobs while there is room and the rate allows. */
+/* Starts pending jobs while there is room and the rate allows; each gets
+ * what is left of the batch's deadline, not a timeout of its own. */
 static void start_jobs(struct lookup *lk, struct batch *b, size_t *running, long long now)
 {
 	for (size_t i = 0; i < b->n && *running < (size_t)lk->s.concurrency; i++) {
@@ -402,7 +411,7 @@ static void start_jobs(struct lookup *lk, struct batch *b, size_t *running, long
 		if (now < lk->next_start)
 			return;
 		lk->next_start = (lk->next_start > now ? lk->next_start : now) + interval_ms(lk);
-		if (job_start(lk, j) < 0) {
+		if (job_start(lk, j, (long)(b->deadline - now)) < 0) {
 			j->state = J_DONE;
 			j->cc = CURLE_FAILED_INIT;
 			continue;
@@ -438,7 +447,6 @@ static size_t count_done(const struct batch *b)
 	return n;
 }
 
-/* Runs every job of b to its end; each is bounded by the timeout. */
 static bool has_pending(const struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
@@ -447,15 +455,49 @@ static bool has_pending(const struct batch *b)
 	return false;
 }
 
+/* The jobs still running or waiting at the deadline: no answer. */
+static void cut_at_deadline(struct lookup *lk, struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct job *j = &b->v[i];
+
+		if (j->state == J_DONE)
+			continue;
+		if (j->h) {
+			curl_multi_remove_handle(lk->multi, j->h);
+			curl_easy_cleanup(j->h);
+			j->h = NULL;
+		}
+		snprintf(j->errbuf, sizeof(j->errbuf), "timed out: %s within the lookup deadline (%d s)",
+			 j->state == J_RUNNING ? "no answer" : "not started", lk->s.timeout);
+		j->cc = CURLE_OPERATION_TIMEDOUT;
+		j->code = 0;
+		j->state = J_DONE;
+	}
+}
+
+/*
+ * Runs every job of b until it ends or b->deadline passes, whichever comes
+ * first.  One deadline for the whole batch: a job queued behind the
+ * concurrency cap or the rate limit does not start a timeout of its own,
+ * so links stuck on a server that never answers cost one timeout in all,
+ * not one per round of `concurrency` transfers.
+ */
 static void run_batch(struct lookup *lk, struct batch *b)
 {
 	size_t running = 0;
 
+	if (!b->deadline)
+		b->deadline = mono_ms() + (long long)lk->s.timeout * 1000;
 	for (;;) {
 		long long now = mono_ms();
 		long wait = LOOKUP_POLL_MAX_MS;
 		int still;
 
+		if (now >= b->deadline) {
+			cut_at_deadline(lk, b);
+			return;
+		}
 		start_jobs(lk, b, &running, now);
 		if (count_done(b) == b->n)
 			return;
@@ -464,6 +506,8 @@ static void run_batch(struct lookup *lk, struct batch *b)
 		/* A free slot is used at once, or as soon as the rate allows. */
 		if (running < (size_t)lk->s.concurrency && has_pending(b))
 			wait = lk->next_start > now ? (long)(lk->next_start - now) : 0;
+		if (wait > b->deadline - now)
+			wait = (long)(b->deadline - now);
 		if (wait > 0 && count_done(b) < b->n)
 			curl_multi_poll(lk->multi, NULL, 0, (int)wait, NULL);
 	}
@@ -702,14 +746,13 @@ static size_t collect(struct lookup *lk, const struct patch *p, const struct pat
  * A name that does not resolve is a dead link only while names resolve at
  * all: offline, or with the resolver down, every host fails alike.  Any
  * answer in the batch proves the network works; else the archive's host
- * is asked (at most every LOOKUP_RESOLVER_TRUST seconds).
+ * is asked (at most every LOOKUP_RESOLVER_TRUST seconds), within what is
+ * left of the batch's deadline: a probe that times out proves nothing.
  */
 static bool resolver_works(struct lookup *lk, const struct batch *b)
 {
-	struct batch probe = { NULL, 0, 0 };
-	bool no_host = false, ok;
-
-	bool archive_no_host = false;
+	struct batch probe = { NULL, 0, 0, b->deadline };
+	bool no_host = false, archive_no_host = false, ok;
 
 	for (size_t i = 0; i < b->n; i++) {
 		enum lookup_net net = job_net(&b->v[i]);
@@ -727,7 +770,7 @@ static bool resolver_works(struct lookup *lk, const struct batch *b)
 		return true;
 	add_job(lk, &probe, NULL, 0, JOB_STATUS, xstrdup(lk->archive));
 	run_batch(lk, &probe);
-	ok = job_net(&probe.v[0]) != LOOKUP_NET_NO_HOST;
+	ok = job_net(&probe.v[0]) != LOOKUP_NET_NO_HOST && !job_timed_out(&probe.v[0]);
 	if (ok)
 		lk->resolver_ok_at = time(NULL);
 	batch_release(&probe);
@@ -759,7 +802,7 @@ static void finish_request(struct lookup *lk, const struct batch *b, struct look
 int lookup_fetch(struct lookup *lk, const struct lookup_request *rq, size_t n,
 		 const struct pattern_list *archives, struct err *e)
 {
-	struct batch b = { NULL, 0, 0 };
+	struct batch b = { NULL, 0, 0, 0 };
 	size_t first[LOOKUP_FETCH_MAX], failed = 0;
 	bool dns_ok, all_failed;
 
@@ -821,7 +864,7 @@ static size_t first_message(const char *s, size_t n)
 int lookup_message_raw(struct lookup *lk, const char *msgid, struct buf *out, bool *found,
 		       struct err *e)
 {
-	struct batch b = { NULL, 0, 0 };
+	struct batch b = { NULL, 0, 0, 0 };
 	const struct job *j;
 	int rc = 0;
 

@@ -16,12 +16,23 @@
  * (the thread: entries by anyone but that author).  Any other URL gets a
  * HEAD (a GET when the server answers 405).  Transfers run in parallel
  * through curl's multi interface, at most `concurrency` at once, started
- * at most `rate` per second, each bounded by `timeout`.  TLS is always
- * verified.
+ * at most `rate` per second.  TLS is always verified.
  *
- * A lookup that fails (timeout, 5xx, garbage, refused address) is logged
- * and its result is LOOKUP_UNKNOWN, which never becomes a finding.  Only
- * definite answers are cached (in the store, for cache_ttl seconds).
+ * One deadline, not one timeout per link: all transfers of one call
+ * (lookup_prefetch(), lookup_fetch() for every waiting mail at once,
+ * lookup_message_raw()) end `timeout` seconds after the call starts.  A
+ * transfer queued behind the cap or the rate gets what is left of it, not
+ * a timeout of its own; at the deadline every transfer still running or
+ * not yet started is cut.  So 96 transfers stuck on an archive that never
+ * answers cost one timeout, not 96 / concurrency of them.  The price: at
+ * most about rate x timeout transfers start in one call (50 with the
+ * defaults; an archive link takes two), and those that never start are
+ * "no answer" too.
+ *
+ * A lookup that fails (timeout, deadline, 5xx, garbage, refused address)
+ * is logged and its result is LOOKUP_UNKNOWN, which never becomes a
+ * finding.  Only definite answers are cached (in the store, for cache_ttl
+ * seconds).
  *
  * A mail decides what the bot fetches, so addresses on loopback, private
  * and link-local networks are refused unless the URL's host is the
@@ -53,7 +64,8 @@
 struct lookup_settings {
 	bool enabled;		/* enabled (parse_bool); default no; also sets rules.lookups */
 	char *archive_url;	/* owned; archive_url (parse_str); NULL: LOOKUP_DEFAULT_ARCHIVE */
-	int timeout;		/* timeout: seconds per request (1..86400); default 10 */
+	int timeout;		/* timeout: seconds one call's transfers take in all,
+				 * see above (1..86400); default 10 */
 	int concurrency;	/* concurrency: transfers at once (1..1000); default 4 */
 	int rate;		/* rate: transfers started per second, 0 = no limit; default 5 */
 	int cache_ttl;		/* cache_ttl: seconds a result is reused, 0 = no cache; default 21600 */
@@ -127,9 +139,10 @@ void lookup_free(struct lookup *lk);
  * Looks up every Link:/Closes: URL of p's commit message (at most
  * LOOKUP_MAX_URLS) and appends one result per distinct URL to out.
  * archives is the list of archive URL forms (rule_settings.archives).
- * Returns immediately when p has no such URL.  Individual failures are
- * logged and give LOOKUP_UNKNOWN results; -1 only when nothing could be
- * tried at all (out still holds a result per URL).
+ * Returns immediately when p has no such URL, else within about one
+ * timeout.  Individual failures are logged and give LOOKUP_UNKNOWN
+ * results; -1 only when nothing could be tried at all (out still holds a
+ * result per URL).
  */
 int lookup_prefetch(struct lookup *lk, const struct patch *p, const struct pattern_list *archives,
 		    struct lookup_results *out, struct err *e);
@@ -144,8 +157,14 @@ struct lookup_request {
 
 /*
  * lookup_prefetch() for n mails at once: every transfer of every mail in
- * one run of the multi interface, so the whole set takes about as long as
- * its slowest link (one timeout), not the sum.
+ * one run of the multi interface under one deadline, so the whole set
+ * returns within about one timeout, however many links wait behind the
+ * concurrency cap:
+ *
+ *	struct lookup_request rq[2] = { { p1, np1, &res1 }, { p2, np2, &res2 } };
+ *
+ *	lookup_fetch(lk, rq, 2, &settings->archives, &e);	// <= ~timeout
+ *	rules_run_lookups(&p1[0], settings, &res1, &findings);
  */
 int lookup_fetch(struct lookup *lk, const struct lookup_request *rq, size_t n,
 		 const struct pattern_list *archives, struct err *e);

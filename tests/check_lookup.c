@@ -2,7 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 /* Only to reach below the API: to fake a database of schema version 1. */
 #include <sqlite3.h>
@@ -884,6 +888,103 @@ START_TEST(test_prefetch_nothing_to_do)
 }
 END_TEST
 
+/* --- one deadline for the whole set --------------------------------------- */
+
+/* A loopback port that accepts connections (the kernel does) and never
+ * answers: nothing calls accept(). */
+static int silent_listen(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ge(ls, 0);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(ls, 128), 0);
+	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	*port = ntohs(sa.sin_port);
+	return ls;
+}
+
+/* Mail k: LOOKUP_MAX_URLS links to the silent port, half of them archive
+ * links (two transfers each: /raw and /t.atom), half plain URLs. */
+static void silent_mail(struct buf *b, int k, int port)
+{
+	buf_printf(b, "From: Ann Author <ann@example.org>\nSubject: [PATCH] leds: x%d\n"
+		   "Message-ID: <%d@example.org>\n\nText.\n\n", k, k);
+	for (int i = 0; i < LOOKUP_MAX_URLS; i++)
+		if (i % 2)
+			buf_printf(b, "Link: http://127.0.0.1:%d/%d/%d\n", port, k, i);
+		else
+			buf_printf(b, "Link: https://lore.kernel.org/r/%d.%d@example.org\n", k, i);
+	buf_addstr(b, "Signed-off-by: Ann Author <ann@example.org>\n---\ndiff --git a/x b/x\n");
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * Three mails of LOOKUP_MAX_URLS links each against a server that never
+ * answers, at most 4 transfers at once: 144 transfers in 36 rounds.  With a
+ * timeout per transfer that is 72 s; the set shares one deadline, so it
+ * ends after about one timeout (2 s), every link "unknown", no finding.
+ * The bound is no speed measure: it tells one timeout from many.
+ */
+START_TEST(test_fetch_one_deadline)
+{
+	struct lookup_settings ls;
+	struct lookup_request rq[3];
+	struct checked c[3];
+	struct lookup *lk;
+	struct timespec t0;
+	struct err e;
+	double took;
+	int port, sock = silent_listen(&port);
+	char archive[64];
+
+	snprintf(archive, sizeof(archive), "http://127.0.0.1:%d/all/", port);
+	for (int k = 0; k < 3; k++) {
+		struct buf b;
+
+		buf_init(&b, 0);
+		silent_mail(&b, k, port);
+		checked_open(&c[k], NULL, b.data);
+		buf_release(&b);
+		rq[k] = (struct lookup_request){ c[k].p, c[k].np, &c[k].res };
+	}
+	lookup_settings_init(&ls);
+	ls.archive_url = xstrdup(archive);
+	ls.timeout = 2;
+	ls.concurrency = 4;
+	ls.rate = 0;
+	ck_assert_int_eq(lookup_new(&lk, &ls, NULL, &e), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(lookup_fetch(lk, rq, 3, &c[0].s.archives, &e), 0);
+	took = seconds_since(&t0);
+	ck_assert_msg(took < 6.0, "144 stuck transfers took %.1f s, not about one timeout (2 s)",
+		      took);
+	for (int k = 0; k < 3; k++) {
+		ck_assert_uint_eq(c[k].res.n, LOOKUP_MAX_URLS);
+		for (size_t i = 0; i < c[k].res.n; i++)
+			ck_assert_msg(c[k].res.v[i].status == LOOKUP_UNKNOWN, "%s: %s",
+				      c[k].res.v[i].url, lookup_status_name(c[k].res.v[i].status));
+		run(&c[k]);
+		ck_assert_uint_eq(th_count(&c[k].fs, "LINK_DEAD"), 0);
+		ck_assert_uint_eq(th_count(&c[k].fs, "LINK_NO_NEW_INFO"), 0);
+		checked_close(&c[k]);
+	}
+	lookup_free(lk);
+	lookup_settings_release(&ls);
+	close(sock);
+}
+END_TEST
+
 /* An archive URL with a user name or password is refused, unquoted: every
  * URL fetched (and logged) starts with it. */
 START_TEST(test_new_refuses_credentials)
@@ -1139,6 +1240,7 @@ int main(void)
 	TCase *pure = tcase_create("pure");
 	TCase *store = tcase_create("store");
 	TCase *rules = tcase_create("rules");
+	TCase *deadline = tcase_create("deadline");
 
 	tcase_add_loop_test(pure, test_link_line, 0, ARRAY_SIZE(link_cases));
 	tcase_add_loop_test(pure, test_archive_url, 0, ARRAY_SIZE(url_cases));
@@ -1176,5 +1278,10 @@ int main(void)
 	tcase_add_test(rules, test_prefetch_nothing_to_do);
 	tcase_add_test(rules, test_new_refuses_credentials);
 	suite_add_tcase(s, rules);
+
+	/* Check's own limit is not the test: on the old code it ran 72 s. */
+	tcase_set_timeout(deadline, 30);
+	tcase_add_test(deadline, test_fetch_one_deadline);
+	suite_add_tcase(s, deadline);
 	return th_run_suite(s);
 }
