@@ -403,6 +403,12 @@ static int parse_reply_mode(const char *v, void *ptr, struct err *e)
 	return 0;
 }
 
+/* [reply] repeat_after: days; 0 = tell every time. */
+static int parse_repeat_after(const char *v, void *ptr, struct err *e)
+{
+	return parse_range(v, ptr, 0, 3650, e);
+}
+
 static int parse_series_wait(const char *v, void *ptr, struct err *e)
 {
 	return parse_range(v, ptr, 0, CONFIG_MAX_SERIES_WAIT, e);
@@ -553,6 +559,7 @@ static const struct key_def config_keys[] = {
 	ROW("reply", "max_share_per_sender", parse_percent, reply.max_share_per_sender),
 	ROW("reply", "reply_mode", parse_reply_mode, reply.reply_mode),
 	ROW("reply", "series_wait", parse_series_wait, reply.series_wait),
+	ROW("reply", "repeat_after", parse_repeat_after, reply.repeat_after),
 	ROW("reply", "maintainers", parse_maintainers, reply.maintainers),
 	ROW("reply", "cc_author", parse_bool, reply.cc_author),
 	ROW("reply", "trusted_authserv_id", parse_authserv_id, reply.trusted_authserv_id),
@@ -1605,6 +1612,7 @@ void config_init(struct config *c)
 	lookup_settings_init(&c->lookup);
 	c->reply.reply_mode = REPLY_PER_PATCH;
 	c->reply.series_wait = CONFIG_DEFAULT_SERIES_WAIT;
+	c->reply.repeat_after = 14;
 	policy_from_globals(c, &c->lists.dflt);
 }
 

@@ -88,6 +88,18 @@ int severity_parse(const char *s, enum severity *out)
 	return -1;
 }
 
+bool rule_about_setup(const char *id)
+{
+	static const char *const setup[] = {
+		"FROM_SIGN_OFF_MISMATCH", "NO_AUTHOR_SIGN_OFF", "SUBMITTER_SIGN_OFF",
+	};
+
+	for (size_t i = 0; id && i < ARRAY_SIZE(setup); i++)
+		if (!strcmp(id, setup[i]))
+			return true;
+	return false;
+}
+
 int rule_find(const char *id)
 {
 	for (int i = 0; i < RULE_COUNT; i++)

@@ -72,6 +72,14 @@ extern const struct rule_def rule_defs[RULE_COUNT];
 /* Index of the built-in rule named id (case-insensitive), or -1. */
 int rule_find(const char *id);
 
+/*
+ * Whether rule id is about the sender's setup rather than the patch (their
+ * From: and sign-off addresses: FROM_SIGN_OFF_MISMATCH, NO_AUTHOR_SIGN_OFF,
+ * SUBMITTER_SIGN_OFF): the same mix-up comes back with every patch they
+ * send, so a reply tells it once per [reply] repeat_after days.
+ */
+bool rule_about_setup(const char *id);
+
 /* Where a custom rule's pattern is applied (RULES.md section 6). */
 enum custom_scope {
 	SCOPE_SUBJECT,

@@ -111,7 +111,12 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE rate_events ("
 	"  key TEXT NOT NULL,"
 	"  t INTEGER NOT NULL);"
-	"CREATE INDEX rate_events_t ON rate_events (t);",
+	"CREATE INDEX rate_events_t ON rate_events (t);"
+	"CREATE TABLE told ("
+	"  person TEXT NOT NULL,"
+	"  rule TEXT NOT NULL,"
+	"  t INTEGER NOT NULL,"
+	"  PRIMARY KEY (person, rule));",
 };
 
 enum stmt_id {
@@ -1755,6 +1760,43 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 	free(reply_key);
 	buf_release(&list);
 	return rc;
+}
+
+/* --- what a person was told ---------------------------------------------- */
+
+int store_told_get(struct store *st, const char *person, const char *rule, time_t *t,
+		   bool *found, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*found = false;
+	*t = 0;
+	if (prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2", &s, e) < 0)
+		return -1;
+	bind_text(s, 1, person);
+	bind_text(s, 2, rule);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*t = (time_t)sqlite3_column_int64(s, 0);
+		*found = true;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading told");
+}
+
+int store_told_set(struct store *st, const char *person, const char *rule, time_t t,
+		   struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (prep(st, "INSERT OR REPLACE INTO told (person, rule, t) VALUES (?1, ?2, ?3)", &s,
+		 e) < 0)
+		return -1;
+	bind_text(s, 1, person);
+	bind_text(s, 2, rule);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)t);
+	return run_done(st, s, "recording told", e);
 }
 
 /* --- rate windows --------------------------------------------------------- */

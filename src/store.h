@@ -31,7 +31,7 @@
 #include "err.h"
 
 #define STORE_SCHEMA_VERSION	4	/* 2: lookup_cache; 3: context, thread_state, series;
-					 * 4: held, rate_events */
+					 * 4: held, rate_events, told */
 #define STORE_MSGID_MAX		998	/* longer Message-IDs are refused */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
@@ -420,6 +420,15 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 			   time_t now, enum store_enqueue *res, struct err *e);
 /* Forgets the held patches of rcpt (nothing to send after all). */
 int store_held_drop(struct store *st, const char *rcpt, struct err *e);
+
+/* --- what a person was told (schema 4) --------------------------------- */
+
+/* When a reply last told person (lower case) about rule; *found false when
+ * never. */
+int store_told_get(struct store *st, const char *person, const char *rule, time_t *t,
+		   bool *found, struct err *e);
+int store_told_set(struct store *st, const char *person, const char *rule, time_t t,
+		   struct err *e);
 
 /* --- rate windows (schema 4) ------------------------------------------- */
 
