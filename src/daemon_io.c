@@ -94,13 +94,17 @@ static int smtp_start_item(void *arg, struct outbox_item *it, struct err *e)
 static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struct err *e)
 {
 	struct daemon *d = arg;
+	struct smtp_refused refused;
 	void *tag = NULL;
 	int rc;
 
 	if (!d->smtp_pool)
 		return 1;
-	rc = smtp_pool_next(d->smtp_pool, wait, &tag, e);
+	rc = smtp_pool_next(d->smtp_pool, wait, &tag, &refused, e);
 	*it = tag;
+	/* Sent without some Cc's: deliver.c keeps and logs what e says. */
+	if (rc == 0 && refused.n)
+		snprintf(e->msg, sizeof(e->msg), "%s", refused.text);
 	if (rc <= 0)
 		d->smtp_used = time(NULL);
 	return rc;

@@ -113,6 +113,7 @@ enum stmt_id {
 	S_MARK_SENT,
 	S_MARK_RETRY,
 	S_MARK_FAILED,
+	S_UNCLAIM,
 	S_COUNT_MESSAGES,
 	S_COUNT_OUTBOX,
 	S_CACHE_GET,
@@ -144,12 +145,15 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_OUTBOX_NEXT_TIME] = "SELECT min(next_attempt) FROM outbox WHERE state = 'queued'",
 	[S_MARK_SENT] =
 		"UPDATE outbox SET state = 'sent', attempts = attempts + 1, sent_time = ?2,"
-		" last_error = '' WHERE reply_msgid = ?1 AND state = 'queued'",
+		" last_error = ?3 WHERE reply_msgid = ?1 AND state = 'queued'",
 	[S_MARK_RETRY] =
 		"UPDATE outbox SET attempts = attempts + 1, next_attempt = ?2, last_error = ?3"
 		" WHERE reply_msgid = ?1 AND state = 'queued'",
 	[S_MARK_FAILED] =
 		"UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ?3"
+		" WHERE reply_msgid = ?1 AND state = 'queued'",
+	[S_UNCLAIM] =
+		"UPDATE outbox SET attempts = max(attempts - 1, 0), next_attempt = ?2, last_error = ?3"
 		" WHERE reply_msgid = ?1 AND state = 'queued'",
 	[S_COUNT_MESSAGES] =
 		"SELECT count(*), sum(decision = 'replied'), sum(decision = 'clean'),"
@@ -898,7 +902,7 @@ int store_outbox_next_time(struct store *st, time_t *when, bool *found, struct e
 	return 0;
 }
 
-/* Runs one of the three state updates; a reply that is not queued (or not
+/* Runs one of the state updates; a reply that is not queued (or not
  * there) is an error: the caller's idea of the outbox is wrong. */
 static int mark(struct store *st, enum stmt_id id, const char *reply_msgid, time_t t,
 		const char *error, struct err *e)
@@ -927,9 +931,10 @@ static int mark(struct store *st, enum stmt_id id, const char *reply_msgid, time
 	return 0;
 }
 
-int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now, struct err *e)
+int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now,
+			   const char *note, struct err *e)
 {
-	return mark(st, S_MARK_SENT, reply_msgid, now, NULL, e);
+	return mark(st, S_MARK_SENT, reply_msgid, now, note, e);
 }
 
 int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t now,
@@ -942,6 +947,12 @@ int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t n
 			     const char *error, struct err *e)
 {
 	return mark(st, S_MARK_FAILED, reply_msgid, now, error, e);
+}
+
+int store_outbox_unclaim(struct store *st, const char *reply_msgid, time_t now,
+			 const char *error, struct err *e)
+{
+	return mark(st, S_UNCLAIM, reply_msgid, now, error, e);
 }
 
 /* --- lookup cache ------------------------------------------------------ */

@@ -12,6 +12,7 @@
  * one-reply constraint, and to fake a database from a newer tagbot. */
 #include <sqlite3.h>
 
+#include "buf.h"
 #include "store.h"
 #include "testhelp.h"
 
@@ -442,11 +443,11 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert_int_eq(it.attempts, 1);
 	ck_assert_str_eq(it.last_error, "421 try later");
 
-	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1061, &e), 0);
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1061, NULL, &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 5000, &it, &found, &e), 0);
 	ck_assert(!found);
 	/* Already sent: a second mark is a caller bug. */
-	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1062, &e), -1);
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1062, NULL, &e), -1);
 	ck_assert_int_eq(store_outbox_mark_retry(st, "nosuch@bot", 1062, 5, NULL, &e), -1);
 
 	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
@@ -460,6 +461,45 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert_int_eq(c.sent, 1);
 	ck_assert_int_eq(c.failed, 1);
 	ck_assert_int_eq(c.replied, 2);
+	outbox_item_release(&it);
+	store_close(st);
+}
+END_TEST
+
+static void note_error(void *ctx, const struct store_error_row *r)
+{
+	struct buf *b = ctx;
+
+	buf_printf(b, "%s <%s>: %s\n", r->what, r->msgid, r->detail);
+}
+
+/* A claim undone (the sink was broken, nothing went out): attempts as
+ * before, due at once, why in last_error; a reply sent without a refused
+ * Cc keeps that note, and `tagbot status` lists it. */
+START_TEST(test_outbox_unclaim_and_note)
+{
+	struct store *st = open_store();
+	struct outbox_item it;
+	struct buf b;
+	bool found;
+	struct err e;
+
+	outbox_item_init(&it);
+	buf_init(&b, 0);
+	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);	/* due at 1000 */
+	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000, 120, "sending (claimed)", &e), 0);
+	ck_assert_int_eq(store_outbox_unclaim(st, "ra@bot", 1001, "waiting for the sink: 535", &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(st, 1001, &it, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(it.attempts, 0);
+	ck_assert_str_eq(it.last_error, "waiting for the sink: 535");
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1002, "refused recipient, not sent "
+						"to: cc@example.org", &e), 0);
+	ck_assert_int_eq(store_outbox_unclaim(st, "ra@bot", 1003, "x", &e), -1);	/* sent */
+	ck_assert_int_eq(store_recent_errors(st, 10, note_error, &b, &e), 0);
+	ck_assert_str_eq(b.data, "reply <ra@bot>: sent, 1 attempts: refused recipient, not sent "
+			 "to: cc@example.org\n");
+	buf_release(&b);
 	outbox_item_release(&it);
 	store_close(st);
 }
@@ -828,6 +868,7 @@ int main(void)
 	tcase_add_test(tc, test_refuses_bad_reply);
 	tcase_add_test(tc, test_outbox_lifecycle);
 	tcase_add_test(tc, test_outbox_order);
+	tcase_add_test(tc, test_outbox_unclaim_and_note);
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_refuses_newer_schema);
 	tcase_add_test(tc, test_migrate_2_to_3);
