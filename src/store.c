@@ -98,6 +98,15 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  raw BLOB,"
 	"  findings TEXT);"
 	"CREATE INDEX series_member_series ON series_member (series, idx);",
+	/* 3 -> 4 */
+	"CREATE TABLE sink_state ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  sink TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('ok', 'failing')),"
+	"  reason TEXT NOT NULL,"
+	"  since INTEGER NOT NULL,"
+	"  failures INTEGER NOT NULL,"
+	"  next_try INTEGER NOT NULL);",
 };
 
 enum stmt_id {
@@ -1085,6 +1094,62 @@ int store_recent_errors(struct store *st, int max,
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing errors");
+}
+
+/* --- the sink's state (schema 4) ----------------------------------------- */
+
+void store_sink_state_release(struct store_sink_state *s)
+{
+	free(s->sink);
+	free(s->reason);
+	memset(s, 0, sizeof(*s));
+}
+
+int store_sink_state_put(struct store *st, const struct store_sink_state *in, struct err *e)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO sink_state (id, sink, state, reason, since, failures, next_try)"
+		" VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "writing the sink's state");
+	bind_text(s, 1, in->sink ? in->sink : "");
+	bind_text(s, 2, in->failing ? "failing" : "ok");
+	bind_text(s, 3, in->reason ? in->reason : "");
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)in->since);
+	sqlite3_bind_int(s, 5, in->failures);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)in->next_try);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "writing the sink's state");
+}
+
+int store_sink_state_get(struct store *st, struct store_sink_state *out, bool *found,
+			 struct err *e)
+{
+	static const char sql[] =
+		"SELECT sink, state, reason, since, failures, next_try FROM sink_state WHERE id = 1";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	store_sink_state_release(out);
+	*found = false;
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "reading the sink's state");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*found = true;
+		out->sink = col_text(s, 0);
+		out->failing = !strcmp((const char *)sqlite3_column_text(s, 1), "failing");
+		out->reason = col_text(s, 2);
+		out->since = (time_t)sqlite3_column_int64(s, 3);
+		out->failures = sqlite3_column_int(s, 4);
+		out->next_try = (time_t)sqlite3_column_int64(s, 5);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading the sink's state");
 }
 
 /* --- context, threads, series (schema 3) --------------------------------- */

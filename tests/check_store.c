@@ -505,6 +505,41 @@ START_TEST(test_outbox_unclaim_and_note)
 }
 END_TEST
 
+/* The sink's one row: none at first, then as last put. */
+START_TEST(test_sink_state)
+{
+	struct store *st = open_store();
+	struct store_sink_state in = { .sink = (char *)"smtp://127.0.0.1:25", .failing = true,
+				       .reason = (char *)"smtp: x: 535 5.7.8 no", .since = 1000,
+				       .failures = 3, .next_try = 1008 };
+	struct store_sink_state out = { 0 };
+	bool found = true;
+	struct err e;
+
+	ck_assert_int_eq(store_sink_state_get(st, &out, &found, &e), 0);
+	ck_assert(!found);
+	ck_assert_int_eq(store_sink_state_put(st, &in, &e), 0);
+	ck_assert_int_eq(store_sink_state_get(st, &out, &found, &e), 0);
+	ck_assert(found && out.failing);
+	ck_assert_str_eq(out.sink, in.sink);
+	ck_assert_str_eq(out.reason, in.reason);
+	ck_assert_int_eq(out.since, 1000);
+	ck_assert_int_eq(out.failures, 3);
+	ck_assert_int_eq(out.next_try, 1008);
+	in.failing = false;
+	in.reason = (char *)"";
+	in.since = 1010;
+	in.failures = 0;
+	ck_assert_int_eq(store_sink_state_put(st, &in, &e), 0);
+	ck_assert_int_eq(store_sink_state_get(st, &out, &found, &e), 0);
+	ck_assert(found && !out.failing);
+	ck_assert_str_eq(out.reason, "");
+	ck_assert_int_eq(out.since, 1010);
+	store_sink_state_release(&out);
+	store_close(st);
+}
+END_TEST
+
 /* Two due replies come out oldest first. */
 START_TEST(test_outbox_order)
 {
@@ -630,7 +665,7 @@ START_TEST(test_migrate_2_to_3)
 	store_series_release(&sr);
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 3);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 4);
 }
 END_TEST
 
@@ -869,6 +904,7 @@ int main(void)
 	tcase_add_test(tc, test_outbox_lifecycle);
 	tcase_add_test(tc, test_outbox_order);
 	tcase_add_test(tc, test_outbox_unclaim_and_note);
+	tcase_add_test(tc, test_sink_state);
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_refuses_newer_schema);
 	tcase_add_test(tc, test_migrate_2_to_3);
