@@ -22,6 +22,7 @@
 
 #define SINK_SCAN_MAX		((size_t)4 * 1024 * 1024) /* a sink file larger is not ours */
 #define DRAIN_CHUNK		50	/* replies per deliver_drain(), signals between */
+#define SEND_SLICE_MS		200	/* a wait for a send looks at signals this often */
 
 /* -------------------------------------------------------------- sinks */
 
@@ -98,9 +99,26 @@ static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struc
 	void *tag = NULL;
 	int rc;
 
-	if (!d->smtp_pool)
-		return 1;
-	rc = smtp_pool_next(d->smtp_pool, wait, &tag, &refused, e);
+	for (;;) {
+		if (!d->smtp_pool)
+			return 1;
+		rc = smtp_pool_next(d->smtp_pool, false, &tag, &refused, e);
+		if (rc <= 0 || !wait || !smtp_pool_running(d->smtp_pool))
+			break;
+		/* A server that never answers must not hold SIGTERM up (our
+		 * signals are blocked while we work): the sends still running
+		 * are dropped, their replies stay claimed, and after the next
+		 * start they are looked for and sent (deliver.h). */
+		daemon_signals_deliver(&d->sig);
+		if (daemon_got_stop) {
+			log_msg(LOGL_INFO, "stopping: %zu send(s) in progress dropped, their replies "
+				"stay queued", smtp_pool_running(d->smtp_pool));
+			smtp_pool_free(d->smtp_pool);
+			d->smtp_pool = NULL;
+			return 1;
+		}
+		smtp_pool_poll(d->smtp_pool, SEND_SLICE_MS);
+	}
 	*it = tag;
 	/* Sent without some Cc's: deliver.c keeps and logs what e says. */
 	if (rc == 0 && refused.n)
@@ -269,6 +287,7 @@ static int smtp_settings_of(const struct config_sink *c, struct smtp_settings *s
 	s->ca_file = c->ca_file;
 	s->user = c->user;
 	s->password = *password;
+	s->connect_timeout_s = c->connect_timeout;
 	if (smtp_check_settings(s, e) < 0) {
 		secret_free(*password);
 		*password = NULL;

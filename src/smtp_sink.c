@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -633,12 +635,57 @@ struct slot {
 	bool busy;
 };
 
+#define POOL_SOCKETS_MAX	(2 * SMTP_PARALLEL_MAX)
+
 struct smtp_pool {
 	CURLM *multi;		/* owned; holds the open connections */
 	struct slot *slots;	/* owned */
 	size_t n, running;
 	unsigned long connects;
+	int socks[POOL_SOCKETS_MAX];	/* the connections' sockets (curl's) */
+	size_t nsocks;
 };
+
+/*
+ * The pool knows its sockets, so that smtp_pool_free can cut them: curl
+ * would send QUIT on a session still being set up and wait for the answer
+ * (up to timeout_s) from a server that may never answer at all.
+ */
+static curl_socket_t open_cb(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct smtp_pool *p = arg;
+	int fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+
+	(void)purpose;
+	if (fd >= 0 && p->nsocks < ARRAY_SIZE(p->socks))
+		p->socks[p->nsocks++] = fd;
+	return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+static int close_cb(void *arg, curl_socket_t fd)
+{
+	struct smtp_pool *p = arg;
+
+	for (size_t i = 0; i < p->nsocks; i++)
+		if (p->socks[i] == fd) {
+			p->socks[i] = p->socks[--p->nsocks];
+			break;
+		}
+	return close(fd);
+}
+
+static CURLcode track_sockets(CURL *c, struct smtp_pool *p)
+{
+	CURLcode rc = curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_cb);
+
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, (void *)p);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, close_cb);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_CLOSESOCKETDATA, (void *)p);
+	return rc;
+}
 
 struct smtp_pool *smtp_pool_new(size_t max)
 {
@@ -652,6 +699,11 @@ struct smtp_pool *smtp_pool_new(size_t max)
 size_t smtp_pool_idle(const struct smtp_pool *p)
 {
 	return p->n - p->running;
+}
+
+size_t smtp_pool_running(const struct smtp_pool *p)
+{
+	return p->running;
 }
 
 unsigned long smtp_pool_connects(const struct smtp_pool *p)
@@ -707,6 +759,8 @@ int smtp_pool_start(struct smtp_pool *p, const struct smtp_settings *s, const ch
 	if (xfer_init(&sl->x, s->url, rcpt, n, data, len, e) < 0)
 		return -1;
 	rc = setup(sl->curl, s, from, &sl->x, len);
+	if (rc == CURLE_OK)
+		rc = track_sockets(sl->curl, p);
 	if (rc == CURLE_OK)
 		rc = curl_easy_setopt(sl->curl, CURLOPT_PRIVATE, (void *)sl);
 	if (rc != CURLE_OK)
@@ -788,6 +842,11 @@ void smtp_pool_free(struct smtp_pool *p)
 {
 	if (!p)
 		return;
+	/* A submission still running may be stuck on a silent server: cut
+	 * every connection, so that no QUIT waits for an answer. */
+	if (p->running)
+		for (size_t i = 0; i < p->nsocks; i++)
+			shutdown(p->socks[i], SHUT_RDWR);
 	for (size_t i = 0; i < p->n; i++) {
 		struct slot *sl = &p->slots[i];
 

@@ -153,8 +153,9 @@ int smtp_send(const struct smtp_settings *s, const char *from,
 struct smtp_pool;
 
 struct smtp_pool *smtp_pool_new(size_t max);
-/* How many more submissions can start now. */
+/* How many more submissions can start now, and how many are running. */
 size_t smtp_pool_idle(const struct smtp_pool *p);
+size_t smtp_pool_running(const struct smtp_pool *p);
 /*
  * Starts submitting as smtp_send would; tag is handed back by
  * smtp_pool_next when it has ended.  s, from, rcpt and data must stay valid
@@ -179,8 +180,10 @@ int smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct smtp_refus
 void smtp_pool_poll(struct smtp_pool *p, int ms);
 /* Connections opened since smtp_pool_new, for tests and the benchmark. */
 unsigned long smtp_pool_connects(const struct smtp_pool *p);
-/* Abandons running submissions (their outcome unknown: wait for them
- * first), QUITs the open connections and frees; NULL is fine. */
+/* Frees p; NULL is fine.  Without running submissions it QUITs the open
+ * connections (bounded by the timeouts); with some, it abandons them
+ * (their outcome unknown) and cuts every connection at once, so a server
+ * that never answers holds nobody up (a daemon stopping mid-send). */
 void smtp_pool_free(struct smtp_pool *p);
 
 /*

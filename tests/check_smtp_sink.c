@@ -687,6 +687,76 @@ START_TEST(test_silent_server_times_out)
 }
 END_TEST
 
+/* A loopback socket whose connections the kernel accepts and nobody
+ * answers; its URL into url. */
+static int tarpit(char *url, size_t n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(ls, 4), 0);
+	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(url, n, "smtp://127.0.0.1:%d", ntohs(sa.sin_port));
+	return ls;
+}
+
+/* connect_timeout_s bounds the wait for the greeting, whatever timeout_s
+ * says: a tarpit costs 1 s, not 30. */
+START_TEST(test_tarpit_connect_timeout)
+{
+	char url[64];
+	int ls = tarpit(url, sizeof(url));
+	struct smtp_settings s = settings(url, SMTP_TLS_NONE);
+	struct err e;
+	size_t len;
+	const char *m = mail("tarpit@tagbot.test", &len);
+	long t0 = now_ms();
+
+	s.connect_timeout_s = 1;
+	s.timeout_s = 30;
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
+	ck_assert_int_lt(now_ms() - t0, 2500);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+	ck_assert_msg(strstr(e.msg, "timed out") != NULL, "%s", e.msg);
+	close(ls);
+}
+END_TEST
+
+/* A send in progress is dropped at once when the pool is freed (the
+ * daemon's SIGTERM): no QUIT waited for on a session never set up. */
+START_TEST(test_pool_free_drops_stuck_send)
+{
+	char url[64];
+	int ls = tarpit(url, sizeof(url));
+	struct smtp_settings s = settings(url, SMTP_TLS_NONE);
+	struct smtp_pool *p = smtp_pool_new(2);
+	struct err e;
+	size_t len;
+	const char *m = mail("tarpit-pool@tagbot.test", &len);
+	void *got = NULL;
+	long t0;
+	int a;
+
+	s.connect_timeout_s = 60;
+	s.timeout_s = 60;
+	ck_assert_msg(smtp_pool_start(p, &s, "bot@example.org", to_author, 1, m, len, &a, &e) == 0,
+		      "%s", e.msg);
+	t0 = now_ms();
+	while (now_ms() - t0 < 500) {
+		ck_assert_int_eq(smtp_pool_next(p, false, &got, NULL, &e), 1);
+		smtp_pool_poll(p, 100);
+	}
+	ck_assert_uint_eq(smtp_pool_running(p), 1);
+	t0 = now_ms();
+	smtp_pool_free(p);
+	ck_assert_int_lt(now_ms() - t0, 500);
+	close(ls);
+}
+END_TEST
+
 /* --- the pool ---------------------------------------------------------- */
 
 /* Two transactions on one connection: the second one starts at MAIL FROM. */
@@ -1198,6 +1268,8 @@ static Suite *smtp_suite(void)
 	tcase_add_loop_test(u, test_fake_refused_recipients, 0, ARRAY_SIZE(rcpt_cases));
 	tcase_add_test(u, test_fake_silent_quit);
 	tcase_add_test(u, test_silent_server_times_out);
+	tcase_add_test(u, test_tarpit_connect_timeout);
+	tcase_add_test(u, test_pool_free_drops_stuck_send);
 	tcase_add_test(u, test_pool_reuses_connection);
 	tcase_add_test(u, test_pool_outcomes);
 	tcase_add_test(u, test_pool_parallel);
