@@ -35,6 +35,14 @@
  * 4. First start without a checkpoint begins at UIDNEXT unless backfill =
  *    yes; a UIDVALIDITY change rescans from UID 1, deduplicated by (1).
  *
+ * 5. A fault of the SMTP sink itself (a certificate, STARTTLS, a refused
+ *    login: ERR_SETUP) fails no reply: the replies stay queued as they
+ *    were, the sink backs off (daemon_backoff_next) and its state goes to
+ *    the store for `tagbot status`; SIGHUP with a fixed [sink] resumes.  A
+ *    refused Cc is dropped and noted, a refused To fails the reply
+ *    (smtp_sink.h).  A send in progress never holds SIGTERM up: it is
+ *    dropped, its claim stands, and (3) sends it after the next start.
+ *
  * The exceptions, by design: a patch held back by a rate limit is recorded
  * as skipped (logged) and not answered later; with an SMTP sink and a
  * Maildir source there is no mailbox to look in, so a reply whose send was
@@ -266,7 +274,7 @@ static int wait_seconds(struct daemon *d)
 			max = IMAP_IDLE_MAX_S;
 	}
 	/* A failing sink: its queued replies are due, but wait for it. */
-	if (d->sink_failing)
+	if (d->sink_failing && d->sink_retry_at > now)
 		max = daemon_sink_wait(d, max);
 	else if (d->st && !d->dry && store_outbox_next_time(d->st, &when, &found, &e) == 0 &&
 		 found && when - now < max)
