@@ -548,6 +548,7 @@ static const struct key_def config_keys[] = {
 	ROW("sink", "copy_to", parse_str, sink.copy_to),
 	ROW("sink", "copy_folder", parse_str, sink.copy_folder),
 	ROW("sink", "resend_after", parse_grace, sink.resend_after),
+	ROW("sink", "connect_timeout", parse_seconds, sink.connect_timeout),
 	ROW("reply", "from", parse_str, reply.from),
 	ROW("reply", "to", parse_reply_to, reply.to),
 	ROW("reply", "reply_to", parse_str, reply.reply_to),
@@ -1603,6 +1604,7 @@ void config_init(struct config *c)
 	c->sink.type = SINK_MAILDIR;
 	c->sink.copy_folder = xstrdup("INBOX");
 	c->sink.resend_after = CONFIG_DEFAULT_RESEND_AFTER;
+	c->sink.connect_timeout = CONFIG_DEFAULT_CONNECT_TIMEOUT;
 	c->reply.from = xstrdup("tagbot <tagbot@localhost.localdomain>");
 	c->reply.to = REPLY_TO_AUTHOR;
 	c->reply.cc_author = true;

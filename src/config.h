@@ -44,6 +44,7 @@
 #define CONFIG_MAX_LIST		256	/* addresses in bot_addresses, ignore_senders */
 #define CONFIG_DEFAULT_STATE	"/var/lib/tagbot/tagbot.db"
 #define CONFIG_DEFAULT_RESEND_AFTER 120	/* seconds before an unconfirmed reply is resent */
+#define CONFIG_DEFAULT_CONNECT_TIMEOUT 10 /* [sink]: seconds up to a greeted, logged-in session */
 #define CONFIG_DEFAULT_SERIES_WAIT 600	/* seconds a per-series reply waits for missing patches */
 #define CONFIG_MAX_SERIES_WAIT	(7 * 86400) /* its cap: a week */
 #define CONFIG_MAX_LISTS	256	/* [list ID] sections */
@@ -113,6 +114,7 @@ struct config_sink {
 					 * mailbox); NULL: the address of [reply] from */
 	char *copy_folder;		/* owned; where that copy lands; "INBOX" */
 	int resend_after;		/* seconds; CONFIG_DEFAULT_RESEND_AFTER */
+	int connect_timeout;		/* seconds; CONFIG_DEFAULT_CONNECT_TIMEOUT */
 };
 
 /* [reply] reply_mode = per-patch|per-series */

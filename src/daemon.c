@@ -35,6 +35,14 @@
  * 4. First start without a checkpoint begins at UIDNEXT unless backfill =
  *    yes; a UIDVALIDITY change rescans from UID 1, deduplicated by (1).
  *
+ * 5. A fault of the SMTP sink itself (a certificate, STARTTLS, a refused
+ *    login: ERR_SETUP) fails no reply: the replies stay queued as they
+ *    were, the sink backs off (daemon_backoff_next) and its state goes to
+ *    the store for `tagbot status`; SIGHUP with a fixed [sink] resumes.  A
+ *    refused Cc is dropped and noted, a refused To fails the reply
+ *    (smtp_sink.h).  A send in progress never holds SIGTERM up: it is
+ *    dropped, its claim stands, and (3) sends it after the next start.
+ *
  * The exceptions, by design: a patch held back by a rate limit is recorded
  * as skipped (logged) and not answered later; with an SMTP sink and a
  * Maildir source there is no mailbox to look in, so a reply whose send was
@@ -190,17 +198,16 @@ static char *addr_spec(const char *s)
 
 /* ------------------------------------------------------------ the loop */
 
-/* Capped exponential backoff with jitter (half to all of the step). */
-static double backoff_next(struct daemon *d)
+double daemon_backoff_next(unsigned *n)
 {
 	double step = DAEMON_BACKOFF_MIN_S;
 	uint32_t r = 0;
 
-	for (unsigned i = 0; i < d->backoff_step && step < DAEMON_BACKOFF_MAX_S; i++)
+	for (unsigned i = 0; i < *n && step < DAEMON_BACKOFF_MAX_S; i++)
 		step *= 2;
 	if (step > DAEMON_BACKOFF_MAX_S)
 		step = DAEMON_BACKOFF_MAX_S;
-	d->backoff_step++;
+	++*n;
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		r = (uint32_t)time(NULL) * 2654435761u;
 	return step / 2 + step / 2 * (r / 4294967296.0);
@@ -212,6 +219,7 @@ static void reload(struct daemon *d)
 	struct config fresh;
 	struct config_source src;
 	struct config_sink sink;
+	bool sink_new;
 	char *state;
 	struct err e;
 
@@ -222,14 +230,20 @@ static void reload(struct daemon *d)
 		config_release(&fresh);
 		return;
 	}
-	/* The old [source], [sink] and state move into fresh; what fresh read
-	 * of them is released with the old settings. */
+	/* The old [source] and state move into fresh, and the old [sink]
+	 * unless the new one can take over (an SMTP sink fixed after a fault);
+	 * what fresh read of them is released with the old settings. */
 	src = fresh.source;
 	fresh.source = d->cfg.source;
 	d->cfg.source = src;
-	sink = fresh.sink;
-	fresh.sink = d->cfg.sink;
-	d->cfg.sink = sink;
+	sink_new = !d->dry && daemon_sink_reload(d, &fresh.sink, &e) == 0;
+	if (!sink_new && !d->dry && fresh.sink.type == SINK_SMTP && d->cfg.sink.type == SINK_SMTP)
+		log_msg(LOGL_ERROR, "reload: %s; keeping the old [sink]", e.msg);
+	if (!sink_new) {
+		sink = fresh.sink;
+		fresh.sink = d->cfg.sink;
+		d->cfg.sink = sink;
+	}
 	state = fresh.tagbot.state;
 	fresh.tagbot.state = d->cfg.tagbot.state;
 	d->cfg.tagbot.state = state;
@@ -240,8 +254,9 @@ static void reload(struct daemon *d)
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	if (daemon_lookup_open(d, &e) < 0)
 		log_msg(LOGL_ERROR, "reload: %s; lookups are off", e.msg);
-	log_msg(LOGL_INFO, "reloaded %s (rules, [reply] and [lookup]; [source], [sink] and state keep "
-		"their values until a restart)", d->o->config);
+	log_msg(LOGL_INFO, "reloaded %s (rules, [reply], [lookup]%s; [source]%s and state keep "
+		"their values until a restart)", d->o->config, sink_new ? " and [sink]" : "",
+		sink_new ? "" : ", [sink]");
 }
 
 /* Seconds to wait: the poll interval, or less when a reply comes due. */
@@ -259,10 +274,12 @@ static int wait_seconds(struct daemon *d)
 		if (is.has_idle)
 			max = IMAP_IDLE_MAX_S;
 	}
-	if (d->st && !d->dry && store_outbox_next_time(d->st, &when, &found, &e) == 0 && found) {
-		if (when - now < max)
-			max = when - now < WAIT_MIN_S ? WAIT_MIN_S : (int)(when - now);
-	}
+	/* A failing sink: its queued replies are due, but wait for it. */
+	if (d->sink_failing && d->sink_retry_at > now)
+		max = daemon_sink_wait(d, max);
+	else if (d->st && !d->dry && store_outbox_next_time(d->st, &when, &found, &e) == 0 &&
+		 found && when - now < max)
+		max = when - now < WAIT_MIN_S ? WAIT_MIN_S : (int)(when - now);
 	return daemon_series_wait(d, now, max);
 }
 
@@ -290,7 +307,7 @@ static int recover(struct daemon *d, const struct err *e)
 	}
 	if (d->o->once || e->cls == ERR_FINAL)
 		return -1;
-	delay = backoff_next(d);
+	delay = daemon_backoff_next(&d->backoff_step);
 	log_msg(LOGL_WARNING, "%s; retrying in %.1f s", e->msg, delay);
 	daemon_sleep_for(&d->sig, delay);
 	return 0;
@@ -511,6 +528,37 @@ static void print_error(void *ctx, const struct store_error_row *r)
 	l->n++;
 }
 
+static void when_str(time_t t, char *b, size_t n)
+{
+	struct tm tm;
+
+	strftime(b, n, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+}
+
+/* "sink URL: ok since ..." or "sink URL: failing since ...: REASON". */
+static int print_sink(struct store *st, FILE *out, struct err *e)
+{
+	struct store_sink_state ss = { 0 };
+	char since[32], next[32];
+	bool found;
+
+	if (store_sink_state_get(st, &ss, &found, e) < 0)
+		return -1;
+	if (!found) {
+		fprintf(out, "sink: no fault seen\n");
+		return 0;
+	}
+	when_str(ss.since, since, sizeof(since));
+	when_str(ss.next_try, next, sizeof(next));
+	if (ss.failing)
+		fprintf(out, "sink %s: failing since %s, %d tries, next at %s (or on SIGHUP): %s\n",
+			ss.sink, since, ss.failures, next, ss.reason);
+	else
+		fprintf(out, "sink %s: ok since %s\n", ss.sink, since);
+	store_sink_state_release(&ss);
+	return 0;
+}
+
 int daemon_status(const char *config, FILE *out, struct err *e)
 {
 	struct store_settings ss;
@@ -541,6 +589,8 @@ int daemon_status(const char *config, FILE *out, struct err *e)
 	fprintf(out, "messages %ld: replied %ld, clean %ld, skipped %ld, error %ld\n",
 		c.messages, c.replied, c.clean, c.skipped, c.errors);
 	fprintf(out, "outbox: queued %ld, sent %ld, failed %ld\n", c.queued, c.sent, c.failed);
+	if (print_sink(st, out, e) < 0)
+		goto out;
 	fprintf(out, "last errors:\n");
 	rc = store_recent_errors(st, DAEMON_STATUS_ERRORS, print_error, &errors, e);
 	if (rc == 0 && errors.n == 0)

@@ -131,6 +131,12 @@ struct daemon {
 	struct smtp_pool *smtp_pool;	/* owned; its connections are kept between replies */
 	time_t smtp_used;		/* when a reply last came back from it */
 	char *copy_to;			/* owned; extra envelope recipient, or NULL */
+	/* A fault of the sink (ERR_SETUP): nothing is sent until sink_retry_at,
+	 * backing off by sink_step; the store keeps it for `tagbot status`. */
+	bool sink_failing;
+	unsigned sink_step;
+	int sink_failures;		/* tries that failed in a row */
+	time_t sink_since, sink_retry_at;
 
 	struct batch b;
 	struct memo memo;
@@ -243,8 +249,20 @@ void daemon_lookup_drop(struct daemon *d);
 
 extern const struct source_ops daemon_maildir_source, daemon_imap_source;
 
-/* Sends the replies that are due, in chunks, stopping for a signal. */
+/* Sends the replies that are due, in chunks, stopping for a signal.  A
+ * fault of the sink is no error here: it is logged (error level) and
+ * stored, the replies stay queued, and the sink is left alone until its
+ * back-off ends (daemon_sink_wait) or a reload. */
 int daemon_drain(struct daemon *d, struct err *e);
+/* Seconds until the failing sink is tried again (max when it works). */
+int daemon_sink_wait(const struct daemon *d, int max);
+/* SIGHUP: the SMTP sink of c in place of the running one (whose pool is
+ * closed), tried again at once; -1 (the old one kept) when c is not an
+ * SMTP sink or its settings or password are not right. */
+int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err *e);
+/* Capped exponential backoff with jitter (half to all of the step): the
+ * delay of *step, which it moves on.  DAEMON_BACKOFF_MIN_S to _MAX_S. */
+double daemon_backoff_next(unsigned *step);
 /* Opens the sink of d->cfg (nothing in a dry run). */
 int daemon_sink_open(struct daemon *d, struct err *e);
 /* Creates path and its missing parents, mode 0700. */

@@ -22,6 +22,7 @@
 
 #define SINK_SCAN_MAX		((size_t)4 * 1024 * 1024) /* a sink file larger is not ours */
 #define DRAIN_CHUNK		50	/* replies per deliver_drain(), signals between */
+#define SEND_SLICE_MS		200	/* a wait for a send looks at signals this often */
 
 /* -------------------------------------------------------------- sinks */
 
@@ -94,13 +95,34 @@ static int smtp_start_item(void *arg, struct outbox_item *it, struct err *e)
 static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struct err *e)
 {
 	struct daemon *d = arg;
+	struct smtp_refused refused;
 	void *tag = NULL;
 	int rc;
 
-	if (!d->smtp_pool)
-		return 1;
-	rc = smtp_pool_next(d->smtp_pool, wait, &tag, e);
+	for (;;) {
+		if (!d->smtp_pool)
+			return 1;
+		rc = smtp_pool_next(d->smtp_pool, false, &tag, &refused, e);
+		if (rc <= 0 || !wait || !smtp_pool_running(d->smtp_pool))
+			break;
+		/* A server that never answers must not hold SIGTERM up (our
+		 * signals are blocked while we work): the sends still running
+		 * are dropped, their replies stay claimed, and after the next
+		 * start they are looked for and sent (deliver.h). */
+		daemon_signals_deliver(&d->sig);
+		if (daemon_got_stop) {
+			log_msg(LOGL_INFO, "stopping: %zu send(s) in progress dropped, their replies "
+				"stay queued", smtp_pool_running(d->smtp_pool));
+			smtp_pool_free(d->smtp_pool);
+			d->smtp_pool = NULL;
+			return 1;
+		}
+		smtp_pool_poll(d->smtp_pool, SEND_SLICE_MS);
+	}
 	*it = tag;
+	/* Sent without some Cc's: deliver.c keeps and logs what e says. */
+	if (rc == 0 && refused.n)
+		snprintf(e->msg, sizeof(e->msg), "%s", refused.text);
 	if (rc <= 0)
 		d->smtp_used = time(NULL);
 	return rc;
@@ -126,14 +148,71 @@ static int smtp_idle_wait(struct daemon *d, int max_s)
 	return max_s > left ? (int)left : max_s;
 }
 
+/* The sink's state for `tagbot status`; a store error is only logged (the
+ * state is a report, the replies' rows are what counts). */
+static void sink_state_put(struct daemon *d, const char *reason)
+{
+	struct store_sink_state ss = {
+		.sink = d->cfg.sink.url, .failing = d->sink_failing, .reason = (char *)reason,
+		.since = d->sink_since, .failures = d->sink_failures, .next_try = d->sink_retry_at,
+	};
+	struct err e;
+
+	if (store_sink_state_put(d->st, &ss, &e) < 0)
+		log_msg(LOGL_WARNING, "%s", e.msg);
+}
+
+/* A fault of the sink: said once per back-off step, at error level. */
+static void sink_failed(struct daemon *d, const struct err *why)
+{
+	time_t now = time(NULL);
+	double delay = daemon_backoff_next(&d->sink_step);
+	struct store_counts c = { 0 };
+	struct err e;
+
+	if (!d->sink_failing)
+		d->sink_since = now;
+	d->sink_failing = true;
+	d->sink_failures++;
+	d->sink_retry_at = now + (time_t)(delay + 0.999);
+	if (store_counts(d->st, &c, &e) < 0)
+		c.queued = -1;
+	log_msg(LOGL_ERROR, "sink: %s; nothing is sent until it is fixed (%ld replies stay queued); "
+		"trying again in %.0f s or on SIGHUP", why->msg, c.queued, delay);
+	sink_state_put(d, why->msg);
+}
+
+static void sink_works(struct daemon *d)
+{
+	log_msg(LOGL_INFO, "sink %s works again after %d failed tries", d->cfg.sink.url,
+		d->sink_failures);
+	d->sink_failing = false;
+	d->sink_step = 0;
+	d->sink_failures = 0;
+	d->sink_since = time(NULL);
+	d->sink_retry_at = 0;
+	sink_state_put(d, "");
+}
+
+int daemon_sink_wait(const struct daemon *d, int max)
+{
+	time_t left = d->sink_retry_at - time(NULL);
+
+	if (!d->sink_failing || left >= max)
+		return max;
+	return left < 1 ? 1 : (int)left;
+}
+
 /* Sends what is due, DRAIN_CHUNK at a time, stopping for a signal. */
 int daemon_drain(struct daemon *d, struct err *e)
 {
 	struct deliver_ops ops = { .arg = d };
 	struct deliver_settings s = { 0 };
-	size_t before;
+	size_t before, done0 = d->ds.sent + d->ds.failed;
 
 	if (d->dry || !d->st)
+		return 0;
+	if (d->sink_failing && time(NULL) < d->sink_retry_at)
 		return 0;
 	if (d->cfg.sink.type == SINK_MAILDIR) {
 		ops.send = maildir_send;
@@ -152,9 +231,17 @@ int daemon_drain(struct daemon *d, struct err *e)
 		daemon_signals_deliver(&d->sig);
 		if (daemon_got_stop)
 			break;
-		if (deliver_drain(d->st, &ops, &s, &daemon_got_stop, &d->ds, e) < 0)
-			return -1;
+		if (deliver_drain(d->st, &ops, &s, &daemon_got_stop, &d->ds, e) < 0) {
+			if (e->cls != ERR_SETUP)
+				return -1;
+			sink_failed(d, e);
+			err_init(e);
+			return 0;
+		}
 	} while (d->ds.sent + d->ds.confirmed + d->ds.failed - before >= DRAIN_CHUNK);
+	/* A session got as far as a reply's own fate: the sink works. */
+	if (d->sink_failing && d->ds.sent + d->ds.failed > done0)
+		sink_works(d);
 	return 0;
 }
 
@@ -186,13 +273,12 @@ static enum smtp_tls smtp_tls_of(enum config_tls t)
 	       t == CONFIG_TLS_IMPLICIT ? SMTP_TLS_IMPLICIT : SMTP_TLS_STARTTLS;
 }
 
-/* The password is read once: [sink] keeps its start-up values anyway. */
-static int smtp_open_sink(struct daemon *d, struct err *e)
+/* The settings of c into s, the password read (at start and on SIGHUP). */
+static int smtp_settings_of(const struct config_sink *c, struct smtp_settings *s,
+			    char **password, struct err *e)
 {
-	const struct config_sink *c = &d->cfg.sink;
-	struct smtp_settings *s = &d->smtp;
-
-	if (secret_get(c->password_file, c->password_command, &d->smtp_password, e) < 0)
+	*password = NULL;
+	if (secret_get(c->password_file, c->password_command, password, e) < 0)
 		return err_prefix(e, "[sink]");
 	smtp_settings_init(s);
 	s->url = c->url;
@@ -200,9 +286,39 @@ static int smtp_open_sink(struct daemon *d, struct err *e)
 		SMTP_TLS_IMPLICIT : smtp_tls_of(c->tls);
 	s->ca_file = c->ca_file;
 	s->user = c->user;
-	s->password = d->smtp_password;
-	if (smtp_check_settings(s, e) < 0)
+	s->password = *password;
+	s->connect_timeout_s = c->connect_timeout;
+	if (smtp_check_settings(s, e) < 0) {
+		secret_free(*password);
+		*password = NULL;
 		return err_prefix(e, "[sink]");
+	}
+	return 0;
+}
+
+static int smtp_open_sink(struct daemon *d, struct err *e)
+{
+	return smtp_settings_of(&d->cfg.sink, &d->smtp, &d->smtp_password, e);
+}
+
+int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err *e)
+{
+	struct smtp_settings s;
+	char *password;
+
+	if (c->type != SINK_SMTP || d->cfg.sink.type != SINK_SMTP)
+		return err_set(e, ERR_FINAL, "[sink] type cannot change without a restart");
+	if (smtp_settings_of(c, &s, &password, e) < 0)
+		return -1;
+	/* Nothing is with the pool between drains; its connections were
+	 * made with the old settings. */
+	smtp_pool_free(d->smtp_pool);
+	d->smtp_pool = NULL;
+	secret_free(d->smtp_password);
+	d->smtp_password = password;
+	d->smtp = s;
+	d->sink_step = 0;
+	d->sink_retry_at = 0;
 	return 0;
 }
 

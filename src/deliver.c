@@ -48,7 +48,7 @@ static enum step confirm(struct store *st, const struct deliver_ops *ops,
 			    "%d attempt(s): sending it again", it->reply_msgid, (it->attempts + 1) / 2);
 		return STEP_NEXT;
 	}
-	if (store_outbox_mark_sent(st, it->reply_msgid, time(NULL), e) < 0)
+	if (store_outbox_mark_sent(st, it->reply_msgid, time(NULL), NULL, e) < 0)
 		return STEP_ERROR;
 	log_message(LOGL_INFO, it->parent_msgid, "reply <%s> was delivered before: marked sent",
 		    it->reply_msgid);
@@ -57,13 +57,35 @@ static enum step confirm(struct store *st, const struct deliver_ops *ops,
 	return STEP_NEXT;
 }
 
+/*
+ * A fault of the sink (ERR_SETUP): nothing was handed over, so the reply
+ * is put back as it was before its claim, due at once; the drain ends and
+ * the caller backs the sink off.  Its log line is the caller's, once for
+ * the sink, not one per reply.
+ */
+static enum step sink_fault(struct store *st, const struct outbox_item *it,
+			    const struct err *why, struct err *fault, struct err *e)
+{
+	char note[ERR_MSG_MAX + 32];
+
+	log_message(LOGL_DEBUG, it->parent_msgid, "reply <%s> stays queued: %s", it->reply_msgid,
+		    why->msg);
+	snprintf(note, sizeof(note), "waiting for the sink: %s", why->msg);
+	if (store_outbox_unclaim(st, it->reply_msgid, time(NULL), note, e) < 0)
+		return STEP_ERROR;
+	*fault = *why;
+	return STEP_STOP;
+}
+
 /* What a failed send leaves in the outbox. */
 static enum step failed(struct store *st, const struct deliver_settings *s,
 			const struct outbox_item *it, const struct err *why,
-			struct deliver_stats *out, struct err *e)
+			struct deliver_stats *out, struct err *fault, struct err *e)
 {
 	long backoff;
 
+	if (why->cls == ERR_SETUP)
+		return sink_fault(st, it, why, fault, e);
 	if (why->cls == ERR_FINAL) {
 		log_message(LOGL_ERROR, it->parent_msgid, "reply <%s> refused, not retried: %s",
 			    it->reply_msgid, why->msg);
@@ -101,6 +123,7 @@ struct drain {
 	struct ended *ended;		/* owned */
 	size_t parallel, running, nended;
 	bool stalled;			/* the reply due first is still with the sink */
+	struct err fault;		/* a fault of the sink (ERR_SETUP), or none */
 };
 
 static void drain_init(struct drain *d, struct store *st, const struct deliver_ops *ops,
@@ -111,6 +134,7 @@ static void drain_init(struct drain *d, struct store *st, const struct deliver_o
 	d->ops = ops;
 	d->s = s;
 	d->out = out;
+	err_init(&d->fault);
 	d->parallel = ops->start && s->parallel > 1 ? s->parallel : 1;
 	d->items = xcalloc(d->parallel, sizeof(*d->items));
 	d->used = xcalloc(d->parallel, sizeof(*d->used));
@@ -182,14 +206,18 @@ static enum step record(struct drain *d, const struct ended *x, struct err *e)
 {
 	struct outbox_item *it = &d->items[x->slot];
 
+	const char *note = x->why.msg[0] ? x->why.msg : NULL;
+
 	d->used[x->slot] = false;
 	if (x->rc < 0)
-		return failed(d->st, d->s, it, &x->why, d->out, e);
-	if (store_outbox_mark_sent(d->st, it->reply_msgid, time(NULL), e) < 0)
+		return failed(d->st, d->s, it, &x->why, d->out, &d->fault, e);
+	if (store_outbox_mark_sent(d->st, it->reply_msgid, time(NULL), note, e) < 0)
 		return STEP_ERROR;
-	log_message(LOGL_INFO, it->parent_msgid, "reply <%s> sent to %s%s", it->reply_msgid,
-		    it->nrcpt ? it->rcpt[0] : "?", it->nrcpt > 1 ? " and others" : "");
+	log_message(note ? LOGL_WARNING : LOGL_INFO, it->parent_msgid, "reply <%s> sent to %s%s%s%s",
+		    it->reply_msgid, it->nrcpt ? it->rcpt[0] : "?",
+		    it->nrcpt > 1 && !note ? " and others" : "", note ? "; " : "", note ? note : "");
 	d->out->sent++;
+	d->out->dropped += note != NULL;
 	return STEP_NEXT;
 }
 
@@ -326,6 +354,10 @@ int deliver_drain(struct store *st, const struct deliver_ops *ops,
 	}
 	abandon(&d);
 	free(fresh);
+	if (rc == 0 && d.fault.cls == ERR_SETUP) {
+		*e = d.fault;
+		rc = -1;
+	}
 	drain_release(&d);
 	return rc;
 }

@@ -41,10 +41,15 @@
 
 struct deliver_ops {
 	/*
-	 * Hands the reply to the sink.  ERR_TEMP: the outcome is unknown (a
-	 * connection lost mid-transaction) or the server is unreachable;
-	 * ERR_WAIT: the server refused for now (4xx), nothing was accepted;
-	 * ERR_FINAL: refused for good (5xx): the reply is marked failed.
+	 * Hands the reply to the sink.  0: delivered; when e->msg is not
+	 * empty then, it says what the sink left out (recipients the server
+	 * refused, dropped): kept with the reply (`tagbot status`) and logged
+	 * as a warning.  ERR_TEMP: the outcome is unknown (a connection lost
+	 * mid-transaction) or the server is unreachable; ERR_WAIT: the server
+	 * refused for now (4xx), nothing was accepted; ERR_FINAL: refused for
+	 * good (5xx): the reply is marked failed; ERR_SETUP: the sink's fault
+	 * (a certificate, a login), nothing was handed over: the reply is put
+	 * back as it was before its claim, and the drain ends.
 	 */
 	int (*send)(void *arg, const struct outbox_item *it, struct err *e);
 	/* Whether the reply reply_msgid was delivered (its copy is where the sink
@@ -76,13 +81,17 @@ struct deliver_stats {
 	size_t confirmed;	/* found delivered by ops->confirm, not sent again */
 	size_t retried;		/* left queued after a temporary failure */
 	size_t failed;		/* marked failed */
+	size_t dropped;		/* sent, with recipients the server refused dropped */
 };
 
 /*
  * Sends every reply due now, until the queue has none due, a send fails
  * temporarily (the server is likely down: the rest wait for their turn),
  * *stop becomes non-zero (may be NULL) or max_items were handled.  Adds to
- * *st_out.  Returns -1 only for a store error or an ops->confirm error.
+ * *st_out.  Returns -1 for a store error, an ops->confirm error, or a fault
+ * of the sink: then e->cls is ERR_SETUP (never a store's class), the
+ * replies that met it are queued as before, and the caller backs the sink
+ * off until it is fixed.
  */
 int deliver_drain(struct store *st, const struct deliver_ops *ops,
 		  const struct deliver_settings *s, const volatile sig_atomic_t *stop,

@@ -17,7 +17,10 @@ enum err_class {
 	ERR_NONE = 0,
 	ERR_TEMP,	/* transient: retry soon (a dropped connection) */
 	ERR_WAIT,	/* back off before retrying (server busy, 4xx) */
-	ERR_FINAL	/* give up on this item (bad input, 5xx, bad config) */
+	ERR_FINAL,	/* give up on this item (bad input, 5xx, bad config) */
+	ERR_SETUP	/* not this item's fault: the service it goes to is set up
+			 * wrong (a certificate that does not verify, a refused
+			 * login); keep the item, back off, tell a human */
 };
 
 #define ERR_MSG_MAX 512

@@ -116,7 +116,15 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  person TEXT NOT NULL,"
 	"  rule TEXT NOT NULL,"
 	"  t INTEGER NOT NULL,"
-	"  PRIMARY KEY (person, rule));",
+	"  PRIMARY KEY (person, rule));"
+	"CREATE TABLE sink_state ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  sink TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('ok', 'failing')),"
+	"  reason TEXT NOT NULL,"
+	"  since INTEGER NOT NULL,"
+	"  failures INTEGER NOT NULL,"
+	"  next_try INTEGER NOT NULL);",
 };
 
 enum stmt_id {
@@ -132,6 +140,7 @@ enum stmt_id {
 	S_MARK_SENT,
 	S_MARK_RETRY,
 	S_MARK_FAILED,
+	S_UNCLAIM,
 	S_COUNT_MESSAGES,
 	S_COUNT_OUTBOX,
 	S_CACHE_GET,
@@ -163,12 +172,15 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_OUTBOX_NEXT_TIME] = "SELECT min(next_attempt) FROM outbox WHERE state = 'queued'",
 	[S_MARK_SENT] =
 		"UPDATE outbox SET state = 'sent', attempts = attempts + 1, sent_time = ?2,"
-		" last_error = '' WHERE reply_msgid = ?1 AND state = 'queued'",
+		" last_error = ?3 WHERE reply_msgid = ?1 AND state = 'queued'",
 	[S_MARK_RETRY] =
 		"UPDATE outbox SET attempts = attempts + 1, next_attempt = ?2, last_error = ?3"
 		" WHERE reply_msgid = ?1 AND state = 'queued'",
 	[S_MARK_FAILED] =
 		"UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ?3"
+		" WHERE reply_msgid = ?1 AND state = 'queued'",
+	[S_UNCLAIM] =
+		"UPDATE outbox SET attempts = max(attempts - 1, 0), next_attempt = ?2, last_error = ?3"
 		" WHERE reply_msgid = ?1 AND state = 'queued'",
 	[S_COUNT_MESSAGES] =
 		"SELECT count(*), sum(decision = 'replied'), sum(decision = 'clean'),"
@@ -918,7 +930,7 @@ int store_outbox_next_time(struct store *st, time_t *when, bool *found, struct e
 	return 0;
 }
 
-/* Runs one of the three state updates; a reply that is not queued (or not
+/* Runs one of the state updates; a reply that is not queued (or not
  * there) is an error: the caller's idea of the outbox is wrong. */
 static int mark(struct store *st, enum stmt_id id, const char *reply_msgid, time_t t,
 		const char *error, struct err *e)
@@ -947,9 +959,10 @@ static int mark(struct store *st, enum stmt_id id, const char *reply_msgid, time
 	return 0;
 }
 
-int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now, struct err *e)
+int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now,
+			   const char *note, struct err *e)
 {
-	return mark(st, S_MARK_SENT, reply_msgid, now, NULL, e);
+	return mark(st, S_MARK_SENT, reply_msgid, now, note, e);
 }
 
 int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t now,
@@ -962,6 +975,12 @@ int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t n
 			     const char *error, struct err *e)
 {
 	return mark(st, S_MARK_FAILED, reply_msgid, now, error, e);
+}
+
+int store_outbox_unclaim(struct store *st, const char *reply_msgid, time_t now,
+			 const char *error, struct err *e)
+{
+	return mark(st, S_UNCLAIM, reply_msgid, now, error, e);
 }
 
 /* --- lookup cache ------------------------------------------------------ */
@@ -1094,6 +1113,62 @@ int store_recent_errors(struct store *st, int max,
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing errors");
+}
+
+/* --- the sink's state (schema 4) ----------------------------------------- */
+
+void store_sink_state_release(struct store_sink_state *s)
+{
+	free(s->sink);
+	free(s->reason);
+	memset(s, 0, sizeof(*s));
+}
+
+int store_sink_state_put(struct store *st, const struct store_sink_state *in, struct err *e)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO sink_state (id, sink, state, reason, since, failures, next_try)"
+		" VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "writing the sink's state");
+	bind_text(s, 1, in->sink ? in->sink : "");
+	bind_text(s, 2, in->failing ? "failing" : "ok");
+	bind_text(s, 3, in->reason ? in->reason : "");
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)in->since);
+	sqlite3_bind_int(s, 5, in->failures);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)in->next_try);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "writing the sink's state");
+}
+
+int store_sink_state_get(struct store *st, struct store_sink_state *out, bool *found,
+			 struct err *e)
+{
+	static const char sql[] =
+		"SELECT sink, state, reason, since, failures, next_try FROM sink_state WHERE id = 1";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	store_sink_state_release(out);
+	*found = false;
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "reading the sink's state");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*found = true;
+		out->sink = col_text(s, 0);
+		out->failing = !strcmp((const char *)sqlite3_column_text(s, 1), "failing");
+		out->reason = col_text(s, 2);
+		out->since = (time_t)sqlite3_column_int64(s, 3);
+		out->failures = sqlite3_column_int(s, 4);
+		out->next_try = (time_t)sqlite3_column_int64(s, 5);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading the sink's state");
 }
 
 /* --- context, threads, series (schema 3) --------------------------------- */

@@ -31,7 +31,7 @@
 #include "err.h"
 
 #define STORE_SCHEMA_VERSION	4	/* 2: lookup_cache; 3: context, thread_state, series;
-					 * 4: held, rate_events, told */
+					 * 4: held, rate_events, told, sink_state */
 #define STORE_MSGID_MAX		998	/* longer Message-IDs are refused */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
@@ -188,12 +188,19 @@ int store_outbox_next_time(struct store *st, time_t *when, bool *found, struct e
 /* The reply's state changes; attempts is incremented by each.  error (may
  * be NULL) is kept in last_error.  mark_retry sets next_attempt to
  * now + backoff seconds; it is also the way to claim an item before
- * sending, so a crash mid-send leads to a retry after backoff. */
-int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now, struct err *e);
+ * sending, so a crash mid-send leads to a retry after backoff.  mark_sent's
+ * note (may be NULL) is kept in last_error too: what the reply was sent
+ * without (recipients the server refused). */
+int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now,
+			   const char *note, struct err *e);
 int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t now,
 			    long backoff, const char *error, struct err *e);
 int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t now,
 			     const char *error, struct err *e);
+/* Undoes a claim (mark_retry) of a reply that was not handed over after
+ * all: attempts one less, due at now, error in last_error. */
+int store_outbox_unclaim(struct store *st, const char *reply_msgid, time_t now,
+			 const char *error, struct err *e);
 
 /* --- status ---------------------------------------------------------- */
 
@@ -224,6 +231,38 @@ struct store_error_row {
 int store_recent_errors(struct store *st, int max,
 			void (*fn)(void *ctx, const struct store_error_row *r), void *ctx,
 			struct err *e);
+
+/* --- the sink's state (schema 4) -------------------------------------- */
+
+/*
+ * Whether the sink works, as the daemon last found it: written when a fault
+ * of the sink (ERR_SETUP: a certificate, a login) stops sending and when it
+ * works again, so that `tagbot status`, another process, can show it.  One
+ * row: the sink in use.
+ *
+ *	struct store_sink_state ss = { 0 };
+ *	bool found;
+ *
+ *	if (store_sink_state_get(st, &ss, &found, &e) == 0 && found && ss.failing)
+ *		printf("sink %s failing: %s\n", ss.sink, ss.reason);
+ *	store_sink_state_release(&ss);
+ */
+struct store_sink_state {
+	char *sink;		/* owned after get, foreign for put; its url or path */
+	bool failing;
+	char *reason;		/* as sink; the last fault, "" when none */
+	time_t since;		/* failing since, or working since */
+	int failures;		/* tries that failed in a row */
+	time_t next_try;	/* failing: when the daemon tries again */
+};
+
+/* Frees what get filled; a zeroed struct is fine. */
+void store_sink_state_release(struct store_sink_state *s);
+/* Replaces the row. */
+int store_sink_state_put(struct store *st, const struct store_sink_state *s, struct err *e);
+/* *found false (out zeroed) while no state was written; out is released first. */
+int store_sink_state_get(struct store *st, struct store_sink_state *out, bool *found,
+			 struct err *e);
 
 /* --- lookup cache ---------------------------------------------------- */
 

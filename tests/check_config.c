@@ -55,6 +55,7 @@ static void assert_daemon_defaults(const struct config *c)
 	assert_str_or_null(c->sink.copy_to, NULL, "[sink] copy_to");
 	assert_str_or_null(c->sink.copy_folder, "INBOX", "[sink] copy_folder");
 	ck_assert_int_eq(c->sink.resend_after, 120);
+	ck_assert_int_eq(c->sink.connect_timeout, 10);
 	assert_str_or_null(c->reply.from, "tagbot <tagbot@localhost.localdomain>", "[reply] from");
 	ck_assert_int_eq(c->reply.to, REPLY_TO_AUTHOR);
 	assert_str_or_null(c->reply.reply_to, NULL, "[reply] reply_to");
@@ -555,6 +556,7 @@ START_TEST(test_daemon_keys)
 	assert_str_or_null(c.sink.copy_to, "bot+copies@example.org", "copy_to");
 	assert_str_or_null(c.sink.copy_folder, "Sent", "copy_folder");
 	ck_assert_int_eq(c.sink.resend_after, 300);
+	ck_assert_int_eq(c.sink.connect_timeout, 5);
 	assert_str_or_null(c.reply.from, "Tag Bot <tagbot@example.org>", "from");
 	ck_assert_int_eq(c.reply.to, REPLY_TO_AUTHOR_LIST);
 	assert_str_or_null(c.reply.reply_to, "maintainers@example.org", "reply_to");

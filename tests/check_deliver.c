@@ -6,12 +6,16 @@
  * before its reply reaches the sink (a second connection to the database
  * sees attempts > 0 at that moment), each reply reaches the sink once even
  * when it is with the sink longer than its hold, outcomes are recorded,
- * and a temporary failure stops further claims.
+ * and a temporary failure stops further claims.  A fault of the sink
+ * (ERR_SETUP) puts its reply back as it was (no attempt counted, due at
+ * once) and ends the drain with that error; a note with a success
+ * (recipients dropped) is kept with the sent reply.
  */
 #include "autoconf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -106,6 +110,8 @@ struct sink {
 	bool temp_first;			/* the first outcome is ERR_TEMP */
 	bool failed_once;
 	const char *final_fail;			/* this reply fails with ERR_FINAL */
+	const char *setup_fail;			/* this reply meets ERR_SETUP */
+	const char *noted;			/* this one is sent with a note */
 };
 
 static void note_start(struct sink *k, const struct outbox_item *it)
@@ -124,6 +130,10 @@ static int outcome(struct sink *k, const struct outbox_item *it, struct err *e)
 	}
 	if (k->final_fail && !strcmp(it->reply_msgid, k->final_fail))
 		return err_set(e, ERR_FINAL, "550 no such user");
+	if (k->setup_fail && !strcmp(it->reply_msgid, k->setup_fail))
+		return err_set(e, ERR_SETUP, "535 authentication failed");
+	if (k->noted && !strcmp(it->reply_msgid, k->noted))
+		snprintf(e->msg, sizeof(e->msg), "refused recipient, not sent to: cc@example.org");
 	return 0;
 }
 
@@ -169,7 +179,7 @@ static size_t times_started(const struct sink *k, const char *reply)
 }
 
 static struct store_counts drain(struct store *st, struct sink *k, bool async, long hold,
-				 struct deliver_stats *ds)
+				 int want_rc, struct deliver_stats *ds)
 {
 	struct deliver_ops ops = { .send = sink_send, .arg = k };
 	struct deliver_settings s = { .hold = hold, .parallel = 4 };
@@ -182,7 +192,12 @@ static struct store_counts drain(struct store *st, struct sink *k, bool async, l
 		ops.finish = sink_finish;
 	}
 	memset(ds, 0, sizeof(*ds));
-	ck_assert_msg(deliver_drain(st, &ops, &s, NULL, ds, &e) == 0, "%s", e.msg);
+	err_init(&e);
+	ck_assert_msg(deliver_drain(st, &ops, &s, NULL, ds, &e) == want_rc, "%s", e.msg);
+	if (want_rc < 0) {
+		ck_assert_int_eq(e.cls, ERR_SETUP);
+		ck_assert_str_eq(e.msg, "535 authentication failed");
+	}
 	ck_assert_msg(store_counts(st, &c, &e) == 0, "%s", e.msg);
 	return c;
 }
@@ -194,26 +209,55 @@ static const struct drain_case {
 	const char *final_fail;
 	long sent, failed, queued;
 	size_t most;		/* replies with the sink at once */
+	const char *setup_fail, *noted;
 } cases[] = {
-	{ false, 120, false, NULL, 6, 0, 0, 0 },
-	{ false, 120, false, "r2@bot", 5, 1, 0, 0 },
-	{ true, 120, false, NULL, 6, 0, 0, 4 },
-	{ true, 0, false, NULL, 6, 0, 0, 4 },
-	{ true, 120, false, "r1@bot", 5, 1, 0, 4 },
+	{ false, 120, false, NULL, 6, 0, 0, 0, NULL, NULL },
+	{ false, 120, false, "r2@bot", 5, 1, 0, 0, NULL, NULL },
+	{ true, 120, false, NULL, 6, 0, 0, 4, NULL, NULL },
+	{ true, 0, false, NULL, 6, 0, 0, 4, NULL, NULL },
+	{ true, 120, false, "r1@bot", 5, 1, 0, 4, NULL, NULL },
 	/* The first back fails for now: the three with the sink already go
 	 * out, the last two are not claimed (the server is likely down). */
-	{ true, 120, true, NULL, 3, 0, 3, 4 },
+	{ true, 120, true, NULL, 3, 0, 3, 4, NULL, NULL },
 	/* The same one at a time: nothing after the first is claimed. */
-	{ false, 120, true, NULL, 0, 0, 6, 0 },
+	{ false, 120, true, NULL, 0, 0, 6, 0, NULL, NULL },
+	/* The sink is broken: the drain ends, r0 is queued as before, the
+	 * ones with the sink already come back sent. */
+	{ false, 120, false, NULL, 0, 0, 6, 0, "r0@bot", NULL },
+	{ true, 120, false, NULL, 3, 0, 3, 4, "r0@bot", NULL },
+	/* Sent, a Cc dropped: the note stays with the reply. */
+	{ true, 120, false, NULL, 6, 0, 0, 4, NULL, "r2@bot" },
 };
+
+/* attempts, next_attempt and last_error of reply, as committed. */
+static void committed_row(const char *reply, int *attempts, long *next, char *err, size_t n)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	ck_assert_int_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT attempts, next_attempt, last_error FROM outbox"
+					    " WHERE reply_msgid = ?1", -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, reply, -1, SQLITE_STATIC);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	*attempts = sqlite3_column_int(s, 0);
+	*next = (long)sqlite3_column_int64(s, 1);
+	snprintf(err, n, "%s", (const char *)sqlite3_column_text(s, 2));
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
 
 START_TEST(test_drain)
 {
 	const struct drain_case *c = &cases[_i];
 	struct store *st = queued_store();
-	struct sink k = { .temp_first = c->temp_first, .final_fail = c->final_fail };
+	struct sink k = { .temp_first = c->temp_first, .final_fail = c->final_fail,
+			  .setup_fail = c->setup_fail, .noted = c->noted };
 	struct deliver_stats ds;
-	struct store_counts n = drain(st, &k, c->async, c->hold, &ds);
+	struct store_counts n = drain(st, &k, c->async, c->hold, c->setup_fail ? -1 : 0, &ds);
+	char err[256];
+	long next;
+	int attempts;
 
 	ck_assert_int_eq(n.sent, c->sent);
 	ck_assert_int_eq(n.failed, c->failed);
@@ -228,6 +272,18 @@ START_TEST(test_drain)
 		snprintf(reply, sizeof(reply), "r%d@bot", i);
 		ck_assert_msg(times_started(&k, reply) <= 1, "<%s> handed over %zu times", reply,
 			      times_started(&k, reply));
+	}
+	if (c->setup_fail) {
+		committed_row(c->setup_fail, &attempts, &next, err, sizeof(err));
+		ck_assert_int_eq(attempts, 0);
+		ck_assert_int_le(next, (long)time(NULL));
+		ck_assert_str_eq(err, "waiting for the sink: 535 authentication failed");
+	}
+	if (c->noted) {
+		ck_assert_uint_eq(ds.dropped, 1);
+		committed_row(c->noted, &attempts, &next, err, sizeof(err));
+		ck_assert_int_eq(attempts, 2);	/* the claim and the outcome */
+		ck_assert_str_eq(err, "refused recipient, not sent to: cc@example.org");
 	}
 	store_close(st);
 }

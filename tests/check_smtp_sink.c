@@ -269,8 +269,9 @@ START_TEST(test_refused_before_connecting)
 	if (!data)
 		data = mail("refused@tagbot.test", &len);
 	err_init(&e);
-	ck_assert_int_eq(smtp_send(&s, c->from, c->rcpt, c->n, data, len, &e), -1);
-	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_int_eq(smtp_send(&s, c->from, c->rcpt, c->n, data, len, NULL, &e), -1);
+	/* bad settings are the sink's, the rest the reply's */
+	ck_assert_int_eq(e.cls, strstr(c->msg, "tls = none") ? ERR_SETUP : ERR_FINAL);
 	ck_assert_str_eq(e.msg, c->msg);
 	ck_assert_int_lt(now_ms() - t0, 1000);
 }
@@ -286,7 +287,7 @@ START_TEST(test_too_many_recipients)
 
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
 		r[i] = "author@example.org";
-	ck_assert_int_eq(smtp_send(&s, "", r, ARRAY_SIZE(r), m, len, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, "", r, ARRAY_SIZE(r), m, len, NULL, &e), -1);
 	ck_assert_str_eq(e.msg, "smtp: smtp://127.0.0.1:9: 101 recipients (1 to 100 allowed)");
 }
 END_TEST
@@ -464,8 +465,12 @@ static const char *const script_rcpt_452[] = {
 	"220 fake ESMTP\r\n", R_EHLO, R_250, "452 4.2.2 mailbox full\r\n", NULL };
 static const char *const script_rcpt_550[] = {
 	"220 fake ESMTP\r\n", R_EHLO, R_250, "550 5.1.1 no such user\r\n", NULL };
-static const char *const script_second_rcpt_550[] = {
-	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, "550 5.1.1 no such user\r\n", NULL };
+static const char *const script_mail_553[] = {
+	"220 fake ESMTP\r\n", R_EHLO, "553 5.7.1 sender not allowed\r\n", NULL };
+static const char *const script_mail_552[] = {
+	"220 fake ESMTP\r\n", R_EHLO, "552 5.3.4 message size exceeds limit\r\n", NULL };
+static const char *const script_ehlo_554[] = {
+	"220 fake ESMTP\r\n", "554 5.7.1 go away\r\n", "554 5.7.1 go away\r\n", NULL };
 static const char *const script_data_552[] = {
 	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250, "354 go ahead\r\n",
 	"552 5.3.4 message too big\r\n", NULL };
@@ -490,13 +495,15 @@ static const struct fake_case {
 	const char *msg;	/* after "smtp: URL: " */
 } fake_cases[] = {
 	{ script_greet_421, SMTP_TLS_NONE, 1, ERR_TEMP, "421 4.3.2 busy, try later" },
-	{ script_greet_554, SMTP_TLS_NONE, 1, ERR_FINAL, "554 5.3.2 no service for you" },
+	{ script_greet_554, SMTP_TLS_NONE, 1, ERR_SETUP, "554 5.3.2 no service for you" },
+	{ script_ehlo_554, SMTP_TLS_NONE, 1, ERR_SETUP, "554 5.7.1 go away" },
+	{ script_mail_553, SMTP_TLS_NONE, 1, ERR_SETUP, "553 5.7.1 sender not allowed" },
+	{ script_mail_552, SMTP_TLS_NONE, 1, ERR_FINAL, "552 5.3.4 message size exceeds limit" },
 	{ script_rcpt_452, SMTP_TLS_NONE, 1, ERR_TEMP, "452 4.2.2 mailbox full" },
 	{ script_rcpt_550, SMTP_TLS_NONE, 1, ERR_FINAL, "550 5.1.1 no such user" },
-	{ script_second_rcpt_550, SMTP_TLS_NONE, 2, ERR_FINAL, "550 5.1.1 no such user" },
 	{ script_data_552, SMTP_TLS_NONE, 1, ERR_FINAL, "552 5.3.4 message too big" },
 	{ script_data_451, SMTP_TLS_NONE, 1, ERR_TEMP, "451 4.3.0 queue write error" },
-	{ script_no_starttls, SMTP_TLS_STARTTLS, 1, ERR_FINAL, "the server does not offer STARTTLS" },
+	{ script_no_starttls, SMTP_TLS_STARTTLS, 1, ERR_SETUP, "the server does not offer STARTTLS" },
 };
 
 START_TEST(test_fake_replies)
@@ -513,7 +520,7 @@ START_TEST(test_fake_replies)
 	fake_start(&f, c->script);
 	s = settings(f.url, c->tls);
 	err_init(&e);
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", two, c->nrcpt, m, len, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", two, c->nrcpt, m, len, NULL, &e), -1);
 	t = fake_stop(&f);
 	ck_assert_int_eq(e.cls, c->cls);
 	snprintf(want, sizeof(want), "smtp: %s: %s", f.url, c->msg);
@@ -534,10 +541,75 @@ START_TEST(test_fake_hangup_is_temporary)
 
 	fake_start(&f, script_hangup_after_mail);
 	s = settings(f.url, SMTP_TLS_NONE);
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
 	fake_stop(&f);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert_msg(strncmp(e.msg, "smtp: smtp://127.0.0.1:", 23) == 0, "%s", e.msg);
+}
+END_TEST
+
+/*
+ * Recipients the server refuses, followed through the dialogue: a refused
+ * Cc is dropped and named (a multi-line answer by its last line); the
+ * first recipient (the reply's To:) refused ends the session after DATA,
+ * before any of the message, so nobody gets it.
+ */
+static const char *const script_cc_550[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, R_250,
+	"550-5.1.1 the first line\r\n550 5.1.1 no such user\r\n", R_250, "354 go ahead\r\n",
+	"250 2.0.0 queued as 1236\r\n", NULL };
+static const char *const script_first_550[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, "550 5.1.1 no such user\r\n", R_250, R_250,
+	"354 go ahead\r\n", "250 2.0.0 queued as 1237\r\n", NULL };
+static const char *const script_first_452[] = {
+	"220 fake ESMTP\r\n", R_EHLO, R_250, "452 4.2.2 mailbox full\r\n", R_250, R_250,
+	"354 go ahead\r\n", "250 2.0.0 queued as 1238\r\n", NULL };
+
+static const struct rcpt_case {
+	const char *const *script;
+	int rc;
+	enum err_class cls;	/* rc -1 */
+	const char *text;	/* rc 0: refused.text; -1: e.msg after "smtp: URL: " */
+} rcpt_cases[] = {
+	{ script_cc_550, 0, ERR_NONE, "refused recipient, not sent to: list@example.org "
+	  "(list@example.org: 550 5.1.1 no such user)" },
+	{ script_first_550, -1, ERR_FINAL, "550 5.1.1 no such user" },
+	{ script_first_452, -1, ERR_TEMP, "452 4.2.2 mailbox full" },
+};
+
+START_TEST(test_fake_refused_recipients)
+{
+	static const char *const three[] = { "author@example.org", "list@example.org",
+					     "bot@example.org" };
+	const struct rcpt_case *c = &rcpt_cases[_i];
+	struct smtp_refused r;
+	struct smtp_settings s;
+	struct fake f;
+	struct err e;
+	char want[256];
+	size_t len;
+	const char *m = mail("refused@tagbot.test", &len), *t;
+	long t0 = now_ms();
+
+	fake_start(&f, c->script);
+	s = settings(f.url, SMTP_TLS_NONE);
+	err_init(&e);
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", three, 3, m, len, &r, &e), c->rc);
+	ck_assert_int_lt(now_ms() - t0, 3000);
+	t = fake_stop(&f);
+	if (c->rc == 0) {
+		ck_assert_uint_eq(r.n, 1);
+		ck_assert(!r.which[0] && r.which[1] && !r.which[2]);
+		ck_assert_str_eq(r.text, c->text);
+		ck_assert_msg(strstr(t, "bye\r\n.\r\n") != NULL, "%s", t);
+		return;
+	}
+	ck_assert_int_eq(e.cls, c->cls);
+	snprintf(want, sizeof(want), "smtp: %s: %s", f.url, c->text);
+	ck_assert_str_eq(e.msg, want);
+	/* curl went on to DATA for the other two, and stopped there */
+	ck_assert_msg(strstr(t, "RCPT TO:<bot@example.org>\r\nDATA\r\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "Hello,") == NULL && strstr(t, "\r\n.\r\n") == NULL, "%s", t);
 }
 END_TEST
 
@@ -555,7 +627,7 @@ START_TEST(test_fake_transcript)
 	fake_start(&f, script_ok2);
 	s = settings(f.url, SMTP_TLS_NONE);
 	err_init(&e);
-	ck_assert_msg(smtp_send(&s, "", two, 2, m, len, &e) == 0, "%s", e.msg);
+	ck_assert_msg(smtp_send(&s, "", two, 2, m, len, NULL, &e) == 0, "%s", e.msg);
 	t = fake_stop(&f);
 	ck_assert_msg(strstr(t, "MAIL FROM:<>") != NULL, "%s", t);
 	ck_assert_msg(strstr(t, "RCPT TO:<author@example.org>\r\n") != NULL, "%s", t);
@@ -579,7 +651,7 @@ START_TEST(test_fake_silent_quit)
 	fake_start_quit(&f, script_ok, NULL);
 	s = settings(f.url, SMTP_TLS_NONE);
 	s.timeout_s = 1;
-	ck_assert_msg(smtp_send(&s, "bot@example.org", to_author, 1, m, len, &e) == 0, "%s", e.msg);
+	ck_assert_msg(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e) == 0, "%s", e.msg);
 	ck_assert_int_lt(now_ms() - t0, 2500);
 	fake_stop(&f);
 }
@@ -607,10 +679,80 @@ START_TEST(test_silent_server_times_out)
 	s = settings(url, SMTP_TLS_NONE);
 	s.timeout_s = 1;
 	t0 = now_ms();
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
 	ck_assert_int_lt(now_ms() - t0, 3000);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert_msg(strstr(e.msg, "timed out") != NULL, "%s", e.msg);
+	close(ls);
+}
+END_TEST
+
+/* A loopback socket whose connections the kernel accepts and nobody
+ * answers; its URL into url. */
+static int tarpit(char *url, size_t n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(ls, 4), 0);
+	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(url, n, "smtp://127.0.0.1:%d", ntohs(sa.sin_port));
+	return ls;
+}
+
+/* connect_timeout_s bounds the wait for the greeting, whatever timeout_s
+ * says: a tarpit costs 1 s, not 30. */
+START_TEST(test_tarpit_connect_timeout)
+{
+	char url[64];
+	int ls = tarpit(url, sizeof(url));
+	struct smtp_settings s = settings(url, SMTP_TLS_NONE);
+	struct err e;
+	size_t len;
+	const char *m = mail("tarpit@tagbot.test", &len);
+	long t0 = now_ms();
+
+	s.connect_timeout_s = 1;
+	s.timeout_s = 30;
+	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
+	ck_assert_int_lt(now_ms() - t0, 2500);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+	ck_assert_msg(strstr(e.msg, "timed out") != NULL, "%s", e.msg);
+	close(ls);
+}
+END_TEST
+
+/* A send in progress is dropped at once when the pool is freed (the
+ * daemon's SIGTERM): no QUIT waited for on a session never set up. */
+START_TEST(test_pool_free_drops_stuck_send)
+{
+	char url[64];
+	int ls = tarpit(url, sizeof(url));
+	struct smtp_settings s = settings(url, SMTP_TLS_NONE);
+	struct smtp_pool *p = smtp_pool_new(2);
+	struct err e;
+	size_t len;
+	const char *m = mail("tarpit-pool@tagbot.test", &len);
+	void *got = NULL;
+	long t0;
+	int a;
+
+	s.connect_timeout_s = 60;
+	s.timeout_s = 60;
+	ck_assert_msg(smtp_pool_start(p, &s, "bot@example.org", to_author, 1, m, len, &a, &e) == 0,
+		      "%s", e.msg);
+	t0 = now_ms();
+	while (now_ms() - t0 < 500) {
+		ck_assert_int_eq(smtp_pool_next(p, false, &got, NULL, &e), 1);
+		smtp_pool_poll(p, 100);
+	}
+	ck_assert_uint_eq(smtp_pool_running(p), 1);
+	t0 = now_ms();
+	smtp_pool_free(p);
+	ck_assert_int_lt(now_ms() - t0, 500);
 	close(ls);
 }
 END_TEST
@@ -646,7 +788,7 @@ static int pool_one(struct smtp_pool *p, const struct smtp_settings *s, const ch
 	ck_assert_msg(smtp_pool_start(p, s, "bot@example.org", to_author, 1, m, len, tag, e) == 0,
 		      "%s", e->msg);
 	ck_assert_uint_eq(smtp_pool_idle(p), idle - 1);
-	rc = smtp_pool_next(p, true, &got, e);
+	rc = smtp_pool_next(p, true, &got, NULL, e);
 	ck_assert_ptr_eq(got, tag);
 	ck_assert_uint_eq(smtp_pool_idle(p), idle);
 	return rc;
@@ -667,7 +809,7 @@ START_TEST(test_pool_reuses_connection)
 	ck_assert_msg(pool_one(p, &s, "reuse-1@tagbot.test", &a, &e) == 0, "%s", e.msg);
 	ck_assert_msg(pool_one(p, &s, "reuse-2@tagbot.test", &b, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(smtp_pool_connects(p), 1);
-	ck_assert_int_eq(smtp_pool_next(p, true, &none, &e), 1);	/* none running */
+	ck_assert_int_eq(smtp_pool_next(p, true, &none, NULL, &e), 1);	/* none running */
 	smtp_pool_free(p);
 	t = fake_stop(&f);
 	ck_assert_uint_eq(count_of(t, "EHLO "), 1);
@@ -696,7 +838,7 @@ START_TEST(test_pool_outcomes)
 	ck_assert_int_eq(smtp_pool_start(p, &s, "bot@example.org", bad, 1, m, len, &a, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	ck_assert_uint_eq(smtp_pool_idle(p), 2);
-	ck_assert_int_eq(smtp_pool_next(p, true, &got, &e), 1);
+	ck_assert_int_eq(smtp_pool_next(p, true, &got, NULL, &e), 1);
 	ck_assert_int_eq(pool_one(p, &s, "rcpt-550@tagbot.test", &a, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	ck_assert_msg(strstr(e.msg, "550 5.1.1 no such user") != NULL, "%s", e.msg);
@@ -744,7 +886,7 @@ START_TEST(test_pool_parallel)
 	for (int i = 0; i < 2; i++) {
 		void *got = NULL;
 
-		ck_assert_msg(smtp_pool_next(p, true, &got, &e) == 0, "%s", e.msg);
+		ck_assert_msg(smtp_pool_next(p, true, &got, NULL, &e) == 0, "%s", e.msg);
 		ck_assert(got == &tags[0] || got == &tags[1]);
 		seen[got == &tags[1]]++;
 	}
@@ -783,10 +925,10 @@ START_TEST(test_pool_busy_hides_credentials)
 	ck_assert_uint_eq(smtp_pool_idle(p), 0);
 	ck_assert_int_eq(smtp_pool_start(p, &bad, "bot@example.org", to_author, 1, m, len, &b, &e),
 			 -1);
-	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_int_eq(e.cls, ERR_SETUP);
 	ck_assert_msg(!strstr(e.msg, "hunter2") && strstr(e.msg, "must not hold a user name"),
 		      "%s", e.msg);
-	ck_assert_msg(smtp_pool_next(p, true, &got, &e) == 0, "%s", e.msg);
+	ck_assert_msg(smtp_pool_next(p, true, &got, NULL, &e) == 0, "%s", e.msg);
 	ck_assert_ptr_eq(got, &a);
 	smtp_pool_free(p);
 	fake_stop(&f);
@@ -836,18 +978,27 @@ static const char *url_for(const char *scheme, const char *host, const char *por
 
 /* Sends msgid to author@; prints the outcome, which the script greps for
  * the password (the message must never hold it). */
-static int send_to(struct smtp_settings *s, const char *const *rcpt, size_t n,
-		   const char *msgid, struct err *e)
+static int send_refused(struct smtp_settings *s, const char *const *rcpt, size_t n,
+			const char *msgid, struct smtp_refused *r, struct err *e)
 {
 	size_t len;
 	const char *m = mail(msgid, &len);
 	int rc;
 
 	err_init(e);
-	rc = smtp_send(s, "bot@example.org", rcpt, n, m, len, e);
-	printf("%s: %s\n", msgid, rc == 0 ? "sent" : e->msg);
+	rc = smtp_send(s, "bot@example.org", rcpt, n, m, len, r, e);
+	printf("%s: %s%s%s\n", msgid, rc == 0 ? "sent" : e->msg, rc == 0 && r->n ? ", " : "",
+	       rc == 0 && r->n ? r->text : "");
 	fflush(stdout);
 	return rc;
+}
+
+static int send_to(struct smtp_settings *s, const char *const *rcpt, size_t n,
+		   const char *msgid, struct err *e)
+{
+	struct smtp_refused r;
+
+	return send_refused(s, rcpt, n, msgid, &r, e);
 }
 
 static void ca(struct smtp_settings *s)
@@ -905,12 +1056,12 @@ START_TEST(test_pf_wrong_ca)
 
 	s.ca_file = si.ca_file = env("TAGBOT_SMTP_WRONG_CA");
 	ck_assert_int_eq(send_to(&s, to_author, 1, "wrong-ca.smtp-sink@tagbot.test", &e), -1);
-	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_int_eq(e.cls, ERR_SETUP);
 	snprintf(want, sizeof(want), "smtp: %s: TLS certificate verification failed", s.url);
 	ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
 
 	ck_assert_int_eq(send_to(&si, to_author, 1, "wrong-ca-implicit.smtp-sink@tagbot.test", &e), -1);
-	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_int_eq(e.cls, ERR_SETUP);
 	snprintf(want, sizeof(want), "smtp: %s: TLS certificate verification failed", si.url);
 	ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
 }
@@ -924,7 +1075,7 @@ START_TEST(test_pf_system_store_refuses)
 	struct err e;
 
 	ck_assert_int_eq(send_to(&s, to_author, 1, "no-ca.smtp-sink@tagbot.test", &e), -1);
-	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_int_eq(e.cls, ERR_SETUP);
 	ck_assert_msg(strstr(e.msg, "TLS certificate verification failed") != NULL, "%s", e.msg);
 }
 END_TEST
@@ -949,7 +1100,7 @@ END_TEST
 START_TEST(test_pf_5xx_is_final)
 {
 	static const char *const rejected[] = { "someone@rejected.invalid" };
-	static const char *const mixed[] = { "author@example.org", "someone@rejected.invalid" };
+	static const char *const first[] = { "someone@rejected.invalid", "author@example.org" };
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
 					  SMTP_TLS_STARTTLS);
 	char want[192];
@@ -961,10 +1112,33 @@ START_TEST(test_pf_5xx_is_final)
 	ck_assert_int_eq(send_to(&s, rejected, 1, "rejected.smtp-sink@tagbot.test", &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	ck_assert_str_eq(e.msg, want);
-	/* all or nothing: author@ must not get this one (the script checks) */
-	ck_assert_int_eq(send_to(&s, mixed, 2, "mixed.smtp-sink@tagbot.test", &e), -1);
+	/* The first recipient (the reply's To:) refused: nobody gets it,
+	 * although Postfix took author@ (the script checks). */
+	ck_assert_int_eq(send_to(&s, first, 2, "first-refused.smtp-sink@tagbot.test", &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	ck_assert_str_eq(e.msg, want);
+}
+END_TEST
+
+/* A refused Cc is dropped: the others get the mail (the script checks). */
+START_TEST(test_pf_refused_cc_dropped)
+{
+	static const char *const mixed[] = { "author@example.org", "someone@rejected.invalid",
+					     "maint@example.org", "other@deferred.invalid" };
+	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
+					  SMTP_TLS_STARTTLS);
+	struct smtp_refused r;
+	struct err e;
+
+	ca(&s);
+	ck_assert_msg(send_refused(&s, mixed, 4, "mixed.smtp-sink@tagbot.test", &r, &e) == 0,
+		      "%s", e.msg);
+	ck_assert_uint_eq(r.n, 2);
+	ck_assert(!r.which[0] && r.which[1] && !r.which[2] && r.which[3]);
+	ck_assert_msg(strstr(r.text, "not sent to: someone@rejected.invalid other@deferred.invalid "
+			     "(someone@rejected.invalid: 554 5.7.1 <someone@rejected.invalid>:")
+		      != NULL, "%s", r.text);
+	ck_assert_msg(strstr(r.text, "other@deferred.invalid: 450 4.7.1 ") != NULL, "%s", r.text);
 }
 END_TEST
 
@@ -1017,7 +1191,7 @@ START_TEST(test_pf_auth_wrong_password)
 	s.user = "bot@example.org";
 	s.password = WRONG_PASSWORD;
 	ck_assert_int_eq(send_to(&s, to_author, 1, "auth-wrong.smtp-sink@tagbot.test", &e), -1);
-	ck_assert_int_eq(e.cls, ERR_FINAL);
+	ck_assert_int_eq(e.cls, ERR_SETUP);
 	ck_assert_msg(strstr(e.msg, ": 535 ") != NULL, "%s", e.msg);
 	ck_assert_ptr_null(strstr(e.msg, WRONG_PASSWORD));
 }
@@ -1062,6 +1236,7 @@ static void add_postfix_cases(Suite *s)
 	tcase_add_test(pf, test_pf_closed_port);
 	tcase_add_test(pf, test_pf_5xx_is_final);
 	tcase_add_test(pf, test_pf_4xx_is_temporary);
+	tcase_add_test(pf, test_pf_refused_cc_dropped);
 	tcase_add_test(pf, test_pf_auth);
 	tcase_add_test(pf, test_pf_auth_wrong_password);
 	suite_add_tcase(s, pf);
@@ -1090,8 +1265,11 @@ static Suite *smtp_suite(void)
 	tcase_add_loop_test(u, test_fake_replies, 0, ARRAY_SIZE(fake_cases));
 	tcase_add_test(u, test_fake_hangup_is_temporary);
 	tcase_add_test(u, test_fake_transcript);
+	tcase_add_loop_test(u, test_fake_refused_recipients, 0, ARRAY_SIZE(rcpt_cases));
 	tcase_add_test(u, test_fake_silent_quit);
 	tcase_add_test(u, test_silent_server_times_out);
+	tcase_add_test(u, test_tarpit_connect_timeout);
+	tcase_add_test(u, test_pool_free_drops_stuck_send);
 	tcase_add_test(u, test_pool_reuses_connection);
 	tcase_add_test(u, test_pool_outcomes);
 	tcase_add_test(u, test_pool_parallel);

@@ -472,11 +472,11 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert_int_eq(it.attempts, 1);
 	ck_assert_str_eq(it.last_error, "421 try later");
 
-	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1061, &e), 0);
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1061, NULL, &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 5000, &it, &found, &e), 0);
 	ck_assert(!found);
 	/* Already sent: a second mark is a caller bug. */
-	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1062, &e), -1);
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1062, NULL, &e), -1);
 	ck_assert_int_eq(store_outbox_mark_retry(st, "nosuch@bot", 1062, 5, NULL, &e), -1);
 
 	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
@@ -491,6 +491,80 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert_int_eq(c.failed, 1);
 	ck_assert_int_eq(c.replied, 2);
 	outbox_item_release(&it);
+	store_close(st);
+}
+END_TEST
+
+static void note_error(void *ctx, const struct store_error_row *r)
+{
+	struct buf *b = ctx;
+
+	buf_printf(b, "%s <%s>: %s\n", r->what, r->msgid, r->detail);
+}
+
+/* A claim undone (the sink was broken, nothing went out): attempts as
+ * before, due at once, why in last_error; a reply sent without a refused
+ * Cc keeps that note, and `tagbot status` lists it. */
+START_TEST(test_outbox_unclaim_and_note)
+{
+	struct store *st = open_store();
+	struct outbox_item it;
+	struct buf b;
+	bool found;
+	struct err e;
+
+	outbox_item_init(&it);
+	buf_init(&b, 0);
+	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);	/* due at 1000 */
+	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000, 120, "sending (claimed)", &e), 0);
+	ck_assert_int_eq(store_outbox_unclaim(st, "ra@bot", 1001, "waiting for the sink: 535", &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(st, 1001, &it, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(it.attempts, 0);
+	ck_assert_str_eq(it.last_error, "waiting for the sink: 535");
+	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1002, "refused recipient, not sent "
+						"to: cc@example.org", &e), 0);
+	ck_assert_int_eq(store_outbox_unclaim(st, "ra@bot", 1003, "x", &e), -1);	/* sent */
+	ck_assert_int_eq(store_recent_errors(st, 10, note_error, &b, &e), 0);
+	ck_assert_str_eq(b.data, "reply <ra@bot>: sent, 1 attempts: refused recipient, not sent "
+			 "to: cc@example.org\n");
+	buf_release(&b);
+	outbox_item_release(&it);
+	store_close(st);
+}
+END_TEST
+
+/* The sink's one row: none at first, then as last put. */
+START_TEST(test_sink_state)
+{
+	struct store *st = open_store();
+	struct store_sink_state in = { .sink = (char *)"smtp://127.0.0.1:25", .failing = true,
+				       .reason = (char *)"smtp: x: 535 5.7.8 no", .since = 1000,
+				       .failures = 3, .next_try = 1008 };
+	struct store_sink_state out = { 0 };
+	bool found = true;
+	struct err e;
+
+	ck_assert_int_eq(store_sink_state_get(st, &out, &found, &e), 0);
+	ck_assert(!found);
+	ck_assert_int_eq(store_sink_state_put(st, &in, &e), 0);
+	ck_assert_int_eq(store_sink_state_get(st, &out, &found, &e), 0);
+	ck_assert(found && out.failing);
+	ck_assert_str_eq(out.sink, in.sink);
+	ck_assert_str_eq(out.reason, in.reason);
+	ck_assert_int_eq(out.since, 1000);
+	ck_assert_int_eq(out.failures, 3);
+	ck_assert_int_eq(out.next_try, 1008);
+	in.failing = false;
+	in.reason = (char *)"";
+	in.since = 1010;
+	in.failures = 0;
+	ck_assert_int_eq(store_sink_state_put(st, &in, &e), 0);
+	ck_assert_int_eq(store_sink_state_get(st, &out, &found, &e), 0);
+	ck_assert(found && !out.failing);
+	ck_assert_str_eq(out.reason, "");
+	ck_assert_int_eq(out.since, 1010);
+	store_sink_state_release(&out);
 	store_close(st);
 }
 END_TEST
@@ -928,6 +1002,8 @@ int main(void)
 	tcase_add_test(tc, test_refuses_bad_reply);
 	tcase_add_test(tc, test_outbox_lifecycle);
 	tcase_add_test(tc, test_outbox_order);
+	tcase_add_test(tc, test_outbox_unclaim_and_note);
+	tcase_add_test(tc, test_sink_state);
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_refuses_newer_schema);
 	tcase_add_test(tc, test_migrate_2_to_3);

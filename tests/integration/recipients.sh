@@ -72,28 +72,6 @@ srv_start_postfix || exit 99
 LC_ALL=C
 export LC_ALL
 
-# mkmail NAME HEADER...: $W/NAME-1.eml, a patch without Signed-off-by,
-# Message-ID <e2e-NAME-1@example.org>, whose HEADERs replace its own of the
-# same names, at the end of its header block in the order given;
-# "Body-From: X" puts "From: X" and a blank line first in its body.
-mkmail() {
-	n=$1; shift
-	$MAIL patch nosob "$n" 1 --now >"$W/$n-1.eml" &&
-	python3 - "$W/$n-1.eml" "$@" <<'PY'
-import sys
-path, new = sys.argv[1], sys.argv[2:]
-head, _, body = open(path, "rb").read().decode().partition("\r\n\r\n")
-hdrs = [h for h in new if not h.startswith("Body-From:")]
-names = {h.split(":", 1)[0].lower() for h in hdrs}
-lines = [l for l in head.split("\r\n") if l.split(":", 1)[0].lower() not in names] + hdrs
-for h in new:
-    if h.startswith("Body-From:"):
-        body = "From:" + h[len("Body-From:"):] + "\r\n\r\n" + body
-with open(path, "wb") as f:
-    f.write(("\r\n".join(lines) + "\r\n\r\n" + body).encode())
-PY
-}
-
 # got NAME: one line per mailbox holding a reply to <e2e-NAME-1@example.org>
 # (bot@'s copy aside): "USER COUNT To:ADDRS Cc:ADDRS", the addr-specs of the
 # first such reply's headers, parsed raw (RFC 5322), sorted, comma-separated.

@@ -12,6 +12,17 @@
 #   srv_start_postfix           # sets SMTP_PORT (needs Dovecot first)
 #   srv_stop_dovecot / srv_stop_postfix / srv_stop_opendkim
 #
+# Options for Postfix, before srv_start_postfix:
+#   SRV_REJECT_RCPT="a@x b@y"   RCPT TO these gets "550 5.1.1 unknown user"
+#   SRV_SASL=1                  AUTH (after STARTTLS) through Dovecot's auth
+#                               service, for the users below
+# and after it:
+#   srv_postfix_listener PORT [-o KEY=VALUE...]   one more smtpd on PORT,
+#                               e.g. -o smtpd_tls_security_level=none (no
+#                               STARTTLS offered); waits until it answers
+#   srv_other_cert NAME         $SRV_DIR/NAME.pem and NAME.key: a localhost
+#                               certificate from a CA ca.pem does not know
+#
 # Users (password "secret"): bot@example.org, author@example.org,
 # list@example.org, maint@example.org.  Their Maildirs are
 # $SRV_DIR/mail/<user>/Maildir.  $SRV_DIR/ca.pem verifies the certificate.
@@ -242,6 +253,12 @@ smtpd_tls_key_file = $SRV_DIR/key.pem
 smtpd_tls_security_level = may
 smtpd_sasl_auth_enable = no
 CONF
+	[ -z "${SRV_REJECT_RCPT:-}" ] || {
+		m=$(for a in $SRV_REJECT_RCPT; do printf '{%s = 550 5.1.1 unknown user}, ' "$a"; done)
+		printf 'smtpd_recipient_restrictions = check_recipient_access inline:{ %s}\n' \
+			"${m%, }" >>"$p/conf/main.cf"
+	}
+	[ -z "${SRV_SASL:-}" ] || srv_sasl_conf "$p/conf/main.cf" || return 1
 	# A border MX removes the Authentication-Results a mail brings (RFC 8601
 	# section 5): OpenDKIM does for its own authserv-id, but not when the
 	# mail has a malformed DKIM-Signature (then it adds none either, and the
@@ -259,6 +276,45 @@ CONF
 	srv_wait_port "$SMTP_PORT" || { echo "postfix did not start"; cat "$p/maillog"; return 1; }
 	POSTFIX_PID=$(cat "$p/data/master.pid" 2>/dev/null || cat "$p/queue/pid/master.pid")
 	POSTFIX_PID=$(echo $POSTFIX_PID)
+}
+
+# Dovecot's auth service on a loopback port (Dovecot reloaded), and the
+# Postfix lines that use it, appended to the main.cf $1.
+srv_sasl_conf() {
+	[ -n "${AUTH_PORT:-}" ] || {
+		AUTH_PORT=$(srv_free_port)
+		cat >>"$SRV_DIR/dovecot/dovecot.conf" <<CONF
+service auth {
+  inet_listener auth-postfix {
+    address = 127.0.0.1
+    port = $AUTH_PORT
+  }
+}
+CONF
+		kill -HUP "$DOVECOT_PID"
+		srv_wait_port "$AUTH_PORT" ||
+			{ echo "dovecot auth listener did not start"; cat "$SRV_DIR/dovecot/dovecot.log"; return 1; }
+	}
+	cat >>"$1" <<CONF
+smtpd_sasl_auth_enable = yes
+smtpd_sasl_type = dovecot
+smtpd_sasl_path = inet:127.0.0.1:$AUTH_PORT
+smtpd_tls_auth_only = yes
+CONF
+}
+
+srv_postfix_listener() {
+	port=$1; shift
+	postconf -c "$SRV_DIR/postfix/conf" -M "127.0.0.1:$port/inet=127.0.0.1:$port inet n - n - - smtpd $*"
+	postfix -c "$SRV_DIR/postfix/conf" reload >/dev/null 2>&1
+	srv_wait_port "$port" || { echo "postfix listener $port did not start"; return 1; }
+}
+
+srv_other_cert() {
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+		-addext 'subjectAltName=DNS:localhost,IP:127.0.0.1' \
+		-keyout "$SRV_DIR/$1.key" -out "$SRV_DIR/$1.pem" 2>/dev/null &&
+		chmod 644 "$SRV_DIR/$1.key"
 }
 
 srv_stop_postfix() {

@@ -2,7 +2,9 @@
 # The SMTP sink against a real Postfix delivering into Dovecot: STARTTLS and
 # implicit TLS verified against the test CA, clear text on loopback, AUTH
 # through Dovecot SASL with the password read by the secret module, a wrong
-# CA, a closed port, 5xx and 4xx answers, and Postfix stopped then back.
+# CA, a closed port, 5xx and 4xx answers, a refused Cc dropped (the rest
+# get the mail) and a refused first recipient (nobody does), and Postfix
+# stopped then back.
 # The C side is tests/check_smtp_sink (its postfix* cases); this script sets
 # the servers up and checks what reached author@example.org.
 . "$top_srcdir/tests/lib.sh"
@@ -76,17 +78,20 @@ run_case() {
 has_mail() { grep -lsF "Message-ID: <$1>" "$md"/new/* >/dev/null; }
 
 expect "smtp_send against Postfix (check_smtp_sink, case postfix)" run_case postfix
-delivered="starttls localhost implicit none auth"
-expect "the five accepted mails reach author@" srv_wait_mail author@example.org 5
+delivered="starttls localhost implicit none auth mixed"
+expect "the six accepted mails reach author@" srv_wait_mail author@example.org 6
 sleep 1	# anything wrongly accepted would have had time to arrive too
 for id in $delivered; do
 	expect "delivered: $id" has_mail "$id.smtp-sink@tagbot.test"
 done
-for id in wrong-ca wrong-ca-implicit no-ca closed rejected mixed deferred auth-wrong; do
+for id in wrong-ca wrong-ca-implicit no-ca closed rejected first-refused deferred auth-wrong; do
 	expect "not delivered: $id" eval '! has_mail "$id.smtp-sink@tagbot.test"'
 done
 n=$(ls "$md/new" | wc -l)
-expect "exactly five mails in author@'s INBOX (got $n)" test "$n" -eq 5
+expect "exactly six mails in author@'s INBOX (got $n)" test "$n" -eq 6
+# (srv_wait_mail sets md: in a subshell)
+expect "maint@, Cc'd beside two refused addresses, got the mixed one" \
+	eval '(srv_wait_mail maint@example.org 1)'
 expect "the dot-stuffed line arrives with one dot" \
 	grep -qx '\.a line that starts with a dot' "$(grep -lF 'Message-ID: <starttls.smtp-sink@tagbot.test>' "$md"/new/*)"
 expect "Postfix logged the SASL login of bot@example.org" \
@@ -99,6 +104,6 @@ srv_stop_postfix
 expect "smtp_send with Postfix stopped is ERR_TEMP" run_case postfix-down
 srv_start_postfix
 expect "smtp_send once Postfix is back succeeds" run_case postfix-up
-expect "the retried mail reaches author@" srv_wait_mail author@example.org 6
+expect "the retried mail reaches author@" srv_wait_mail author@example.org 7
 expect "delivered: restart" has_mail restart.smtp-sink@tagbot.test
 finish
