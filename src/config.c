@@ -1612,7 +1612,7 @@ void config_init(struct config *c)
 	c->reply.max_per_minute = 30;
 	c->reply.max_share_per_sender = 50;
 	lookup_settings_init(&c->lookup);
-	c->reply.reply_mode = REPLY_PER_PATCH;
+	c->reply.reply_mode = REPLY_PER_SERIES;
 	c->reply.series_wait = CONFIG_DEFAULT_SERIES_WAIT;
 	c->reply.repeat_after = 14;
 	policy_from_globals(c, &c->lists.dflt);

@@ -211,6 +211,18 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 		       const char *kind, const struct reply *r, time_t not_before,
 		       enum store_enqueue *res, struct err *e);
 
+/*
+ * Findings about the sender's setup (rule_about_setup()) are told to a
+ * person once per [reply] repeat_after days: daemon_told_filter() turns off
+ * (SEV_OFF) those of f already told to p's submitter in that time, and any
+ * but the first of each such rule in f; daemon_told_note() records the
+ * ones a queued reply told (at or above min).
+ */
+void daemon_told_filter(struct daemon *d, const struct patch *p,
+			const struct reply_settings *rs, struct findings *f);
+void daemon_told_note(struct daemon *d, const struct patch *p, const struct reply_settings *rs,
+		      const struct findings *f, enum severity min);
+
 /* --- daemon_cc.c ------------------------------------------------------- */
 
 /*

@@ -7,6 +7,7 @@
  * the top of daemon.c.
  */
 #include "autoconf.h"
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "address.h"
 #include "daemon_int.h"
 #include "listpolicy.h"
+#include "recipients.h"
 #include "log.h"
 #include "maildate.h"
 #include "message.h"
@@ -299,6 +301,7 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 
 		ps.rs = rs;	/* the keys of whom this reply mails */
 		policy_note_reply(d->pol, &ps, p, daemon_now(d));
+		daemon_told_note(d, p, rs, f, rs->min_severity);
 		log_queued(&r, p, f);
 	}
 	if (rc == 0)
@@ -347,6 +350,86 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 	return 0;
 }
 
+/* --- what a person was told ------------------------------------------------ */
+
+/* Whom a reply to p goes to, lower case (the told table's key); NULL when
+ * nobody. */
+static char *told_person(const struct patch *p, const struct reply_settings *rs)
+{
+	struct recipients who;
+	char *k = NULL;
+
+	if (recipients_find(&who, p, rs) == 0) {
+		k = xstrdup(who.to.email);
+		for (char *c = k; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	}
+	recipients_release(&who);
+	return k;
+}
+
+/* Whether f holds rule at or above SEV_CHECK before index i. */
+static bool earlier(const struct findings *f, size_t i, const char *rule)
+{
+	for (size_t j = 0; j < i; j++)
+		if (f->v[j].severity != SEV_OFF && !strcmp(f->v[j].rule, rule))
+			return true;
+	return false;
+}
+
+void daemon_told_filter(struct daemon *d, const struct patch *p,
+			const struct reply_settings *rs, struct findings *f)
+{
+	time_t now = daemon_now(d), t, span = (time_t)d->cfg.reply.repeat_after * 86400;
+	char *who = NULL;
+	bool found;
+	struct err e;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct finding *x = &f->v[i];
+
+		if (x->severity == SEV_OFF || !rule_about_setup(x->rule))
+			continue;
+		if (earlier(f, i, x->rule)) {
+			x->severity = SEV_OFF;	/* the same mix-up, once a reply */
+			continue;
+		}
+		if (d->dry || !d->st || !span || (!who && !(who = told_person(p, rs))))
+			continue;
+		if (store_told_get(d->st, who, x->rule, &t, &found, &e) < 0) {
+			log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
+			continue;
+		}
+		if (found && now - t < span) {
+			log_message(LOGL_DEBUG, p->message_id, "%s: told to %s %ld days ago, not again",
+				    x->rule, who, (long)((now - t) / 86400));
+			x->severity = SEV_OFF;
+		}
+	}
+	free(who);
+}
+
+void daemon_told_note(struct daemon *d, const struct patch *p, const struct reply_settings *rs,
+		      const struct findings *f, enum severity min)
+{
+	char *who = NULL;
+	struct err e;
+
+	if (d->dry || !d->st)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct finding *x = &f->v[i];
+
+		if (x->severity == SEV_OFF || x->severity < min || !rule_about_setup(x->rule))
+			continue;
+		if (!who && !(who = told_person(p, rs)))
+			return;
+		if (store_told_set(d->st, who, x->rule, daemon_now(d), &e) < 0)
+			log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
+	}
+	free(who);
+}
+
 /* The patch the reply is about: the first part that is checked. */
 static const struct patch *lead_part(const struct patch *p, size_t n)
 {
@@ -383,6 +466,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
 			rules_run_lookups(&p[i], &la.rules, res, &f);
 	daemon_log_budgets(key, &f);
+	daemon_told_filter(d, lead, &la.rs, &f);
 	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
 	if (daemon_context_note(d, key, lead, e) < 0) {
 		findings_release(&f);

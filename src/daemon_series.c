@@ -433,6 +433,7 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
 	if (rc == 0 && res == STORE_QUEUED) {
 		policy_note_reply(d->pol, &d->ps, lp, now);
+		daemon_told_note(d, lp, &d->rs, all, d->rs.min_severity);
 		log_message(LOGL_INFO, lp->message_id, "series reply <%s> queued for %s (%zu findings)",
 			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
 	}
@@ -487,6 +488,23 @@ static char *subject_of(struct daemon *d, const char *msgid)
 	return s ? s : xstrdup("");
 }
 
+/* A finding about the sender's setup (rule_about_setup()) is said once in
+ * a reply: in part k it is turned off when an earlier part has it. */
+static void setup_once(struct flush *fl, size_t k)
+{
+	for (size_t j = 0; j < fl->f[k].n; j++) {
+		struct finding *x = &fl->f[k].v[j];
+
+		if (!rule_about_setup(x->rule))
+			continue;
+		for (size_t i = 0; i < k && x->severity != SEV_OFF; i++)
+			for (size_t m = 0; m < fl->f[i].n; m++)
+				if (fl->f[i].v[m].severity != SEV_OFF &&
+				    !strcmp(fl->f[i].v[m].rule, x->rule))
+					x->severity = SEV_OFF;
+	}
+}
+
 /* One entry per index 0..total: the first member with that index, the
  * cover only when it came, a missing patch as a part without subject. */
 static void flush_parts(struct daemon *d, const struct members *ms, int total, struct flush *fl)
@@ -511,6 +529,7 @@ static void flush_parts(struct daemon *d, const struct members *ms, int total, s
 			fl->parts[fl->n].subject = fl->subjects[fl->n];
 			fl->parts[fl->n].findings = &fl->f[fl->n];
 			findings_read(m->findings, &fl->f[fl->n], &fl->pool);
+			setup_once(fl, fl->n);
 		}
 		fl->n++;
 	}
@@ -697,6 +716,7 @@ static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
 	if (rc == 0 && res == STORE_QUEUED) {
 		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
 		policy_note_reply(d->pol, ps, lp, now);
+		daemon_told_note(d, lp, ps->rs, all, ps->rs->min_severity);
 		log_message(LOGL_INFO, lp->message_id, "held reply <%s> queued for %s (%zu findings)",
 			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
 	}

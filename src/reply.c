@@ -1193,21 +1193,24 @@ static void series_part_title(struct buf *b, const struct reply_series_part *p, 
 	free(subj);
 }
 
-/* One part's paragraphs; *k counts the findings written so far. */
-static void series_body_part(struct buf *b, const struct reply_series_part *p, int total,
-			     const struct reply_settings *s, size_t *k)
+/* How many of p's findings the reply reports. */
+static size_t part_reported(const struct reply_series_part *p, const struct reply_settings *s)
 {
 	size_t mine = 0;
 
-	series_part_title(b, p, total);
 	for (size_t j = 0; p->findings && j < p->findings->n; j++)
 		mine += series_reported(&p->findings->v[j], s);
+	return mine;
+}
+
+/* One part's paragraphs (a part that arrived with nothing to report is
+ * left out: the caller counts it); *k counts the findings written so far. */
+static void series_body_part(struct buf *b, const struct reply_series_part *p, int total,
+			     const struct reply_settings *s, size_t *k)
+{
+	series_part_title(b, p, total);
 	if (!p->subject) {
 		buf_addstr(b, "   did not arrive; not checked.\n\n");
-		return;
-	}
-	if (!mine) {
-		buf_addstr(b, "   nothing to look at.\n\n");
 		return;
 	}
 	buf_addch(b, '\n');
@@ -1226,7 +1229,7 @@ static void series_body(struct buf *b, const struct parts *pp,
 {
 	char *name = reply_clean_text(pp->to->name ? pp->to->name : "",
 				      pp->to->name ? strlen(pp->to->name) : 0, REPLY_NAME_MAX);
-	size_t k = 0;
+	size_t k = 0, clean = 0;
 
 	if (*name)
 		buf_printf(b, "Hello %s,\n\n", name);
@@ -1244,8 +1247,16 @@ static void series_body(struct buf *b, const struct parts *pp,
 	}
 	buf_printf(b, "It found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
 		   pp->nall == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++)
-		series_body_part(b, &parts[i], total, s, &k);
+	for (size_t i = 0; i < n; i++) {
+		if (parts[i].subject && !part_reported(&parts[i], s))
+			clean++;
+		else
+			series_body_part(b, &parts[i], total, s, &k);
+	}
+	if (clean)
+		buf_printf(b, "The other %zu %s had nothing to look at.\n\n", clean,
+			   total == REPLY_HELD ? (clean == 1 ? "patch" : "patches")
+					       : (clean == 1 ? "part" : "parts"));
 	if (k > REPLY_MAX_FINDINGS)
 		buf_printf(b, "... and %zu more; \"tagbot check\" on the series lists them all.\n\n",
 			   k - REPLY_MAX_FINDINGS);

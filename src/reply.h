@@ -180,7 +180,8 @@ struct reply_series_part {
  * The one reply to a series: headers as reply_build() gives them for lead
  * (the cover letter, else the first patch), a body listing the findings at
  * or above s->min_severity patch by patch (at most REPLY_MAX_FINDINGS in
- * all), and the parts that did not arrive.  total is the series' n of n/m,
+ * all) for the parts that have some, one line counting the others, and
+ * the parts that did not arrive.  total is the series' n of n/m,
  * or REPLY_HELD for held replies folded into one (parts by subject).
  * Fails with ERR_FINAL as reply_build() does, also when no part has a
  * finding to report.

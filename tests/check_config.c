@@ -64,7 +64,7 @@ static void assert_daemon_defaults(const struct config *c)
 	ck_assert(!c->reply.ignore_senders.set);
 	ck_assert_int_eq(c->reply.max_per_author_per_hour, 10);
 	ck_assert_int_eq(c->reply.max_per_minute, 30);
-	ck_assert_int_eq(c->reply.reply_mode, REPLY_PER_PATCH);
+	ck_assert_int_eq(c->reply.reply_mode, REPLY_PER_SERIES);
 	ck_assert_int_eq(c->reply.series_wait, 600);
 	ck_assert_uint_eq(c->reply.maintainers.n, 0);
 	assert_str_or_null(c->reply.trusted_authserv_id, NULL, "[reply] trusted_authserv_id");
@@ -898,7 +898,7 @@ START_TEST(test_no_list_sections)
 	ck_assert_ptr_eq(p, &c.lists.dflt);
 	ck_assert(p->enabled);
 	ck_assert_int_eq(p->to, REPLY_TO_AUTHOR);
-	ck_assert_int_eq(p->reply_mode, REPLY_PER_PATCH);
+	ck_assert_int_eq(p->reply_mode, REPLY_PER_SERIES);
 	ck_assert_int_eq(p->min_reply_severity, SEV_WARNING);
 	ck_assert(!memcmp(p->severity, c.rules.severity, sizeof(p->severity)));
 	ck_assert_int_eq(p->severity[R_MISSING_SIGN_OFF], SEV_OFF);

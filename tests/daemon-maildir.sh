@@ -45,6 +45,7 @@ path = $3
 
 [reply]
 from = tagbot <tagbot@example.org>
+reply_mode = per-patch
 max_per_author_per_hour = 0
 max_per_minute = 0
 

@@ -135,6 +135,42 @@ line "the held one is answered once the limit has room, not dropped" \
 	"20250601-rate-b@example.org: would reply (MISSING_SIGN_OFF)"
 total "all three answered" "would reply" 3
 
+# --- one problem, one mail (per-series, the default) ----------------------------
+# Two series of 10 patches and a cover, a day apart, by Ann, whose From:
+# (ann@example.org) and Signed-off-by: (ann@work.example.com) differ in
+# every patch: the first series gets one reply that says it once; the
+# second, a day later, none ([reply] repeat_after, 14 days).
+series() {	# series TAG DAY: $tmp/series-TAG.mbox
+	python3 - "$tmp/series-$1.mbox" "$1" "$2" <<'PY'
+import sys
+path, tag, day = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(path, "w") as f:
+    for i in range(11):
+        subj = "[PATCH 0/10] leds: %s: the cover" % tag if i == 0 else \
+               "[PATCH %d/10] leds: %s: step %d" % (i, tag, i)
+        refs = "" if i == 0 else "In-Reply-To: <%s-0@example.org>\nReferences: <%s-0@example.org>\n" % (tag, tag)
+        body = "The cover.\n" if i == 0 else \
+               "Do step %d.\n\nSigned-off-by: Ann <ann@work.example.com>\n---\n" \
+               "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" % i
+        f.write("From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: Ann <ann@example.org>\n"
+                "Subject: %s\nDate: Mon, %02d Jun 2025 10:00:%02d +0000\n"
+                "Message-ID: <%s-%d@example.org>\n%s\n%s\n" % (subj, day, i, tag, i, refs, body))
+PY
+}
+series one 2
+series two 3
+base >"$tmp/told.ini"
+echo "max_per_author_per_hour = 0" >>"$tmp/told.ini"
+run "$TAGBOT" replay -c "$tmp/told.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
+status_is "two series: exit 0" 0
+total "a 10-patch series with the same mix-up throughout: one reply, and none for the next a day later" \
+	"would reply" 1
+line "... which names the mix-up" "one-0@example.org: would reply (FROM_SIGN_OFF_MISMATCH)"
+lacks "... and the second series gets none" "two-0@example.org: would reply"
+{ base; printf 'max_per_author_per_hour = 0\nrepeat_after = 0\n'; } >"$tmp/told0.ini"
+run "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
+total "repeat_after = 0: each series is told" "would reply" 2
+
 # --- --since / --until -------------------------------------------------------------
 # Dates: missing-signoff 2025-03-11 04:26 UTC, warning-only 2025-02-24,
 # check-only 2025-12-11, clean 2025-04-26, reply 2025-03-14.
