@@ -93,7 +93,8 @@ fi
 
 INI=$W/cc.ini STATE=$W/cc.db
 # maint@ is a maintainer by a pattern; lee@ is one by address.
-bot_ini "$INI" "$STATE" "maintainers = lee@kernel.org, ma?nt@example.org
+bot_ini "$INI" "$STATE" "reply_mode = per-patch
+maintainers = lee@kernel.org, ma?nt@example.org
 trusted_authserv_id = $SRV_AUTHSERV_ID" "[list off.example.org]
 enabled = no
 
@@ -273,7 +274,7 @@ check "SIGTERM: exit 0" bot_stop
 
 # --- i) opt-in: [default] enabled = no, one list enabled ------------------------
 INI=$W/opt-in.ini
-bot_ini "$INI" "$STATE" "" "[default]
+bot_ini "$INI" "$STATE" "reply_mode = per-patch" "[default]
 enabled = no
 
 [list on.example.org]

@@ -378,6 +378,7 @@ type = maildir
 path = out
 [reply]
 from = tagbot <tagbot@example.org>
+reply_mode = per-patch
 max_per_author_per_hour = 0
 max_per_minute = 0
 INI
