@@ -133,8 +133,9 @@ static void check_reported_by(struct rule_ctx *c)
 		if (last + 1 >= p->ntrailers || !is_report_link(&t[last + 1], follow) ||
 		    !patch_trailers_adjacent(p, &t[last], &t[last + 1]))
 			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
-				  "%s: should be followed by %s with the URL of the report, so "
-				  "readers can find it.", t[last].token, report_followers(follow));
+				  "%s: is not followed by %s with the report's URL; if the report "
+				  "is public, add one right after this line; if it is not, say so.",
+				  t[last].token, report_followers(follow));
 		i = last + 1;
 	}
 }
