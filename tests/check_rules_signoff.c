@@ -318,7 +318,8 @@ static const struct mail_case bad_cases[] = {
 	{ "co-developed then other sign-off", NULL, DESC "Co-developed-by: " BOB "\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 1, 4, "same person" },
 	{ "co-developed then ack", NULL, DESC "Co-developed-by: " BOB "\nAcked-by: " BOB "\n"
-	  "Signed-off-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "immediately followed" },
+	  "Signed-off-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
+	  "Move Bob Builder's Signed-off-by: (line 5) up to directly after this Co-developed-by:." },
 	{ "co-developed last", NULL, DESC SOB_ALICE "Co-developed-by: " BOB "\n", "BAD_SIGN_OFF", 1, 4,
 	  "immediately followed" },
 	{ "co-developed other address", NULL, DESC "Co-developed-by: " BOB "\n"
@@ -379,6 +380,118 @@ START_TEST(test_bad_address_is_error)
 	rule_settings_release(&s);
 	free(bad);
 	free(typo);
+}
+END_TEST
+
+/* RULES.md: a Co-developed-by: whose sign-off follows later in the block,
+ * other tags between, is only a check; one whose sign-off never comes is
+ * a warning. */
+START_TEST(test_codeveloper_split_is_check)
+{
+	char *split = make_mail(NULL, NULL, NULL, DESC "Co-developed-by: " BOB "\nAcked-by: "
+				"Carol Coder <carol@example.com>\nSigned-off-by: " BOB "\n" SOB_ALICE, true);
+	char *other = make_mail(NULL, NULL, NULL, DESC "Co-developed-by: " BOB "\n" SOB_ALICE
+				"Acked-by: Carol Coder <carol@example.com>\n", true);
+	char *apart = make_mail(NULL, NULL, NULL, DESC "Co-developed-by: " BOB "\n" SOB_ALICE "\n"
+				"Signed-off-by: " BOB "\n", true);
+
+	ck_assert_int_eq(severity_of(split, NULL, "BAD_SIGN_OFF"), SEV_CHECK);
+	ck_assert_int_eq(severity_of(other, NULL, "BAD_SIGN_OFF"), SEV_WARNING);
+	/* a sign-off in another paragraph is not "later in the same block" */
+	ck_assert_int_eq(severity_of(apart, NULL, "BAD_SIGN_OFF"), SEV_WARNING);
+	free(split);
+	free(other);
+	free(apart);
+}
+END_TEST
+
+/* ---- the wording of the author findings: both sides quoted -------------- */
+
+static char *message_of(const char *raw, const char *rule)
+{
+	struct findings fs;
+	char *m;
+
+	findings_init(&fs);
+	th_check_mail(raw, NULL, &fs);
+	ck_assert_msg(th_count(&fs, rule) == 1, "%s", th_dump(&fs));
+	m = strdup(first_of(&fs, rule)->message);
+	findings_release(&fs);
+	return m;
+}
+
+START_TEST(test_mismatch_address_words)
+{
+	/* No in-body From: either side may change. */
+	char *plain = make_mail(NULL, NULL, NULL,
+				DESC "Signed-off-by: Alice Example <alice@work.example.com>\n", true);
+	/* An in-body From: already: adding one is no advice; the two must agree. */
+	char *inbody = make_mail(BOB, NULL, NULL,
+				 "From: Carol Coder <carol@example.com>\n\n" DESC
+				 "Signed-off-by: Carol Coder <carol@work.example.com>\n"
+				 "Signed-off-by: " BOB "\n", true);
+	char *m;
+
+	m = message_of(plain, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: has <alice@work.example.com> but From: has "
+			 "<alice@example.org>; either sign off with the From: address or add an "
+			 "in-body From: line with <alice@work.example.com> at the top of the message.");
+	free(m);
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: has <carol@work.example.com> but the in-body From: "
+			 "has <carol@example.com>; make the in-body From: and your Signed-off-by: "
+			 "the same address.");
+	free(m);
+	free(plain);
+	free(inbody);
+}
+END_TEST
+
+START_TEST(test_mismatch_name_words)
+{
+	char *other = make_mail(NULL, NULL, NULL,
+				DESC "Signed-off-by: Alice Q. Sample <alice@example.org>\n", true);
+	char *noname = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: <alice@example.org>\n", true);
+	char *inbody = make_mail(BOB, NULL, NULL, "From: Carol Coder <carol@example.com>\n\n" DESC
+				 "Signed-off-by: C. Coder <carol@example.com>\nSigned-off-by: " BOB "\n",
+				 true);
+	char *m;
+
+	m = message_of(other, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: says \"Alice Q. Sample\" but From: says "
+			 "\"Alice Example\"; use the same name in both.");
+	free(m);
+	m = message_of(noname, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: <alice@example.org> has no name, but From: says "
+			 "\"Alice Example\"; sign off as \"Alice Example <alice@example.org>\".");
+	free(m);
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: says \"C. Coder\" but the in-body From: says "
+			 "\"Carol Coder\"; use the same name in both.");
+	free(m);
+	free(other);
+	free(noname);
+	free(inbody);
+}
+END_TEST
+
+START_TEST(test_no_author_words)
+{
+	char *plain = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: " BOB "\n", true);
+	char *inbody = make_mail(NULL, NULL, NULL, "From: Carol Coder <carol@example.com>\n\n"
+				 DESC SOB_ALICE, true);
+	char *m;
+
+	m = message_of(plain, "NO_AUTHOR_SIGN_OFF");
+	ck_assert_str_eq(m, "No Signed-off-by: is from the author (From: Alice Example "
+			 "<alice@example.org>); the author must add one.");
+	free(m);
+	m = message_of(inbody, "NO_AUTHOR_SIGN_OFF");
+	ck_assert_str_eq(m, "No Signed-off-by: is from the author (in-body From: Carol Coder "
+			 "<carol@example.com>); the author must add one.");
+	free(m);
+	free(plain);
+	free(inbody);
 }
 END_TEST
 
@@ -475,6 +588,10 @@ int main(void)
 	tcase_add_test(tc, test_author_latin1_fixture);
 	tcase_add_loop_test(tc, test_bad, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_bad_address_is_error);
+	tcase_add_test(tc, test_codeveloper_split_is_check);
+	tcase_add_test(tc, test_mismatch_address_words);
+	tcase_add_test(tc, test_mismatch_name_words);
+	tcase_add_test(tc, test_no_author_words);
 	tcase_add_test(tc, test_rules_off);
 	tcase_add_loop_test(tc, test_real, 0, (int)ARRAY_SIZE(real_cases));
 	tcase_add_test(tc, test_many_trailers);
