@@ -2,6 +2,8 @@
  * signoff.c - RULES.md section 2: Signed-off-by, the other "-by:" tags and
  * whether the author signed the patch off.
  *
+ * Also whether whoever sent the patch signed it off (SUBMITTER_SIGN_OFF).
+ *
  * Tags come only from the commit message (p->trailers and p->lines): the
  * parser has already cut the text at the patch separator, so a
  * "+Signed-off-by:" in the diff can never reach us.
@@ -14,6 +16,7 @@
 
 #include "address.h"
 #include "buf.h"
+#include "message.h"
 #include "rules/families.h"
 #include "utf8.h"
 
@@ -549,6 +552,91 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 	report_author(c, by_addr, by_name);
 }
 
+/*
+ * One person, two addresses: the same address, or the same name when both
+ * have one (decoded, NFC, case-insensitive: utf8_name_cmp()).
+ */
+static bool same_someone(const struct person *a, const struct person *b)
+{
+	if (a->email && b->email && *a->email && address_same(a->email, b->email))
+		return true;
+	return a->name && b->name && *a->name && *b->name && !utf8_name_cmp(a->name, b->name);
+}
+
+static bool is_word(const char *s, size_t n, const char *w)
+{
+	return n == strlen(w) && !strncasecmp(s, w, n);
+}
+
+/* The name holds the word "bot" or "robot" ("kernel test robot"). */
+static bool bot_name(const char *name)
+{
+	for (const char *s = name; s && *s;) {
+		size_t n = strcspn(s, " \t-_.,()\"'");
+
+		if (is_word(s, n, "bot") || is_word(s, n, "robot"))
+			return true;
+		s += n;
+		s += *s != '\0';
+	}
+	return false;
+}
+
+/*
+ * Mail a program sent: Auto-Submitted: other than "no" (RFC 3834), a name
+ * with the word bot or robot, or an address whose local part (before any
+ * +tag) ends in "bot" (syzbot+..., patchwork-bot@, sashiko-bot@).
+ */
+static bool from_bot(const struct patch *p, const struct person *sub)
+{
+	const char *as = p->msg ? message_header(p->msg, "Auto-Submitted") : NULL;
+	size_t local = strcspn(sub->email, "+@");
+
+	if (as && strncasecmp(as, "no", 2))
+		return true;
+	if (bot_name(sub->name))
+		return true;
+	return local >= 3 && !strncasecmp(sub->email + local - 3, "bot", 3);
+}
+
+/*
+ * RULES.md SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
+ * off too, last (the sign-off chain of "Sign your work").  The submitter's
+ * sign-off is the last one matching them; any sign-off below it is someone
+ * else's.
+ */
+static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
+{
+	const struct patch *p = c->patch;
+	const struct signoff *mine = NULL, *last = NULL;
+	struct person sub = { NULL, NULL };
+
+	if (!s->n || !rule_enabled(c, R_SUBMITTER_SIGN_OFF) || !author_email(p) ||
+	    patch_submitter(p, &sub) < 0 || same_someone(&sub, &p->author) || from_bot(p, &sub))
+		goto out;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct signoff *x = &s->v[i];
+
+		if (!last || x->line->lineno > last->line->lineno)
+			last = x;
+		if (x->parsed && same_someone(&x->who, &sub) &&
+		    (!mine || x->line->lineno > mine->line->lineno))
+			mine = x;
+	}
+	if (!mine)
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, NULL,
+			  "You (%s%s<%s>) sent this patch by %s%s<%s> without a Signed-off-by: "
+			  "of your own; add yours as the last one.", NAME_SP(sub.name), sub.email,
+			  NAME_SP(p->author.name), p->author.email);
+	else if (mine != last)
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
+			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
+			  "below the one on line %zu.", NAME_SP(sub.name), sub.email,
+			  last->line->lineno);
+out:
+	person_release(&sub);
+}
+
 void rules_signoff(struct rule_ctx *ctx)
 {
 	const struct patch *p = ctx->patch;
@@ -568,5 +656,6 @@ void rules_signoff(struct rule_ctx *ctx)
 	check_indented(ctx, &s);
 	check_duplicates(ctx);
 	check_author(ctx, &s);
+	check_submitter(ctx, &s);
 	signoffs_release(&s);
 }
