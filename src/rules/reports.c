@@ -373,8 +373,8 @@ static void check_stable_cc(struct rule_ctx *c, const struct trailer *t)
 		rest = end;
 	if (k != NOT_STABLE && who.name[0])
 		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
-			  "Cc: %s takes no display name (\"%s\"); please write Cc: %s, with any "
-			  "note after it as \"# note\".", who.email, who.name, who.email);
+			  "Cc: %s takes no display name (\"%s\"); write \"Cc: %s\", any note "
+			  "after it as \"# note\".", who.email, who.name, who.email);
 	else if (k == STABLE_NOAUTOSEL && skip_blank(rest, end) == end)
 		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
 			  "Cc: %s needs the reason after it, as in \"# <why this must not be "

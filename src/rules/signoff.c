@@ -214,7 +214,7 @@ static void check_person(struct rule_ctx *c, const struct trailer *t)
 
 	if (address_parse(&who, t->value, n, &rest) < 0) {
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_ERROR, &t->line,
-			      "The address in %s: cannot be parsed; please write it as "
+			      "The address in %s: cannot be parsed; write it as "
 			      "Full Name <user@example.org>.", t->token);
 		person_release(&who);
 		return;
