@@ -296,15 +296,19 @@ static const struct {
 	[R_FROM_SIGN_OFF_MISMATCH] = {
 		"the author's sign-off matches the From: line by address but not by name, or by name but not by address.",
 		"The commit records the From: line as the author; a different sign-off makes it unclear who certified the work.",
-		"use the same name and address in From: and in the sign-off, or add an in-body From: line." },
+		"use the same name and address in From: (or the in-body From:) and in the sign-off." },
 	[R_BAD_SIGN_OFF] = {
 		"a -by: tag that is not a standard one, misspelt, in the wrong case, badly spaced, with an unparsable address, repeated, a combined tag, or a Co-developed-by: without its Signed-off-by:.",
 		"Tools (b4, patchwork, git interpret-trailers) and people count these tags; a malformed one is lost or miscounted.",
 		"use the standard tags (Signed-off-by, Co-developed-by, Acked-by, Tested-by, Reviewed-by, Reported-by, Suggested-by, Assisted-by), one per line, \"Tag: Name <address>\"." },
+	[R_SUBMITTER_SIGN_OFF] = {
+		"a patch sent by someone who is not its author (From:, or the address behind a B4 Relay) and whose own Signed-off-by: is missing or not the last one; not for bots or pull requests.",
+		"Each person who handles a patch on its way adds their sign-off, so the chain shows how it travelled.",
+		"add your own Signed-off-by: as the last sign-off of a patch you send for someone else." },
 	[R_BAD_REPORTED_BY_LINK] = {
 		"a Reported-by: group not followed by a Closes: or Link: with an http(s) URL of the report.",
 		"The report holds the details the commit message leaves out, and Closes: lets trackers close it.",
-		"add \"Closes: <URL of the report>\" right after the Reported-by: line(s)." },
+		"add \"Closes: <URL of the report>\" right after the Reported-by: line(s) if the report is public; if it is not, say so." },
 	[R_BAD_FIXES_TAG] = {
 		"a Fixes line that is not Fixes: <12 to 40 lower-case hex> (\"<subject>\") on one line with single spaces.",
 		"Stable maintainers and scripts parse Fixes: to find which kernels need the patch.",

@@ -231,6 +231,7 @@ struct part {
 	char *boundary;			/* owned; NULL when not given */
 	bool flowed, delsp;
 	bool patch_name;		/* its file name ends in .patch or .diff */
+	char filename[MESSAGE_MAX_FILENAME];	/* "" when not given */
 	bool have_type, have_cte;
 	enum cte cte;
 	const char *body;		/* foreign: points into the raw message */
@@ -258,6 +259,38 @@ static bool is_patch_filename(const char *v)
 	r = ends_with_ci(s, n, ".patch") || ends_with_ci(s, n, ".diff");
 	free(d);
 	return r;
+}
+
+/*
+ * Keeps a name or filename parameter as the part's file name: RFC 2047
+ * decoded (as mailers write it, against RFC 2231), without quotes or a
+ * directory.  A name split into RFC 2231 pieces ("filename*0*") is not
+ * glued together: the part just has no name then.
+ */
+static void part_filename(struct part *pt, const char *name, const char *v)
+{
+	char *d = message_decode_2047(v, strlen(v));
+	const char *s = d, *slash;
+	size_t n;
+
+	if (strchr(name, '*')) {
+		free(d);
+		return;
+	}
+	if ((slash = strrchr(s, '/')) || (slash = strrchr(s, '\\')))
+		s = slash + 1;
+	while (*s == '"' || is_space((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == '"' || is_space((unsigned char)s[n - 1])))
+		n--;
+	if (n >= sizeof(pt->filename))
+		n = utf8_clip(s, sizeof(pt->filename) - 1);
+	if (n) {
+		memcpy(pt->filename, s, n);
+		pt->filename[n] = '\0';
+	}
+	free(d);
 }
 
 /* A "name" or "filename" parameter, or an RFC 2231 piece of one
@@ -311,8 +344,10 @@ static void part_param(struct part *pt, const char *name, const char *value)
 		pt->flowed = mem_ieq(value, vl, "flowed");
 	} else if (!strcasecmp(name, "delsp")) {
 		pt->delsp = mem_ieq(value, vl, "yes");
-	} else if (is_name_param(name) && is_patch_filename(value)) {
-		pt->patch_name = true;
+	} else if (is_name_param(name)) {
+		pt->patch_name |= is_patch_filename(value);
+		if (!pt->filename[0])	/* Content-Disposition's filename wins */
+			part_filename(pt, name, value);
 	}
 }
 
@@ -391,12 +426,15 @@ static void part_disposition(struct part *pt, const char *value, size_t vn)
 	for (clistiter *it = clist_begin(d->dsp_parms); it; it = clist_next(it)) {
 		struct mailmime_disposition_parm *p = clist_content(it);
 
-		if (p->pa_type == MAILMIME_DISPOSITION_PARM_FILENAME && is_patch_filename(p->pa_data.pa_filename))
-			pt->patch_name = true;
-		else if (p->pa_type == MAILMIME_DISPOSITION_PARM_PARAMETER &&
-			 is_name_param(p->pa_data.pa_parameter->pa_name) &&
-			 is_patch_filename(p->pa_data.pa_parameter->pa_value))
-			pt->patch_name = true;
+		if (p->pa_type == MAILMIME_DISPOSITION_PARM_FILENAME) {
+			pt->patch_name |= is_patch_filename(p->pa_data.pa_filename);
+			part_filename(pt, "filename", p->pa_data.pa_filename);
+		} else if (p->pa_type == MAILMIME_DISPOSITION_PARM_PARAMETER &&
+			   is_name_param(p->pa_data.pa_parameter->pa_name)) {
+			pt->patch_name |= is_patch_filename(p->pa_data.pa_parameter->pa_value);
+			part_filename(pt, p->pa_data.pa_parameter->pa_name,
+				      p->pa_data.pa_parameter->pa_value);
+		}
 	}
 	mailmime_disposition_free(d);
 }
@@ -776,10 +814,12 @@ static void choose_text(struct walk *w)
 	} else {
 		m->text = xstrdup("");
 		m->text_charset = xstrdup("us-ascii");
+		m->text_filename = xstrdup("");
 		m->warnings |= MSG_WARN_NO_TEXT;
 		return;
 	}
 	m->text_is_attachment = is_patch_part(pt);
+	m->text_filename = xstrdup(m->text_is_attachment ? pt->filename : "");
 	m->text_charset = xstrdup(pt->charset[0] ? pt->charset : "us-ascii");
 }
 
@@ -881,5 +921,6 @@ void message_release(struct message *m)
 	free(m->headers);
 	free(m->text);
 	free(m->text_charset);
+	free(m->text_filename);
 	message_init(m);
 }

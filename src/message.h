@@ -23,6 +23,7 @@
 #define MESSAGE_MAX_HEADER_LEN	((size_t)64 * 1024) /* one unfolded value; longer is cut */
 #define MESSAGE_MAX_MIME_DEPTH	32	/* deeper parts are not searched */
 #define MESSAGE_MAX_PARTS	1000	/* parts visited at most */
+#define MESSAGE_MAX_FILENAME	256	/* bytes of an attachment's file name kept */
 
 struct header {
 	char *name;	/* owned; as written (compare case-insensitively) */
@@ -37,6 +38,10 @@ struct message {
 	char *text;		/* owned; the patch-holding text, UTF-8, LF, NUL-terminated */
 	size_t text_len;
 	bool text_is_attachment; /* the text came from a .patch/.diff/x-patch part */
+	char *text_filename;	/* owned; that attachment's file name (decoded, no
+				 * directory), "" when not given, the text is no
+				 * attachment, or the name is split (RFC 2231);
+				 * NULL in a message not made by message_parse() */
 	char *text_charset;	/* owned; the charset the text was declared in, lower case ("us-ascii" default) */
 
 	unsigned warnings;	/* MSG_WARN_* bits: best-effort results */

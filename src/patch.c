@@ -683,47 +683,79 @@ static bool is_relay(const struct person *s)
 	return !strncasecmp(s->email, "devnull+", 8) || via_suffix(s->name);
 }
 
+/* name with the relay suffix (" via B4 Relay") cut; malloc'ed. */
+static char *name_without_via(const char *name)
+{
+	char *n = xstrdup(name ? name : "");
+	const char *via = via_suffix(n);
+
+	if (via)
+		n[via - n] = '\0';
+	return n;
+}
+
+/*
+ * Who is behind a relay's From: sender: X-Original-From:, else Reply-To:
+ * (b4's relay sets a bare "Reply-To: addr": then the From: name without
+ * " via ..." is theirs).  0 and *out filled; -1 (out empty) when neither
+ * holds one well-formed mailbox.
+ */
+static int relay_original(const struct message *m, const struct person *sender,
+			  struct person *out)
+{
+	static const char *const relay_hdrs[] = { "X-Original-From", "Reply-To" };
+
+	for (size_t i = 0; m && i < ARRAY_SIZE(relay_hdrs); i++) {
+		const char *v = hdr_raw(m, relay_hdrs[i]);
+
+		if (!v)
+			continue;
+		if (address_parse_mailbox(out, v, strlen(v)) == 0) {
+			if (!*out->name) {
+				free(out->name);
+				out->name = name_without_via(sender->name);
+			}
+			return 0;
+		}
+		person_release(out);	/* filled with "" even on failure */
+	}
+	return -1;
+}
+
 /*
  * The author: in-body From:, else for a relay (b4's web relay, a list that
  * rewrote From: for DMARC) X-Original-From: or Reply-To:, else From:.
  */
-static void sender_name_without_via(struct patch *p)
-{
-	const char *via;
-
-	free(p->author.name);
-	p->author.name = xstrdup(p->sender.name);
-	if ((via = via_suffix(p->author.name)))
-		p->author.name[via - p->author.name] = '\0';
-}
-
 static void fill_author(struct patch *p, const struct message *m, const char *inbody_from)
 {
-	static const char *const relay_hdrs[] = { "X-Original-From", "Reply-To" };
-
 	sender_from(&p->sender, m);
 	if (inbody_from && address_parse_mailbox(&p->author, inbody_from, strlen(inbody_from)) == 0) {
 		p->author_from_body = true;
 		return;
 	}
 	person_release(&p->author);
-	if (is_relay(&p->sender)) {
-		for (size_t i = 0; i < ARRAY_SIZE(relay_hdrs); i++) {
-			const char *v = hdr_raw(m, relay_hdrs[i]);
-
-			if (v && address_parse_mailbox(&p->author, v, strlen(v)) == 0) {
-				/* b4's relay sets a bare "Reply-To: addr" */
-				if (!*p->author.name)
-					sender_name_without_via(p);
-				return;
-			}
-			person_release(&p->author);
-		}
-	}
+	if (is_relay(&p->sender) && relay_original(m, &p->sender, &p->author) == 0)
+		return;
 	/* no original address known: at least drop the " via X" from the name */
 	p->author.email = xstrdup(p->sender.email);
-	p->author.name = NULL;
-	sender_name_without_via(p);
+	p->author.name = name_without_via(p->sender.name);
+}
+
+int patch_submitter(const struct patch *p, struct person *out)
+{
+	const struct person *s = &p->sender;
+
+	if (s->email && *s->email) {
+		if (!is_relay(s)) {
+			person_copy(out, s);
+			return 0;
+		}
+		if (relay_original(p->msg, s, out) == 0)
+			return 0;
+	}
+	out->name = xstrdup("");
+	out->email = xstrdup("");
+	return -1;
 }
 
 /* ---- the commit message ------------------------------------------------- */

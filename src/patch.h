@@ -147,6 +147,16 @@ bool patch_subject_is_reply(const char *subject);
 bool patch_trailers_adjacent(const struct patch *p, const struct trailer *a,
 			     const struct trailer *b);
 
+/*
+ * The submitter of p's mail: the header From:, but behind a relay (as for
+ * the author above) X-Original-From:, else Reply-To:.  0 and *out filled
+ * (owned: person_release); -1 when no well-formed address is known (out's
+ * fields "").  Unlike recipients_find(), which mails this person and so
+ * believes " via " only of a configured list, this only names someone in
+ * a finding (SUBMITTER_SIGN_OFF), so it reads the mail as patch_parse() does.
+ */
+int patch_submitter(const struct patch *p, struct person *out);
+
 /* Strips <> and surrounding white space from a Message-ID; malloc'ed. */
 char *patch_normalize_msgid(const char *s);
 

@@ -22,10 +22,8 @@
 #define BODY_CAP	((size_t)4 * 1024 * 1024)
 
 static const char default_footer[] =
-	"This reply was written by tagbot, a bot that checks the tags of patch mails\n"
-	"against the kernel's documented rules (Documentation/process/). It can be\n"
-	"wrong. You can run the same checks before sending with \"tagbot check\".\n"
-	"To reach a human, reply to this mail.";
+	"tagbot checks patch tags against Documentation/process/ and can be wrong.\n"
+	"Run \"tagbot check\" before sending; reply to this mail to reach a human.";
 
 static const struct {
 	const char *name;
@@ -720,9 +718,7 @@ static void body_footer(struct buf *b, const char *footer)
 	}
 }
 
-static void build_body(struct buf *b, const struct person *to, const char *subject,
-		       const struct finding *const *used, size_t n, size_t nall,
-		       const struct reply_settings *s)
+static void body_hello(struct buf *b, const struct person *to)
 {
 	char *name = reply_clean_text(to->name ? to->name : "", to->name ? strlen(to->name) : 0,
 				      REPLY_NAME_MAX);
@@ -732,9 +728,41 @@ static void build_body(struct buf *b, const struct person *to, const char *subje
 	else
 		buf_addstr(b, "Hello,\n\n");
 	free(name);
-	buf_addstr(b, "this is an automated check of the tags in your patch\n\n");
-	wrap(b, subject, "    ");
-	buf_printf(b, "\nIt found %zu thing%s to look at:\n\n", nall, nall == 1 ? "" : "s");
+}
+
+/*
+ * What was checked: the patch by its subject, or, when the patch came as an
+ * attachment, the attachment by its file name (the mail's subject may say
+ * anything, "patch attached" or a question).
+ */
+static void body_what(struct buf *b, const struct patch *p, const char *subject)
+{
+	const struct message *m = p->msg;
+	char *file;
+
+	if (!m || !m->text_is_attachment) {
+		buf_addstr(b, "tagbot checked the tags of your patch\n\n");
+		wrap(b, subject, "    ");
+		return;
+	}
+	file = reply_clean_text(m->text_filename ? m->text_filename : "",
+				m->text_filename ? strlen(m->text_filename) : 0, REPLY_SUBJECT_MAX);
+	if (*file) {
+		buf_addstr(b, "tagbot checked the tags of the patch you attached\n\n");
+		wrap(b, file, "    ");
+	} else {
+		buf_addstr(b, "tagbot checked the tags of the patch attached to your mail");
+	}
+	free(file);
+}
+
+static void build_body(struct buf *b, const struct person *to, const struct patch *p,
+		       const char *subject, const struct finding *const *used, size_t n,
+		       size_t nall, const struct reply_settings *s)
+{
+	body_hello(b, to);
+	body_what(b, p, subject);
+	buf_printf(b, "\nand found %zu thing%s to look at:\n\n", nall, nall == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
 		body_finding(b, i, used[i]);
 	if (nall > n)
@@ -943,7 +971,7 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 	r->nfindings = pp.nall;
 	fill_rcpt(r, &pp);
 	buf_init(&body, BODY_CAP);
-	build_body(&body, pp.to, pp.subject, pp.used, pp.nused, pp.nall, s);
+	build_body(&body, pp.to, parent, pp.subject, pp.used, pp.nused, pp.nall, s);
 	qp = !body_7bit(&body);
 	buf_init(&out, 0);
 	put_headers(&out, &pp, parent, r, s, now, qp);
@@ -1227,25 +1255,18 @@ static void series_body(struct buf *b, const struct parts *pp,
 			const struct reply_series_part *parts, size_t n, int total,
 			const struct reply_settings *s)
 {
-	char *name = reply_clean_text(pp->to->name ? pp->to->name : "",
-				      pp->to->name ? strlen(pp->to->name) : 0, REPLY_NAME_MAX);
 	size_t k = 0, clean = 0;
 
-	if (*name)
-		buf_printf(b, "Hello %s,\n\n", name);
-	else
-		buf_addstr(b, "Hello,\n\n");
-	free(name);
+	body_hello(b, pp->to);
 	if (total == REPLY_HELD) {
-		buf_addstr(b, "this is an automated check of the tags in your patches below.  Its\n"
-			   "replies were held back for a while by its rate limit, so they come\n"
-			   "together in this one.\n\n");
+		buf_addstr(b, "tagbot checked the tags of your patches below (its rate limit held\n"
+			   "the replies back, so they come in this one)\n\n");
 	} else {
-		buf_addstr(b, "this is an automated check of the tags in your series\n\n");
+		buf_addstr(b, "tagbot checked the tags of your series\n\n");
 		wrap(b, pp->subject, "    ");
 		buf_addch(b, '\n');
 	}
-	buf_printf(b, "It found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
+	buf_printf(b, "and found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
 		   pp->nall == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		if (parts[i].subject && !part_reported(&parts[i], s))

@@ -22,6 +22,8 @@ const struct rule_def rule_defs[RULE_COUNT] = {
 		"The author's sign-off should use the same name and address as the From: line.", false },
 	[R_BAD_SIGN_OFF] = { "BAD_SIGN_OFF", SEV_WARNING, SP " \"Sign your work\"; Documentation/process/maintainer-tip.rst",
 		"Tags ending in -by: must be standard ones, well formed, and not repeated.", false },
+	[R_SUBMITTER_SIGN_OFF] = { "SUBMITTER_SIGN_OFF", SEV_WARNING, SP " \"Sign your work\"",
+		"Whoever sends someone else's patch adds their own Signed-off-by:, last.", false },
 	[R_BAD_REPORTED_BY_LINK] = { "BAD_REPORTED_BY_LINK", SEV_WARNING, SP " \"Using Reported-by:, Tested-by:, Reviewed-by:, Suggested-by: and Fixes:\"",
 		"Reported-by: should be followed by a Closes: or Link: to the report.", false },
 	[R_BAD_FIXES_TAG] = { "BAD_FIXES_TAG", SEV_WARNING, SP " \"Describe your changes\"",

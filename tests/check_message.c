@@ -113,6 +113,7 @@ struct mail_case {
 	const char *charset;
 	unsigned warnings;
 	bool attachment;
+	const char *filename;		/* text_filename; NULL: "" */
 	struct hdr_want hdr[3];
 };
 
@@ -144,7 +145,7 @@ static const struct mail_case mails[] = {
 		   { "Message-ID", "<crlf@example.org>", "<crlf@example.org>" } } },
 	{ .file = "mime-mixed-x-patch.eml",
 	  .text = "Subject: [PATCH] fix it\n\n" SOB "---\ndiff --git a/f b/f\n",
-	  .charset = "utf-8", .attachment = true },
+	  .charset = "utf-8", .attachment = true, .filename = "fix.patch" },
 	{ .file = "mime-nested-alternative.eml",
 	  .text = "Signed-off-by: J\xc3\xb6rg R\xc3\xb6" "del <j@example.org>\n",
 	  .charset = "iso-8859-1" },
@@ -186,7 +187,8 @@ static const struct mail_case mails[] = {
 		   "From: Lorenzo Egidio <lorenzoegidioms@gmail.com>\n",
 		   "\n\nSigned-off-by: Lorenzo Egidio <lorenzoegidioms@gmail.com>\n---\n",
 		   "\ndiff --git a/drivers/leds/led-test.c b/drivers/leds/led-test.c\n" },
-	  .charset = "us-ascii", .attachment = true },
+	  .charset = "us-ascii", .attachment = true,
+	  .filename = "0001-leds-tests-clarify-name-conflict-test.patch" },
 
 	/* Inline. */
 	{ .raw = "Subject: plain\n\nhello\n", .text = "hello\n", .charset = "us-ascii" },
@@ -232,7 +234,8 @@ static const struct mail_case mails[] = {
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nsee attachment\n"
 		 "--b\nContent-Type: application/octet-stream; name=\"0001-foo.patch\"\n"
 		 "Content-Transfer-Encoding: base64\n\nU2lnbmVkLW9mZi1ieTogQQo=\n--b--\n",
-	  .text = "Signed-off-by: A\n", .charset = "us-ascii", .attachment = true },
+	  .text = "Signed-off-by: A\n", .charset = "us-ascii", .attachment = true,
+	  .filename = "0001-foo.patch" },
 	/* octet-stream without a patch name is not the text. */
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nhi\n"
 		 "--b\nContent-Type: application/octet-stream; name=\"dmesg.log\"\n\nlog\n--b--\n",
@@ -241,10 +244,15 @@ static const struct mail_case mails[] = {
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nhi\n"
 		 "--b\nContent-Type: application/octet-stream\nContent-Disposition: attachment;\n"
 		 " filename*0=\"0001-a-very-long-name\"; filename*1=\".diff\"\n\npatch\n--b--\n",
-	  .text = "patch", .charset = "us-ascii", .attachment = true },
+	  .text = "patch", .charset = "us-ascii", .attachment = true },	/* pieces: no name */
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nhi\n"
 		 "--b\nContent-Type: application/octet-stream; name=\"=?utf-8?q?0001-J=C3=B6rg.patch?=\"\n\npatch\n--b--\n",
-	  .text = "patch", .charset = "us-ascii", .attachment = true },
+	  .text = "patch", .charset = "us-ascii", .attachment = true, .filename = "0001-J\xc3\xb6rg.patch" },
+	/* A directory in the name is dropped; Content-Disposition's name wins. */
+	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nhi\n"
+		 "--b\nContent-Type: text/x-patch; name=\"old.patch\"\n"
+		 "Content-Disposition: attachment; filename=\"C:\\\\tmp\\\\0001-fix.patch\"\n\npatch\n--b--\n",
+	  .text = "patch", .charset = "us-ascii", .attachment = true, .filename = "0001-fix.patch" },
 	/* text/html first, then text/plain; delimiters with transport padding and CR LF. */
 	{ .raw = "Content-Type: multipart/alternative; boundary=\"q\"\r\n\r\npreamble\r\n--q  \r\n"
 		 "Content-Type: text/html\r\n\r\n<p>x</p>\r\n--q\r\nContent-Type: text/plain\r\n\r\nplain\r\n--q--\r\nepilogue\r\n",
@@ -299,6 +307,7 @@ START_TEST(test_mail)
 	ck_assert_str_eq(m.text_charset, c->charset);
 	ck_assert_msg(m.warnings == c->warnings, "case %d: warnings 0x%x, want 0x%x", _i, m.warnings, c->warnings);
 	ck_assert_int_eq(m.text_is_attachment, c->attachment);
+	ck_assert_str_eq(m.text_filename, c->filename ? c->filename : "");
 	check_headers(&m, c->hdr, _i);
 	message_release(&m);
 	ck_assert_ptr_null(m.text);

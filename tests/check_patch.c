@@ -455,11 +455,21 @@ START_TEST(test_relay_author)
 	struct patch *p;
 	size_t np;
 
+	struct person sub;
+	bool unknown;
+
 	hm_build(&m, hdrs, "Fix.\n", 5);
 	patch_parse(&m, &p, &np);
 	ck_assert_str_eq(p->author.name, relay_cases[_i].name);
 	ck_assert_str_eq(p->author.email, relay_cases[_i].email);
 	ck_assert(!p->author_from_body);
+	/* Without an in-body From:, the submitter is the author; a relay that
+	 * hides who sent it gives nobody. */
+	unknown = !*relay_cases[_i].email || !strncmp(relay_cases[_i].email, "devnull+", 8);
+	ck_assert_int_eq(patch_submitter(p, &sub), unknown ? -1 : 0);
+	ck_assert_str_eq(sub.name, unknown ? "" : relay_cases[_i].name);
+	ck_assert_str_eq(sub.email, unknown ? "" : relay_cases[_i].email);
+	person_release(&sub);
 	patches_free(p, np);
 	hm_release(&m);
 }
@@ -900,6 +910,7 @@ START_TEST(test_fixture_b4_relay)
 	size_t np;
 	char *raw;
 	struct patch *p = parse_fixture("model-b4-relay.eml", &m, &np, &raw);
+	struct person sub;
 
 	ck_assert_uint_eq(np, 1);
 	ck_assert_int_eq(p->kind, KIND_PATCH);
@@ -908,6 +919,11 @@ START_TEST(test_fixture_b4_relay)
 	ck_assert_str_eq(p->author.name, "J. Neusch\xc3\xa4" "fer");
 	ck_assert_str_eq(p->author.email, "j.ne@posteo.net");
 	ck_assert(p->author_from_body);
+	/* The submitter is the relay's original sender, not the in-body From:. */
+	ck_assert_int_eq(patch_submitter(p, &sub), 0);
+	ck_assert_str_eq(sub.name, "J. Neusch\xc3\xa4" "fer");
+	ck_assert_str_eq(sub.email, "j.ne@posteo.net");
+	person_release(&sub);
 	ck_assert_str_eq(p->subject_body, "dt-bindings: leds: Allow differently named multicolor leds");
 	ck_assert_str_eq(p->message_id, "20250209-multi-led-v1-1-5aebccbd2db7@posteo.net");
 	ck_assert_str_eq(p->list_id, "linux-leds.vger.kernel.org");

@@ -222,7 +222,11 @@ START_TEST(test_basic_reply)
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n   Fixes: needs 12 or more hex digits"));
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n   See: submitting-patches.rst"));
 	ck_assert_ptr_null(strstr(h.body, "MISSING_FIXES_TAG"));
-	ck_assert_ptr_nonnull(strstr(h.body, "\r\n-- \r\nThis reply was written by tagbot"));
+	ck_assert_ptr_nonnull(strstr(h.body, "Hello Jane Doe,\r\n\r\ntagbot checked the tags of your patch\r\n"
+					  "\r\n    [PATCH v2 1/3] leds: fix foo\r\n"
+					  "\r\nand found 1 thing to look at:\r\n"));
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\n-- \r\ntagbot checks patch tags against "
+					  "Documentation/process/ and can be wrong.\r\n"));
 	/* Nothing we write starts a line with a trailer token. */
 	for (const char *l = h.body; *l; l = strstr(l, "\r\n") + 2) {
 		ck_assert_msg(strncmp(l, "Fixes:", 6) && strncmp(l, "Signed-off-by:", 14),
@@ -646,8 +650,40 @@ START_TEST(test_many_findings_counted)
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n30. BAD_SIGN_OFF (error):\r\n"));
 	ck_assert_ptr_null(strstr(h.body, "\r\n31. "));
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n... and 5 more;"));
-	ck_assert_ptr_nonnull(strstr(h.body, "\r\nIt found 35 things to look at:\r\n"));
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\nand found 35 things to look at:\r\n"));
 	ck_assert_str_eq(hval(&h, "X-Tagbot-Rules"), "GIT_COMMIT_ID, BAD_SIGN_OFF");
+	hblock_free(&h);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* A patch sent as an attachment: the reply names the file, not the
+ * mail's subject, which may say anything. */
+START_TEST(test_attachment_named)
+{
+	struct fixture fx;
+	struct hblock h;
+
+	fixture_init(&fx);
+	add_hdr(&fx, "Subject", "patch for the LED driver, see attachment");
+	fx.m.text_is_attachment = true;
+	fx.m.text_filename = "0001-leds-fix-foo.patch";
+	build_ok(&fx, &h);
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\ntagbot checked the tags of the patch you attached\r\n"
+					  "\r\n    0001-leds-fix-foo.patch\r\n"
+					  "\r\nand found 1 thing to look at:\r\n"));
+	ck_assert_ptr_null(strstr(h.body, "see attachment"));
+	ck_assert_ptr_null(strstr(h.body, "[PATCH v2 1/3]"));
+	ck_assert_str_eq(hval(&h, "Subject"), "Re: patch for the LED driver, see attachment");
+	hblock_free(&h);
+	reply_release(&fx.r);
+
+	/* No file name given: the attachment is still what was checked. */
+	fx.m.text_filename = "";
+	build_ok(&fx, &h);
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\ntagbot checked the tags of the patch attached to "
+					  "your mail\r\nand found 1 thing to look at:\r\n"));
+	ck_assert_ptr_null(strstr(h.body, "see attachment"));
 	hblock_free(&h);
 	fixture_release(&fx);
 }
@@ -1047,6 +1083,7 @@ int main(void)
 	tcase_add_test(tc, test_wrap_avoids_trailer_lines);
 	tcase_add_test(tc, test_references_trimmed);
 	tcase_add_test(tc, test_many_findings_counted);
+	tcase_add_test(tc, test_attachment_named);
 	tcase_add_test(tc, test_footer_and_reply_to);
 	tcase_add_test(tc, test_failures);
 	tcase_add_test(tc, test_unique_ids);

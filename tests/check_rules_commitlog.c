@@ -222,6 +222,35 @@ START_TEST(test_message_names_tool)
 }
 END_TEST
 
+/* The words of a reply: what is wrong and the fix, in one sentence. */
+START_TEST(test_message_words)
+{
+	static const struct {
+		struct mail m;
+		const char *rule, *msg;
+	} w[] = {
+		{ { .text = SOB }, "COMMIT_MESSAGE",
+		  "The commit message holds only tags; say what the patch changes and why." },
+		{ { .text = DESC "v2: read the register once\n\n" SOB }, "COMMIT_LOG_VERSIONING",
+		  "Move version notes below the --- line, where git am drops them." },
+		{ { .text = DESC "Table\n----- here\n\n" SOB }, "BAD_COMMIT_SEPARATOR",
+		  "Tools take a line starting with --- for the end of the commit message; "
+		  "underline with another character." },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+		struct findings fs;
+		const struct finding *f;
+
+		check_built(&w[i].m, &fs);
+		f = first_of(&fs, w[i].rule);
+		ck_assert_msg(f != NULL, "%s:\n%s", w[i].rule, th_dump(&fs));
+		ck_assert_str_eq(f->message, w[i].msg);
+		findings_release(&fs);
+	}
+}
+END_TEST
+
 /* git format-patch --cover-letter, sent as written. */
 static const char cover_template[] =
 	"From: Ann Author <ann@example.org>\n"
@@ -319,6 +348,7 @@ int main(void)
 	tcase_add_test(tc, test_clean_mail);
 	tcase_add_test(tc, test_lines_and_text);
 	tcase_add_test(tc, test_message_names_tool);
+	tcase_add_test(tc, test_message_words);
 	tcase_add_test(tc, test_cover_placeholders);
 	tcase_add_test(tc, test_cover_not_a_commit);
 	tcase_add_test(tc, test_real_version_notes);

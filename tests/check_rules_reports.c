@@ -94,8 +94,8 @@ static const struct mail_case reported_cases[] = {
 	{ "plain http", NULL, DESC REP "Link: http://example.org/bug/1\n" SOB,
 	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
 	{ "alone", NULL, DESC REP SOB, "BAD_REPORTED_BY_LINK", 1, 3,
-	  "Reported-by: should be followed by a Closes: (or Link:) with the URL of the report, so "
-	  "readers can find it." },
+	  "Reported-by: is not followed by a Closes: (or Link:) with the report's URL; if the "
+	  "report is public, add one right after this line; if it is not, say so." },
 	{ "last line", NULL, DESC SOB REP, "BAD_REPORTED_BY_LINK", 1, 4, NULL },
 	/* several reporters of one report */
 	{ "group", NULL, DESC REP "Reported-by: Carol Coder <carol@example.com>\n" CLOSES SOB,
@@ -133,13 +133,13 @@ END_TEST
 START_TEST(test_reported_followers)
 {
 	const struct mail_case link = { "closes only: link", NULL, DESC REP LINK SOB,
-		"BAD_REPORTED_BY_LINK", 1, 3, "followed by a Closes: with" };
+		"BAD_REPORTED_BY_LINK", 1, 3, "not followed by a Closes: with" };
 	const struct mail_case closes = { "closes only: closes", NULL, DESC REP CLOSES SOB,
 		"BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL };
 	const struct mail_case link2 = { "link only: link", NULL, DESC REP LINK SOB,
 		"BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL };
 	const struct mail_case closes2 = { "link only: closes", NULL, DESC REP CLOSES SOB,
-		"BAD_REPORTED_BY_LINK", 1, 3, "followed by a Link: with" };
+		"BAD_REPORTED_BY_LINK", 1, 3, "not followed by a Link: with" };
 	struct rule_settings s;
 
 	rule_settings_init(&s);

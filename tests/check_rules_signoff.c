@@ -1,6 +1,7 @@
 /*
  * check_rules_signoff.c - RULES.md section 2: MISSING_SIGN_OFF,
- * NO_AUTHOR_SIGN_OFF, FROM_SIGN_OFF_MISMATCH, BAD_SIGN_OFF.
+ * NO_AUTHOR_SIGN_OFF, FROM_SIGN_OFF_MISMATCH, BAD_SIGN_OFF,
+ * SUBMITTER_SIGN_OFF.
  *
  * Each case is a commit message put into a whole patch mail; the expected
  * count (and line, counted from the first body line) was worked out by
@@ -318,7 +319,8 @@ static const struct mail_case bad_cases[] = {
 	{ "co-developed then other sign-off", NULL, DESC "Co-developed-by: " BOB "\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 1, 4, "same person" },
 	{ "co-developed then ack", NULL, DESC "Co-developed-by: " BOB "\nAcked-by: " BOB "\n"
-	  "Signed-off-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "immediately followed" },
+	  "Signed-off-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
+	  "Move Bob Builder's Signed-off-by: (line 5) up to directly after this Co-developed-by:." },
 	{ "co-developed last", NULL, DESC SOB_ALICE "Co-developed-by: " BOB "\n", "BAD_SIGN_OFF", 1, 4,
 	  "immediately followed" },
 	{ "co-developed other address", NULL, DESC "Co-developed-by: " BOB "\n"
@@ -379,6 +381,233 @@ START_TEST(test_bad_address_is_error)
 	rule_settings_release(&s);
 	free(bad);
 	free(typo);
+}
+END_TEST
+
+/* RULES.md: a Co-developed-by: whose sign-off follows later in the block,
+ * other tags between, is only a check; one whose sign-off never comes is
+ * a warning. */
+START_TEST(test_codeveloper_split_is_check)
+{
+	char *split = make_mail(NULL, NULL, NULL, DESC "Co-developed-by: " BOB "\nAcked-by: "
+				"Carol Coder <carol@example.com>\nSigned-off-by: " BOB "\n" SOB_ALICE, true);
+	char *other = make_mail(NULL, NULL, NULL, DESC "Co-developed-by: " BOB "\n" SOB_ALICE
+				"Acked-by: Carol Coder <carol@example.com>\n", true);
+	char *apart = make_mail(NULL, NULL, NULL, DESC "Co-developed-by: " BOB "\n" SOB_ALICE "\n"
+				"Signed-off-by: " BOB "\n", true);
+
+	ck_assert_int_eq(severity_of(split, NULL, "BAD_SIGN_OFF"), SEV_CHECK);
+	ck_assert_int_eq(severity_of(other, NULL, "BAD_SIGN_OFF"), SEV_WARNING);
+	/* a sign-off in another paragraph is not "later in the same block" */
+	ck_assert_int_eq(severity_of(apart, NULL, "BAD_SIGN_OFF"), SEV_WARNING);
+	free(split);
+	free(other);
+	free(apart);
+}
+END_TEST
+
+/* ---- the wording of the author findings: both sides quoted -------------- */
+
+static char *message_of(const char *raw, const char *rule)
+{
+	struct findings fs;
+	char *m;
+
+	findings_init(&fs);
+	th_check_mail(raw, NULL, &fs);
+	ck_assert_msg(th_count(&fs, rule) == 1, "%s", th_dump(&fs));
+	m = strdup(first_of(&fs, rule)->message);
+	findings_release(&fs);
+	return m;
+}
+
+START_TEST(test_mismatch_address_words)
+{
+	/* No in-body From: either side may change. */
+	char *plain = make_mail(NULL, NULL, NULL,
+				DESC "Signed-off-by: Alice Example <alice@work.example.com>\n", true);
+	/* An in-body From: already: adding one is no advice; the two must agree. */
+	char *inbody = make_mail(BOB, NULL, NULL,
+				 "From: Carol Coder <carol@example.com>\n\n" DESC
+				 "Signed-off-by: Carol Coder <carol@work.example.com>\n"
+				 "Signed-off-by: " BOB "\n", true);
+	char *m;
+
+	m = message_of(plain, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: has <alice@work.example.com> but From: has "
+			 "<alice@example.org>; either sign off with the From: address or add an "
+			 "in-body From: line with <alice@work.example.com> at the top of the message.");
+	free(m);
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: has <carol@work.example.com> but the in-body From: "
+			 "has <carol@example.com>; make the in-body From: and your Signed-off-by: "
+			 "the same address.");
+	free(m);
+	free(plain);
+	free(inbody);
+}
+END_TEST
+
+START_TEST(test_mismatch_name_words)
+{
+	char *other = make_mail(NULL, NULL, NULL,
+				DESC "Signed-off-by: Alice Q. Sample <alice@example.org>\n", true);
+	char *noname = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: <alice@example.org>\n", true);
+	char *inbody = make_mail(BOB, NULL, NULL, "From: Carol Coder <carol@example.com>\n\n" DESC
+				 "Signed-off-by: C. Coder <carol@example.com>\nSigned-off-by: " BOB "\n",
+				 true);
+	char *m;
+
+	m = message_of(other, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: says \"Alice Q. Sample\" but From: says "
+			 "\"Alice Example\"; use the same name in both.");
+	free(m);
+	m = message_of(noname, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: <alice@example.org> has no name, but From: says "
+			 "\"Alice Example\"; sign off as \"Alice Example <alice@example.org>\".");
+	free(m);
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: says \"C. Coder\" but the in-body From: says "
+			 "\"Carol Coder\"; use the same name in both.");
+	free(m);
+	free(other);
+	free(noname);
+	free(inbody);
+}
+END_TEST
+
+START_TEST(test_no_author_words)
+{
+	char *plain = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: " BOB "\n", true);
+	char *inbody = make_mail(NULL, NULL, NULL, "From: Carol Coder <carol@example.com>\n\n"
+				 DESC SOB_ALICE, true);
+	char *m;
+
+	m = message_of(plain, "NO_AUTHOR_SIGN_OFF");
+	ck_assert_str_eq(m, "No Signed-off-by: is from the author (From: Alice Example "
+			 "<alice@example.org>); the author must add one.");
+	free(m);
+	m = message_of(inbody, "NO_AUTHOR_SIGN_OFF");
+	ck_assert_str_eq(m, "No Signed-off-by: is from the author (in-body From: Carol Coder "
+			 "<carol@example.com>); the author must add one.");
+	free(m);
+	free(plain);
+	free(inbody);
+}
+END_TEST
+
+/* ---- SUBMITTER_SIGN_OFF -------------------------------------------------- */
+
+#define CAROL "Carol Coder <carol@example.com>"
+#define FROM_CAROL "From: " CAROL "\n\n"
+#define SOB_CAROL "Signed-off-by: " CAROL "\n"
+
+struct submitter_case {
+	const char *name;
+	const char *from;	/* header From:; NULL = ALICE */
+	const char *extra;	/* more headers, or NULL */
+	const char *subject;	/* NULL = a patch */
+	const char *body;
+	size_t count;
+	long line;
+	const char *msg;	/* the whole message, or NULL */
+};
+
+static const struct submitter_case submitter_cases[] = {
+	{ "sender signs last", NULL, NULL, NULL, FROM_CAROL DESC SOB_CAROL SOB_ALICE, 0, 0, NULL },
+	{ "sender does not sign", NULL, NULL, NULL, FROM_CAROL DESC SOB_CAROL, 1, 0,
+	  "You (Alice Example <alice@example.org>) sent this patch by Carol Coder "
+	  "<carol@example.com> without a Signed-off-by: of your own; add yours as the last one." },
+	{ "sender only acks", NULL, NULL, NULL, FROM_CAROL DESC SOB_CAROL "Acked-by: " ALICE "\n",
+	  1, 0, NULL },
+	{ "sender's sign-off not last", NULL, NULL, NULL, FROM_CAROL DESC SOB_ALICE SOB_CAROL, 1, 5,
+	  "You (Alice Example <alice@example.org>) sent this patch, so your Signed-off-by: goes "
+	  "last, below the one on line 6." },
+	/* submitting-patches.rst: a co-developer who submits signs off last */
+	{ "co-developer submits, signs last", NULL, NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL "Co-developed-by: " ALICE "\n" SOB_ALICE, 0, 0, NULL },
+	{ "co-developer submits, author last", NULL, NULL, NULL,
+	  FROM_CAROL DESC "Co-developed-by: " ALICE "\n" SOB_ALICE SOB_CAROL, 1, 6, NULL },
+	{ "tags after the last sign-off are fine", NULL, NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL SOB_ALICE "Reviewed-by: " BOB "\n", 0, 0, NULL },
+	{ "no sign-off at all is only missing", NULL, NULL, NULL, FROM_CAROL DESC, 0, 0, NULL },
+	{ "the sender is the author", NULL, NULL, NULL, DESC SOB_CAROL SOB_ALICE, 0, 0, NULL },
+	/* one person, two addresses: the name tells */
+	{ "same name, in-body From: at work", "Alice Example <alice@home.example.net>", NULL, NULL,
+	  "From: " ALICE "\n\n" DESC SOB_ALICE, 0, 0, NULL },
+	{ "same name, sign-off at work", "Alice Example <alice@home.example.net>", NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL SOB_ALICE, 0, 0, NULL },
+	{ "same name, decoded, NFC, any case", "=?utf-8?q?J=C3=B6rg_M=C3=BCller?= <joerg@home.example>",
+	  NULL, NULL, FROM_CAROL DESC SOB_CAROL "Signed-off-by: jo\xcc\x88rg mu\xcc\x88ller <jm@work.example>\n",
+	  0, 0, NULL },
+	{ "other name, other address", "Alice Example <alice@home.example.net>", NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL "Signed-off-by: Alice Q. Sample <alice@example.org>\n", 1, 0, NULL },
+	/* B4 Relay: the submitter is behind the devnull+ address */
+	{ "b4 relay, submitter does not sign", "Bob Builder via B4 Relay <devnull+bob.example.org@kernel.org>",
+	  "Reply-To: bob@example.org\n", NULL, FROM_CAROL DESC SOB_CAROL, 1, 0,
+	  "You (Bob Builder <bob@example.org>) sent this patch by Carol Coder <carol@example.com> "
+	  "without a Signed-off-by: of your own; add yours as the last one." },
+	{ "b4 relay, submitter signs", "Bob Builder via B4 Relay <devnull+bob.example.org@kernel.org>",
+	  "X-Original-From: " BOB "\n", NULL, FROM_CAROL DESC SOB_CAROL "Signed-off-by: " BOB "\n",
+	  0, 0, NULL },
+	{ "b4 relay, own patch", "Bob Builder via B4 Relay <devnull+bob.example.org@kernel.org>",
+	  "Reply-To: bob@example.org\n", NULL, DESC "Signed-off-by: " BOB "\n", 0, 0, NULL },
+	{ "b4 relay hiding the sender", "Bob Builder via B4 Relay <devnull+bob.example.org@kernel.org>",
+	  NULL, NULL, FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	/* bots */
+	{ "kernel test robot", "kernel test robot <lkp@intel.com>", NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	{ "syzbot", "syzbot <syzbot+0123abcd@syzkaller.appspotmail.com>", NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	{ "a -bot address", "sashiko-bot@kernel.org", NULL, NULL, FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	{ "Auto-Submitted", "CI Runner <ci@example.org>", "Auto-Submitted: auto-generated\n", NULL,
+	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	{ "Auto-Submitted: no", "CI Runner <ci@example.org>", "Auto-Submitted: no\n", NULL,
+	  FROM_CAROL DESC SOB_CAROL, 1, 0, NULL },
+	{ "a name that only holds bot", "Abbot Robotham <ar@example.org>", NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL, 1, 0, NULL },
+	/* pull requests are not patches */
+	{ "pull request", NULL, NULL, "[GIT PULL] leds: fixes for v6.15",
+	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+};
+
+START_TEST(test_submitter)
+{
+	const struct submitter_case *c = &submitter_cases[_i];
+	char *raw = make_mail(c->from, c->extra, c->subject, c->body, true);
+	struct findings fs;
+	const struct finding *f;
+
+	findings_init(&fs);
+	th_check_mail(raw, NULL, &fs);
+	ck_assert_msg(th_count(&fs, "SUBMITTER_SIGN_OFF") == c->count, "%s: got\n%s", c->name,
+		      th_dump(&fs));
+	f = first_of(&fs, "SUBMITTER_SIGN_OFF");
+	if (f) {
+		ck_assert_msg((long)f->line == c->line, "%s: line %zu", c->name, f->line);
+		ck_assert_int_eq(f->severity, SEV_WARNING);
+		if (c->msg)
+			ck_assert_str_eq(f->message, c->msg);
+	}
+	findings_release(&fs);
+	free(raw);
+}
+END_TEST
+
+START_TEST(test_submitter_off)
+{
+	char *raw = make_mail(NULL, NULL, NULL, FROM_CAROL DESC SOB_CAROL, true);
+	struct rule_settings s;
+	struct findings fs;
+
+	rule_settings_init(&s);
+	s.severity[R_SUBMITTER_SIGN_OFF] = SEV_OFF;
+	findings_init(&fs);
+	th_check_mail(raw, &s, &fs);
+	ck_assert_uint_eq(th_count(&fs, "SUBMITTER_SIGN_OFF"), 0);
+	findings_release(&fs);
+	rule_settings_release(&s);
+	free(raw);
 }
 END_TEST
 
@@ -475,6 +704,12 @@ int main(void)
 	tcase_add_test(tc, test_author_latin1_fixture);
 	tcase_add_loop_test(tc, test_bad, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_bad_address_is_error);
+	tcase_add_test(tc, test_codeveloper_split_is_check);
+	tcase_add_test(tc, test_mismatch_address_words);
+	tcase_add_test(tc, test_mismatch_name_words);
+	tcase_add_test(tc, test_no_author_words);
+	tcase_add_loop_test(tc, test_submitter, 0, (int)ARRAY_SIZE(submitter_cases));
+	tcase_add_test(tc, test_submitter_off);
 	tcase_add_test(tc, test_rules_off);
 	tcase_add_loop_test(tc, test_real, 0, (int)ARRAY_SIZE(real_cases));
 	tcase_add_test(tc, test_many_trailers);

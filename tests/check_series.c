@@ -409,7 +409,7 @@ START_TEST(test_reply_series)
 	ck_assert(strstr(r.raw, "\r\nIn-Reply-To: <" V2C ">\r\n"));
 	ck_assert(strstr(r.raw, "Subject: Re: [PATCH v2 0/2] locking/mutex"));
 	ck_assert(strstr(r.raw, "X-Tagbot-Rules: MISSING_SIGN_OFF\r\n"));
-	ck_assert(strstr(r.raw, "It found 1 thing to look at, patch by patch:"));
+	ck_assert(strstr(r.raw, "and found 1 thing to look at, patch by patch:"));
 	ck_assert(!strstr(r.raw, "Cover letter (0/3)"));	/* nothing to report: counted */
 	ck_assert(strstr(r.raw, "Patch 1/3:\r\n    leds: st1202"));
 	ck_assert(strstr(r.raw, "1. MISSING_SIGN_OFF (error), line 7:"));
@@ -459,10 +459,10 @@ START_TEST(test_reply_held_fold)
 	rs.from = "tagbot <bot@example.org>";
 	ck_assert_msg(reply_build_series(&r, &p[0], parts, 2, REPLY_HELD, &rs, T0, &e) == 0, "%s",
 		      e.msg);
-	ck_assert(strstr(r.raw, "It found 2 things to look at, patch by patch:"));
+	ck_assert(strstr(r.raw, "and found 2 things to look at, patch by patch:"));
 	ck_assert(strstr(r.raw, "Patch:\r\n    leds: one: first held"));
 	ck_assert(strstr(r.raw, "Patch:\r\n    leds: two: second held"));
-	ck_assert(strstr(r.raw, "held back for a while by its rate limit"));
+	ck_assert(strstr(r.raw, "its rate limit held\r\nthe replies back"));
 	ck_assert(!strstr(r.raw, "your series"));
 	ck_assert(!strstr(r.raw, "/0"));
 	ck_assert_int_eq(r.nfindings, 2);

@@ -62,7 +62,7 @@ static void check_description(struct rule_ctx *c)
 		if (!blank(&p->lines[i]))
 			return;
 	rule_emit(c, R_COMMIT_MESSAGE, end < p->nlines ? &p->lines[end] : NULL,
-		  "The commit message has no description besides its tags: please explain what the patch changes and why.");
+		  "The commit message holds only tags; say what the patch changes and why.");
 }
 
 /* "vN" at s: returns the bytes it takes, 0 when s holds no version. */
@@ -141,12 +141,12 @@ static void check_lines(struct rule_ctx *c)
 		/* One finding for a block of version notes is enough. */
 		if (!noted && version_note(l)) {
 			rule_emit(c, R_COMMIT_LOG_VERSIONING, l,
-				  "Version notes belong below the --- line, where git am drops them: please move this change log there.");
+				  "Move version notes below the --- line, where git am drops them.");
 			noted = true;
 		}
 		if (bad_separator(p, i))
 			rule_emit(c, R_BAD_COMMIT_SEPARATOR, l,
-				  "Some tools take a line starting with --- for the end of the commit message: please underline with another character or indent the line.");
+				  "Tools take a line starting with --- for the end of the commit message; underline with another character.");
 		if (l->len && l->p[0] == '#' && i < p->block_start)
 			rule_emit(c, R_COMMIT_COMMENT_SYMBOL, l,
 				  "git drops commit-message lines that start with #: please indent this line or reword it.");

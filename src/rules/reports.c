@@ -133,8 +133,9 @@ static void check_reported_by(struct rule_ctx *c)
 		if (last + 1 >= p->ntrailers || !is_report_link(&t[last + 1], follow) ||
 		    !patch_trailers_adjacent(p, &t[last], &t[last + 1]))
 			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
-				  "%s: should be followed by %s with the URL of the report, so "
-				  "readers can find it.", t[last].token, report_followers(follow));
+				  "%s: is not followed by %s with the report's URL; if the report "
+				  "is public, add one right after this line; if it is not, say so.",
+				  t[last].token, report_followers(follow));
 		i = last + 1;
 	}
 }
@@ -372,8 +373,8 @@ static void check_stable_cc(struct rule_ctx *c, const struct trailer *t)
 		rest = end;
 	if (k != NOT_STABLE && who.name[0])
 		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
-			  "Cc: %s takes no display name (\"%s\"); please write Cc: %s, with any "
-			  "note after it as \"# note\".", who.email, who.name, who.email);
+			  "Cc: %s takes no display name (\"%s\"); write \"Cc: %s\", any note "
+			  "after it as \"# note\".", who.email, who.name, who.email);
 	else if (k == STABLE_NOAUTOSEL && skip_blank(rest, end) == end)
 		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
 			  "Cc: %s needs the reason after it, as in \"# <why this must not be "

@@ -2,6 +2,8 @@
  * signoff.c - RULES.md section 2: Signed-off-by, the other "-by:" tags and
  * whether the author signed the patch off.
  *
+ * Also whether whoever sent the patch signed it off (SUBMITTER_SIGN_OFF).
+ *
  * Tags come only from the commit message (p->trailers and p->lines): the
  * parser has already cut the text at the patch separator, so a
  * "+Signed-off-by:" in the diff can never reach us.
@@ -14,11 +16,15 @@
 
 #include "address.h"
 #include "buf.h"
+#include "message.h"
 #include "rules/families.h"
 #include "utf8.h"
 
 #define SUGGEST_DISTANCE 2	/* RULES.md: suggest within edit distance 2 */
 #define QUOTE_MAX	80	/* bytes of mail text quoted back in a message */
+
+/* "%s%s<%s>" arguments: "Name <addr>", or "<addr>" when there is no name. */
+#define NAME_SP(n)	((n) && *(n) ? (n) : ""), ((n) && *(n) ? " " : "")
 
 static const char *const standard_tags[] = {
 	"Signed-off-by", "Co-developed-by", "Acked-by", "Tested-by",
@@ -208,7 +214,7 @@ static void check_person(struct rule_ctx *c, const struct trailer *t)
 
 	if (address_parse(&who, t->value, n, &rest) < 0) {
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_ERROR, &t->line,
-			      "The address in %s: cannot be parsed; please write it as "
+			      "The address in %s: cannot be parsed; write it as "
 			      "Full Name <user@example.org>.", t->token);
 		person_release(&who);
 		return;
@@ -255,32 +261,61 @@ static const char *author_email(const struct patch *p)
 	return p->author.email && p->author.email[0] ? p->author.email : NULL;
 }
 
+/* The parsed value of t is the same person as who. */
+static bool names_person(const struct trailer *t, const struct person *who)
+{
+	struct person b = { NULL, NULL };
+	bool same = address_parse(&b, t->value, strlen(t->value), NULL) == 0 &&
+		    same_person(who, &b);
+
+	person_release(&b);	/* address_parse() fills it even when it fails */
+	return same;
+}
+
+/* who's Signed-off-by: further down the trailer block from trailer i, or NULL. */
+static const struct trailer *later_signoff(const struct patch *p, size_t i,
+					   const struct person *who)
+{
+	if (!p->trailers[i].in_block)
+		return NULL;
+	for (size_t k = i + 1; k < p->ntrailers && p->trailers[k].in_block; k++) {
+		const struct trailer *x = &p->trailers[k];
+
+		if (x->kind == TRAILER_TAG && trailer_is(x, "Signed-off-by") && names_person(x, who))
+			return x;
+	}
+	return NULL;
+}
+
 static void check_codeveloper(struct rule_ctx *c, size_t i)
 {
 	const struct patch *p = c->patch;
 	const struct trailer *t = &p->trailers[i];
 	const struct trailer *next = i + 1 < p->ntrailers ? &p->trailers[i + 1] : NULL;
-	struct person a = { NULL, NULL }, b = { NULL, NULL };
+	struct person a = { NULL, NULL };
 	bool parsed = address_parse(&a, t->value, strlen(t->value), NULL) == 0;
+	bool next_sob = next && next->kind == TRAILER_TAG && trailer_is(next, "Signed-off-by") &&
+			patch_trailers_adjacent(p, t, next);
+	bool paired = parsed && next_sob && names_person(next, &a);
+	const struct trailer *later = parsed && !paired ? later_signoff(p, i, &a) : NULL;
 
 	if (parsed && author_email(p) && address_same(a.email, author_email(p)))
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-			  "Co-developed-by: names the patch's author, who is credited by From: "
-			  "already; please remove this line.");
-	if (!next || next->kind != TRAILER_TAG || !trailer_is(next, "Signed-off-by") ||
-	    !patch_trailers_adjacent(p, t, next)) {
+			  "Co-developed-by: names the author, whom From: credits already; "
+			  "remove this line.");
+	if (later)	/* RULES.md: the pair is there, only split: a check */
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
+			      "Move %s's Signed-off-by: (line %zu) up to directly after this "
+			      "Co-developed-by:.", a.name[0] ? a.name : a.email, later->line.lineno);
+	else if (!next_sob)
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
 			  "Co-developed-by: must be immediately followed by a Signed-off-by: "
 			  "of the same person.");
-	} else if (parsed) {
-		if (address_parse(&b, next->value, strlen(next->value), NULL) < 0 ||
-		    !same_person(&a, &b))
-			rule_emit(c, R_BAD_SIGN_OFF, &next->line,
-				  "The Signed-off-by: after Co-developed-by: must name the same "
-				  "person, with the same name and address.");
-	}
-	person_release(&a);	/* address_parse() fills both even when it fails */
-	person_release(&b);
+	else if (parsed && !paired)
+		rule_emit(c, R_BAD_SIGN_OFF, &next->line,
+			  "The Signed-off-by: after Co-developed-by: must name the same "
+			  "person, with the same name and address.");
+	person_release(&a);	/* address_parse() fills it even when it fails */
 }
 
 static void signoffs_add(struct signoffs *s, const struct line *l, const char *v, size_t n)
@@ -440,29 +475,43 @@ static bool name_matches(const struct person *sob, const struct person *author)
 	return !author->name || !author->name[0] || !utf8_name_cmp(sob->name, author->name);
 }
 
+/* Where the author was read: the in-body From: wins over the header's. */
+static const char *author_source(const struct patch *p)
+{
+	return p->author_from_body ? "the in-body From:" : "From:";
+}
+
 static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  const struct signoff *by_name)
 {
-	const struct person *au = &c->patch->author;
+	const struct patch *p = c->patch;
+	const struct person *au = &p->author;
+	const char *src = author_source(p);
 
 	if (by_addr && !by_addr->who.name[0])
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
-			  "The author's Signed-off-by: has no name but From: says \"%s\"; please "
-			  "sign off with your name as well as your address.", au->name);
+			  "Signed-off-by: <%s> has no name, but %s says \"%s\"; sign off as "
+			  "\"%s <%s>\".", by_addr->who.email, src, au->name, au->name,
+			  by_addr->who.email);
 	else if (by_addr)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
-			  "The author's Signed-off-by: gives the name \"%s\" but From: says \"%s\"; "
-			  "please use the same name in both.", by_addr->who.name, au->name);
+			  "Signed-off-by: says \"%s\" but %s says \"%s\"; use the same name "
+			  "in both.", by_addr->who.name, src, au->name);
+	else if (by_name && p->author_from_body)
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
+			  "Signed-off-by: has <%s> but the in-body From: has <%s>; make the "
+			  "in-body From: and your Signed-off-by: the same address.",
+			  by_name->who.email, au->email);
 	else if (by_name)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
-			  "The author's Signed-off-by: uses <%s> but the patch is from <%s>; please "
-			  "sign off with the From: address, or add an in-body From: line with the "
-			  "address you sign off with.", by_name->who.email, au->email);
+			  "Signed-off-by: has <%s> but From: has <%s>; either sign off with "
+			  "the From: address or add an in-body From: line with <%s> at the top "
+			  "of the message.", by_name->who.email, au->email, by_name->who.email);
 	else
 		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
-			  "None of the Signed-off-by: lines is from the author, %s <%s>; the author "
-			  "must sign off the patch (or an in-body From: should name the real author).",
-			  au->name && au->name[0] ? au->name : "", au->email);
+			  "No Signed-off-by: is from the author (%s %s%s<%s>); the author must "
+			  "add one.", p->author_from_body ? "in-body From:" : "From:",
+			  NAME_SP(au->name), au->email);
 }
 
 /*
@@ -478,9 +527,9 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 
 	if (!s->n) {
 		rule_emit(c, R_MISSING_SIGN_OFF, NULL,
-			  "The commit message has no Signed-off-by: line; please add one with your "
-			  "real name and address (Signed-off-by: Full Name <user@example.org>) to "
-			  "certify the Developer's Certificate of Origin.");
+			  "The commit message has no Signed-off-by:; add one with your real "
+			  "name and address (git commit -s) to certify the Developer's "
+			  "Certificate of Origin.");
 		return;
 	}
 	if (!author_email(c->patch))
@@ -503,6 +552,91 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 	report_author(c, by_addr, by_name);
 }
 
+/*
+ * One person, two addresses: the same address, or the same name when both
+ * have one (decoded, NFC, case-insensitive: utf8_name_cmp()).
+ */
+static bool same_someone(const struct person *a, const struct person *b)
+{
+	if (a->email && b->email && *a->email && address_same(a->email, b->email))
+		return true;
+	return a->name && b->name && *a->name && *b->name && !utf8_name_cmp(a->name, b->name);
+}
+
+static bool is_word(const char *s, size_t n, const char *w)
+{
+	return n == strlen(w) && !strncasecmp(s, w, n);
+}
+
+/* The name holds the word "bot" or "robot" ("kernel test robot"). */
+static bool bot_name(const char *name)
+{
+	for (const char *s = name; s && *s;) {
+		size_t n = strcspn(s, " \t-_.,()\"'");
+
+		if (is_word(s, n, "bot") || is_word(s, n, "robot"))
+			return true;
+		s += n;
+		s += *s != '\0';
+	}
+	return false;
+}
+
+/*
+ * Mail a program sent: Auto-Submitted: other than "no" (RFC 3834), a name
+ * with the word bot or robot, or an address whose local part (before any
+ * +tag) ends in "bot" (syzbot+..., patchwork-bot@, sashiko-bot@).
+ */
+static bool from_bot(const struct patch *p, const struct person *sub)
+{
+	const char *as = p->msg ? message_header(p->msg, "Auto-Submitted") : NULL;
+	size_t local = strcspn(sub->email, "+@");
+
+	if (as && strncasecmp(as, "no", 2))
+		return true;
+	if (bot_name(sub->name))
+		return true;
+	return local >= 3 && !strncasecmp(sub->email + local - 3, "bot", 3);
+}
+
+/*
+ * RULES.md SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
+ * off too, last (the sign-off chain of "Sign your work").  The submitter's
+ * sign-off is the last one matching them; any sign-off below it is someone
+ * else's.
+ */
+static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
+{
+	const struct patch *p = c->patch;
+	const struct signoff *mine = NULL, *last = NULL;
+	struct person sub = { NULL, NULL };
+
+	if (!s->n || !rule_enabled(c, R_SUBMITTER_SIGN_OFF) || !author_email(p) ||
+	    patch_submitter(p, &sub) < 0 || same_someone(&sub, &p->author) || from_bot(p, &sub))
+		goto out;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct signoff *x = &s->v[i];
+
+		if (!last || x->line->lineno > last->line->lineno)
+			last = x;
+		if (x->parsed && same_someone(&x->who, &sub) &&
+		    (!mine || x->line->lineno > mine->line->lineno))
+			mine = x;
+	}
+	if (!mine)
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, NULL,
+			  "You (%s%s<%s>) sent this patch by %s%s<%s> without a Signed-off-by: "
+			  "of your own; add yours as the last one.", NAME_SP(sub.name), sub.email,
+			  NAME_SP(p->author.name), p->author.email);
+	else if (mine != last)
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
+			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
+			  "below the one on line %zu.", NAME_SP(sub.name), sub.email,
+			  last->line->lineno);
+out:
+	person_release(&sub);
+}
+
 void rules_signoff(struct rule_ctx *ctx)
 {
 	const struct patch *p = ctx->patch;
@@ -522,5 +656,6 @@ void rules_signoff(struct rule_ctx *ctx)
 	check_indented(ctx, &s);
 	check_duplicates(ctx);
 	check_author(ctx, &s);
+	check_submitter(ctx, &s);
 	signoffs_release(&s);
 }
