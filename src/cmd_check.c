@@ -311,12 +311,20 @@ static char *raw_message_id(const char *raw, size_t len)
 	return NULL;
 }
 
-/* The rules, after fetching what the links point at when lookups are on. */
+/* The rules, after fetching what the links point at when lookups are on.
+ * A diff in a mail that is no submission (patch.h (b), kind other) is
+ * checked as the patch it would be; the output keeps its kind. */
 static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
 {
 	struct lookup_results res;
+	struct patch as_patch;
 	struct err e;
 
+	if (p->kind == KIND_OTHER) {
+		as_patch = *p;	/* shallow: nothing of it is freed */
+		as_patch.kind = KIND_PATCH;
+		p = &as_patch;
+	}
 	if (!r->lk) {
 		rules_run(p, r->rules, fs);
 		return;
@@ -337,7 +345,7 @@ static size_t check_patch(struct run *r, const struct patch *p, struct findings 
 {
 	size_t first = fs->n;
 
-	if (p->kind == KIND_PATCH || p->kind == KIND_COVER) {
+	if (patch_checkable(p)) {
 		r->patches++;
 		run_rules(r, p, fs);
 	}

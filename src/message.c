@@ -493,6 +493,21 @@ static bool has_diff(const char *s, size_t n)
 	return false;
 }
 
+/* A quoted line: ">", "> ...", ">> ..."; not an mbox-escaped ">From ". */
+static bool has_quote(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t eol, next = line_end(s, n, i, &eol), len = eol - i;
+
+		if (len && s[i] == '>' && (len == 1 || s[i + 1] == ' ' || s[i + 1] == '>'))
+			return true;
+		i = next;
+	}
+	return false;
+}
+
 /* Drops NULs and turns CR LF into LF, in place. */
 static void normalize(struct buf *b, unsigned *warnings)
 {
@@ -735,6 +750,7 @@ static void take_leaf(struct walk *w, const struct part *pt)
 		w->text.boundary = NULL;
 		w->text_data = decode_text(pt, &w->text_len, &w->m->warnings);
 		w->text_diff = has_diff(w->text_data, w->text_len);
+		w->m->body_quotes = has_quote(w->text_data, w->text_len);
 		w->stop = w->text_diff || w->have_patch;
 	} else if (!w->have_patch && is_patch_part(pt)) {
 		w->have_patch = true;

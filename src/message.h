@@ -38,6 +38,9 @@ struct message {
 	size_t text_len;
 	bool text_is_attachment; /* the text came from a .patch/.diff/x-patch part */
 	char *text_charset;	/* owned; the charset the text was declared in, lower case ("us-ascii" default) */
+	bool body_quotes;	/* the mail's own words (its first text/plain part, even
+				 * when text is an attachment) hold a quoted line: one
+				 * that is ">" or starts "> " or ">>" (not mboxrd's ">From ") */
 
 	unsigned warnings;	/* MSG_WARN_* bits: best-effort results */
 };

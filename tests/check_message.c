@@ -113,6 +113,7 @@ struct mail_case {
 	const char *charset;
 	unsigned warnings;
 	bool attachment;
+	bool quotes;			/* body_quotes */
 	struct hdr_want hdr[3];
 };
 
@@ -136,7 +137,7 @@ static const struct mail_case mails[] = {
 	  .text = "This paragraph was wrapped by the client. It ends here.\n\n"
 		  " indented by one space, stuffed\n"
 		  "> quoted and flowed.\n-- \nA U Thor\n",
-	  .charset = "utf-8" },
+	  .charset = "utf-8", .quotes = true },
 	{ .file = "mime-crlf.eml",
 	  .text = "Line one.\n\n" SOB "---\ndiff --git a/f b/f\n",
 	  .charset = "us-ascii",
@@ -227,7 +228,16 @@ static const struct mail_case mails[] = {
 	  .text = "--- a/f\n+++ b/f\n@@ -1 +1 @@", .charset = "us-ascii" },
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\n> diff --git a/f b/f\n"
 		 "--b\nContent-Type: text/x-patch\n\nother\n--b--\n",
-	  .text = "other", .charset = "us-ascii", .attachment = true },
+	  .text = "other", .charset = "us-ascii", .attachment = true, .quotes = true },
+	/* Quoted lines: ">", "> x", ">>x"; not mboxrd's ">From ", nor in an attachment. */
+	{ .raw = "Subject: q\n\nOn Mon, A wrote:\n>\n", .text = "On Mon, A wrote:\n>\n",
+	  .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\n>>old\n", .text = ">>old\n", .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\n>From the top\na > b\n", .text = ">From the top\na > b\n",
+	  .charset = "us-ascii" },
+	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nsee attached\n"
+		 "--b\nContent-Type: text/x-patch\n\n> other\n--b--\n",
+	  .text = "> other", .charset = "us-ascii", .attachment = true },
 	/* A name in Content-Type only, the type octet-stream. */
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nsee attachment\n"
 		 "--b\nContent-Type: application/octet-stream; name=\"0001-foo.patch\"\n"
@@ -299,6 +309,7 @@ START_TEST(test_mail)
 	ck_assert_str_eq(m.text_charset, c->charset);
 	ck_assert_msg(m.warnings == c->warnings, "case %d: warnings 0x%x, want 0x%x", _i, m.warnings, c->warnings);
 	ck_assert_int_eq(m.text_is_attachment, c->attachment);
+	ck_assert_msg(m.body_quotes == c->quotes, "case %d: body_quotes %d", _i, m.body_quotes);
 	check_headers(&m, c->hdr, _i);
 	message_release(&m);
 	ck_assert_ptr_null(m.text);
