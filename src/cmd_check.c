@@ -380,9 +380,16 @@ static void warn_budgets(const struct input_msg *m, const char *msgid,
 			fprintf(stderr, "tagbot: %s%s%s: %s\n", m->file, where, id, why);
 }
 
+/* Whether p lies in msg->text (not in a further attachment). */
+static bool in_text(const struct message *msg, const struct patch *p)
+{
+	return p->text >= msg->text && p->text <= msg->text + msg->text_len;
+}
+
 static void check_message(struct run *r, const struct input_msg *m)
 {
 	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose };
+	size_t text_line = 0;
 	bool placed = false;
 	struct findings fs;
 	struct message msg;
@@ -411,9 +418,11 @@ static void check_message(struct run *r, const struct input_msg *m)
 
 		/* Placing the text costs a scan: only when a line will be printed. */
 		if (part.n && !placed && r->o->format == OUTPUT_TEXT) {
-			ctx.text_line = text_line_in_file(m, &msg);
+			text_line = text_line_in_file(m, &msg);
 			placed = true;
 		}
+		/* a further attachment's lines are its own, not the file's */
+		ctx.text_line = in_text(&msg, &p[i]) ? text_line : 0;
 		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &part, r->o->min);
 	}
 	warn_budgets(m, np ? p[0].message_id : NULL, &fs);

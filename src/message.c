@@ -231,6 +231,7 @@ struct part {
 	char *boundary;			/* owned; NULL when not given */
 	bool flowed, delsp;
 	bool patch_name;		/* its file name ends in .patch or .diff */
+	char name[MESSAGE_MAX_NAME + 1];	/* its file name, "" when none */
 	bool have_type, have_cte;
 	enum cte cte;
 	const char *body;		/* foreign: points into the raw message */
@@ -241,6 +242,24 @@ static void part_init(struct part *pt)
 {
 	memset(pt, 0, sizeof(*pt));
 	strcpy(pt->type, "text/plain");
+}
+
+/* Keeps the first whole file name (RFC 2231 pieces are not joined). */
+static void keep_name(struct part *pt, const char *param, const char *v)
+{
+	char *d = NULL;
+	size_t n;
+
+	if (pt->name[0] || strchr(param, '*'))
+		return;
+	if (strstr(v, "=?"))
+		v = d = message_decode_2047(v, strlen(v));
+	n = strlen(v);
+	if (n > MESSAGE_MAX_NAME)
+		n = utf8_clip(v, MESSAGE_MAX_NAME);
+	memcpy(pt->name, v, n);
+	pt->name[n] = '\0';
+	free(d);
 }
 
 static bool is_patch_filename(const char *v)
@@ -311,8 +330,9 @@ static void part_param(struct part *pt, const char *name, const char *value)
 		pt->flowed = mem_ieq(value, vl, "flowed");
 	} else if (!strcasecmp(name, "delsp")) {
 		pt->delsp = mem_ieq(value, vl, "yes");
-	} else if (is_name_param(name) && is_patch_filename(value)) {
-		pt->patch_name = true;
+	} else if (is_name_param(name)) {
+		keep_name(pt, name, value);
+		pt->patch_name |= is_patch_filename(value);
 	}
 }
 
@@ -391,12 +411,15 @@ static void part_disposition(struct part *pt, const char *value, size_t vn)
 	for (clistiter *it = clist_begin(d->dsp_parms); it; it = clist_next(it)) {
 		struct mailmime_disposition_parm *p = clist_content(it);
 
-		if (p->pa_type == MAILMIME_DISPOSITION_PARM_FILENAME && is_patch_filename(p->pa_data.pa_filename))
-			pt->patch_name = true;
-		else if (p->pa_type == MAILMIME_DISPOSITION_PARM_PARAMETER &&
-			 is_name_param(p->pa_data.pa_parameter->pa_name) &&
-			 is_patch_filename(p->pa_data.pa_parameter->pa_value))
-			pt->patch_name = true;
+		if (p->pa_type == MAILMIME_DISPOSITION_PARM_FILENAME) {
+			keep_name(pt, "filename", p->pa_data.pa_filename);
+			pt->patch_name |= is_patch_filename(p->pa_data.pa_filename);
+		} else if (p->pa_type == MAILMIME_DISPOSITION_PARM_PARAMETER &&
+			   is_name_param(p->pa_data.pa_parameter->pa_name)) {
+			keep_name(pt, p->pa_data.pa_parameter->pa_name,
+				  p->pa_data.pa_parameter->pa_value);
+			pt->patch_name |= is_patch_filename(p->pa_data.pa_parameter->pa_value);
+		}
 	}
 	mailmime_disposition_free(d);
 }
@@ -607,8 +630,10 @@ struct walk {
 	struct message *m;
 	size_t nparts;
 	bool stop;
-	bool have_text, have_patch;
-	struct part text, patch;	/* boundary always NULL */
+	bool have_text;
+	struct part text;		/* boundary always NULL */
+	struct part *patches;		/* owned array, boundaries NULL: patch attachments */
+	size_t npatches, patches_alloc;
 	char *text_data;		/* owned: the decoded text part */
 	size_t text_len;
 	bool text_diff;
@@ -751,12 +776,12 @@ static void take_leaf(struct walk *w, const struct part *pt)
 		w->text_data = decode_text(pt, &w->text_len, &w->m->warnings);
 		w->text_diff = has_diff(w->text_data, w->text_len);
 		w->m->body_quotes = has_quote(w->text_data, w->text_len);
-		w->stop = w->text_diff || w->have_patch;
-	} else if (!w->have_patch && is_patch_part(pt)) {
-		w->have_patch = true;
-		w->patch = *pt;
-		w->patch.boundary = NULL;
-		w->stop = w->have_text;
+		/* a diff in the mail's own words: attachments are not read */
+		w->stop = w->text_diff;
+	} else if (w->npatches < MESSAGE_MAX_ATTACHMENTS && is_patch_part(pt)) {
+		ARRAY_GROW(w->patches, w->patches_alloc, w->npatches + 1);
+		w->patches[w->npatches] = *pt;
+		w->patches[w->npatches++].boundary = NULL;
 	}
 }
 
@@ -781,10 +806,18 @@ static void choose_text(struct walk *w)
 	struct message *m = w->m;
 	const struct part *pt;
 
-	if (w->have_patch && !w->text_diff) {
+	if (w->npatches && !w->text_diff) {
 		free(w->text_data);
-		m->text = decode_text(&w->patch, &m->text_len, &m->warnings);
-		pt = &w->patch;
+		m->text = decode_text(&w->patches[0], &m->text_len, &m->warnings);
+		pt = &w->patches[0];
+		m->text_name = xstrdup(pt->name);
+		if (w->npatches > 1)
+			m->more = xcalloc(w->npatches - 1, sizeof(*m->more));
+		for (size_t i = 1; i < w->npatches; i++, m->nmore++) {
+			m->more[m->nmore].name = xstrdup(w->patches[i].name);
+			m->more[m->nmore].text = decode_text(&w->patches[i], &m->more[m->nmore].len,
+							     &m->warnings);
+		}
 	} else if (w->have_text) {
 		m->text = w->text_data;
 		m->text_len = w->text_len;
@@ -796,6 +829,8 @@ static void choose_text(struct walk *w)
 		return;
 	}
 	m->text_is_attachment = is_patch_part(pt);
+	if (!m->text_name)
+		m->text_name = xstrdup(m->text_is_attachment ? pt->name : "");
 	m->text_charset = xstrdup(pt->charset[0] ? pt->charset : "us-ascii");
 }
 
@@ -854,6 +889,7 @@ int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
 	walk_entity(&w, &top, 0);
 	free(top.boundary);
 	choose_text(&w);
+	free(w.patches);
 	return 0;
 }
 
@@ -896,6 +932,12 @@ void message_release(struct message *m)
 	}
 	free(m->headers);
 	free(m->text);
+	free(m->text_name);
+	for (size_t i = 0; i < m->nmore; i++) {
+		free(m->more[i].name);
+		free(m->more[i].text);
+	}
+	free(m->more);
 	free(m->text_charset);
 	message_init(m);
 }

@@ -260,6 +260,12 @@ static void text_header(FILE *f, const struct output_ctx *c, const struct patch 
 		text_put(f, p->subject);
 		putc('"', f);
 	}
+	/* a mail with several patch attachments: which one */
+	if (p->msg && p->msg->nmore && p->attachment && *p->attachment) {
+		fputs(" [attachment ", f);
+		text_put(f, p->attachment);
+		putc(']', f);
+	}
 	if (!patch_checkable(p)) {
 		fputs(" (", f);
 		fputs(patch_kind_name(p->kind), f);

@@ -882,6 +882,7 @@ struct part {
 	const char *p, *end;
 	size_t lineno;
 	bool mbox;	/* starts after a "From <sha>" line: a whole pasted mail */
+	const char *attachment;	/* foreign: the file name of the text it is in */
 };
 
 /* After a scissors line: does an in-body From:/Subject:/Date: follow? */
@@ -897,20 +898,21 @@ static bool inbody_follows(const struct cursor *c)
 	return false;
 }
 
-static size_t split_parts(const struct message *msg, struct part *v)
+/* Splits text into up to max parts at v. */
+static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
 {
-	struct cursor c = { msg->text, msg->text + msg->text_len, 1 };
+	struct cursor c = { text, text + len, 1 };
 	struct line l;
 	size_t n = 1;
 
-	v[0] = (struct part){ c.p, c.end, 1, false };
-	while (n < PATCH_MAX_PARTS && cursor_next(&c, &l)) {
+	v[0] = (struct part){ c.p, c.end, 1, false, "" };
+	while (n < max && cursor_next(&c, &l)) {
 		bool mbox = is_mbox_from(&l);
 
 		if (!mbox && !(is_scissors(l.p, l.len) && inbody_follows(&c)))
 			continue;
 		v[n - 1].end = l.p;
-		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox };
+		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, "" };
 	}
 	return n;
 }
@@ -927,6 +929,7 @@ static void parse_part(const struct message *msg, const struct mail_facts *mf,
 	p->text = pt->p;
 	p->text_len = (size_t)(pt->end - pt->p);
 	p->first_lineno = pt->lineno;
+	p->attachment = pt->attachment;
 	inbody_read(&c, pt->mbox, &ib);
 	fill_ids(p, msg);
 	fill_author(p, msg, ib.from);
@@ -955,22 +958,38 @@ static void patch_release(struct patch *p)
 	free(p->change_id);
 }
 
-void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
+/* Parses one text (the mail's, or an attachment's) into v; how many. */
+static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
+			 const char *text, size_t len, const char *name, struct patch *v,
+			 size_t max)
 {
 	struct part parts[PATCH_MAX_PARTS];
-	size_t n = split_parts(msg, parts);
-	struct patch *v = xcalloc(n, sizeof(*v));
-	struct mail_facts mf;
+	size_t n = split_parts(text, len, parts, max);
 
-	mail_facts(msg, &mf);
-	for (size_t i = 0; i < n; i++)
-		parse_part(msg, &mf, &parts[i], &v[i]);
+	for (size_t i = 0; i < n; i++) {
+		parts[i].attachment = name ? name : "";
+		parse_part(msg, mf, &parts[i], &v[i]);
+	}
 	/* like git am --scissors: the chat above the first patch is dropped */
 	if (n > 1 && !v[0].has_diff) {
 		patch_release(&v[0]);
 		memmove(v, v + 1, (n - 1) * sizeof(*v));
 		n--;
 	}
+	return n;
+}
+
+void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
+{
+	struct patch *v = xcalloc(PATCH_MAX_PARTS, sizeof(*v));
+	struct mail_facts mf;
+	size_t n;
+
+	mail_facts(msg, &mf);
+	n = parse_text(msg, &mf, msg->text, msg->text_len, msg->text_name, v, PATCH_MAX_PARTS);
+	for (size_t i = 0; i < msg->nmore && n < PATCH_MAX_PARTS; i++)
+		n += parse_text(msg, &mf, msg->more[i].text, msg->more[i].len, msg->more[i].name,
+				v + n, PATCH_MAX_PARTS - n);
 	*out = v;
 	*nout = n;
 }
@@ -1003,6 +1022,7 @@ void patch_parse_commit_msg(const struct message *msg, struct patch *p)
 	p->text = msg->text;
 	p->text_len = msg->text_len;
 	p->first_lineno = 1;
+	p->attachment = "";
 	p->after = c.end;
 	while (cursor_next(&c, &l)) {
 		if (is_git_cut_line(&l)) {

@@ -2,9 +2,11 @@
  * patch.h - a parsed message -> what a maintainer sees: kind, subject tags,
  * author, commit message, trailers, the diff (RULES.md section 1).
  *
- * A mail that holds several patches (an mbox pasted into the body, or a
- * second patch after a scissors line) yields several struct patch, one per
- * part, each with its own commit message and trailers.
+ * A mail that holds several patches (an mbox pasted into the body, a
+ * second patch after a scissors line, or several patch attachments: see
+ * message.h text and more) yields several struct patch, one per part, each
+ * with its own commit message and trailers.  Each attachment is split on
+ * its own, in MIME order, and its parts name it (attachment).
  *
  * Splitting: a part starts after a "From <40 hex> ..." line (git
  * format-patch's mbox line; the pasted headers up to the first blank line
@@ -122,9 +124,14 @@ struct patch {
 	bool author_from_body;	/* author came from an in-body From: */
 	struct series series;	/* owned */
 
-	const char *text;	/* foreign: this part's text inside msg->text */
+	const char *text;	/* foreign: this part's text inside msg->text, or inside
+				 * msg->more[].text for a further attachment */
 	size_t text_len;
-	size_t first_lineno;	/* line number of text[0] in msg->text */
+	size_t first_lineno;	/* line number of text[0] in that text (lines of
+				 * each attachment count from 1) */
+	const char *attachment;	/* foreign: the file name of the attachment the part
+				 * is in (msg->text_name, msg->more[].name), "" when
+				 * inline or unnamed */
 
 	struct line *lines;	/* owned array (pointing into text): the commit message */
 	size_t nlines;

@@ -317,6 +317,45 @@ START_TEST(test_mail)
 }
 END_TEST
 
+/* Every patch attachment is kept, named, in MIME order; a diff in the
+ * mail's own text keeps them out. */
+START_TEST(test_attachments)
+{
+	static const char two[] =
+		"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nsee attached\n"
+		"--b\nContent-Type: text/x-patch; name=\"0001-a.patch\"\n\none\n"
+		"--b\nContent-Type: text/plain\nContent-Disposition: attachment; filename=\"0002-b.diff\"\n\ntwo\n"
+		"--b\nContent-Type: application/octet-stream; name=\"log.txt\"\n\nlog\n"
+		"--b\nContent-Type: application/octet-stream; name=\"=?utf-8?q?0003-J=C3=B6rg.patch?=\"\n"
+		"Content-Transfer-Encoding: base64\n\ndGhyZWUK\n--b--\n";
+	static const char inline_diff[] =
+		"Content-Type: multipart/mixed; boundary=b\n\n--b\n\ndiff --git a/f b/f\n"
+		"--b\nContent-Type: text/x-patch; name=\"0001-a.patch\"\n\none\n"
+		"--b\nContent-Type: text/x-patch; name=\"0002-b.patch\"\n\ntwo\n--b--\n";
+	struct message m;
+	struct err e;
+
+	ck_assert_int_eq(message_parse(&m, two, strlen(two), &e), 0);
+	ck_assert(m.text_is_attachment);
+	ck_assert_str_eq(m.text, "one");
+	ck_assert_str_eq(m.text_name, "0001-a.patch");
+	ck_assert_uint_eq(m.nmore, 2);
+	ck_assert_str_eq(m.more[0].name, "0002-b.diff");
+	ck_assert_str_eq(m.more[0].text, "two");
+	ck_assert_uint_eq(m.more[0].len, 3);
+	ck_assert_str_eq(m.more[1].name, "0003-J\xc3\xb6rg.patch");
+	ck_assert_str_eq(m.more[1].text, "three\n");
+	message_release(&m);
+	ck_assert_ptr_null(m.more);
+
+	ck_assert_int_eq(message_parse(&m, inline_diff, strlen(inline_diff), &e), 0);
+	ck_assert(!m.text_is_attachment);
+	ck_assert_str_eq(m.text_name, "");
+	ck_assert_uint_eq(m.nmore, 0);
+	message_release(&m);
+}
+END_TEST
+
 START_TEST(test_header_order)
 {
 	static const char raw[] = "Received: one\nReceived: two\n  folded\nX-Empty:\nSubject: s\n\nx";
@@ -605,6 +644,7 @@ int main(void)
 
 	tcase_add_loop_test(tm, test_mail, 0, ARRAY_SIZE(mails));
 	tcase_add_test(tm, test_header_order);
+	tcase_add_test(tm, test_attachments);
 	suite_add_tcase(s, tm);
 
 	tcase_set_timeout(th, 60);

@@ -1104,7 +1104,7 @@ static const struct {
 	bool has_diff;		/* of the first part */
 } submission_cases[] = {
 	/* (a) a reply attaching two format-patch files it does not submit */
-	{ "submission-reply-attached-patches.eml", 1, KIND_REPLY, true },
+	{ "submission-reply-attached-patches.eml", 2, KIND_REPLY, true },
 	/* (a) a reply pasting a format-patch to test ("please test this") */
 	{ "submission-reply-pasted-patch.eml", 1, KIND_REPLY, true },
 	/* (a) In-Reply-To, no Re:, no patch prefix, quotes: a debug hack attached */
@@ -1115,7 +1115,44 @@ static const struct {
 	{ "submission-stable-request-attached.eml", 1, KIND_OTHER, true },
 	/* a stable backport with a patch prefix is a submission */
 	{ "submission-stable-backport-patch.eml", 1, KIND_PATCH, true },
+	/* (d) a submission with three patch attachments: each a part */
+	{ "submission-three-attached-patches.eml", 3, KIND_PATCH, true },
 };
+
+/* (d): each attachment is parsed on its own and named. */
+START_TEST(test_fixture_three_attachments)
+{
+	static const char *const names[] = {
+		"0001-leds-core-fix-one-thing.patch", "0002-leds-core-fix-another-thing.patch",
+		"0003-leds-class-fix-a-third-thing.diff",
+	};
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("submission-three-attached-patches.eml", &m, &np, &raw);
+
+	ck_assert_uint_eq(np, 3);
+	ck_assert_uint_eq(m.nmore, 2);
+	for (size_t i = 0; i < np; i++) {
+		ck_assert_str_eq(p[i].attachment, names[i]);
+		ck_assert_int_eq(p[i].series.index, (int)i + 1);
+		ck_assert_int_eq(p[i].series.total, 3);
+		ck_assert_str_eq(p[i].author.email, "ann@example.org");
+		ck_assert(p[i].author_from_body);
+		ck_assert_uint_eq(p[i].first_lineno, 2);	/* after the "From <sha>" line */
+		ck_assert_uint_eq(p[i].lines[0].lineno, 6);
+		ck_assert(p[i].has_diff);
+	}
+	ck_assert(p[1].text >= m.more[0].text && p[1].text < m.more[0].text + m.more[0].len);
+	ck_assert_str_eq(p[1].subject, "[PATCH 2/3] leds: core: fix another thing");
+	ck_assert_uint_eq(p[0].ntrailers, 1);
+	ck_assert_uint_eq(p[1].ntrailers, 0);
+	ck_assert_uint_eq(p[2].ntrailers, 2);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
 
 START_TEST(test_fixture_submissions)
 {
@@ -1174,6 +1211,7 @@ int main(void)
 	tcase_add_test(mail, test_fixture_scissors);
 	tcase_add_test(mail, test_fixture_pasted_mbox);
 	tcase_add_loop_test(mail, test_fixture_submissions, 0, ARRAY_SIZE(submission_cases));
+	tcase_add_test(mail, test_fixture_three_attachments);
 	suite_add_tcase(s, mail);
 	return th_run_suite(s);
 }

@@ -117,11 +117,23 @@ run "$TAGBOT" check --verbose "$data/submission-reply-attached-patches.eml" \
 	"$data/submission-reply-pasted-patch.eml" "$data/submission-irt-no-prefix-quoted.eml"
 status_is "replies carrying patches exit 0" 0
 has "an attached format-patch in a Re: mail is a reply" out \
-	"<bde582df-9522-48ae-9d84-fa3751c4a06d@kernel.org> \"[PATCH 1/2] platform/x86: int3472: Use \"privacy\" as con_id for the LED lookup\" (reply, not checked)"
+	"<bde582df-9522-48ae-9d84-fa3751c4a06d@kernel.org> \"[PATCH 1/2] platform/x86: int3472: Use \"privacy\" as con_id for the LED lookup\" [attachment 0001-platform-x86-int3472-Use-privacy-as-con_id-for-the-L.patch] (reply, not checked)"
+has "and so is the second" out \
+	"[attachment 0002-media-v4l2-subdev-Use-privacy-as-con_id-when-getting.patch] (reply, not checked)"
 has "a pasted format-patch in a Re: mail is a reply" out \
 	"\"[PATCH net] net: phy: register phy led_triggers during probe to avoid AB-BA deadlock\" (reply, not checked)"
 has "In-Reply-To, no prefix, quotes: a reply" out "<debug-1@example.org> \"[PATCH] HACK: leds: core: print the blink state\" (reply, not checked)"
 has "none of them is checked" out "0 patches checked"
+# Several attachments under a [PATCH] subject: each checked on its own,
+# named, its findings at the lines of its own decoded text.
+run "$TAGBOT" check "$data/submission-three-attached-patches.eml"
+status_is "three attached patches, one unsigned: exit 1" 1
+has "all three are checked" out "1 messages, 3 patches checked, 1 errors, 1 warnings"
+has "the second names itself" out \
+	"<three-attached@example.org> \"[PATCH 2/3] leds: core: fix another thing\" [attachment 0002-leds-core-fix-another-thing.patch]"
+has "its finding" out "ERROR:MISSING_SIGN_OFF"
+has "the third's finding, at its own line" out \
+	"WARNING:BAD_REPORTED_BY_LINK: Reported-by: should be followed by a Closes: (or Link:) with the URL of the report, so readers can find it. [decoded text line 8]"
 
 # --- --min-severity ---------------------------------------------------------
 
