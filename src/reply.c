@@ -1182,7 +1182,7 @@ static void series_part_title(struct buf *b, const struct reply_series_part *p, 
 
 	/* The subject goes on indented lines: a word of it at the start of a
 	 * line could read as a tag. */
-	if (total == REPLY_HELD)
+	if (total == REPLY_HELD || total == REPLY_PARTS)
 		buf_addstr(b, "Patch:\n");
 	else if (p->index == 0)
 		buf_printf(b, "Cover letter (0/%d):\n", total);
@@ -1237,6 +1237,10 @@ static void series_body(struct buf *b, const struct parts *pp,
 		buf_addstr(b, "this is an automated check of the tags in your patches below.  Its\n"
 			   "replies were held back for a while by its rate limit, so they come\n"
 			   "together in this one.\n\n");
+	} else if (total == REPLY_PARTS) {
+		buf_addstr(b, "this is an automated check of the tags in the patches of your mail\n\n");
+		wrap(b, pp->subject, "    ");
+		buf_addch(b, '\n');
 	} else {
 		buf_addstr(b, "this is an automated check of the tags in your series\n\n");
 		wrap(b, pp->subject, "    ");
@@ -1247,8 +1251,8 @@ static void series_body(struct buf *b, const struct parts *pp,
 	for (size_t i = 0; i < n; i++)
 		series_body_part(b, &parts[i], total, s, &k);
 	if (k > REPLY_MAX_FINDINGS)
-		buf_printf(b, "... and %zu more; \"tagbot check\" on the series lists them all.\n\n",
-			   k - REPLY_MAX_FINDINGS);
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the %s lists them all.\n\n",
+			   k - REPLY_MAX_FINDINGS, total == REPLY_PARTS ? "mail" : "series");
 	body_footer(b, s->footer);
 }
 

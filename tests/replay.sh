@@ -162,6 +162,9 @@ line "a stable request with the backport attached: not answered" \
 	"20251204000025.GA468348@ax162: skipped: not-a-patch"
 line "a [PATCH 5.10,...] backport is checked" "20251230212215.1613954-2-ynaffit@google.com: clean"
 lacks "nothing would be answered" "would reply"
+run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-three-attached-patches.eml"
+line "three attached patches: one reply with the second's and the third's findings" \
+	"three-attached@example.org: would reply (MISSING_SIGN_OFF, BAD_REPORTED_BY_LINK)"
 
 # --- usage ---------------------------------------------------------------------------
 run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli-clean.eml"
