@@ -311,12 +311,20 @@ static char *raw_message_id(const char *raw, size_t len)
 	return NULL;
 }
 
-/* The rules, after fetching what the links point at when lookups are on. */
+/* The rules, after fetching what the links point at when lookups are on.
+ * A diff in a mail that is no submission (patch.h (b), kind other) is
+ * checked as the patch it would be; the output keeps its kind. */
 static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
 {
 	struct lookup_results res;
+	struct patch as_patch;
 	struct err e;
 
+	if (p->kind == KIND_OTHER) {
+		as_patch = *p;	/* shallow: nothing of it is freed */
+		as_patch.kind = KIND_PATCH;
+		p = &as_patch;
+	}
 	if (!r->lk) {
 		rules_run(p, r->rules, fs);
 		return;
@@ -337,7 +345,7 @@ static size_t check_patch(struct run *r, const struct patch *p, struct findings 
 {
 	size_t first = fs->n;
 
-	if (p->kind == KIND_PATCH || p->kind == KIND_COVER) {
+	if (patch_checkable(p)) {
 		r->patches++;
 		run_rules(r, p, fs);
 	}
@@ -372,9 +380,16 @@ static void warn_budgets(const struct input_msg *m, const char *msgid,
 			fprintf(stderr, "tagbot: %s%s%s: %s\n", m->file, where, id, why);
 }
 
+/* Whether p lies in msg->text (not in a further attachment). */
+static bool in_text(const struct message *msg, const struct patch *p)
+{
+	return p->text >= msg->text && p->text <= msg->text + msg->text_len;
+}
+
 static void check_message(struct run *r, const struct input_msg *m)
 {
 	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose };
+	size_t text_line = 0;
 	bool placed = false;
 	struct findings fs;
 	struct message msg;
@@ -403,9 +418,11 @@ static void check_message(struct run *r, const struct input_msg *m)
 
 		/* Placing the text costs a scan: only when a line will be printed. */
 		if (part.n && !placed && r->o->format == OUTPUT_TEXT) {
-			ctx.text_line = text_line_in_file(m, &msg);
+			text_line = text_line_in_file(m, &msg);
 			placed = true;
 		}
+		/* a further attachment's lines are its own, not the file's */
+		ctx.text_line = in_text(&msg, &p[i]) ? text_line : 0;
 		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &part, r->o->min);
 	}
 	warn_budgets(m, np ? p[0].message_id : NULL, &fs);

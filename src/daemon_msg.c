@@ -262,9 +262,74 @@ static void log_queued(const struct reply *r, const struct patch *p, const struc
 	buf_release(&rules);
 }
 
+/* The checked parts of one mail and where each one's findings start in
+ * the mail's findings (rules appended them part by part). */
+struct mail_parts {
+	const struct patch *p;	/* foreign */
+	size_t np;
+	size_t first[PATCH_MAX_PARTS + 1];	/* first[i]: part i's first finding; first[np]: f->n */
+};
+
+static bool checked(const struct patch *p)
+{
+	return p->kind == KIND_PATCH || p->kind == KIND_COVER;
+}
+
+static size_t count_checked(const struct mail_parts *mp)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mp->np; i++)
+		n += checked(&mp->p[i]);
+	return n;
+}
+
+/*
+ * A mail with several checked patches (attachments, a pasted mbox) is
+ * answered patch by patch: each part's findings under its subject and
+ * attachment name, since their line numbers are each part's own.
+ */
+static int build_parts_reply(struct reply *r, const struct patch *lead, const struct findings *f,
+			     const struct mail_parts *mp, const struct reply_settings *rs,
+			     time_t now, struct err *e)
+{
+	struct reply_series_part *parts = xcalloc(mp->np, sizeof(*parts));
+	struct findings *views = xcalloc(mp->np, sizeof(*views));
+	char **titles = xcalloc(mp->np, sizeof(*titles));
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; i < mp->np; i++) {
+		const struct patch *p = &mp->p[i];
+		struct buf t;
+
+		if (!checked(p))
+			continue;
+		buf_init(&t, 0);
+		buf_addstr(&t, p->subject_body);
+		if (p->attachment && *p->attachment)
+			buf_printf(&t, " (attachment %s)", p->attachment);
+		titles[n] = buf_detach(&t, NULL);
+		views[n].v = f->v + mp->first[i];
+		views[n].n = mp->first[i + 1] - mp->first[i];
+		parts[n].index = (int)n + 1;
+		parts[n].subject = titles[n];
+		parts[n].findings = &views[n];
+		n++;
+	}
+	rc = reply_build_series(r, lead, parts, n, REPLY_PARTS, rs, now, e);
+	for (size_t i = 0; i < n; i++)
+		free(titles[i]);
+	free(titles);
+	free(views);
+	free(parts);
+	return rc;
+}
+
 static int queue_reply(struct daemon *d, const struct origin *o, const char *key,
 		       const struct patch *p, const struct findings *f,
-		       const struct reply_settings *rs, struct err *e)
+		       const struct reply_settings *rs, const struct mail_parts *mp,
+		       struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
@@ -275,7 +340,9 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 	int rc = 0;
 
 	reply_init(&r);
-	if (reply_build(&r, p, f, rs, daemon_now(d), &re) < 0) {
+	if ((mp && count_checked(mp) > 1 ?
+	     build_parts_reply(&r, p, f, mp, rs, daemon_now(d), &re) :
+	     reply_build(&r, p, f, rs, daemon_now(d), &re)) < 0) {
 		log_message(LOGL_WARNING, key, "no reply: %s", re.msg);
 		reply_release(&r);
 		return record(d, o, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
@@ -455,6 +522,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	const char *kind = patch_kind_name(lead->kind);
 	struct policy_decision dec;
 	struct list_apply la;
+	struct mail_parts mp = { p, np < PATCH_MAX_PARTS ? np : PATCH_MAX_PARTS, { 0 } };
 	struct findings f;
 	bool taken = false;
 	int rc;
@@ -462,9 +530,12 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	/* The mail's list ([list ID], [default]): severities, to, minimum. */
 	list_apply(&la, &d->cfg, lead->msg, &d->rs, &d->ps);
 	findings_init(&f);
-	for (size_t i = 0; i < np; i++)
-		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
+	for (size_t i = 0; i < mp.np; i++) {
+		mp.first[i] = f.n;
+		if (checked(&p[i]))
 			rules_run_lookups(&p[i], &la.rules, res, &f);
+	}
+	mp.first[mp.np] = f.n;
 	daemon_log_budgets(key, &f);
 	daemon_told_filter(d, lead, &la.rs, &f);
 	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
@@ -497,7 +568,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	}
 	switch (dec.verdict) {
 	case POLICY_REPLY:
-		rc = queue_reply(d, o, key, lead, &f, &la.rs, e);
+		rc = queue_reply(d, o, key, lead, &f, &la.rs, &mp, e);
 		break;
 	case POLICY_CLEAN:
 		log_message(LOGL_DEBUG, key, "clean");

@@ -231,7 +231,7 @@ struct part {
 	char *boundary;			/* owned; NULL when not given */
 	bool flowed, delsp;
 	bool patch_name;		/* its file name ends in .patch or .diff */
-	char filename[MESSAGE_MAX_FILENAME];	/* "" when not given */
+	char name[MESSAGE_MAX_NAME + 1];	/* its file name (decoded, no directory), "" when none */
 	bool have_type, have_cte;
 	enum cte cte;
 	const char *body;		/* foreign: points into the raw message */
@@ -284,11 +284,11 @@ static void part_filename(struct part *pt, const char *name, const char *v)
 	n = strlen(s);
 	while (n && (s[n - 1] == '"' || is_space((unsigned char)s[n - 1])))
 		n--;
-	if (n >= sizeof(pt->filename))
-		n = utf8_clip(s, sizeof(pt->filename) - 1);
+	if (n >= sizeof(pt->name))
+		n = utf8_clip(s, sizeof(pt->name) - 1);
 	if (n) {
-		memcpy(pt->filename, s, n);
-		pt->filename[n] = '\0';
+		memcpy(pt->name, s, n);
+		pt->name[n] = '\0';
 	}
 	free(d);
 }
@@ -346,7 +346,7 @@ static void part_param(struct part *pt, const char *name, const char *value)
 		pt->delsp = mem_ieq(value, vl, "yes");
 	} else if (is_name_param(name)) {
 		pt->patch_name |= is_patch_filename(value);
-		if (!pt->filename[0])	/* Content-Disposition's filename wins */
+		if (!pt->name[0])	/* Content-Disposition's filename wins */
 			part_filename(pt, name, value);
 	}
 }
@@ -531,6 +531,21 @@ static bool has_diff(const char *s, size_t n)
 	return false;
 }
 
+/* A quoted line: ">", "> ...", ">> ..."; not an mbox-escaped ">From ". */
+static bool has_quote(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t eol, next = line_end(s, n, i, &eol), len = eol - i;
+
+		if (len && s[i] == '>' && (len == 1 || s[i + 1] == ' ' || s[i + 1] == '>'))
+			return true;
+		i = next;
+	}
+	return false;
+}
+
 /* Drops NULs and turns CR LF into LF, in place. */
 static void normalize(struct buf *b, unsigned *warnings)
 {
@@ -630,8 +645,10 @@ struct walk {
 	struct message *m;
 	size_t nparts;
 	bool stop;
-	bool have_text, have_patch;
-	struct part text, patch;	/* boundary always NULL */
+	bool have_text;
+	struct part text;		/* boundary always NULL */
+	struct part *patches;		/* owned array, boundaries NULL: patch attachments */
+	size_t npatches, patches_alloc;
 	char *text_data;		/* owned: the decoded text part */
 	size_t text_len;
 	bool text_diff;
@@ -773,12 +790,13 @@ static void take_leaf(struct walk *w, const struct part *pt)
 		w->text.boundary = NULL;
 		w->text_data = decode_text(pt, &w->text_len, &w->m->warnings);
 		w->text_diff = has_diff(w->text_data, w->text_len);
-		w->stop = w->text_diff || w->have_patch;
-	} else if (!w->have_patch && is_patch_part(pt)) {
-		w->have_patch = true;
-		w->patch = *pt;
-		w->patch.boundary = NULL;
-		w->stop = w->have_text;
+		w->m->body_quotes = has_quote(w->text_data, w->text_len);
+		/* a diff in the mail's own words: attachments are not read */
+		w->stop = w->text_diff;
+	} else if (w->npatches < MESSAGE_MAX_ATTACHMENTS && is_patch_part(pt)) {
+		ARRAY_GROW(w->patches, w->patches_alloc, w->npatches + 1);
+		w->patches[w->npatches] = *pt;
+		w->patches[w->npatches++].boundary = NULL;
 	}
 }
 
@@ -803,10 +821,18 @@ static void choose_text(struct walk *w)
 	struct message *m = w->m;
 	const struct part *pt;
 
-	if (w->have_patch && !w->text_diff) {
+	if (w->npatches && !w->text_diff) {
 		free(w->text_data);
-		m->text = decode_text(&w->patch, &m->text_len, &m->warnings);
-		pt = &w->patch;
+		m->text = decode_text(&w->patches[0], &m->text_len, &m->warnings);
+		pt = &w->patches[0];
+		m->text_name = xstrdup(pt->name);
+		if (w->npatches > 1)
+			m->more = xcalloc(w->npatches - 1, sizeof(*m->more));
+		for (size_t i = 1; i < w->npatches; i++, m->nmore++) {
+			m->more[m->nmore].name = xstrdup(w->patches[i].name);
+			m->more[m->nmore].text = decode_text(&w->patches[i], &m->more[m->nmore].len,
+							     &m->warnings);
+		}
 	} else if (w->have_text) {
 		m->text = w->text_data;
 		m->text_len = w->text_len;
@@ -814,12 +840,13 @@ static void choose_text(struct walk *w)
 	} else {
 		m->text = xstrdup("");
 		m->text_charset = xstrdup("us-ascii");
-		m->text_filename = xstrdup("");
+		m->text_name = xstrdup("");
 		m->warnings |= MSG_WARN_NO_TEXT;
 		return;
 	}
 	m->text_is_attachment = is_patch_part(pt);
-	m->text_filename = xstrdup(m->text_is_attachment ? pt->filename : "");
+	if (!m->text_name)
+		m->text_name = xstrdup(m->text_is_attachment ? pt->name : "");
 	m->text_charset = xstrdup(pt->charset[0] ? pt->charset : "us-ascii");
 }
 
@@ -878,6 +905,7 @@ int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
 	walk_entity(&w, &top, 0);
 	free(top.boundary);
 	choose_text(&w);
+	free(w.patches);
 	return 0;
 }
 
@@ -920,7 +948,12 @@ void message_release(struct message *m)
 	}
 	free(m->headers);
 	free(m->text);
+	free(m->text_name);
+	for (size_t i = 0; i < m->nmore; i++) {
+		free(m->more[i].name);
+		free(m->more[i].text);
+	}
+	free(m->more);
 	free(m->text_charset);
-	free(m->text_filename);
 	message_init(m);
 }

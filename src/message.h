@@ -23,7 +23,15 @@
 #define MESSAGE_MAX_HEADER_LEN	((size_t)64 * 1024) /* one unfolded value; longer is cut */
 #define MESSAGE_MAX_MIME_DEPTH	32	/* deeper parts are not searched */
 #define MESSAGE_MAX_PARTS	1000	/* parts visited at most */
-#define MESSAGE_MAX_FILENAME	256	/* bytes of an attachment's file name kept */
+#define MESSAGE_MAX_ATTACHMENTS	64	/* patch attachments decoded at most */
+#define MESSAGE_MAX_NAME	255	/* bytes of an attachment's file name kept */
+
+/* A patch attachment besides the one in text. */
+struct attachment {
+	char *name;	/* owned; its file name (name= or filename=), "" when none */
+	char *text;	/* owned; decoded as text is, NUL-terminated */
+	size_t len;
+};
 
 struct header {
 	char *name;	/* owned; as written (compare case-insensitively) */
@@ -38,11 +46,18 @@ struct message {
 	char *text;		/* owned; the patch-holding text, UTF-8, LF, NUL-terminated */
 	size_t text_len;
 	bool text_is_attachment; /* the text came from a .patch/.diff/x-patch part */
-	char *text_filename;	/* owned; that attachment's file name (decoded, no
-				 * directory), "" when not given, the text is no
-				 * attachment, or the name is split (RFC 2231);
-				 * NULL in a message not made by message_parse() */
+	char *text_name;	/* owned; that attachment's file name (decoded, no
+				 * directory), "" when none, inline, or split (RFC
+				 * 2231); NULL in a message not made by message_parse() */
+	/* owned; when text is an attachment, the further patch attachments in
+	 * MIME order (git format-patch files sent together), at most
+	 * MESSAGE_MAX_ATTACHMENTS in all; none when the text is inline */
+	struct attachment *more;
+	size_t nmore;
 	char *text_charset;	/* owned; the charset the text was declared in, lower case ("us-ascii" default) */
+	bool body_quotes;	/* the mail's own words (its first text/plain part, even
+				 * when text is an attachment) hold a quoted line: one
+				 * that is ">" or starts "> " or ">>" (not mboxrd's ">From ") */
 
 	unsigned warnings;	/* MSG_WARN_* bits: best-effort results */
 };

@@ -241,10 +241,6 @@ static const char *sev_upper(enum severity s)
 	return (unsigned)s < ARRAY_SIZE(severity_upper) ? severity_upper[s] : "?";
 }
 
-static bool is_checked(const struct patch *p)
-{
-	return p->kind == KIND_PATCH || p->kind == KIND_COVER;
-}
 
 /* FILE: <message-id> "subject", and in verbose mode why nothing follows. */
 static void text_header(FILE *f, const struct output_ctx *c, const struct patch *p, size_t nshown)
@@ -264,10 +260,20 @@ static void text_header(FILE *f, const struct output_ctx *c, const struct patch 
 		text_put(f, p->subject);
 		putc('"', f);
 	}
-	if (!is_checked(p)) {
+	/* a mail with several patch attachments: which one */
+	if (p->msg && p->msg->nmore && p->attachment && *p->attachment) {
+		fputs(" [attachment ", f);
+		text_put(f, p->attachment);
+		putc(']', f);
+	}
+	if (!patch_checkable(p)) {
 		fputs(" (", f);
 		fputs(patch_kind_name(p->kind), f);
 		fputs(", not checked)", f);
+	} else if (p->kind == KIND_OTHER) {
+		/* patch.h (b): the daemon would not answer it */
+		fputs(nshown ? " (other: no patch prefix, not a submission)"
+			     : " (other: no patch prefix, not a submission; no findings)", f);
 	} else if (!nshown) {
 		fputs(" (no findings)", f);
 	}

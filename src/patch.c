@@ -26,6 +26,12 @@ const char *patch_kind_name(enum patch_kind k)
 	return (unsigned)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "other";
 }
 
+bool patch_checkable(const struct patch *p)
+{
+	return p->kind == KIND_PATCH || p->kind == KIND_COVER ||
+	       (p->kind == KIND_OTHER && p->has_diff);
+}
+
 /* ---- small string helpers ---------------------------------------------- */
 
 static bool is_ws(char c)
@@ -300,7 +306,21 @@ static void fill_ids(struct patch *p, const struct message *m)
 /* Reply and forward prefixes of mail clients in many languages. */
 static const char *const reply_words[] = {
 	"re", "aw", "fwd", "fw", "wg", "sv", "vs", "odp", "antw", "ynt", "rif", "tr",
+	"\xe5\x9b\x9e\xe5\xa4\x8d",	/* 回复 */
+	"\xe7\xad\x94\xe5\xa4\x8d",	/* 答复 */
+	"\xe5\x9b\x9e\xe8\xa6\x86",	/* 回覆 */
+	"\xe8\xbd\xac\xe5\x8f\x91",	/* 转发 */
 };
+
+/* CJK mail clients end the prefix with a full-width colon, U+FF1A. */
+#define FULLWIDTH_COLON "\xef\xbc\x9a"
+
+static size_t colon_at(const char *s)
+{
+	if (*s == ':')
+		return 1;
+	return strncmp(s, FULLWIDTH_COLON, 3) ? 0 : 3;
+}
 
 static bool known_reply_word(const char *w, size_t n)
 {
@@ -317,9 +337,9 @@ static bool known_reply_word(const char *w, size_t n)
  */
 static size_t prefix_at(const char *s, size_t *letters, size_t *wlen)
 {
-	size_t i = 0, n = 0;
+	size_t i = 0, n = 0, c;
 
-	while (is_alpha(s[i]) || (unsigned char)s[i] >= 0x80) {
+	while ((is_alpha(s[i]) || (unsigned char)s[i] >= 0x80) && !colon_at(s + i)) {
 		if ((unsigned char)s[i] < 0x80 || (unsigned char)s[i] >= 0xc0)
 			n++;
 		i++;
@@ -338,9 +358,9 @@ static size_t prefix_at(const char *s, size_t *letters, size_t *wlen)
 	}
 	while (s[i] == ' ')
 		i++;
-	if (s[i] != ':')
+	if (!(c = colon_at(s + i)))
 		return 0;
-	for (i++; is_ws(s[i]); i++)
+	for (i += c; is_ws(s[i]); i++)
 		;
 	return i;
 }
@@ -444,10 +464,12 @@ static bool parse_numbers(const char *s, size_t n, struct series *ser)
 /* One word of a bracket group; *pull is set by "PULL" ("[GIT PULL]"). */
 static void parse_word(const char *s, size_t n, struct series *ser, bool *pull)
 {
-	if (n == 5 && !strncasecmp(s, "PATCH", 5))
+	if (n == 5 && !strncasecmp(s, "PATCH", 5)) {
+		ser->prefixed = true;
 		return;
+	}
 	if (n == 3 && !strncasecmp(s, "RFC", 3)) {
-		ser->rfc = true;
+		ser->rfc = ser->prefixed = true;
 		return;
 	}
 	if (n == 6 && !strncasecmp(s, "RESEND", 6)) {
@@ -461,10 +483,12 @@ static void parse_word(const char *s, size_t n, struct series *ser, bool *pull)
 	if (parse_numbers(s, n, ser))
 		return;
 	/* "PATCHv2", "PATCH1/8", "RFCv2": a marker glued to a number */
-	if (n > 5 && !strncasecmp(s, "PATCH", 5) && parse_numbers(s + 5, n - 5, ser))
+	if (n > 5 && !strncasecmp(s, "PATCH", 5) && parse_numbers(s + 5, n - 5, ser)) {
+		ser->prefixed = true;
 		return;
+	}
 	if (n > 3 && !strncasecmp(s, "RFC", 3) && parse_version(s + 3, n - 3, ser)) {
-		ser->rfc = true;
+		ser->rfc = ser->prefixed = true;
 		return;
 	}
 	add_tag(ser, s, n);
@@ -819,12 +843,55 @@ static void read_body(struct patch *p, struct cursor *c)
 	finish_body(p);
 }
 
-static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull)
+/* What the mail's own headers say about every part of it (patch.h). */
+struct mail_facts {
+	bool reply;	/* a reply marker: each part is KIND_REPLY */
+	bool prefixed;	/* its Subject opens with a patch prefix */
+};
+
+/* "(was: ...)", "[Was: Re: ...]": a thread that changed its subject. */
+static bool has_was_marker(const char *s)
 {
-	if (reply)
+	for (; *s; s++) {
+		size_t i = 1;
+
+		if (*s != '(' && *s != '[')
+			continue;
+		while (s[i] == ' ')
+			i++;
+		if (strncasecmp(s + i, "was", 3))
+			continue;
+		for (i += 3; s[i] == ' '; i++)
+			;
+		if (colon_at(s + i))
+			return true;
+	}
+	return false;
+}
+
+static void mail_facts(const struct message *msg, struct mail_facts *mf)
+{
+	const char *subj = hdr_value(msg, "Subject"), *irt = hdr_raw(msg, "In-Reply-To");
+	struct series s;
+	bool reply, pull, marked;
+
+	patch_parse_subject(subj, &s, &reply, &pull);
+	marked = s.prefixed || pull;
+	mf->prefixed = s.prefixed;
+	mf->reply = reply || (!marked && subj && has_was_marker(subj)) ||
+		    (!marked && irt && *irt && msg->body_quotes);
+	series_release(&s);
+}
+
+static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull,
+				   const struct mail_facts *mf)
+{
+	if (reply || mf->reply)
 		return KIND_REPLY;	/* a reply that quotes a diff is never a patch */
 	if (pull)
 		return KIND_PULL;
+	if (!mf->prefixed)
+		return KIND_OTHER;	/* no submission, whatever it holds */
 	if (p->has_diff)
 		return KIND_PATCH;
 	if (p->series.index == 0 && p->series.total > 0)
@@ -847,6 +914,7 @@ struct part {
 	const char *p, *end;
 	size_t lineno;
 	bool mbox;	/* starts after a "From <sha>" line: a whole pasted mail */
+	const char *attachment;	/* foreign: the file name of the text it is in */
 };
 
 /* After a scissors line: does an in-body From:/Subject:/Date: follow? */
@@ -862,25 +930,27 @@ static bool inbody_follows(const struct cursor *c)
 	return false;
 }
 
-static size_t split_parts(const struct message *msg, struct part *v)
+/* Splits text into up to max parts at v. */
+static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
 {
-	struct cursor c = { msg->text, msg->text + msg->text_len, 1 };
+	struct cursor c = { text, text + len, 1 };
 	struct line l;
 	size_t n = 1;
 
-	v[0] = (struct part){ c.p, c.end, 1, false };
-	while (n < PATCH_MAX_PARTS && cursor_next(&c, &l)) {
+	v[0] = (struct part){ c.p, c.end, 1, false, "" };
+	while (n < max && cursor_next(&c, &l)) {
 		bool mbox = is_mbox_from(&l);
 
 		if (!mbox && !(is_scissors(l.p, l.len) && inbody_follows(&c)))
 			continue;
 		v[n - 1].end = l.p;
-		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox };
+		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, "" };
 	}
 	return n;
 }
 
-static void parse_part(const struct message *msg, const struct part *pt, struct patch *p)
+static void parse_part(const struct message *msg, const struct mail_facts *mf,
+		       const struct part *pt, struct patch *p)
 {
 	struct cursor c = { pt->p, pt->end, pt->lineno };
 	struct inbody ib;
@@ -891,19 +961,13 @@ static void parse_part(const struct message *msg, const struct part *pt, struct 
 	p->text = pt->p;
 	p->text_len = (size_t)(pt->end - pt->p);
 	p->first_lineno = pt->lineno;
+	p->attachment = pt->attachment;
 	inbody_read(&c, pt->mbox, &ib);
 	fill_ids(p, msg);
 	fill_author(p, msg, ib.from);
 	fill_subject(p, ib.subject ? ib.subject : hdr_value(msg, "Subject"), &reply, &pull);
-	/*
-	 * A reply's own "Re:" decides, even when its text opens with a
-	 * "Subject:" line (a reviewer suggesting a new subject).  A patch after
-	 * a scissors line or pasted as an mbox is a part of its own.
-	 */
-	if (!pt->mbox && pt->p == msg->text && patch_subject_is_reply(hdr_value(msg, "Subject")))
-		reply = true;
 	read_body(p, &c);
-	p->kind = decide_kind(p, reply, pull);
+	p->kind = decide_kind(p, reply, pull, mf);
 	free(ib.from);
 	free(ib.subject);
 }
@@ -926,20 +990,38 @@ static void patch_release(struct patch *p)
 	free(p->change_id);
 }
 
-void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
+/* Parses one text (the mail's, or an attachment's) into v; how many. */
+static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
+			 const char *text, size_t len, const char *name, struct patch *v,
+			 size_t max)
 {
 	struct part parts[PATCH_MAX_PARTS];
-	size_t n = split_parts(msg, parts);
-	struct patch *v = xcalloc(n, sizeof(*v));
+	size_t n = split_parts(text, len, parts, max);
 
-	for (size_t i = 0; i < n; i++)
-		parse_part(msg, &parts[i], &v[i]);
+	for (size_t i = 0; i < n; i++) {
+		parts[i].attachment = name ? name : "";
+		parse_part(msg, mf, &parts[i], &v[i]);
+	}
 	/* like git am --scissors: the chat above the first patch is dropped */
 	if (n > 1 && !v[0].has_diff) {
 		patch_release(&v[0]);
 		memmove(v, v + 1, (n - 1) * sizeof(*v));
 		n--;
 	}
+	return n;
+}
+
+void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
+{
+	struct patch *v = xcalloc(PATCH_MAX_PARTS, sizeof(*v));
+	struct mail_facts mf;
+	size_t n;
+
+	mail_facts(msg, &mf);
+	n = parse_text(msg, &mf, msg->text, msg->text_len, msg->text_name, v, PATCH_MAX_PARTS);
+	for (size_t i = 0; i < msg->nmore && n < PATCH_MAX_PARTS; i++)
+		n += parse_text(msg, &mf, msg->more[i].text, msg->more[i].len, msg->more[i].name,
+				v + n, PATCH_MAX_PARTS - n);
 	*out = v;
 	*nout = n;
 }
@@ -972,6 +1054,7 @@ void patch_parse_commit_msg(const struct message *msg, struct patch *p)
 	p->text = msg->text;
 	p->text_len = msg->text_len;
 	p->first_lineno = 1;
+	p->attachment = "";
 	p->after = c.end;
 	while (cursor_next(&c, &l)) {
 		if (is_git_cut_line(&l)) {

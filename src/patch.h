@@ -2,9 +2,11 @@
  * patch.h - a parsed message -> what a maintainer sees: kind, subject tags,
  * author, commit message, trailers, the diff (RULES.md section 1).
  *
- * A mail that holds several patches (an mbox pasted into the body, or a
- * second patch after a scissors line) yields several struct patch, one per
- * part, each with its own commit message and trailers.
+ * A mail that holds several patches (an mbox pasted into the body, a
+ * second patch after a scissors line, or several patch attachments: see
+ * message.h text and more) yields several struct patch, one per part, each
+ * with its own commit message and trailers.  Each attachment is split on
+ * its own, in MIME order, and its parts name it (attachment).
  *
  * Splitting: a part starts after a "From <40 hex> ..." line (git
  * format-patch's mbox line; the pasted headers up to the first blank line
@@ -14,6 +16,36 @@
  * several parts and the first (the text above the first split) holds no
  * diff, it is dropped, as git am --scissors drops the chat above the cut.
  * A part without an in-body Subject: has the mail's subject.
+ *
+ * Only submissions are patches.  The mail's own headers decide the kind of
+ * every part of it, attachments and pasted or scissors patches included:
+ *
+ *  (a) a reply: every part is KIND_REPLY (never checked, never answered),
+ *      whatever it holds, when the mail's Subject
+ *        - opens with a reply or forward prefix (patch_subject_is_reply():
+ *          Re, RE, Aw, AW, Fwd, Fw, WG, Sv, VS, Odp, Antw, Ynt, Rif, Tr,
+ *          回复, 答复, 回覆, 转发, any case, ASCII or full-width colon;
+ *          another 2-3 letter word only before a '['), or
+ *        - holds "(was: ...)" or "[Was: ...]" anywhere, and does not open
+ *          with a patch prefix ("[PATCH v2] foo (was: bar)" renamed a patch), or
+ *        - has no patch prefix (nor [GIT PULL]), the mail has a non-empty
+ *          In-Reply-To: and its own words quote (message.h body_quotes):
+ *          a reply whose client dropped the "Re:".
+ *  (b) no submission: every part is KIND_OTHER, even one holding a diff
+ *      inline or attached, when the mail's Subject has no patch prefix: a
+ *      leading bracket group holding the word PATCH or RFC ("[PATCH]",
+ *      "[RFC PATCH v2 1/3]", "[net-next PATCH]", "[PATCHv2]", "[RFC]",
+ *      "[PATCH 6.1.y]"; reply prefixes before it skipped).  git send-email
+ *      and b4 always write one; a question with a sketch diff, a bug
+ *      report with a tentative fix, or "Please apply <commit> to 6.1" with
+ *      the backport attached carries none.  A stable backport with one
+ *      ("[PATCH 6.1.y]", "[PATCH 5.15 and 6.1]") is a submission.  A part's
+ *      in-body Subject: never makes a mail a submission.
+ *      tagbot check still runs the rules on such a part when it holds a
+ *      diff (patch_checkable()), as on `git format-patch -k` output; the
+ *      daemon answers only KIND_PATCH and KIND_COVER.
+ *  (c) otherwise each part is KIND_PULL ([GIT PULL]), KIND_PATCH (a diff),
+ *      KIND_COVER ([... 0/N], no diff) or KIND_OTHER.
  *
  * In-body headers (From:, Date:, Subject: at the top of a part, folded
  * lines joined, RFC 2047 decoded) end at a blank line or at the first line
@@ -48,12 +80,20 @@ enum patch_kind {
 /* "patch", "cover", "reply", "pull", "other". */
 const char *patch_kind_name(enum patch_kind k);
 
+struct patch;
+
+/* Whether tagbot check runs the rules on p: a patch or cover letter, or a
+ * diff in a mail that is no submission ((b) above: KIND_OTHER with
+ * has_diff), since whoever runs check asked for it. */
+bool patch_checkable(const struct patch *p);
+
 struct series {
 	int version;	/* 1 when not given */
 	int index;	/* 0 when not given */
 	int total;	/* 0 when not given */
 	bool rfc;
 	bool resend;
+	bool prefixed;	/* a bracket group holds PATCH or RFC: a patch prefix */
 	char **tags;	/* owned; other bracket tags ("net-next", "6.1", "AUTOSEL") */
 	size_t ntags;
 };
@@ -84,9 +124,14 @@ struct patch {
 	bool author_from_body;	/* author came from an in-body From: */
 	struct series series;	/* owned */
 
-	const char *text;	/* foreign: this part's text inside msg->text */
+	const char *text;	/* foreign: this part's text inside msg->text, or inside
+				 * msg->more[].text for a further attachment */
 	size_t text_len;
-	size_t first_lineno;	/* line number of text[0] in msg->text */
+	size_t first_lineno;	/* line number of text[0] in that text (lines of
+				 * each attachment count from 1) */
+	const char *attachment;	/* foreign: the file name of the attachment the part
+				 * is in (msg->text_name, msg->more[].name), "" when
+				 * inline or unnamed */
 
 	struct line *lines;	/* owned array (pointing into text): the commit message */
 	size_t nlines;
@@ -134,9 +179,11 @@ size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply
 void series_release(struct series *s);
 
 /* True when the subject starts with a reply/forward prefix (Re:, AW:, Fwd: ...).
- * Known words (Re, Aw, Fwd, Fw, WG, SV, VS, Odp, Antw, Ynt, Rif, Tr, any
- * case, "Re[2]:" too) always count; another 2-3 letter word followed by ':'
- * only when a '[' follows ("Odg: [PATCH"), so "net: fix" is no reply. */
+ * Known words (Re, Aw, Fwd, Fw, WG, SV, VS, Odp, Antw, Ynt, Rif, Tr, 回复,
+ * 答复, 回覆, 转发, any case, "Re[2]:" too, ':' or the full-width '：')
+ * always count; another 2-3 letter word followed by ':' only when a '['
+ * follows ("Odg: [PATCH"), so "net: fix" is no reply.  This is the
+ * Subject's part of rule (a) above, not the whole of it. */
 bool patch_subject_is_reply(const char *subject);
 
 /*

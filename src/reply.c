@@ -745,8 +745,8 @@ static void body_what(struct buf *b, const struct patch *p, const char *subject)
 		wrap(b, subject, "    ");
 		return;
 	}
-	file = reply_clean_text(m->text_filename ? m->text_filename : "",
-				m->text_filename ? strlen(m->text_filename) : 0, REPLY_SUBJECT_MAX);
+	file = reply_clean_text(m->text_name ? m->text_name : "",
+				m->text_name ? strlen(m->text_name) : 0, REPLY_SUBJECT_MAX);
 	if (*file) {
 		buf_addstr(b, "tagbot checked the tags of the patch you attached\n\n");
 		wrap(b, file, "    ");
@@ -1210,7 +1210,7 @@ static void series_part_title(struct buf *b, const struct reply_series_part *p, 
 
 	/* The subject goes on indented lines: a word of it at the start of a
 	 * line could read as a tag. */
-	if (total == REPLY_HELD)
+	if (total == REPLY_HELD || total == REPLY_PARTS)
 		buf_addstr(b, "Patch:\n");
 	else if (p->index == 0)
 		buf_printf(b, "Cover letter (0/%d):\n", total);
@@ -1261,6 +1261,10 @@ static void series_body(struct buf *b, const struct parts *pp,
 	if (total == REPLY_HELD) {
 		buf_addstr(b, "tagbot checked the tags of your patches below (its rate limit held\n"
 			   "the replies back, so they come in this one)\n\n");
+	} else if (total == REPLY_PARTS) {
+		buf_addstr(b, "tagbot checked the tags of the patches of your mail\n\n");
+		wrap(b, pp->subject, "    ");
+		buf_addch(b, '\n');
 	} else {
 		buf_addstr(b, "tagbot checked the tags of your series\n\n");
 		wrap(b, pp->subject, "    ");
@@ -1276,11 +1280,11 @@ static void series_body(struct buf *b, const struct parts *pp,
 	}
 	if (clean)
 		buf_printf(b, "The other %zu %s had nothing to look at.\n\n", clean,
-			   total == REPLY_HELD ? (clean == 1 ? "patch" : "patches")
-					       : (clean == 1 ? "part" : "parts"));
+			   total > 0 ? (clean == 1 ? "part" : "parts")	/* a series */
+				     : (clean == 1 ? "patch" : "patches"));
 	if (k > REPLY_MAX_FINDINGS)
-		buf_printf(b, "... and %zu more; \"tagbot check\" on the series lists them all.\n\n",
-			   k - REPLY_MAX_FINDINGS);
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the %s lists them all.\n\n",
+			   k - REPLY_MAX_FINDINGS, total == REPLY_PARTS ? "mail" : "series");
 	body_footer(b, s->footer);
 }
 

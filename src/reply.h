@@ -168,6 +168,10 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 /* reply_build_series()'s total for the replies a rate limit held back for
  * one recipient: unrelated patches, listed by subject, not a series. */
 #define REPLY_HELD	0
+/* ... and for one mail that holds several patches (attachments, a pasted
+ * mbox, a scissors patch): parts by subject, the attachment's file name in
+ * it, under the mail's subject. */
+#define REPLY_PARTS	(-1)
 
 /* One part of a series, in the order the reply lists them. */
 struct reply_series_part {
@@ -182,7 +186,8 @@ struct reply_series_part {
  * or above s->min_severity patch by patch (at most REPLY_MAX_FINDINGS in
  * all) for the parts that have some, one line counting the others, and
  * the parts that did not arrive.  total is the series' n of n/m,
- * or REPLY_HELD for held replies folded into one (parts by subject).
+ * REPLY_HELD for held replies folded into one (parts by subject), or
+ * REPLY_PARTS for the patches of one mail.
  * Fails with ERR_FINAL as reply_build() does, also when no part has a
  * finding to report.
  */

@@ -113,7 +113,8 @@ struct mail_case {
 	const char *charset;
 	unsigned warnings;
 	bool attachment;
-	const char *filename;		/* text_filename; NULL: "" */
+	const char *filename;		/* text_name; NULL: "" */
+	bool quotes;			/* body_quotes */
 	struct hdr_want hdr[3];
 };
 
@@ -137,7 +138,7 @@ static const struct mail_case mails[] = {
 	  .text = "This paragraph was wrapped by the client. It ends here.\n\n"
 		  " indented by one space, stuffed\n"
 		  "> quoted and flowed.\n-- \nA U Thor\n",
-	  .charset = "utf-8" },
+	  .charset = "utf-8", .quotes = true },
 	{ .file = "mime-crlf.eml",
 	  .text = "Line one.\n\n" SOB "---\ndiff --git a/f b/f\n",
 	  .charset = "us-ascii",
@@ -229,7 +230,16 @@ static const struct mail_case mails[] = {
 	  .text = "--- a/f\n+++ b/f\n@@ -1 +1 @@", .charset = "us-ascii" },
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\n> diff --git a/f b/f\n"
 		 "--b\nContent-Type: text/x-patch\n\nother\n--b--\n",
-	  .text = "other", .charset = "us-ascii", .attachment = true },
+	  .text = "other", .charset = "us-ascii", .attachment = true, .quotes = true },
+	/* Quoted lines: ">", "> x", ">>x"; not mboxrd's ">From ", nor in an attachment. */
+	{ .raw = "Subject: q\n\nOn Mon, A wrote:\n>\n", .text = "On Mon, A wrote:\n>\n",
+	  .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\n>>old\n", .text = ">>old\n", .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\n>From the top\na > b\n", .text = ">From the top\na > b\n",
+	  .charset = "us-ascii" },
+	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nsee attached\n"
+		 "--b\nContent-Type: text/x-patch\n\n> other\n--b--\n",
+	  .text = "> other", .charset = "us-ascii", .attachment = true },
 	/* A name in Content-Type only, the type octet-stream. */
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nsee attachment\n"
 		 "--b\nContent-Type: application/octet-stream; name=\"0001-foo.patch\"\n"
@@ -307,11 +317,51 @@ START_TEST(test_mail)
 	ck_assert_str_eq(m.text_charset, c->charset);
 	ck_assert_msg(m.warnings == c->warnings, "case %d: warnings 0x%x, want 0x%x", _i, m.warnings, c->warnings);
 	ck_assert_int_eq(m.text_is_attachment, c->attachment);
-	ck_assert_str_eq(m.text_filename, c->filename ? c->filename : "");
+	ck_assert_str_eq(m.text_name, c->filename ? c->filename : "");
+	ck_assert_msg(m.body_quotes == c->quotes, "case %d: body_quotes %d", _i, m.body_quotes);
 	check_headers(&m, c->hdr, _i);
 	message_release(&m);
 	ck_assert_ptr_null(m.text);
 	free(raw);
+}
+END_TEST
+
+/* Every patch attachment is kept, named, in MIME order; a diff in the
+ * mail's own text keeps them out. */
+START_TEST(test_attachments)
+{
+	static const char two[] =
+		"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nsee attached\n"
+		"--b\nContent-Type: text/x-patch; name=\"0001-a.patch\"\n\none\n"
+		"--b\nContent-Type: text/plain\nContent-Disposition: attachment; filename=\"0002-b.diff\"\n\ntwo\n"
+		"--b\nContent-Type: application/octet-stream; name=\"log.txt\"\n\nlog\n"
+		"--b\nContent-Type: application/octet-stream; name=\"=?utf-8?q?0003-J=C3=B6rg.patch?=\"\n"
+		"Content-Transfer-Encoding: base64\n\ndGhyZWUK\n--b--\n";
+	static const char inline_diff[] =
+		"Content-Type: multipart/mixed; boundary=b\n\n--b\n\ndiff --git a/f b/f\n"
+		"--b\nContent-Type: text/x-patch; name=\"0001-a.patch\"\n\none\n"
+		"--b\nContent-Type: text/x-patch; name=\"0002-b.patch\"\n\ntwo\n--b--\n";
+	struct message m;
+	struct err e;
+
+	ck_assert_int_eq(message_parse(&m, two, strlen(two), &e), 0);
+	ck_assert(m.text_is_attachment);
+	ck_assert_str_eq(m.text, "one");
+	ck_assert_str_eq(m.text_name, "0001-a.patch");
+	ck_assert_uint_eq(m.nmore, 2);
+	ck_assert_str_eq(m.more[0].name, "0002-b.diff");
+	ck_assert_str_eq(m.more[0].text, "two");
+	ck_assert_uint_eq(m.more[0].len, 3);
+	ck_assert_str_eq(m.more[1].name, "0003-J\xc3\xb6rg.patch");
+	ck_assert_str_eq(m.more[1].text, "three\n");
+	message_release(&m);
+	ck_assert_ptr_null(m.more);
+
+	ck_assert_int_eq(message_parse(&m, inline_diff, strlen(inline_diff), &e), 0);
+	ck_assert(!m.text_is_attachment);
+	ck_assert_str_eq(m.text_name, "");
+	ck_assert_uint_eq(m.nmore, 0);
+	message_release(&m);
 }
 END_TEST
 
@@ -603,6 +653,7 @@ int main(void)
 
 	tcase_add_loop_test(tm, test_mail, 0, ARRAY_SIZE(mails));
 	tcase_add_test(tm, test_header_order);
+	tcase_add_test(tm, test_attachments);
 	suite_add_tcase(s, tm);
 
 	tcase_set_timeout(th, 60);

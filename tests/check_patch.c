@@ -251,6 +251,76 @@ START_TEST(test_kind)
 }
 END_TEST
 
+/* ---- the mail decides for every part (patch.h (a), (b)) ----------------- */
+
+#define FMT_PATCH "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n" \
+	"From: A <a@x.org>\nSubject: [PATCH] leds: foo\n\nFix.\n\n" \
+	"Signed-off-by: A <a@x.org>\n---\n" DIFF
+
+static const struct {
+	const char *subject, *in_reply_to;
+	bool quotes;		/* message.h body_quotes */
+	const char *text;
+	enum patch_kind kind;
+} mail_kind_cases[] = {
+	/* (a) reply markers, whatever the part holds */
+	{ "Re: [PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "RE: leds: foo", NULL, false, "Try:\n\n" DIFF, KIND_REPLY },
+	{ "Aw: [PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "Fwd: [PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "FW: [PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "Sv: [PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "Antw: [PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "\xe5\x9b\x9e\xe5\xa4\x8d: [PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "\xe5\x9b\x9e\xe5\xa4\x8d\xef\xbc\x9a[PATCH] leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "\xe7\xad\x94\xe5\xa4\x8d\xef\xbc\x9a leds: foo", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "leds: a new idea [Was: Re: [PATCH] leds: foo]", NULL, false, FMT_PATCH, KIND_REPLY },
+	{ "leds: a new idea (was: leds: foo)", NULL, false, "Try:\n\n" DIFF, KIND_REPLY },
+	{ "leds: foo crashes", "<p@x.org>", true, "> quoted\n\nTry:\n\n" DIFF, KIND_REPLY },
+	/* a renamed patch keeps its prefix: a submission */
+	{ "[PATCH v2] leds: foo (was: leds: bar)", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	/* a patch posted in a thread: prefixed, so quotes do not matter */
+	{ "[PATCH v2] leds: foo", "<p@x.org>", true, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[RFC PATCH] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[RFC] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[net-next PATCH v2 1/2] net: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[PATCHv2] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[PATCH 6.1.y] leds: foo", NULL, false, "commit abc upstream.\n---\n" DIFF, KIND_PATCH },
+	{ "[PATCH] leds: two", NULL, false, FMT_PATCH, KIND_PATCH },
+	/* (b) no patch prefix: no submission, whatever it holds */
+	{ "leds: foo crashes", "<p@x.org>", false, "Try:\n\n" DIFF, KIND_OTHER },
+	{ "leds: foo crashes", NULL, true, "> quoted\n\nTry:\n\n" DIFF, KIND_OTHER },
+	{ "use-after-free in foo", NULL, false, "Trace.\n\n----\n" DIFF, KIND_OTHER },
+	{ "Apply 0123456789ab to 6.1", NULL, false, FMT_PATCH, KIND_OTHER },
+	{ "[STABLE BACKPORT] leds: foo", NULL, false, FMT_PATCH, KIND_OTHER },
+	{ "MAINTAINERS: update my address", NULL, false, "Move.\n---\n" DIFF, KIND_OTHER },
+	{ NULL, NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
+	{ "[GIT PULL] LEDs for v6.17", "<p@x.org>", true, "> quoted\n", KIND_PULL },
+};
+
+START_TEST(test_mail_kind)
+{
+	const char *hdrs[] = { "From", "Jane Doe <jane@x.org>", "Subject", mail_kind_cases[_i].subject,
+			       "In-Reply-To", mail_kind_cases[_i].in_reply_to, NULL };
+	const char *text = mail_kind_cases[_i].text;
+	struct message m;
+	struct patch *p;
+	size_t np;
+
+	hm_build(&m, hdrs, text, strlen(text));
+	m.body_quotes = mail_kind_cases[_i].quotes;
+	patch_parse(&m, &p, &np);
+	ck_assert_uint_eq(np, 1);
+	ck_assert_msg(p->kind == mail_kind_cases[_i].kind, "%s: %s",
+		      mail_kind_cases[_i].subject ? mail_kind_cases[_i].subject : "(none)",
+		      patch_kind_name(p->kind));
+	/* tagbot check still runs the rules on a diff that is no submission */
+	ck_assert(patch_checkable(p) == (p->kind == KIND_PATCH || (p->kind == KIND_OTHER && p->has_diff)));
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
 /* ---- separators --------------------------------------------------------- */
 
 static const struct {
@@ -601,7 +671,9 @@ END_TEST
 
 /* ---- splitting ---------------------------------------------------------- */
 
-/* A reply that proposes a patch after a scissors line: git am --scissors. */
+/* A reply that proposes a patch after a scissors line: git am --scissors
+ * splits it as for any mail, but the mail's Re: makes the part a reply too
+ * (patch.h (a)): a reviewer's sketch is not a submission to answer. */
 START_TEST(test_scissors_split)
 {
 	static const char text[] =
@@ -628,7 +700,7 @@ START_TEST(test_scissors_split)
 	hm_build(&m, hdrs, text, strlen(text));
 	patch_parse(&m, &p, &np);
 	ck_assert_uint_eq(np, 1);
-	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_int_eq(p->kind, KIND_REPLY);
 	ck_assert_str_eq(p->subject, "[PATCH] leds: foo: better approach");
 	ck_assert_str_eq(p->author.name, "Helper Person");
 	ck_assert(p->author_from_body);
@@ -1013,7 +1085,7 @@ START_TEST(test_fixture_scissors)
 	struct patch *p = parse_fixture("model-scissors-second-patch.eml", &m, &np, &raw);
 
 	ck_assert_uint_eq(np, 1);
-	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_int_eq(p->kind, KIND_REPLY);	/* the mail's Re: decides (patch.h (a)) */
 	ck_assert_str_eq(p->subject, "[PATCH] leds: core: take the lock in led_set_brightness()");
 	ck_assert_str_eq(p->author.name, "Jane Reviewer");
 	ck_assert_uint_eq(p->first_lineno, 10);
@@ -1040,6 +1112,82 @@ START_TEST(test_fixture_pasted_mbox)
 }
 END_TEST
 
+/* Real mails (trimmed) and one hand-made: the kind of every part. */
+static const struct {
+	const char *file;
+	size_t nparts;
+	enum patch_kind kind;	/* of each part */
+	bool has_diff;		/* of the first part */
+} submission_cases[] = {
+	/* (a) a reply attaching two format-patch files it does not submit */
+	{ "submission-reply-attached-patches.eml", 2, KIND_REPLY, true },
+	/* (a) a reply pasting a format-patch to test ("please test this") */
+	{ "submission-reply-pasted-patch.eml", 1, KIND_REPLY, true },
+	/* (a) In-Reply-To, no Re:, no patch prefix, quotes: a debug hack attached */
+	{ "submission-irt-no-prefix-quoted.eml", 1, KIND_REPLY, true },
+	/* (b) a bug report with a tentative diff, no patch prefix */
+	{ "submission-bug-report-diff.eml", 1, KIND_OTHER, true },
+	/* (b) "Apply <commit> to 5.15, 6.1, and 6.6", the backport attached */
+	{ "submission-stable-request-attached.eml", 1, KIND_OTHER, true },
+	/* a stable backport with a patch prefix is a submission */
+	{ "submission-stable-backport-patch.eml", 1, KIND_PATCH, true },
+	/* (d) a submission with three patch attachments: each a part */
+	{ "submission-three-attached-patches.eml", 3, KIND_PATCH, true },
+};
+
+/* (d): each attachment is parsed on its own and named. */
+START_TEST(test_fixture_three_attachments)
+{
+	static const char *const names[] = {
+		"0001-leds-core-fix-one-thing.patch", "0002-leds-core-fix-another-thing.patch",
+		"0003-leds-class-fix-a-third-thing.diff",
+	};
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture("submission-three-attached-patches.eml", &m, &np, &raw);
+
+	ck_assert_uint_eq(np, 3);
+	ck_assert_uint_eq(m.nmore, 2);
+	for (size_t i = 0; i < np; i++) {
+		ck_assert_str_eq(p[i].attachment, names[i]);
+		ck_assert_int_eq(p[i].series.index, (int)i + 1);
+		ck_assert_int_eq(p[i].series.total, 3);
+		ck_assert_str_eq(p[i].author.email, "ann@example.org");
+		ck_assert(p[i].author_from_body);
+		ck_assert_uint_eq(p[i].first_lineno, 2);	/* after the "From <sha>" line */
+		ck_assert_uint_eq(p[i].lines[0].lineno, 6);
+		ck_assert(p[i].has_diff);
+	}
+	ck_assert(p[1].text >= m.more[0].text && p[1].text < m.more[0].text + m.more[0].len);
+	ck_assert_str_eq(p[1].subject, "[PATCH 2/3] leds: core: fix another thing");
+	ck_assert_uint_eq(p[0].ntrailers, 1);
+	ck_assert_uint_eq(p[1].ntrailers, 0);
+	ck_assert_uint_eq(p[2].ntrailers, 2);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
+START_TEST(test_fixture_submissions)
+{
+	struct message m;
+	size_t np;
+	char *raw;
+	struct patch *p = parse_fixture(submission_cases[_i].file, &m, &np, &raw);
+
+	ck_assert_msg(np == submission_cases[_i].nparts, "%s: %zu parts", submission_cases[_i].file, np);
+	for (size_t i = 0; i < np; i++)
+		ck_assert_msg(p[i].kind == submission_cases[_i].kind, "%s part %zu: %s",
+			      submission_cases[_i].file, i, patch_kind_name(p[i].kind));
+	ck_assert(p[0].has_diff == submission_cases[_i].has_diff);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("patch");
@@ -1054,6 +1202,7 @@ int main(void)
 	suite_add_tcase(s, pure);
 
 	tcase_add_loop_test(model, test_kind, 0, ARRAY_SIZE(kind_cases));
+	tcase_add_loop_test(model, test_mail_kind, 0, ARRAY_SIZE(mail_kind_cases));
 	tcase_add_loop_test(model, test_separator, 0, ARRAY_SIZE(sep_cases));
 	tcase_add_test(model, test_inbody);
 	tcase_add_test(model, test_people_raw);
@@ -1077,6 +1226,8 @@ int main(void)
 	tcase_add_test(mail, test_fixture_reply_opens_with_subject);
 	tcase_add_test(mail, test_fixture_scissors);
 	tcase_add_test(mail, test_fixture_pasted_mbox);
+	tcase_add_loop_test(mail, test_fixture_submissions, 0, ARRAY_SIZE(submission_cases));
+	tcase_add_test(mail, test_fixture_three_attachments);
 	suite_add_tcase(s, mail);
 	return th_run_suite(s);
 }

@@ -667,7 +667,7 @@ START_TEST(test_attachment_named)
 	fixture_init(&fx);
 	add_hdr(&fx, "Subject", "patch for the LED driver, see attachment");
 	fx.m.text_is_attachment = true;
-	fx.m.text_filename = "0001-leds-fix-foo.patch";
+	fx.m.text_name = "0001-leds-fix-foo.patch";
 	build_ok(&fx, &h);
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\ntagbot checked the tags of the patch you attached\r\n"
 					  "\r\n    0001-leds-fix-foo.patch\r\n"
@@ -679,7 +679,7 @@ START_TEST(test_attachment_named)
 	reply_release(&fx.r);
 
 	/* No file name given: the attachment is still what was checked. */
-	fx.m.text_filename = "";
+	fx.m.text_name = "";
 	build_ok(&fx, &h);
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\ntagbot checked the tags of the patch attached to "
 					  "your mail\r\nand found 1 thing to look at:\r\n"));

@@ -475,6 +475,48 @@ START_TEST(test_reply_held_fold)
 }
 END_TEST
 
+/* One mail with several patches (attachments): patch by patch under the
+ * mail's subject, each titled with its own subject and attachment name. */
+START_TEST(test_reply_parts)
+{
+	size_t len;
+	char *raw = th_read_data("submission-three-attached-patches.eml", &len);
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+	struct reply r;
+	struct reply_settings rs;
+	struct findings f0, f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 0, "Add a sign-off.");
+	struct reply_series_part parts[] = {
+		{ 1, "leds: core: fix one thing (attachment 0001-a.patch)", &f0 },
+		{ 2, "leds: core: fix another thing (attachment 0002-b.patch)", &f1 },
+	};
+
+	findings_init(&f0);
+	message_init(&m);
+	ck_assert(message_parse(&m, raw, len, &e) == 0);
+	patch_parse(&m, &p, &np);
+	reply_settings_init(&rs);
+	rs.from = "tagbot <bot@example.org>";
+	ck_assert_msg(reply_build_series(&r, &p[0], parts, 2, REPLY_PARTS, &rs, T0, &e) == 0, "%s",
+		      e.msg);
+	ck_assert(strstr(r.raw, "the patches of your mail\r\n\r\n    [PATCH 0/3] leds: three fixes, attached"));
+	ck_assert(!strstr(r.raw, "fix one thing"));	/* clean: counted, not listed */
+	ck_assert(strstr(r.raw, "The other 1 patch had nothing to look at."));
+	ck_assert(strstr(r.raw, "Patch:\r\n    leds: core: fix another thing (attachment 0002-b.patch)"));
+	ck_assert(strstr(r.raw, "1. MISSING_SIGN_OFF (error):"));
+	ck_assert(!strstr(r.raw, "your series"));
+	ck_assert(!strstr(r.raw, "held back"));
+	ck_assert_int_eq(r.nfindings, 1);
+	reply_release(&r);
+	findings_release(&f1);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
 /* The series reply is queued once: a second flush of the same lead (a
  * restart that lost the done mark, a merged series) queues nothing. */
 START_TEST(test_queue_once)
@@ -526,6 +568,7 @@ int main(void)
 	tcase_add_test(tc, test_pending_lifecycle);
 	tcase_add_test(tc, test_reply_series);
 	tcase_add_test(tc, test_reply_held_fold);
+	tcase_add_test(tc, test_reply_parts);
 	tcase_add_test(tc, test_queue_once);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);

@@ -102,6 +102,39 @@ run "$TAGBOT" check --verbose "$data/cli-reply.eml" "$data/cli-clean.eml"
 has "--verbose shows the reply and why" out "<20250314110853.GF3890718@google.com> \"Re: [PATCH] leds: uleds documentation fixes\" (reply, not checked)"
 has "--verbose shows the clean patch" out "\"[PATCH] leds: pca995x: fix typo\" (no findings)"
 
+# Only submissions are patches (patch.h): a diff under a Subject with no
+# patch prefix is kind other, still checked; a reply attaching patches is
+# not checked at all.
+run "$TAGBOT" check "$data/submission-bug-report-diff.eml"
+status_is "a bug report's diff is still checked" 1
+has "its kind says the bot would not answer it" out \
+	"\"use-after-free in firmware_fallback_sysfs\" (other: no patch prefix, not a submission)"
+has "its findings are shown" out "ERROR:MISSING_SIGN_OFF"
+has "it is counted as checked" out "1 messages, 1 patches checked, 1 errors"
+run "$TAGBOT" check --format=json "$data/submission-stable-request-attached.eml"
+has "JSON gives kind other" out '"kind":"other"'
+run "$TAGBOT" check --verbose "$data/submission-reply-attached-patches.eml" \
+	"$data/submission-reply-pasted-patch.eml" "$data/submission-irt-no-prefix-quoted.eml"
+status_is "replies carrying patches exit 0" 0
+has "an attached format-patch in a Re: mail is a reply" out \
+	"<bde582df-9522-48ae-9d84-fa3751c4a06d@kernel.org> \"[PATCH 1/2] platform/x86: int3472: Use \"privacy\" as con_id for the LED lookup\" [attachment 0001-platform-x86-int3472-Use-privacy-as-con_id-for-the-L.patch] (reply, not checked)"
+has "and so is the second" out \
+	"[attachment 0002-media-v4l2-subdev-Use-privacy-as-con_id-when-getting.patch] (reply, not checked)"
+has "a pasted format-patch in a Re: mail is a reply" out \
+	"\"[PATCH net] net: phy: register phy led_triggers during probe to avoid AB-BA deadlock\" (reply, not checked)"
+has "In-Reply-To, no prefix, quotes: a reply" out "<debug-1@example.org> \"[PATCH] HACK: leds: core: print the blink state\" (reply, not checked)"
+has "none of them is checked" out "0 patches checked"
+# Several attachments under a [PATCH] subject: each checked on its own,
+# named, its findings at the lines of its own decoded text.
+run "$TAGBOT" check "$data/submission-three-attached-patches.eml"
+status_is "three attached patches, one unsigned: exit 1" 1
+has "all three are checked" out "1 messages, 3 patches checked, 1 errors, 1 warnings"
+has "the second names itself" out \
+	"<three-attached@example.org> \"[PATCH 2/3] leds: core: fix another thing\" [attachment 0002-leds-core-fix-another-thing.patch]"
+has "its finding" out "ERROR:MISSING_SIGN_OFF"
+has "the third's finding, at its own line" out \
+	"WARNING:BAD_REPORTED_BY_LINK: Reported-by: is not followed by a Closes: (or Link:) with the report's URL; if the report is public, add one right after this line; if it is not, say so. [decoded text line 8]"
+
 # --- --min-severity ---------------------------------------------------------
 
 run "$TAGBOT" check --min-severity=error "$data/cli-warning-only.eml"

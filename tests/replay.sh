@@ -184,6 +184,24 @@ run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-03-12 --until 2025-03-31 "
 lacks "--since starts at the day" "$leds"
 line "--since 2025-03-12 --until 2025-03-31: the reply only" "$reply: skipped: reply"
 
+# --- only submissions are answered (patch.h) ------------------------------------
+run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-reply-attached-patches.eml" \
+	"$data/submission-reply-pasted-patch.eml" "$data/submission-irt-no-prefix-quoted.eml" \
+	"$data/submission-bug-report-diff.eml" "$data/submission-stable-request-attached.eml" \
+	"$data/submission-stable-backport-patch.eml"
+line "a Re: with attached patches: not answered" "bde582df-9522-48ae-9d84-fa3751c4a06d@kernel.org: skipped: reply"
+line "a Re: with a pasted patch: not answered" "a592f471-fe5d-47c0-a5f6-305fbdcf686f@lunn.ch: skipped: reply"
+line "In-Reply-To, no prefix, quotes: not answered" "debug-1@example.org: skipped: reply"
+line "a bug report with a diff: not answered" \
+	"AS8PR03MB690125FD99DEC3AF5887AE0DC800A@AS8PR03MB6901.eurprd03.prod.outlook.com: skipped: not-a-patch"
+line "a stable request with the backport attached: not answered" \
+	"20251204000025.GA468348@ax162: skipped: not-a-patch"
+line "a [PATCH 5.10,...] backport is checked" "20251230212215.1613954-2-ynaffit@google.com: clean"
+lacks "nothing would be answered" "would reply"
+run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-three-attached-patches.eml"
+line "three attached patches: one reply with the second's and the third's findings" \
+	"three-attached@example.org: would reply (MISSING_SIGN_OFF, BAD_REPORTED_BY_LINK)"
+
 # --- usage ---------------------------------------------------------------------------
 run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli-clean.eml"
 status_is "a bad date exits 2" 2
