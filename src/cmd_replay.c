@@ -8,14 +8,12 @@
  */
 #include "autoconf.h"
 #include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "buf.h"
 #include "cmd_check.h"
@@ -329,57 +327,19 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 	return rc;
 }
 
-#define SCRATCH_DB	"/state.db"
-
-/*
- * A scratch database in a private directory of its own; its path into path
- * (removed by scratch_remove()).  The store creates the file: an empty one
- * made here would be refused as not a database.
- */
-static int scratch_create(char *path, size_t size, struct err *e)
-{
-	const char *dir = getenv("TMPDIR");
-
-	snprintf(path, size, "%s/tagbot-replay-XXXXXX", dir && *dir ? dir : "/tmp");
-	if (strlen(path) + strlen(SCRATCH_DB) >= size)
-		return err_set(e, ERR_FINAL, "%s: cannot create the scratch database: TMPDIR "
-			       "is too long", path);
-	if (!mkdtemp(path))
-		return err_set(e, ERR_FINAL, "%s: cannot create the scratch database: %s", path,
-			       strerror(errno));
-	strcat(path, SCRATCH_DB);
-	return 0;
-}
-
-static void scratch_remove(const char *path)
-{
-	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
-	char p[4200];
-
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
-		unlink(p);
-	}
-	snprintf(p, sizeof(p), "%.*s", (int)(strlen(path) - strlen(SCRATCH_DB)), path);
-	rmdir(p);
-}
-
 static int replay_run(const struct replay_opts *o, struct err *e)
 {
 	struct daemon_opts dopts = { .config = o->config, .out = stdout };
 	struct replay r = { .out = stdout, .quiet = o->quiet };
 	struct sigaction sa;
 	struct daemon d;
-	char scratch[4096];
 	int rc;
 
-	if (scratch_create(scratch, sizeof(scratch), e) < 0)
-		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = daemon_open_offline(&d, &dopts, scratch, e);
+	rc = daemon_open_offline(&d, &dopts, e);
 	if (rc == 0) {
 		/* the daemon's own lines only when something is wrong */
 		log_setup(LOG_TARGET_STDERR, LOGL_ERROR, "tagbot");
@@ -390,7 +350,6 @@ static int replay_run(const struct replay_opts *o, struct err *e)
 			print_totals(&r);
 	}
 	daemon_close_offline(&d);
-	scratch_remove(scratch);
 	tally_release(&r.decisions);
 	tally_release(&r.rules);
 	if (rc == 0 && got_stop)

@@ -421,6 +421,7 @@ static void finish(struct daemon *d)
 	secret_free(d->smtp_password);
 	maildir_release(&d->out);
 	store_close(d->st);
+	scratch_release(&d->scratch);	/* after the store: its files are in there */
 	policy_free(d->pol);
 	daemon_batch_release(&d->b);
 	daemon_memo_release(&d->memo);
@@ -430,12 +431,12 @@ static void finish(struct daemon *d)
 	config_release(&d->cfg);
 }
 
-int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const char *state,
-			struct err *e)
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e)
 {
 	struct store_settings ss;
 
 	memset(d, 0, sizeof(*d));
+	scratch_init(&d->scratch);
 	d->o = o;
 	config_init(&d->cfg);
 	maildir_init(&d->in);
@@ -448,8 +449,10 @@ int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const cha
 	d->pol = policy_new();
 	d->folder = "";
 	d->source_id = xstrdup("replay");
+	if (scratch_create(&d->scratch, "replay", e) < 0)
+		return -1;
 	store_settings_init(&ss);
-	ss.path = state;
+	ss.path = d->scratch.db;
 	return store_open(&d->st, &ss, e);
 }
 
@@ -464,6 +467,7 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	int rc;
 
 	memset(&d, 0, sizeof(d));
+	scratch_init(&d.scratch);
 	d.o = o;
 	config_init(&d.cfg);
 	maildir_init(&d.in);

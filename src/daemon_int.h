@@ -21,6 +21,7 @@
 #include "maildir.h"
 #include "policy.h"
 #include "reply.h"
+#include "scratch.h"
 #include "smtp_sink.h"
 #include "store.h"
 
@@ -108,6 +109,8 @@ struct daemon {
 	bool dry;
 	struct signals sig;
 	struct store *st;		/* owned; NULL in a dry run without a state file */
+	struct scratch scratch;		/* owned; the directory of st when it is a
+					 * throw-away store (replay) */
 	struct policy *pol;		/* owned */
 	struct reply_settings rs;	/* points into cfg */
 	struct policy_settings ps;	/* points into cfg */
@@ -160,13 +163,12 @@ time_t daemon_now(const struct daemon *d);
 
 /*
  * tagbot replay: d set up as `tagbot run` would be from o->config, but
- * over the store at state (a scratch file), with no source, no sink and
- * no lookups opened: daemon_process_one() decides and records, nothing is
- * fetched or sent.  daemon_close_offline() releases it (also after a
- * failed open).
+ * over a fresh scratch store (scratch.h), with no source, no sink and no
+ * lookups opened: daemon_process_one() decides and records, nothing is
+ * fetched or sent.  daemon_close_offline() releases it and removes the
+ * scratch store (also after a failed open).
  */
-int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const char *state,
-			struct err *e);
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e);
 void daemon_close_offline(struct daemon *d);
 
 /* Where a message came from, for the store and the log. */
