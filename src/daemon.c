@@ -337,15 +337,33 @@ static char *source_id_of(const struct config *c)
 	return buf_detach(&b, NULL);
 }
 
+/*
+ * A dry run decides into a scratch copy of the state (an empty one when
+ * there is no state yet): the series, held replies, rate limits and
+ * checkpoints take the paths of a real run, and the state is not written.
+ */
+static int store_open_dry(struct daemon *d, struct err *e)
+{
+	struct store_settings ss;
+
+	store_settings_init(&ss);
+	if (scratch_create(&d->scratch, "dry-run", e) < 0 ||
+	    store_snapshot(d->cfg.tagbot.state, d->scratch.db, ss.busy_timeout_ms, e) < 0)
+		return err_prefix(e, "[tagbot] state");
+	ss.path = d->scratch.db;
+	if (store_open(&d->st, &ss, e) < 0)
+		return err_prefix(e, "[tagbot] state (its scratch copy)");
+	return 0;
+}
+
 static int store_open_for(struct daemon *d, struct err *e)
 {
 	struct store_settings ss;
 	char *dir, *slash;
 	int rc;
 
-	/* A dry run records nothing: it reads a state file only if there is one. */
-	if (d->dry && access(d->cfg.tagbot.state, F_OK) < 0)
-		return 0;
+	if (d->dry)
+		return store_open_dry(d, e);
 	dir = xstrdup(d->cfg.tagbot.state);
 	slash = strrchr(dir, '/');
 	rc = 0;
@@ -383,8 +401,6 @@ static void rate_load(void *ctx, const char *key, time_t t)
  * restart does not reset them. */
 static int rate_restore(struct daemon *d, struct err *e)
 {
-	if (d->dry)
-		return 0;
 	if (store_rate_load(d->st, daemon_now(d) - DAEMON_RATE_WINDOW_S, rate_load, d->pol, e) < 0)
 		return err_prefix(e, "[tagbot] state");
 	policy_set_journal(d->pol, rate_journal, d);
@@ -396,6 +412,8 @@ static int start(struct daemon *d, struct err *e)
 	if (config_load(&d->cfg, d->o->config, e) < 0 || config_check_daemon(&d->cfg, e) < 0)
 		return -1;
 	d->dry = d->o->dry_run || d->cfg.tagbot.dry_run;
+	if (d->dry)	/* the source's flags are the real run's to set */
+		d->cfg.source.mark_seen = false;
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	settings_build(d);
 	d->pol = policy_new();
@@ -424,7 +442,6 @@ static void finish(struct daemon *d)
 	scratch_release(&d->scratch);	/* after the store: its files are in there */
 	policy_free(d->pol);
 	daemon_batch_release(&d->b);
-	daemon_memo_release(&d->memo);
 	buf_release(&d->raw);
 	free(d->source_id);
 	free(d->copy_to);
@@ -478,7 +495,7 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	if (rc == 0) {
 		log_msg(LOGL_INFO, "running: %s -> %s%s%s", d.source_id,
 			d.cfg.sink.type == SINK_SMTP ? d.cfg.sink.url : d.cfg.sink.path,
-			d.dry ? " (dry run: nothing is recorded or sent)" : "",
+			d.dry ? " (dry run: decided into a scratch copy of the state, nothing sent)" : "",
 			o->once ? " (once)" : "");
 		rc = loop(&d, e);
 		log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu confirmed, "
