@@ -498,9 +498,13 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 			d.dry ? " (dry run: decided into a scratch copy of the state, nothing sent)" : "",
 			o->once ? " (once)" : "");
 		rc = loop(&d, e);
-		log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu confirmed, "
-			"%zu failed", daemon_got_stop ? "stopped" : "done", d.handled, d.ds.sent,
-			d.ds.confirmed, d.ds.failed);
+		if (d.dry)
+			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies printed (dry run)",
+				daemon_got_stop ? "stopped" : "done", d.handled, d.printed);
+		else
+			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu "
+				"confirmed, %zu failed", daemon_got_stop ? "stopped" : "done",
+				d.handled, d.ds.sent, d.ds.confirmed, d.ds.failed);
 	}
 	finish(&d);
 	signals_restore(&d.sig);

@@ -138,6 +138,7 @@ struct daemon {
 	struct deliver_stats ds;
 	unsigned backoff_step;
 	size_t handled;			/* messages looked at */
+	size_t printed;			/* replies a dry run printed */
 
 	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
 	struct pending pend;		/* mails waiting for their lookups */

@@ -195,8 +195,10 @@ static void print_reply(const struct daemon *d, const struct reply *r)
 /* A reply went into the outbox: a dry run prints it, the hook sees it. */
 void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r)
 {
-	if (d->dry)
+	if (d->dry) {
 		print_reply(d, r);
+		d->printed++;
+	}
 	if (d->on_reply)
 		d->on_reply(d->on_reply_arg, parent, r);
 }

@@ -64,6 +64,8 @@ printed=$(grep -c '^In-Reply-To:' "$tmp/a/dry.out")
 same "per-series: the dry run prints what the real run writes" "$printed" \
 	"$(replies_written "$tmp/b")"
 same "... two replies: the series and the lone patch" "$printed" 2
+expect "... and it says so at the end" grep -q "done: 5 messages looked at, 2 replies printed (dry run)" \
+	"$tmp/a/dry.log"
 same "... to the same parents" "$(parents "$tmp/a/dry.out")" "$(parents "$tmp/b/out"/*/*)"
 expect "... the series' reply to its cover letter" grep -q \
 	'^In-Reply-To: <20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net>' \
