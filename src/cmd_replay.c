@@ -4,18 +4,17 @@
  * scratch store, reported through the daemon's decision hook.  Nothing of
  * the daemon's logic is repeated here: what replay prints is what `tagbot
  * run` would have decided, with each mail's Date as the clock, so the rate
- * limits and series windows see the list's own pace.
+ * limits and series windows see the list's own pace.  With --show-replies
+ * the daemon's reply hook prints each reply as it is queued.
  */
 #include "autoconf.h"
 #include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "buf.h"
 #include "cmd_check.h"
@@ -25,18 +24,21 @@
 #include "listpolicy.h"
 #include "log.h"
 #include "maildate.h"
+#include "message.h"
 #include "reply.h"
 
 #define DEFAULT_CONFIG		SYSCONFDIR "/tagbot.ini"
 #define REPLAY_BATCH		200	/* messages per store transaction */
 #define REPLAY_MAX_TALLY	512	/* distinct decision labels / rule IDs counted */
 #define REPLAY_ID_MAX		200	/* bytes of a Message-ID printed */
+#define REPLAY_HEADER_MAX	998	/* bytes of a reply's header value printed */
 #define DATE_SCAN_MAX		((size_t)256 * 1024) /* raw header bytes searched for Date */
 #define DATE_VALUE_MAX		256	/* bytes of a Date value read */
 #define DAY_SECONDS		86400
 
 static const char usage[] =
-	"usage: tagbot replay [-c FILE] [--since DATE] [--until DATE] SOURCE...\n"
+	"usage: tagbot replay [-c FILE] [--since DATE] [--until DATE] [--show-replies]\n"
+	"                     SOURCE...\n"
 	"\n"
 	"Runs the daemon's whole pipeline (policy, [list ...] sections, dedupe,\n"
 	"series, rate limits) over mboxes, Maildirs and directories of mail, with\n"
@@ -48,7 +50,9 @@ static const char usage[] =
 	"  -c, --config FILE   the ini file (default " DEFAULT_CONFIG ")\n"
 	"      --since DATE    only mails dated DATE (YYYY-MM-DD, UTC) or later\n"
 	"      --until DATE    only mails dated DATE or earlier\n"
-	"  -q, --quiet         totals only\n"
+	"  -q, --quiet         no line per message\n"
+	"      --show-replies  print each reply that would be sent: its To, Cc,\n"
+	"                      Subject, In-Reply-To and text\n"
 	"  -h, --help          show this text\n"
 	"\n"
 	"exit status: 0 done, 2 usage, configuration or unreadable input.\n";
@@ -119,6 +123,7 @@ static void tally_release(struct tally *t)
 struct replay {
 	FILE *out;
 	bool quiet;
+	bool show_replies;
 	size_t messages;	/* handed to the daemon */
 	size_t outside;		/* left out by --since / --until */
 	size_t undated;		/* no usable Date: decided at replay time */
@@ -209,6 +214,45 @@ static void on_decision(void *arg, const struct daemon_decision *dd)
 	free(id);
 }
 
+/* One header of the reply, on one line, or nothing when it has none. */
+static void print_header(FILE *out, const struct message *m, const char *name, bool decoded)
+{
+	const char *v = decoded ? message_header(m, name) : message_header_raw(m, name);
+	char *clean;
+
+	if (!v)
+		return;
+	clean = reply_clean_text(v, strlen(v), REPLAY_HEADER_MAX);
+	fprintf(out, "%s: %s\n", name, clean);
+	free(clean);
+}
+
+/* --show-replies: a reply as it was queued, read back as a mail. */
+static void on_reply(void *arg, const char *parent, const struct reply *r)
+{
+	struct replay *rp = arg;
+	char *id = reply_clean_text(parent, strlen(parent), REPLAY_ID_MAX);
+	struct message m;
+	struct err e;
+
+	message_init(&m);
+	fprintf(rp->out, "----- reply to <%s> -----\n", id);
+	if (message_parse(&m, r->raw, r->len, &e) < 0) {
+		fprintf(rp->out, "(cannot show it: %s)\n", e.msg);
+	} else {
+		print_header(rp->out, &m, "To", true);
+		print_header(rp->out, &m, "Cc", true);
+		print_header(rp->out, &m, "Subject", true);
+		print_header(rp->out, &m, "In-Reply-To", false);
+		fprintf(rp->out, "\n%s", m.text);
+		if (m.text_len && m.text[m.text_len - 1] != '\n')
+			fputc('\n', rp->out);
+	}
+	fprintf(rp->out, "----- end of reply to <%s> -----\n", id);
+	message_release(&m);
+	free(id);
+}
+
 static void print_tally(FILE *out, const struct tally *t, bool two)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -257,6 +301,7 @@ struct replay_opts {
 	const char *config;
 	time_t since, until;	/* 0: no bound; until is exclusive (the next day) */
 	bool quiet;
+	bool show_replies;
 	char **sources;
 	size_t nsources;
 };
@@ -329,68 +374,33 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 	return rc;
 }
 
-#define SCRATCH_DB	"/state.db"
-
-/*
- * A scratch database in a private directory of its own; its path into path
- * (removed by scratch_remove()).  The store creates the file: an empty one
- * made here would be refused as not a database.
- */
-static int scratch_create(char *path, size_t size, struct err *e)
-{
-	const char *dir = getenv("TMPDIR");
-
-	snprintf(path, size, "%s/tagbot-replay-XXXXXX", dir && *dir ? dir : "/tmp");
-	if (strlen(path) + strlen(SCRATCH_DB) >= size)
-		return err_set(e, ERR_FINAL, "%s: cannot create the scratch database: TMPDIR "
-			       "is too long", path);
-	if (!mkdtemp(path))
-		return err_set(e, ERR_FINAL, "%s: cannot create the scratch database: %s", path,
-			       strerror(errno));
-	strcat(path, SCRATCH_DB);
-	return 0;
-}
-
-static void scratch_remove(const char *path)
-{
-	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
-	char p[4200];
-
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
-		unlink(p);
-	}
-	snprintf(p, sizeof(p), "%.*s", (int)(strlen(path) - strlen(SCRATCH_DB)), path);
-	rmdir(p);
-}
-
 static int replay_run(const struct replay_opts *o, struct err *e)
 {
 	struct daemon_opts dopts = { .config = o->config, .out = stdout };
-	struct replay r = { .out = stdout, .quiet = o->quiet };
+	struct replay r = { .out = stdout, .quiet = o->quiet, .show_replies = o->show_replies };
 	struct sigaction sa;
 	struct daemon d;
-	char scratch[4096];
 	int rc;
 
-	if (scratch_create(scratch, sizeof(scratch), e) < 0)
-		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = daemon_open_offline(&d, &dopts, scratch, e);
+	rc = daemon_open_offline(&d, &dopts, e);
 	if (rc == 0) {
 		/* the daemon's own lines only when something is wrong */
 		log_setup(LOG_TARGET_STDERR, LOGL_ERROR, "tagbot");
 		d.on_decision = on_decision;
 		d.on_decision_arg = &r;
+		if (r.show_replies) {
+			d.on_reply = on_reply;
+			d.on_reply_arg = &r;
+		}
 		rc = feed(&d, &r, o, e);
 		if (rc == 0)
 			print_totals(&r);
 	}
 	daemon_close_offline(&d);
-	scratch_remove(scratch);
 	tally_release(&r.decisions);
 	tally_release(&r.rules);
 	if (rc == 0 && got_stop)
@@ -398,13 +408,14 @@ static int replay_run(const struct replay_opts *o, struct err *e)
 	return rc;
 }
 
-enum { OPT_SINCE = 256, OPT_UNTIL };
+enum { OPT_SINCE = 256, OPT_UNTIL, OPT_SHOW_REPLIES };
 
 static const struct option options[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "show-replies", no_argument, NULL, OPT_SHOW_REPLIES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -430,6 +441,8 @@ static int parse_args(struct replay_opts *o, int argc, char **argv)
 			o->config = optarg;
 		} else if (c == 'q') {
 			o->quiet = true;
+		} else if (c == OPT_SHOW_REPLIES) {
+			o->show_replies = true;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;

@@ -27,7 +27,8 @@ static const char run_usage[] =
 	"options:\n"
 	"  -c, --config FILE   the ini file (default " DEFAULT_CONFIG ")\n"
 	"      --once          process what is there, send the replies due, exit\n"
-	"      --dry-run       print the replies it would send; record and send nothing\n"
+	"      --dry-run       print the replies it would send (an mbox), deciding in a\n"
+	"                      scratch copy of the state; write no state, send nothing\n"
 	"  -h, --help          show this text\n"
 	"\n"
 	"exit status: 0 stopped cleanly, 2 usage, configuration or fatal errors.\n";

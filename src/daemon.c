@@ -354,15 +354,33 @@ static char *source_id_of(const struct config *c)
 	return buf_detach(&b, NULL);
 }
 
+/*
+ * A dry run decides into a scratch copy of the state (an empty one when
+ * there is no state yet): the series, held replies, rate limits and
+ * checkpoints take the paths of a real run, and the state is not written.
+ */
+static int store_open_dry(struct daemon *d, struct err *e)
+{
+	struct store_settings ss;
+
+	store_settings_init(&ss);
+	if (scratch_create(&d->scratch, "dry-run", e) < 0 ||
+	    store_snapshot(d->cfg.tagbot.state, d->scratch.db, ss.busy_timeout_ms, e) < 0)
+		return err_prefix(e, "[tagbot] state");
+	ss.path = d->scratch.db;
+	if (store_open(&d->st, &ss, e) < 0)
+		return err_prefix(e, "[tagbot] state (its scratch copy)");
+	return 0;
+}
+
 static int store_open_for(struct daemon *d, struct err *e)
 {
 	struct store_settings ss;
 	char *dir, *slash;
 	int rc;
 
-	/* A dry run records nothing: it reads a state file only if there is one. */
-	if (d->dry && access(d->cfg.tagbot.state, F_OK) < 0)
-		return 0;
+	if (d->dry)
+		return store_open_dry(d, e);
 	dir = xstrdup(d->cfg.tagbot.state);
 	slash = strrchr(dir, '/');
 	rc = 0;
@@ -400,8 +418,6 @@ static void rate_load(void *ctx, const char *key, time_t t)
  * restart does not reset them. */
 static int rate_restore(struct daemon *d, struct err *e)
 {
-	if (d->dry)
-		return 0;
 	if (store_rate_load(d->st, daemon_now(d) - DAEMON_RATE_WINDOW_S, rate_load, d->pol, e) < 0)
 		return err_prefix(e, "[tagbot] state");
 	policy_set_journal(d->pol, rate_journal, d);
@@ -413,6 +429,8 @@ static int start(struct daemon *d, struct err *e)
 	if (config_load(&d->cfg, d->o->config, e) < 0 || config_check_daemon(&d->cfg, e) < 0)
 		return -1;
 	d->dry = d->o->dry_run || d->cfg.tagbot.dry_run;
+	if (d->dry)	/* the source's flags are the real run's to set */
+		d->cfg.source.mark_seen = false;
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	settings_build(d);
 	d->pol = policy_new();
@@ -438,21 +456,21 @@ static void finish(struct daemon *d)
 	secret_free(d->smtp_password);
 	maildir_release(&d->out);
 	store_close(d->st);
+	scratch_release(&d->scratch);	/* after the store: its files are in there */
 	policy_free(d->pol);
 	daemon_batch_release(&d->b);
-	daemon_memo_release(&d->memo);
 	buf_release(&d->raw);
 	free(d->source_id);
 	free(d->copy_to);
 	config_release(&d->cfg);
 }
 
-int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const char *state,
-			struct err *e)
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e)
 {
 	struct store_settings ss;
 
 	memset(d, 0, sizeof(*d));
+	scratch_init(&d->scratch);
 	d->o = o;
 	config_init(&d->cfg);
 	maildir_init(&d->in);
@@ -465,8 +483,10 @@ int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const cha
 	d->pol = policy_new();
 	d->folder = "";
 	d->source_id = xstrdup("replay");
+	if (scratch_create(&d->scratch, "replay", e) < 0)
+		return -1;
 	store_settings_init(&ss);
-	ss.path = state;
+	ss.path = d->scratch.db;
 	return store_open(&d->st, &ss, e);
 }
 
@@ -481,6 +501,7 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	int rc;
 
 	memset(&d, 0, sizeof(d));
+	scratch_init(&d.scratch);
 	d.o = o;
 	config_init(&d.cfg);
 	maildir_init(&d.in);
@@ -491,12 +512,16 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	if (rc == 0) {
 		log_msg(LOGL_INFO, "running: %s -> %s%s%s", d.source_id,
 			d.cfg.sink.type == SINK_SMTP ? d.cfg.sink.url : d.cfg.sink.path,
-			d.dry ? " (dry run: nothing is recorded or sent)" : "",
+			d.dry ? " (dry run: decided into a scratch copy of the state, nothing sent)" : "",
 			o->once ? " (once)" : "");
 		rc = loop(&d, e);
-		log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu confirmed, "
-			"%zu failed", daemon_got_stop ? "stopped" : "done", d.handled, d.ds.sent,
-			d.ds.confirmed, d.ds.failed);
+		if (d.dry)
+			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies printed (dry run)",
+				daemon_got_stop ? "stopped" : "done", d.handled, d.printed);
+		else
+			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu "
+				"confirmed, %zu failed", daemon_got_stop ? "stopped" : "done",
+				d.handled, d.ds.sent, d.ds.confirmed, d.ds.failed);
 	}
 	finish(&d);
 	signals_restore(&d.sig);

@@ -28,7 +28,8 @@
 struct daemon_opts {
 	const char *config;	/* foreign; the ini file */
 	bool once;		/* process what is there, drain the outbox once, return */
-	bool dry_run;		/* print the replies to out, record nothing */
+	bool dry_run;		/* decide into a scratch copy of the state, print
+				 * the replies queued there to out, send nothing */
 	FILE *out;		/* foreign; where --dry-run prints (stdout) */
 };
 

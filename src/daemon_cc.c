@@ -243,7 +243,7 @@ static int note_parent(struct daemon *d, const struct parent *pa, struct err *e)
 	struct origin none = { 0, NULL };
 	bool known;
 
-	if (d->dry || !key_ok(pa->lead->message_id))
+	if (!key_ok(pa->lead->message_id))
 		return 0;
 	if (store_seen(d->st, pa->lead->message_id, &known, e) < 0)
 		return -1;
@@ -315,8 +315,7 @@ static int queue_answer(struct daemon *d, const struct origin *o, const char *ke
 	}
 	rc = daemon_queue_built(d, o, key, kind, &r, at, &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
-		if (!d->dry)	/* as a patch's reply: a dry run counts nothing */
-			policy_note_reply_to(d->pol, to, at ? at : now);
+		policy_note_reply_to(d->pol, to, at ? at : now);	/* as a patch's reply */
 		log_answer(key, &r, a);
 		if (a->checked)
 			rc = note_parent(d, &a->pa, e);
@@ -520,7 +519,7 @@ static int request(struct daemon *d, const struct origin *o, const char *key,
 		return daemon_record(d, o, key, kind, STORE_SKIPPED, "quiet", e);
 	}
 	if (cmds.quiet) {
-		if (d->st && !d->dry && key_ok(root) &&
+		if (key_ok(root) &&
 		    store_thread_quiet_set(d->st, root, time(NULL), e) < 0)
 			return -1;
 		log_message(LOGL_INFO, key, "Cc mode: %s quieted thread <%s>", rq->sender.email, root);

@@ -21,12 +21,12 @@
 #include "maildir.h"
 #include "policy.h"
 #include "reply.h"
+#include "scratch.h"
 #include "smtp_sink.h"
 #include "store.h"
 
 #define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
 #define DAEMON_RATE_WINDOW_S	3600	/* rate events kept: the longest window (an hour) */
-#define DRY_SEEN_MAX		20000	/* keys a store-less dry run remembers */
 
 /* Set by the handlers; read between messages and after waits. */
 extern volatile sig_atomic_t daemon_got_stop, daemon_got_reload;
@@ -52,12 +52,6 @@ struct batch {
 	char **names;		/* owned; Maildir names */
 	size_t nnames, anames;
 	bool failed;		/* a store error: roll the batch back */
-};
-
-/* Keys a dry run without a state file has seen (it records nothing). */
-struct memo {
-	char **v;		/* owned */
-	size_t n, alloc;
 };
 
 /* A mail whose links need a transfer: checked once the batch's lookups
@@ -92,6 +86,11 @@ struct daemon_decision {
  * decision STORE_SKIPPED and why "seen"). */
 typedef void (*daemon_decision_fn)(void *arg, const struct daemon_decision *dd);
 
+/* Called for every reply put into the outbox (a patch's, a series', the
+ * held replies of one recipient, a Cc-mode answer), after its decision
+ * hook; parent is the Message-ID it answers.  Both are foreign. */
+typedef void (*daemon_reply_fn)(void *arg, const char *parent, const struct reply *r);
+
 struct source_ops {
 	const char *name;
 	int (*open)(struct daemon *d, struct err *e);
@@ -107,7 +106,9 @@ struct daemon {
 	struct config cfg;		/* owned; rules and [reply] reloaded on SIGHUP */
 	bool dry;
 	struct signals sig;
-	struct store *st;		/* owned; NULL in a dry run without a state file */
+	struct store *st;		/* owned */
+	struct scratch scratch;		/* owned; the directory of st when it is a
+					 * throw-away store (replay, a dry run) */
 	struct policy *pol;		/* owned */
 	struct reply_settings rs;	/* points into cfg */
 	struct policy_settings ps;	/* points into cfg */
@@ -139,11 +140,11 @@ struct daemon {
 	time_t sink_since, sink_retry_at;
 
 	struct batch b;
-	struct memo memo;
 	struct buf raw;			/* a Maildir message being read */
 	struct deliver_stats ds;
 	unsigned backoff_step;
 	size_t handled;			/* messages looked at */
+	size_t printed;			/* replies a dry run printed */
 
 	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
 	struct pending pend;		/* mails waiting for their lookups */
@@ -154,6 +155,8 @@ struct daemon {
 	 * clock (the mail's Date) instead of the wall clock when set. */
 	daemon_decision_fn on_decision;
 	void *on_decision_arg;
+	daemon_reply_fn on_reply;	/* replay --show-replies */
+	void *on_reply_arg;
 	time_t clock;			/* 0: time(NULL) */
 	const struct findings *cur_findings; /* foreign; set while decide() records */
 	enum severity cur_min;		/* the deciding mail's min_reply_severity */
@@ -166,13 +169,12 @@ time_t daemon_now(const struct daemon *d);
 
 /*
  * tagbot replay: d set up as `tagbot run` would be from o->config, but
- * over the store at state (a scratch file), with no source, no sink and
- * no lookups opened: daemon_process_one() decides and records, nothing is
- * fetched or sent.  daemon_close_offline() releases it (also after a
- * failed open).
+ * over a fresh scratch store (scratch.h), with no source, no sink and no
+ * lookups opened: daemon_process_one() decides and records, nothing is
+ * fetched or sent.  daemon_close_offline() releases it and removes the
+ * scratch store (also after a failed open).
  */
-int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, const char *state,
-			struct err *e);
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e);
 void daemon_close_offline(struct daemon *d);
 
 /* Where a message came from, for the store and the log. */
@@ -195,21 +197,23 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
 void daemon_batch_release(struct batch *b);
-void daemon_memo_release(struct memo *m);
 /* The Message-ID of the raw header, without parsing; malloc'ed or NULL. */
 char *daemon_raw_message_id(const char *raw, size_t len);
 /* One warning for each custom rule that could not check all of message
  * key, after its rules ran into f (rule_budget_describe()). */
 void daemon_log_budgets(const char *key, const struct findings *f);
-/* Records key's decision (a dry run only remembers the key). */
+/* Records key's decision. */
 int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e);
 /* Queues the built reply r under parent key (store_record_reply; *res
  * STORE_ALREADY_QUEUED when key had one), to be sent not before
- * not_before (0: now); a dry run prints it. */
+ * not_before (0: now). */
 int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
 		       const char *kind, const struct reply *r, time_t not_before,
 		       enum store_enqueue *res, struct err *e);
+/* After r was put into the outbox under parent: a dry run prints it
+ * (mboxrd, to d->o->out), and d->on_reply is called. */
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r);
 
 /*
  * Findings about the sender's setup (rule_about_setup()) are told to a

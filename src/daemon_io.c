@@ -210,7 +210,7 @@ int daemon_drain(struct daemon *d, struct err *e)
 	struct deliver_settings s = { 0 };
 	size_t before, done0 = d->ds.sent + d->ds.failed;
 
-	if (d->dry || !d->st)
+	if (d->dry)	/* its replies were printed as they were queued */
 		return 0;
 	if (d->sink_failing && time(NULL) < d->sink_retry_at)
 		return 0;
@@ -448,7 +448,7 @@ static int imap_start(struct daemon *d, struct err *e)
 		return -1;
 	if (found)
 		cp = d->cp;
-	else if (d->st && store_checkpoint_get(d->st, d->source_id, d->folder, &cp, &found, e) < 0)
+	else if (store_checkpoint_get(d->st, d->source_id, d->folder, &cp, &found, e) < 0)
 		return -1;
 	if (!found) {
 		cp.uidvalidity = uidvalidity;
@@ -466,8 +466,6 @@ static int imap_start(struct daemon *d, struct err *e)
 	}
 	d->cp = d->cp_committed = cp;
 	d->cp_known = true;
-	if (d->dry)
-		return 0;
 	return store_checkpoint_set(d->st, d->source_id, d->folder, &cp, e);
 }
 
@@ -488,7 +486,7 @@ static int imap_open_source(struct daemon *d, struct err *e)
 	s.user = c->user;
 	s.password = password;
 	s.folder = c->folder;
-	s.mark_seen = c->mark_seen && !d->dry;
+	s.mark_seen = c->mark_seen;	/* off in a dry run */
 	s.idle = c->idle;
 	s.batch = (size_t)c->batch;
 	s.wait_sigmask = &d->sig.wait_mask;

@@ -30,30 +30,6 @@
 #define RAW_MSGID_MAX		998	/* bytes of a Message-ID read from the raw header */
 #define HEADER_SCAN_MAX		((size_t)256 * 1024) /* raw header bytes looked at */
 
-static void memo_add(struct memo *m, const char *key)
-{
-	if (m->n >= DRY_SEEN_MAX)
-		return;
-	ARRAY_GROW(m->v, m->alloc, m->n + 1);
-	m->v[m->n++] = xstrdup(key);
-}
-
-static bool memo_has(const struct memo *m, const char *key)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->v[i], key))
-			return true;
-	return false;
-}
-
-void daemon_memo_release(struct memo *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		free(m->v[i]);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ------------------------------------------------------- raw messages */
 
 static bool header_named(const char *p, size_t n, const char *name)
@@ -154,15 +130,7 @@ static int seen(struct daemon *d, const char *key, bool *yes, struct err *e)
 	*yes = false;
 	if (!key_usable(key))
 		return 0;	/* the caller uses another key */
-	if (d->st && store_seen(d->st, key, yes, e) < 0)
-		return -1;
-	if (!*yes && d->dry) {
-		char *k = store_msgid_key(key);
-
-		*yes = memo_has(&d->memo, k);
-		free(k);
-	}
-	return 0;
+	return store_seen(d->st, key, yes, e);
 }
 
 static void fill_row(const struct daemon *d, const struct origin *o, const char *key,
@@ -195,20 +163,12 @@ static int record(struct daemon *d, const struct origin *o, const char *key, con
 	struct store_message m;
 
 	note(d, key, dec, why);
-	if (d->dry) {
-		char *k = store_msgid_key(key);
-
-		if (k)
-			memo_add(&d->memo, k);
-		free(k);
-		return 0;
-	}
 	fill_row(d, o, key, kind, dec, why, &m);
 	return store_record_message(d->st, &m, NULL, e);
 }
 
 /* mboxrd: what a dry run prints, so it can be read back (tagbot check -). */
-static void print_reply(struct daemon *d, const struct reply *r)
+static void print_reply(const struct daemon *d, const struct reply *r)
 {
 	FILE *f = d->o->out ? d->o->out : stdout;
 	time_t now = time(NULL);
@@ -232,6 +192,17 @@ static void print_reply(struct daemon *d, const struct reply *r)
 	}
 	fputc('\n', f);
 	fflush(f);
+}
+
+/* A reply went into the outbox: a dry run prints it, the hook sees it. */
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r)
+{
+	if (d->dry) {
+		print_reply(d, r);
+		d->printed++;
+	}
+	if (d->on_reply)
+		d->on_reply(d->on_reply_arg, parent, r);
 }
 
 /* The envelope: the reply's recipients, plus the bot's own mailbox. */
@@ -347,11 +318,6 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 		reply_release(&r);
 		return record(d, o, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
 	}
-	if (d->dry) {
-		print_reply(d, &r);
-		reply_release(&r);
-		return record(d, o, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, e);
-	}
 	fill_row(d, o, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, &m);
 	m.reply_msgid = r.msgid;
 	memset(&out, 0, sizeof(out));
@@ -374,6 +340,8 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 	if (rc == 0)
 		note(d, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
 		     res == STORE_QUEUED ? NULL : "already-replied");
+	if (rc == 0 && res == STORE_QUEUED)
+		daemon_reply_queued(d, key, &r);
 	reply_release(&r);
 	return rc;
 }
@@ -394,11 +362,6 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 	struct store_outgoing out;
 	struct store_message m;
 
-	*res = STORE_QUEUED;
-	if (d->dry) {
-		print_reply(d, r);
-		return record(d, o, key, kind, STORE_REPLIED, NULL, e);
-	}
 	fill_row(d, o, key, kind, STORE_REPLIED, NULL, &m);
 	m.reply_msgid = r->msgid;
 	memset(&out, 0, sizeof(out));
@@ -414,6 +377,8 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 		return -1;
 	note(d, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
 	     *res == STORE_QUEUED ? NULL : "already-replied");
+	if (*res == STORE_QUEUED)
+		daemon_reply_queued(d, key, r);
 	return 0;
 }
 
@@ -575,13 +540,8 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 		rc = record(d, o, key, kind, STORE_CLEAN, NULL, e);
 		break;
 	case POLICY_HOLD:
-		if (!d->dry && d->st) {	/* kept until the limit has room */
-			rc = daemon_hold_take(d, o, key, lead, &f, &la.ps, &la.rs, e);
-			break;
-		}
-		log_message(LOGL_WARNING, key, "held back, not answered: %s (%zu findings)",
-			    policy_reason_name(dec.reason), dec.nfindings);
-		rc = record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
+		/* kept until the limit has room */
+		rc = daemon_hold_take(d, o, key, lead, &f, &la.ps, &la.rs, e);
 		break;
 	default:
 		log_message(LOGL_DEBUG, key, "skipped: %s%s%s", policy_reason_name(dec.reason),
@@ -650,7 +610,7 @@ static bool before_start(struct daemon *d, const struct origin *o, const struct 
 	bool found;
 	time_t t;
 
-	if (d->cfg.source.backfill || !o->uid || o->uid > d->rescan_until || !d->st)
+	if (d->cfg.source.backfill || !o->uid || o->uid > d->rescan_until)
 		return false;
 	if (!d->first_time) {
 		if (store_first_time(d->st, d->source_id, d->folder, &t, &found, &e) < 0 || !found)
@@ -674,7 +634,7 @@ static int known_for_good(struct daemon *d, const char *key, const struct messag
 	char dec[64];
 	bool found, forgot;
 
-	if (!*known || d->dry || !d->st)
+	if (!*known)
 		return 0;
 	if (store_message_decision(d->st, key, dec, sizeof(dec), &found, e) < 0)
 		return -1;
@@ -762,7 +722,7 @@ out:
 
 static int batch_begin(struct daemon *d, struct err *e)
 {
-	if (d->b.open || d->dry)
+	if (d->b.open)
 		return 0;
 	if (store_begin(d->st, e) < 0)
 		return -1;
@@ -791,7 +751,7 @@ static void mark_seen(struct daemon *d)
 {
 	struct err e;
 
-	if (!d->cfg.source.mark_seen || d->dry)
+	if (!d->cfg.source.mark_seen)
 		return;
 	for (size_t i = 0; i < d->b.nuids && d->imap; i++)
 		if (imap_mark_seen(d->imap, d->b.uids[i], &e) < 0) {
@@ -853,8 +813,6 @@ static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 	/* A mail decided after its lookups (daemon_lookup.c) comes late. */
 	if (uid > d->cp.last_uid)
 		d->cp.last_uid = uid;
-	if (d->dry)
-		return 0;
 	cp = d->cp;
 	cp.last_uid = daemon_lookup_hold(d, cp.last_uid);
 	return store_checkpoint_set(d->st, d->source_id, d->folder, &cp, e);
@@ -890,7 +848,7 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 	int rc;
 
 	daemon_signals_deliver(&d->sig);
-	if (batch_begin(d, e) < 0 || (!d->dry && store_begin(d->st, e) < 0)) {
+	if (batch_begin(d, e) < 0 || store_begin(d->st, e) < 0) {
 		d->b.failed = true;
 		return -1;
 	}
@@ -899,16 +857,16 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 	err_init(&me);
 	d->deferred = false;
 	rc = handle(d, o, raw, len, &me);
-	if (rc < 0 && me.cls == ERR_FINAL && !d->dry)
+	if (rc < 0 && me.cls == ERR_FINAL)
 		rc = record_failure(d, o, raw, len, &me, e);
 	else if (rc < 0)
 		*e = me;
 	if (rc == 0)
 		rc = save_checkpoint(d, o->uid, e);
-	if (rc < 0 && !d->dry)
+	if (rc < 0)
 		store_rollback(d->st);	/* the savepoint; the batch follows */
 	/* store_commit() undoes the savepoint itself when it fails. */
-	if (rc < 0 || (!d->dry && store_commit(d->st, e) < 0)) {
+	if (rc < 0 || store_commit(d->st, e) < 0) {
 		d->b.failed = true;
 		return -1;
 	}

@@ -42,9 +42,7 @@ int daemon_context_note(struct daemon *d, const char *key, const struct patch *l
 	struct msg_context c;
 	int rc;
 
-	if (d->dry || !d->st)
-		return 0;
-	msg_context_init(&c);
+		msg_context_init(&c);
 	context_from_patch(lead->msg, lead, daemon_now(d), &c);
 	if (!c.message_id)
 		c.message_id = store_msgid_key(key);
@@ -58,7 +56,7 @@ void daemon_context_prune(struct daemon *d, time_t now)
 	struct err e;
 	long n = 0;
 
-	if (d->dry || !d->st || (last_prune && now - last_prune < CONTEXT_PRUNE_EVERY_S))
+	if (last_prune && now - last_prune < CONTEXT_PRUNE_EVERY_S)
 		return;
 	last_prune = now;
 	if (store_rate_prune(d->st, now - DAEMON_RATE_WINDOW_S, &e) < 0)
@@ -361,9 +359,7 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	int rc;
 
 	*taken = false;
-	if (d->dry || !d->st)
-		return 0;
-	msg_context_init(&c);
+		msg_context_init(&c);
 	context_from_patch(lead->msg, lead, now, &c);
 	if (!c.message_id || strcmp(c.message_id, key) || !series_is_part(&c)) {
 		msg_context_release(&c);
@@ -436,6 +432,7 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 		daemon_told_note(d, lp, &d->rs, all, d->rs.min_severity);
 		log_message(LOGL_INFO, lp->message_id, "series reply <%s> queued for %s (%zu findings)",
 			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
+		daemon_reply_queued(d, lp->message_id, r);
 	}
 	return rc;
 }
@@ -719,6 +716,7 @@ static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
 		daemon_told_note(d, lp, ps->rs, all, ps->rs->min_severity);
 		log_message(LOGL_INFO, lp->message_id, "held reply <%s> queued for %s (%zu findings)",
 			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
+		daemon_reply_queued(d, lp->message_id, r);
 	}
 	return rc;
 }
@@ -806,9 +804,7 @@ static int held_flush(struct daemon *d, time_t now, struct err *e)
 
 int daemon_series_flush(struct daemon *d, time_t now, struct err *e)
 {
-	if (d->dry || !d->st)
-		return 0;
-	daemon_context_prune(d, now);
+		daemon_context_prune(d, now);
 	if (held_flush(d, now, e) < 0)
 		return -1;
 	for (int i = 0; i < SERIES_FLUSH_MAX; i++) {
@@ -836,7 +832,7 @@ int daemon_series_wait(struct daemon *d, time_t now, int max)
 	time_t held;
 	bool have_held;
 
-	if (d->dry || !d->st || store_series_next_time(d->st, &when, &found, &e) < 0 ||
+	if (store_series_next_time(d->st, &when, &found, &e) < 0 ||
 	    store_held_next_time(d->st, &held, &have_held, &e) < 0)
 		return max;
 	if (have_held && (!found || held < when)) {

@@ -509,6 +509,43 @@ int store_open(struct store **out, const struct store_settings *s, struct err *e
 	return 0;
 }
 
+/*
+ * Online backup: one consistent snapshot even while a daemon writes to
+ * from.  from is only read (not migrated), but opened read-write: a
+ * read-only connection to a WAL database leaves a -wal and a -shm file
+ * behind that only a writer removes, and closing it as the last
+ * connection does that.  to is migrated by the store_open() that follows.
+ */
+int store_snapshot(const char *from, const char *to, int busy_timeout_ms, struct err *e)
+{
+	sqlite3 *src = NULL, *dst = NULL;
+	sqlite3_backup *bk;
+	int rc = check_file(from, e);
+
+	if (rc != 0)
+		return rc;
+	rc = sqlite3_open_v2(from, &src, SQLITE_OPEN_READWRITE, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(src, busy_timeout_ms > 0 ? busy_timeout_ms : 5000);
+		bk = sqlite3_backup_init(dst, "main", src, "main");
+		if (!bk) {
+			rc = sqlite3_errcode(dst);
+		} else {
+			rc = sqlite3_backup_step(bk, -1);
+			sqlite3_backup_finish(bk);
+			rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		}
+	}
+	if (rc != SQLITE_OK)
+		err_set(e, rc_class(rc), "store %s: cannot copy to %s: %s", from, to,
+			sqlite3_errstr(rc));
+	sqlite3_close(src);
+	sqlite3_close(dst);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
 void store_close(struct store *st)
 {
 	if (!st)

@@ -55,6 +55,15 @@ struct store;	/* opaque: the connection and its prepared statements */
 int store_open(struct store **out, const struct store_settings *s, struct err *e);
 /* Finalizes the statements and closes; NULL is fine. */
 void store_close(struct store *st);
+/*
+ * Copies the database at from into a new file at to, for a dry run that
+ * must decide as the daemon would from its state without writing it: from
+ * is checked as store_open() checks it, then read (not migrated; its
+ * -wal and -shm files are gone again after) under busy_timeout_ms (0:
+ * 5000).  1 when there is no file at
+ * from: nothing copied.  Open to with store_open() afterwards.
+ */
+int store_snapshot(const char *from, const char *to, int busy_timeout_ms, struct err *e);
 
 /*
  * The normalized key of a Message-ID (see above); malloc'ed.  NULL when

@@ -922,6 +922,45 @@ START_TEST(test_absent_file_created)
 }
 END_TEST
 
+/* A dry run's copy: taken while the original is open with a write in its
+ * WAL, it holds that write; what is written to the copy stays there; the
+ * original is checked as store_open() checks it; no file, nothing copied. */
+START_TEST(test_snapshot)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	struct store_message m = msg("before-copy@example.org", STORE_CLEAN, NULL);
+	struct store_message m2 = msg("in-copy@example.org", STORE_CLEAN, NULL);
+	struct store_settings ss;
+	struct store *st, *copy;
+	char copy_path[160], p[176];
+	struct err e;
+
+	snprintf(copy_path, sizeof(copy_path), "%s/copy.db", dir);
+	ck_assert_int_eq(store_snapshot(dbpath, copy_path, 0, &e), 1);
+	ck_assert_int_eq(access(copy_path, F_OK), -1);
+	st = open_store();
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
+	ck_assert_msg(store_snapshot(dbpath, copy_path, 0, &e) == 0, "store_snapshot: %s", e.msg);
+	store_settings_init(&ss);
+	ss.path = copy_path;
+	ck_assert_msg(store_open(&copy, &ss, &e) == 0, "store_open: %s", e.msg);
+	ck_assert(seen(copy, "before-copy@example.org"));
+	ck_assert_int_eq(store_record_message(copy, &m2, NULL, &e), 0);
+	ck_assert(!seen(st, "in-copy@example.org"));
+	store_close(copy);
+	store_close(st);
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", copy_path, suffix[i]);
+		unlink(p);
+	}
+	unlink(dbpath);
+	write_file(dbpath, "");
+	ck_assert_int_eq(store_snapshot(dbpath, copy_path, 0, &e), -1);
+	ck_assert_msg(strstr(e.msg, "exists but is empty (0 bytes)"), "%s", e.msg);
+	ck_assert_int_eq(access(copy_path, F_OK), -1);
+}
+END_TEST
+
 START_TEST(test_record_decisions)
 {
 	static const struct {
@@ -1012,6 +1051,7 @@ int main(void)
 	tcase_add_test(tc, test_not_sqlite_refused);
 	tcase_add_test(tc, test_directory_refused);
 	tcase_add_test(tc, test_absent_file_created);
+	tcase_add_test(tc, test_snapshot);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);
 	suite_add_tcase(s, tc);

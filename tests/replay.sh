@@ -2,7 +2,8 @@
 # replay.sh - `tagbot replay` over fixture mails: one line per message with
 # the decision `tagbot run` would make, the per-list policy ([list ID],
 # [default], enabled = no), dedupe across the run, rate limits on the mails'
-# own Date clock, --since/--until, the totals, and that nothing is written
+# own Date clock, --since/--until, the totals, --show-replies (in per-series
+# mode one reply for a series, to its author), and that nothing is written
 # to the configured state or sink.  Expected lines come from reading the
 # fixtures (their findings are the ones tests/cli.sh asserts for tagbot check).
 . "${top_srcdir:?run me through make check}/tests/lib.sh"
@@ -201,6 +202,39 @@ lacks "nothing would be answered" "would reply"
 run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-three-attached-patches.eml"
 line "three attached patches: one reply with the second's and the third's findings" \
 	"three-attached@example.org: would reply (MISSING_SIGN_OFF, BAD_REPORTED_BY_LINK)"
+
+# --- --show-replies -------------------------------------------------------------------
+# series-v2 (cover, 1/2, 2/2) without its Signed-off-by: lines, so both
+# patches have a finding; per-series: one reply, to the cover.
+for f in "$data"/series-v2-cover.eml "$data"/series-v2-1.eml "$data"/series-v2-2.eml; do
+	sed '/^Signed-off-by:/d' "$f" >"$tmp/nosob-${f##*/}"
+done
+cover="20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"
+{ base; echo "reply_mode = per-series"; } >"$tmp/series.ini"
+run "$TAGBOT" replay -c "$tmp/series.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
+status_is "replay --show-replies exits 0" 0
+count=$(grep -c '^----- reply to <' "$tmp/out")
+if [ "$count" = 1 ]; then ok "per-series: one reply for the series"; else not_ok "per-series: $count replies, want 1"; fi
+line "... to its cover letter" "----- reply to <$cover> -----"
+line "... addressed to the series' author" "To: Thomas Weißschuh <linux@weissschuh.net>"
+line "... threaded under the cover" "In-Reply-To: <$cover>"
+line "... with the cover's subject" \
+	"Subject: Re: [PATCH v2 0/2] locking/mutex: Mark devm_mutex_init() as __must_check"
+line "... listing patch 1/2" "Patch 1/2:"
+line "... and patch 2/2" "Patch 2/2:"
+line "... each with its finding" "2. MISSING_SIGN_OFF (error):"
+line "... and its end is marked" "----- end of reply to <$cover> -----"
+line "the per-mail lines stay" "$cover: would reply (MISSING_SIGN_OFF)"
+total "and the totals" "would reply" 1
+{ base; echo "reply_mode = per-patch"; } >"$tmp/perpatch.ini"
+run "$TAGBOT" replay -c "$tmp/perpatch.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
+count=$(grep -c '^----- reply to <' "$tmp/out")
+if [ "$count" = 2 ]; then ok "per-patch: one reply a patch"; else not_ok "per-patch: $count replies, want 2"; fi
+run "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli-missing-signoff.eml"
+line "-q --show-replies: the reply without the per-mail lines" "----- reply to <$leds> -----"
+lacks "... no per-message line" "$leds:"
+run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/cli-missing-signoff.eml"
+lacks "without --show-replies no reply is printed" "----- reply to"
 
 # --- usage ---------------------------------------------------------------------------
 run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli-clean.eml"
