@@ -408,6 +408,20 @@ static void envelope(const struct daemon *d, const struct reply *r, const char *
 	rcpt[(*n)++] = d->copy_to;
 }
 
+/* out for reply r to lp; rcpt (REPLY_MAX_RCPT + 1) holds the envelope. */
+static void outgoing(const struct daemon *d, const struct reply *r, const struct patch *lp,
+		     const char **rcpt, struct store_outgoing *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->reply_msgid = r->msgid;
+	out->parent_msgid = lp->message_id;
+	out->envelope_from = r->envelope_from;
+	envelope(d, r, rcpt, &out->nrcpt);
+	out->rcpt = rcpt;
+	out->raw = r->raw;
+	out->len = r->len;
+}
+
 static int queue(struct daemon *d, const char *id, const struct reply *r, const struct patch *lp,
 		 const struct findings *all, time_t now, struct err *e)
 {
@@ -416,14 +430,7 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 	enum store_enqueue res;
 	int rc;
 
-	memset(&out, 0, sizeof(out));
-	out.reply_msgid = r->msgid;
-	out.parent_msgid = lp->message_id;
-	out.envelope_from = r->envelope_from;
-	envelope(d, r, rcpt, &out.nrcpt);
-	out.rcpt = rcpt;
-	out.raw = r->raw;
-	out.len = r->len;
+	outgoing(d, r, lp, rcpt, &out);
 	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED)
 		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
@@ -701,14 +708,7 @@ static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
 	enum store_enqueue res;
 	int rc;
 
-	memset(&out, 0, sizeof(out));
-	out.reply_msgid = r->msgid;
-	out.parent_msgid = lp->message_id;
-	out.envelope_from = r->envelope_from;
-	envelope(d, r, list, &out.nrcpt);
-	out.rcpt = list;
-	out.raw = r->raw;
-	out.len = r->len;
+	outgoing(d, r, lp, list, &out);
 	rc = store_held_queue_reply(d->st, rcpt, &out, now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
 		hook(d, lp->message_id, STORE_REPLIED, NULL, all);

@@ -1613,31 +1613,35 @@ int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
 	return run_done(st, s, "updating a series", e);
 }
 
-int store_series_next_due(struct store *st, time_t now, char **id, struct err *e)
+/* The first column of sql's first row (?1 = now) into *out, malloc'ed;
+ * NULL when there is none. */
+static int first_text(struct store *st, const char *sql, time_t now, char **out,
+		      const char *what, struct err *e)
 {
 	sqlite3_stmt *s;
 	int rc;
 
-	*id = NULL;
-	if (prep(st, "SELECT id FROM series WHERE state = 'pending' AND deadline <= ?1"
-		 " ORDER BY deadline LIMIT 1", &s, e) < 0)
+	*out = NULL;
+	if (prep(st, sql, &s, e) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		*id = col_text(s, 0);
+		*out = col_text(s, 0);
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading due series");
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, what);
 }
 
-int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e)
+/* sql's one value, a time, into *when; *found false when it is NULL. */
+static int first_time(struct store *st, const char *sql, time_t *when, bool *found,
+		      const char *what, struct err *e)
 {
 	sqlite3_stmt *s;
 	int rc;
 
 	*found = false;
 	*when = 0;
-	if (prep(st, "SELECT min(deadline) FROM series WHERE state = 'pending'", &s, e) < 0)
+	if (prep(st, sql, &s, e) < 0)
 		return -1;
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
@@ -1645,7 +1649,19 @@ int store_series_next_time(struct store *st, time_t *when, bool *found, struct e
 		*found = true;
 	}
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading due series");
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, what);
+}
+
+int store_series_next_due(struct store *st, time_t now, char **id, struct err *e)
+{
+	return first_text(st, "SELECT id FROM series WHERE state = 'pending' AND deadline <= ?1"
+			  " ORDER BY deadline LIMIT 1", now, id, "reading due series", e);
+}
+
+int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e)
+{
+	return first_time(st, "SELECT min(deadline) FROM series WHERE state = 'pending'", when,
+			  found, "reading due series", e);
 }
 
 static int mark_lead_replied(struct store *st, const char *lead, const char *reply_key,
@@ -1742,37 +1758,14 @@ int store_held_add(struct store *st, const struct store_held *h, time_t deadline
 
 int store_held_next_due(struct store *st, time_t now, char **rcpt, struct err *e)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	*rcpt = NULL;
-	if (prep(st, "SELECT rcpt FROM held WHERE deadline <= ?1 ORDER BY deadline, time LIMIT 1",
-		 &s, e) < 0)
-		return -1;
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)now);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*rcpt = col_text(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading held replies");
+	return first_text(st, "SELECT rcpt FROM held WHERE deadline <= ?1"
+			  " ORDER BY deadline, time LIMIT 1", now, rcpt, "reading held replies", e);
 }
 
 int store_held_next_time(struct store *st, time_t *when, bool *found, struct err *e)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	*found = false;
-	*when = 0;
-	if (prep(st, "SELECT min(deadline) FROM held", &s, e) < 0)
-		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		*when = (time_t)sqlite3_column_int64(s, 0);
-		*found = true;
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading held replies");
+	return first_time(st, "SELECT min(deadline) FROM held", when, found,
+			  "reading held replies", e);
 }
 
 int store_held_members(struct store *st, const char *rcpt,
