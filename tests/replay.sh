@@ -230,6 +230,22 @@ total "and the totals" "would reply" 1
 run "$TAGBOT" replay -c "$tmp/perpatch.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "per-patch: one reply a patch"; else not_ok "per-patch: $count replies, want 2"; fi
+# Outlook folds Message-ID: onto a continuation line and writes the domain
+# in capitals (the store lower-cases domains): the cover, 7/10 and 10/10 of a
+# real series, trimmed; 7/10 and 10/10 have findings.  10/10 came 17 minutes
+# after the cover, so series_wait = 1200: one reply, to the cover.
+ocover="WA0P291MB03850F4E9B4EC7389FE89779C5052@WA0P291MB0385.POLP291.PROD.OUTLOOK.COM"
+{ base; printf 'reply_mode = per-series\nseries_wait = 1200\n'; } >"$tmp/outlook.ini"
+run "$TAGBOT" replay -c "$tmp/outlook.ini" --show-replies "$data/series-outlook-cover.eml" \
+	"$data/series-outlook-7.eml" "$data/series-outlook-10.eml"
+count=$(grep -c '^----- reply to <' "$tmp/out")
+if [ "$count" = 1 ]; then ok "folded Message-ID, capital domain: one reply for the series"; else not_ok "folded Message-ID, capital domain: $count replies, want 1"; fi
+line "... to its cover letter" "----- reply to <$ocover> -----"
+line "... naming both patches' findings" \
+	"$ocover: would reply (MISSING_SIGN_OFF, BAD_SIGN_OFF, BAD_FIXES_TAG)"
+line "... listing patch 7/10" "Patch 7/10:"
+line "... and patch 10/10" "Patch 10/10:"
+
 run "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli-missing-signoff.eml"
 line "-q --show-replies: the reply without the per-mail lines" "----- reply to <$leds> -----"
 lacks "... no per-message line" "$leds:"
