@@ -111,6 +111,17 @@ static void tally_add(struct tally *t, const char *name, int col)
 	t->count[i][col]++;
 }
 
+/* Takes one off column col of name, when it has one. */
+static void tally_sub(struct tally *t, const char *name, int col)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->name[i], name)) {
+			if (t->count[i][col])
+				t->count[i][col]--;
+			return;
+		}
+}
+
 static void tally_release(struct tally *t)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -119,6 +130,16 @@ static void tally_release(struct tally *t)
 }
 
 /* ------------------------------------------------------------ reporting */
+
+/* A decision a later one may replace: a part held for its series' reply
+ * or a reply held by a rate limit; when that reply is queued to the same
+ * message, the message is counted once, as answered. */
+struct provisional {
+	char *key;	/* owned; store_msgid_key() form */
+	char *label;	/* owned; what it was counted as */
+	char *rules;	/* owned; the rules counted with it, or NULL */
+	int col;	/* their rules column, -1: none */
+};
 
 struct replay {
 	FILE *out;
@@ -130,6 +151,8 @@ struct replay {
 	size_t unreadable;	/* the readers' INPUT_SKIP */
 	struct tally decisions;
 	struct tally rules;	/* col 0: in would-be replies, 1: held or disabled */
+	struct provisional *prov;	/* owned */
+	size_t nprov, aprov;
 };
 
 /* The distinct rules of f at or above min, ", "-separated, into b. */
@@ -188,6 +211,72 @@ static void decision_label(const struct daemon_decision *dd, struct buf *b, int 
 	}
 }
 
+static bool is_provisional(const char *label)
+{
+	return !strcmp(label, "skipped: series") || !strncmp(label, "held: ", 6);
+}
+
+static void count_rules_text(struct replay *r, const char *list, int col, bool add)
+{
+	char *b = xstrdup(list), *p, *save = NULL;
+
+	for (p = strtok_r(b, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
+		if (add)
+			tally_add(&r->rules, p, col);
+		else
+			tally_sub(&r->rules, p, col);
+	}
+	free(b);
+}
+
+static void provisional_free(struct provisional *p)
+{
+	free(p->key);
+	free(p->label);
+	free(p->rules);
+}
+
+/* key was answered: what it was counted as before is taken back. */
+static void settle(struct replay *r, const char *key)
+{
+	char *k = store_msgid_key(key);
+
+	for (size_t i = 0; k && i < r->nprov; i++) {
+		struct provisional *p = &r->prov[i];
+
+		if (strcmp(p->key, k))
+			continue;
+		tally_sub(&r->decisions, p->label, 0);
+		if (p->rules && p->col >= 0)
+			count_rules_text(r, p->rules, p->col, false);
+		provisional_free(p);
+		r->prov[i] = r->prov[--r->nprov];
+		break;
+	}
+	free(k);
+}
+
+static void remember(struct replay *r, const char *key, const char *label,
+		     const struct buf *rules, int col)
+{
+	char *k = store_msgid_key(key);
+	struct provisional *p;
+
+	if (!k)
+		return;
+	ARRAY_GROW(r->prov, r->aprov, r->nprov + 1);
+	p = &r->prov[r->nprov++];
+	p->key = k;
+	p->label = xstrdup(label);
+	p->rules = rules->len ? xstrdup(rules->data) : NULL;
+	p->col = col;
+}
+
+/*
+ * One line per decision, as the daemon makes them (a series' lead shows
+ * "skipped: series" and later "would reply"); the totals count each
+ * message once, by its last decision.
+ */
 static void on_decision(void *arg, const struct daemon_decision *dd)
 {
 	struct replay *r = arg;
@@ -198,11 +287,15 @@ static void on_decision(void *arg, const struct daemon_decision *dd)
 	buf_init(&label, 0);
 	buf_init(&rules, 0);
 	decision_label(dd, &label, &col);
+	if (dd->decision == STORE_REPLIED)
+		settle(r, dd->key);
 	tally_add(&r->decisions, label.data, 0);
 	if (col >= 0) {
 		rule_list(dd->f, dd->min, &rules);
 		count_rules(r, dd->f, dd->min, col);
 	}
+	if (is_provisional(label.data))
+		remember(r, dd->key, label.data, &rules, col);
 	if (!r->quiet) {
 		fprintf(r->out, "%s: %s", id, label.data);
 		if (rules.len)
@@ -253,9 +346,12 @@ static void on_reply(void *arg, const char *parent, const struct reply *r)
 	free(id);
 }
 
+/* Rows a later decision emptied are left out. */
 static void print_tally(FILE *out, const struct tally *t, bool two)
 {
 	for (size_t i = 0; i < t->n; i++) {
+		if (!t->count[i][0] && !t->count[i][1])
+			continue;
 		if (two)
 			fprintf(out, "  %-32s %6zu %6zu\n", t->name[i], t->count[i][0],
 				t->count[i][1]);
@@ -403,6 +499,9 @@ static int replay_run(const struct replay_opts *o, struct err *e)
 	daemon_close_offline(&d);
 	tally_release(&r.decisions);
 	tally_release(&r.rules);
+	for (size_t i = 0; i < r.nprov; i++)
+		provisional_free(&r.prov[i]);
+	free(r.prov);
 	if (rc == 0 && got_stop)
 		return err_set(e, ERR_FINAL, "interrupted");
 	return rc;

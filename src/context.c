@@ -260,6 +260,15 @@ bool context_refers_to(const struct msg_context *c, const char *key)
 	return false;
 }
 
+bool context_is_of(const struct msg_context *c, const char *msgid)
+{
+	char *k = ref_key(msgid);
+	bool same = k && c->message_id && !strcmp(k, c->message_id);
+
+	free(k);
+	return same;
+}
+
 static bool same_work(const struct msg_context *a, const struct msg_context *b)
 {
 	if (a->change_id && b->change_id && !strcmp(a->change_id, b->change_id))

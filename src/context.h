@@ -67,6 +67,12 @@ char *context_thread_root(const struct msg_context *c);
 /* Whether key is c's In-Reply-To or one of its References. */
 bool context_refers_to(const struct msg_context *c, const char *key);
 
+/* Whether c is the context of the mail whose Message-ID is msgid, in any
+ * form the store takes as the same (store_msgid_key(): with or without
+ * "<>", the domain in any case).  c->message_id is a store key, so a plain
+ * strcmp() against a header's Message-ID fails on "@EXAMPLE.COM". */
+bool context_is_of(const struct msg_context *c, const char *msgid);
+
 /*
  * Whether target (a Message-ID key) is known as an earlier version of the
  * work c describes (same change-id, or same subject and sender, with a

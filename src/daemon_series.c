@@ -359,9 +359,9 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	int rc;
 
 	*taken = false;
-		msg_context_init(&c);
+	msg_context_init(&c);
 	context_from_patch(lead->msg, lead, now, &c);
-	if (!c.message_id || strcmp(c.message_id, key) || !series_is_part(&c)) {
+	if (!context_is_of(&c, key) || !series_is_part(&c)) {
 		msg_context_release(&c);
 		return 0;
 	}

@@ -182,6 +182,37 @@ START_TEST(test_thread_root)
 }
 END_TEST
 
+/* series-outlook-7.eml: Outlook folds the Message-ID: header and writes the
+ * domain in capitals; the context keys it with the domain lower-cased, so
+ * only context_is_of() matches the header's own form (the series reply of
+ * such a series was never held: issue 10 review, defect 2). */
+#define OUTLOOK_LOCAL "WA0P291MB0385BB677EFA22D85EED8A36C5052"
+#define OUTLOOK_DOMAIN "WA0P291MB0385.POLP291.PROD.OUTLOOK.COM"
+static const struct {
+	const char *msgid;
+	bool same;
+} is_of[] = {
+	{ OUTLOOK_LOCAL "@" OUTLOOK_DOMAIN, true },	/* as patch.h reads the header */
+	{ "<" OUTLOOK_LOCAL "@" OUTLOOK_DOMAIN ">", true },
+	{ " <" OUTLOOK_LOCAL "@wa0p291mb0385.polp291.prod.outlook.com> ", true },
+	{ "wa0p291mb0385bb677efa22d85eed8a36c5052@" OUTLOOK_DOMAIN, false }, /* local part exact */
+	{ "WA0P291MB03850F4E9B4EC7389FE89779C5052@" OUTLOOK_DOMAIN, false }, /* the cover */
+	{ "", false },
+	{ NULL, false },
+};
+
+START_TEST(test_is_of)
+{
+	struct msg_context c;
+
+	load("series-outlook-7.eml", T0, &c);
+	ck_assert_str_eq(c.message_id, OUTLOOK_LOCAL "@wa0p291mb0385.polp291.prod.outlook.com");
+	ck_assert_msg(context_is_of(&c, is_of[_i].msgid) == is_of[_i].same, "%s",
+		      is_of[_i].msgid ? is_of[_i].msgid : "(null)");
+	msg_context_release(&c);
+}
+END_TEST
+
 START_TEST(test_store_roundtrip)
 {
 	struct store *st = open_store();
@@ -327,6 +358,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_from_patch, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, test_slugs, 0, sizeof(slugs) / sizeof(slugs[0]));
 	tcase_add_test(tc, test_thread_root);
+	tcase_add_loop_test(tc, test_is_of, 0, sizeof(is_of) / sizeof(is_of[0]));
 	tcase_add_test(tc, test_store_roundtrip);
 	tcase_add_test(tc, test_prune);
 	tcase_add_test(tc, test_thread_quiet);

@@ -31,6 +31,13 @@ lacks() { if grep -qF -- "$2" "$tmp/out"; then not_ok "$1: '$2' in stdout"; else
 total() {
 	if grep -qE "^  $2 +$3\$" "$tmp/out"; then ok "$1"; else not_ok "$1: no total '$2 $3'"; sed -n '/^-- totals/,$p' "$tmp/out" | sed 's/^/#   /'; fi
 }
+# once DESC: the decisions' totals add up to "messages N" (each message is
+# counted once, by its last decision)
+once() {
+	sum=$(sed -n '/^decisions:/,/^rules:/p' "$tmp/out" | awk '/^  /{s+=$NF} END{print s+0}')
+	n=$(sed -n 's/^messages \([0-9]*\).*/\1/p' "$tmp/out")
+	if [ -n "$n" ] && [ "$sum" = "$n" ]; then ok "$1"; else not_ok "$1: decisions add up to $sum, messages ${n:-?}"; sed -n '/^-- totals/,$p' "$tmp/out" | sed 's/^/#   /'; fi
+}
 
 # The daemon's file: a Maildir source and sink, a state file; replay must
 # touch none of them.
@@ -74,6 +81,7 @@ total "one seen" "skipped: seen" 1
 line "the messages are counted" "messages 6"
 line "totals per rule: MISSING_SIGN_OFF" "  MISSING_SIGN_OFF                      1      0"
 line "the clock is the mails' Date" "clock: the mails' Date headers"
+once "each message is counted once"
 if [ -e "$tmp/state" ] || [ -e "$tmp/replies" ]; then
 	not_ok "nothing is written to the state or the sink"
 else
@@ -131,10 +139,12 @@ line "30 s later (by Date, +0200 applied): held" \
 	"20250601-rate-b@example.org: held: rate-limit-global (MISSING_SIGN_OFF)"
 line "two minutes later: answered again" \
 	"20250601-rate-c@example.org: would reply (MISSING_SIGN_OFF)"
-total "one held" "held: rate-limit-global" 1
 line "the held one is answered once the limit has room, not dropped" \
 	"20250601-rate-b@example.org: would reply (MISSING_SIGN_OFF)"
 total "all three answered" "would reply" 3
+lacks "... and the held one is counted as answered only" "  held: rate-limit-global"
+line "... its rule once, in the reply column" "  MISSING_SIGN_OFF                      3      0"
+once "held, then answered: each message counted once"
 
 # --- one problem, one mail (per-series, the default) ----------------------------
 # Two series of 10 patches and a cover, a day apart, by Ann, whose From:
@@ -168,6 +178,9 @@ total "a 10-patch series with the same mix-up throughout: one reply, and none fo
 	"would reply" 1
 line "... which names the mix-up" "one-0@example.org: would reply (FROM_SIGN_OFF_MISMATCH)"
 lacks "... and the second series gets none" "two-0@example.org: would reply"
+total "held for a series: 10 parts of the first, all 11 of the second, not the answered cover" \
+	"skipped: series" 21
+once "two series: each message counted once"
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 0\n'; } >"$tmp/told0.ini"
 run "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
 total "repeat_after = 0: each series is told" "would reply" 2
@@ -224,12 +237,32 @@ line "... listing patch 1/2" "Patch 1/2:"
 line "... and patch 2/2" "Patch 2/2:"
 line "... each with its finding" "2. MISSING_SIGN_OFF (error):"
 line "... and its end is marked" "----- end of reply to <$cover> -----"
-line "the per-mail lines stay" "$cover: would reply (MISSING_SIGN_OFF)"
+line "the per-mail lines show the cover held" "$cover: skipped: series"
+line "... and then answered" "$cover: would reply (MISSING_SIGN_OFF)"
 total "and the totals" "would reply" 1
+total "... count the cover once, as answered" "skipped: series" 2
+once "per-series: the decisions add up to the messages"
 { base; echo "reply_mode = per-patch"; } >"$tmp/perpatch.ini"
 run "$TAGBOT" replay -c "$tmp/perpatch.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "per-patch: one reply a patch"; else not_ok "per-patch: $count replies, want 2"; fi
+# Outlook folds Message-ID: onto a continuation line and writes the domain
+# in capitals (the store lower-cases domains): the cover, 7/10 and 10/10 of a
+# real series, trimmed; 7/10 and 10/10 have findings.  10/10 came 17 minutes
+# after the cover, so series_wait = 1200: one reply, to the cover.
+ocover="WA0P291MB03850F4E9B4EC7389FE89779C5052@WA0P291MB0385.POLP291.PROD.OUTLOOK.COM"
+{ base; printf 'reply_mode = per-series\nseries_wait = 1200\n'; } >"$tmp/outlook.ini"
+run "$TAGBOT" replay -c "$tmp/outlook.ini" --show-replies "$data/series-outlook-cover.eml" \
+	"$data/series-outlook-7.eml" "$data/series-outlook-10.eml"
+count=$(grep -c '^----- reply to <' "$tmp/out")
+if [ "$count" = 1 ]; then ok "folded Message-ID, capital domain: one reply for the series"; else not_ok "folded Message-ID, capital domain: $count replies, want 1"; fi
+line "... to its cover letter" "----- reply to <$ocover> -----"
+line "... naming both patches' findings" \
+	"$ocover: would reply (MISSING_SIGN_OFF, BAD_SIGN_OFF, BAD_FIXES_TAG)"
+line "... listing patch 7/10" "Patch 7/10:"
+line "... and patch 10/10" "Patch 10/10:"
+once "... each message counted once"
+
 run "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli-missing-signoff.eml"
 line "-q --show-replies: the reply without the per-mail lines" "----- reply to <$leds> -----"
 lacks "... no per-message line" "$leds:"
