@@ -426,7 +426,7 @@ void daemon_told_filter(struct daemon *d, const struct patch *p,
 			x->severity = SEV_OFF;	/* the same mix-up, once a reply */
 			continue;
 		}
-		if (d->dry || !d->st || !span || (!who && !(who = told_person(p, rs))))
+		if (!d->st || !span || (!who && !(who = told_person(p, rs))))
 			continue;
 		if (store_told_get(d->st, who, x->rule, &t, &found, &e) < 0) {
 			log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
@@ -447,7 +447,7 @@ void daemon_told_note(struct daemon *d, const struct patch *p, const struct repl
 	char *who = NULL;
 	struct err e;
 
-	if (d->dry || !d->st)
+	if (!d->st)
 		return;
 	for (size_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->v[i];
