@@ -1699,21 +1699,27 @@ static int series_reply_tx(struct store *st, const char *id, const struct store_
 	return store_series_set_state(st, id, STORE_SERIES_DONE, e);
 }
 
-int store_series_queue_reply(struct store *st, const char *id,
-			     const struct store_outgoing *o, time_t now,
-			     enum store_enqueue *res, struct err *e)
+/* The body of a grouped reply's queueing (series_reply_tx, held_reply_tx),
+ * run inside its transaction; id names the group. */
+typedef int reply_tx_fn(struct store *st, const char *id, const struct store_outgoing *o,
+			const char *list, const char *lead, const char *reply_key, time_t now,
+			enum store_enqueue *res, struct err *e);
+
+/* Queues o for the group id in one transaction, by tx. */
+static int queue_grouped(struct store *st, const char *id, const struct store_outgoing *o,
+			 time_t now, enum store_enqueue *res, reply_tx_fn *tx, struct err *e)
 {
 	char *lead = store_msgid_key(o->parent_msgid), *reply_key = store_msgid_key(o->reply_msgid);
-	struct buf rcpt;
+	struct buf list;
 	int rc = -1;
 
-	buf_init(&rcpt, 64 * 1024);
+	buf_init(&list, 64 * 1024);
 	if (!lead || !reply_key)
 		err_set(e, ERR_FINAL, "store %s: empty or oversized Message-ID", st->path);
 	else if (!o->raw || o->len == 0 || o->len > STORE_REPLY_MAX)
 		err_set(e, ERR_FINAL, "store %s: empty or oversized reply", st->path);
-	else if (join_rcpt(st, o, &rcpt, e) == 0 && store_begin(st, e) == 0) {
-		rc = series_reply_tx(st, id, o, rcpt.data, lead, reply_key, now, res, e);
+	else if (join_rcpt(st, o, &list, e) == 0 && store_begin(st, e) == 0) {
+		rc = tx(st, id, o, list.data, lead, reply_key, now, res, e);
 		if (rc == 0)
 			rc = store_commit(st, e);
 		else
@@ -1721,8 +1727,15 @@ int store_series_queue_reply(struct store *st, const char *id,
 	}
 	free(lead);
 	free(reply_key);
-	buf_release(&rcpt);
+	buf_release(&list);
 	return rc;
+}
+
+int store_series_queue_reply(struct store *st, const char *id,
+			     const struct store_outgoing *o, time_t now,
+			     enum store_enqueue *res, struct err *e)
+{
+	return queue_grouped(st, id, o, now, res, series_reply_tx, e);
 }
 
 /* --- replies held by a rate limit ------------------------------------- */
@@ -1845,26 +1858,7 @@ static int held_reply_tx(struct store *st, const char *rcpt, const struct store_
 int store_held_queue_reply(struct store *st, const char *rcpt, const struct store_outgoing *o,
 			   time_t now, enum store_enqueue *res, struct err *e)
 {
-	char *lead = store_msgid_key(o->parent_msgid), *reply_key = store_msgid_key(o->reply_msgid);
-	struct buf list;
-	int rc = -1;
-
-	buf_init(&list, 64 * 1024);
-	if (!lead || !reply_key)
-		err_set(e, ERR_FINAL, "store %s: empty or oversized Message-ID", st->path);
-	else if (!o->raw || o->len == 0 || o->len > STORE_REPLY_MAX)
-		err_set(e, ERR_FINAL, "store %s: empty or oversized reply", st->path);
-	else if (join_rcpt(st, o, &list, e) == 0 && store_begin(st, e) == 0) {
-		rc = held_reply_tx(st, rcpt, o, list.data, lead, reply_key, now, res, e);
-		if (rc == 0)
-			rc = store_commit(st, e);
-		else
-			store_rollback(st);
-	}
-	free(lead);
-	free(reply_key);
-	buf_release(&list);
-	return rc;
+	return queue_grouped(st, rcpt, o, now, res, held_reply_tx, e);
 }
 
 /* --- what a person was told ---------------------------------------------- */
