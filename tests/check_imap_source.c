@@ -908,11 +908,21 @@ static int env_int(const char *name)
 	return v ? atoi(v) : 0;
 }
 
+/* Run with the system CA store hidden (imap-source.sh): that case alone. */
+static int run_no_system_store(Suite *s)
+{
+	TCase *nostore = tcase_create("no_system_store");
+
+	tcase_set_timeout(nostore, 60);
+	tcase_add_test(nostore, test_missing_system_store_named);
+	suite_add_tcase(s, nostore);
+	return th_run_suite(s);
+}
+
 int main(void)
 {
-	Suite *s = suite_create("imap_source");
-	TCase *tls = tcase_create("tls_login"), *fetch = tcase_create("fetch");
-	TCase *wait = tcase_create("wait"), *down = tcase_create("server_down");
+	Suite *s;
+	TCase *tls, *fetch, *wait, *down;
 
 	imap_port = env_int("IMAP_PORT");
 	imaps_port = env_int("IMAPS_PORT");
@@ -924,14 +934,13 @@ int main(void)
 		puts("SKIP: run through tests/integration/imap-source.sh (needs Dovecot)");
 		return 77;
 	}
-	if (env_int("TEST_NO_SYSTEM_STORE")) {
-		TCase *nostore = tcase_create("no_system_store");
-
-		tcase_set_timeout(nostore, 60);
-		tcase_add_test(nostore, test_missing_system_store_named);
-		suite_add_tcase(s, nostore);
-		return th_run_suite(s);
-	}
+	s = suite_create("imap_source");
+	if (env_int("TEST_NO_SYSTEM_STORE"))
+		return run_no_system_store(s);	/* no other case is made: none leaks */
+	tls = tcase_create("tls_login");
+	fetch = tcase_create("fetch");
+	wait = tcase_create("wait");
+	down = tcase_create("server_down");
 	/* TLS handshakes and IDLE take real time on a loaded machine. */
 	tcase_set_timeout(tls, 60);
 	tcase_set_timeout(fetch, 60);
