@@ -422,6 +422,33 @@ static void outgoing(const struct daemon *d, const struct reply *r, const struct
 	out->len = r->len;
 }
 
+/* A series' or held replies' reply r to lp was queued: the decision hook,
+ * the rate windows, what the person was told, the log ("series" or "held"). */
+static void note_queued(struct daemon *d, const char *what, const struct reply *r,
+			const struct patch *lp, const struct policy_settings *ps,
+			const struct reply_settings *rs, const struct findings *all, time_t now)
+{
+	hook(d, lp->message_id, STORE_REPLIED, NULL, all);
+	policy_note_reply(d->pol, ps, lp, now);
+	daemon_told_note(d, lp, rs, all, rs->min_severity);
+	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
+		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
+	daemon_reply_queued(d, lp->message_id, r);
+}
+
+/* rs (a copy of the daemon's) with the settings of p's list; its policy. */
+static const struct list_policy *list_settings(const struct daemon *d, const struct patch *p,
+					       struct reply_settings *rs)
+{
+	const struct list_policy *lp = config_policy_for(&d->cfg, p->list_id);
+
+	*rs = d->rs;
+	rs->to = lp->to;
+	rs->list_address = lp->address;
+	rs->min_severity = lp->min_reply_severity;
+	return lp;
+}
+
 static int queue(struct daemon *d, const char *id, const struct reply *r, const struct patch *lp,
 		 const struct findings *all, time_t now, struct err *e)
 {
@@ -433,14 +460,7 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 	outgoing(d, r, lp, rcpt, &out);
 	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED)
-		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
-	if (rc == 0 && res == STORE_QUEUED) {
-		policy_note_reply(d->pol, &d->ps, lp, now);
-		daemon_told_note(d, lp, &d->rs, all, d->rs.min_severity);
-		log_message(LOGL_INFO, lp->message_id, "series reply <%s> queued for %s (%zu findings)",
-			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
-		daemon_reply_queued(d, lp->message_id, r);
-	}
+		note_queued(d, "series", r, lp, &d->ps, &d->rs, all, now);
 	return rc;
 }
 
@@ -568,7 +588,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	size_t np = 0;
 	struct flush fl;
 	struct reply r;
-	struct reply_settings rs = d->rs;
+	struct reply_settings rs;
 	struct findings all;
 	const struct list_policy *lp;
 	struct err pe;
@@ -584,10 +604,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 		goto out;
 	}
 	patch_parse(&msg, &p, &np);
-	lp = config_policy_for(&d->cfg, p[0].list_id);
-	rs.to = lp->to;
-	rs.list_address = lp->address;
-	rs.min_severity = lp->min_reply_severity;
+	lp = list_settings(d, &p[0], &rs);
 	flush_parts(d, ms, s->total, &fl);
 	if (!lp->enabled ||
 	    reply_build_series(&r, &p[0], fl.parts, fl.n, s->total, &rs, now, &pe) < 0) {
@@ -710,14 +727,8 @@ static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
 
 	outgoing(d, r, lp, list, &out);
 	rc = store_held_queue_reply(d->st, rcpt, &out, now, &res, e);
-	if (rc == 0 && res == STORE_QUEUED) {
-		hook(d, lp->message_id, STORE_REPLIED, NULL, all);
-		policy_note_reply(d->pol, ps, lp, now);
-		daemon_told_note(d, lp, ps->rs, all, ps->rs->min_severity);
-		log_message(LOGL_INFO, lp->message_id, "held reply <%s> queued for %s (%zu findings)",
-			    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
-		daemon_reply_queued(d, lp->message_id, r);
-	}
+	if (rc == 0 && res == STORE_QUEUED)
+		note_queued(d, "held", r, lp, ps, ps->rs, all, now);
 	return rc;
 }
 
@@ -731,9 +742,8 @@ static int held_build(struct daemon *d, const char *rcpt, const struct members *
 	size_t np = 0;
 	struct flush fl;
 	struct reply r;
-	struct reply_settings rs = d->rs;
+	struct reply_settings rs;
 	struct policy_settings ps = d->ps;
-	const struct list_policy *lp;
 	struct findings all;
 	enum policy_reason why;
 	struct err pe;
@@ -749,10 +759,7 @@ static int held_build(struct daemon *d, const char *rcpt, const struct members *
 		goto out;
 	}
 	patch_parse(&msg, &p, &np);
-	lp = config_policy_for(&d->cfg, p[0].list_id);
-	rs.to = lp->to;
-	rs.list_address = lp->address;
-	rs.min_severity = lp->min_reply_severity;
+	list_settings(d, &p[0], &rs);
 	ps.rs = &rs;
 	flush_parts(d, ms, (int)ms->n, &fl);
 	if (reply_build_series(&r, &p[0], fl.parts, fl.n, REPLY_HELD, &rs, now, &pe) < 0) {
