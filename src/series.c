@@ -18,9 +18,25 @@ static bool same_shape(const struct msg_context *a, const struct msg_context *b)
 	return a->total > 0 && a->version == b->version && a->total == b->total;
 }
 
+/* A part whose version tag was left off ("[PATCH 1/7]" in a "[PATCH v4 0/7]"
+ * thread, as git send-email sends it when one file was made apart): the
+ * same total, the untagged side a patch, sent within SERIES_TAGLESS (the
+ * author may differ: a series carries others' patches).  A v2 answering
+ * v1's cover letter still starts a series. */
+static bool tag_left_off(const struct msg_context *a, const struct msg_context *b)
+{
+	double dt = difftime(a->time, b->time);
+	const struct msg_context *bare = a->version == 1 ? a : b;
+
+	if (a->total <= 0 || a->total != b->total || (a->version != 1) == (b->version != 1) ||
+	    bare->index < 1)
+		return false;	/* the untagged side is a patch: a v1 cover answered is not */
+	return dt <= SERIES_TAGLESS && dt >= -SERIES_TAGLESS;
+}
+
 bool series_linked(const struct msg_context *a, const struct msg_context *b)
 {
-	if (!same_shape(a, b))
+	if (!same_shape(a, b) && !tag_left_off(a, b))
 		return false;
 	if (context_refers_to(a, b->message_id) || context_refers_to(b, a->message_id))
 		return true;

@@ -9,8 +9,11 @@
  * message (the cover, not arrived yet), a cover letter that patches seen
  * earlier refer to (a late cover).  Threading joins only parts of the same
  * version and total, so a v2 sent in reply to v1's cover letter starts a
- * series of its own.  Mail without threading headers is grouped by sender,
- * version and total within SERIES_WINDOW, never two parts with one index.
+ * series of its own; the one exception is a part whose version tag was left
+ * off ("[PATCH 1/7]" beside "[PATCH v4 2/7]"), same total, sent within
+ * SERIES_TAGLESS of the other.  Mail without threading headers is grouped
+ * by sender, version and total within SERIES_WINDOW, never two parts with
+ * one index.
  *
  * The pure functions below look at two contexts; series_assign() asks the
  * store for the candidates and keeps the result there.
@@ -28,14 +31,15 @@
 
 #define SERIES_WINDOW		(6 * 3600)	/* seconds: unthreaded parts grouped */
 #define SERIES_TOTAL_MAX	999		/* larger totals are not grouped */
+#define SERIES_TAGLESS		300		/* seconds: an untagged part joins its thread */
 
 /* Whether c is a part of a series: a patch or cover letter with an n/m
  * (1 <= total <= SERIES_TOTAL_MAX, index <= total). */
 bool series_is_part(const struct msg_context *c);
 
 /* Whether a and b are parts of one series by their threading: same
- * version and total, and one refers to the other, or both answer the same
- * message.  Symmetric. */
+ * version and total (or a version tag left off, see above), and one refers
+ * to the other, or both answer the same message.  Symmetric. */
 bool series_linked(const struct msg_context *a, const struct msg_context *b);
 
 /* Whether a and b, neither with threading headers, are parts of one

@@ -91,6 +91,11 @@ static const struct {
 	{ "series-v4-1.eml", "series-v4-cover.eml", true },
 	{ "series-v3-1.eml", "series-v2-cover.eml", false },
 	{ "series-unthreaded-1.eml", "series-unthreaded-2.eml", false }, /* no threading */
+	/* "[PATCH 1/7]" and "[PATCH 7/7]" in a v4 thread: the tag left off */
+	{ "series-tagless-1.eml", "series-tagless-cover.eml", true },
+	{ "series-tagless-cover.eml", "series-tagless-1.eml", true },
+	{ "series-tagless-7.eml", "series-tagless-2.eml", true },	/* siblings */
+	{ "series-tagless-7.eml", "series-tagless-1.eml", true },	/* both untagged */
 };
 
 START_TEST(test_linked)
@@ -103,6 +108,29 @@ START_TEST(test_linked)
 		      links[_i].b);
 	msg_context_release(&a);
 	msg_context_release(&b);
+}
+END_TEST
+
+/* The untagged part joins only a thread of its shape, sent at once. */
+START_TEST(test_tag_left_off_limits)
+{
+	struct msg_context cover, part;
+
+	load("series-tagless-cover.eml", T0, &cover);
+	load("series-tagless-1.eml", T0 + SERIES_TAGLESS, &part);
+	ck_assert(series_linked(&part, &cover));
+	part.time = T0 + SERIES_TAGLESS + 1;	/* sent later: a resend, not a part */
+	ck_assert(!series_linked(&part, &cover));
+	msg_context_release(&part);
+	load("series-tagless-1.eml", T0 + 1, &part);
+	part.total = 6;				/* another series shape */
+	ck_assert(!series_linked(&part, &cover));
+	msg_context_release(&part);
+	load("series-tagless-2.eml", T0 + 1, &part); /* an untagged cover is not joined */
+	cover.version = 1;
+	ck_assert(!series_linked(&part, &cover));
+	msg_context_release(&part);
+	msg_context_release(&cover);
 }
 END_TEST
 
@@ -558,6 +586,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_linked, 0, sizeof(links) / sizeof(links[0]));
 	tcase_add_test(tc, test_window);
+	tcase_add_test(tc, test_tag_left_off_limits);
 	tcase_add_test(tc, test_is_part);
 	tcase_add_loop_test(tc, test_complete, 0, sizeof(views) / sizeof(views[0]));
 	tcase_add_loop_test(tc, test_orders, 0, sizeof(orders) / sizeof(orders[0]));
