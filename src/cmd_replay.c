@@ -454,10 +454,11 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 			continue;
 		snprintf(name, sizeof(name), "%s#%zu", m.file, m.index);
 		r->messages++;
-		rc = daemon_process_one(d, &org, m.data, m.len, e);
-		/* per-series: the series whose series_wait ran out by this mail's Date */
+		/* per-series: the series whose series_wait ran out by this mail's
+		 * Date are answered before it arrives, as the daemon's timer would */
+		rc = daemon_series_flush(d, daemon_now(d), e);
 		if (rc == 0)
-			rc = daemon_series_flush(d, daemon_now(d), e);
+			rc = daemon_process_one(d, &org, m.data, m.len, e);
 		if (rc == 0 && d->b.n >= REPLAY_BATCH)
 			rc = daemon_batch_end(d, e);
 	}

@@ -254,6 +254,26 @@ static int series_state(struct daemon *d, const char *id, enum store_series_stat
 	return 0;
 }
 
+/* A part joined series id: its state, and the wait measured from this part
+ * (series_deadline()). */
+static int stretch(struct daemon *d, const char *id, time_t now, enum store_series_state *state,
+		   struct err *e)
+{
+	struct store_series s;
+	time_t t;
+	int rc = series_state(d, id, state, &s, e);
+
+	if (rc < 0 || *state != STORE_SERIES_PENDING) {
+		store_series_release(&s);
+		return rc;
+	}
+	t = series_deadline(s.first_time, s.deadline, now, d->cfg.reply.series_wait);
+	if (t != s.deadline)
+		rc = store_series_set_deadline(d->st, id, t, e);
+	store_series_release(&s);
+	return rc;
+}
+
 /* A series' members as the flush needs them (copies). */
 struct member {
 	char *msgid;
@@ -377,7 +397,7 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	free(fdump);
 	msg_context_release(&c);
 	if (rc == 0 && hold)
-		rc = series_state(d, id, &state, NULL, e);
+		rc = stretch(d, id, now, &state, e);
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
 		rc = record_held(d, o, key, lead, "series", e);
 		*taken = rc == 0;

@@ -64,6 +64,15 @@ bool series_window_match(const struct msg_context *a, const struct msg_context *
 	return dt <= (double)window && dt >= -(double)window;
 }
 
+time_t series_deadline(time_t first, time_t deadline, time_t now, long wait)
+{
+	time_t cap = first + (time_t)SERIES_STRETCH * wait, t = now + wait;
+
+	if (t > cap)
+		t = cap;
+	return t > deadline ? t : deadline;
+}
+
 void series_view_add(struct series_view *v, bool *bits, int index)
 {
 	if (index < 0 || index > v->total || bits[index])

@@ -64,6 +64,15 @@ void series_view_add(struct series_view *v, bool *bits, int index);
 bool series_complete(const struct series_view *v);
 
 /*
+ * When a pending series' reply is due once a part arrived at now: the wait
+ * runs from the latest part, since some senders take a minute a patch, but
+ * never past SERIES_STRETCH waits after the first part.  A later deadline
+ * (a rate limit's) is kept.
+ */
+#define SERIES_STRETCH		6
+time_t series_deadline(time_t first, time_t deadline, time_t now, long wait);
+
+/*
  * Finds or creates the series of c (series_is_part(c) must hold; c is in
  * the store's context table already or not) and adds c to it.  A new series
  * gets state and deadline; raw and findings (may be NULL) are kept while

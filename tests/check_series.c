@@ -134,6 +134,19 @@ START_TEST(test_tag_left_off_limits)
 }
 END_TEST
 
+START_TEST(test_deadline_stretch)
+{
+	long w = 600;
+
+	/* each part moves the reply to a wait after it ... */
+	ck_assert_int_eq(series_deadline(T0, T0 + w, T0 + 300, w), T0 + 300 + w);
+	/* ... never past SERIES_STRETCH waits after the first part ... */
+	ck_assert_int_eq(series_deadline(T0, T0 + 3000, T0 + 3500, w), T0 + SERIES_STRETCH * w);
+	/* ... and never sooner than it was (a rate limit's later deadline) */
+	ck_assert_int_eq(series_deadline(T0, T0 + 9000, T0 + 10, w), T0 + 9000);
+}
+END_TEST
+
 START_TEST(test_window)
 {
 	struct msg_context a, b, c;
@@ -587,6 +600,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_linked, 0, sizeof(links) / sizeof(links[0]));
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_tag_left_off_limits);
+	tcase_add_test(tc, test_deadline_stretch);
 	tcase_add_test(tc, test_is_part);
 	tcase_add_loop_test(tc, test_complete, 0, sizeof(views) / sizeof(views[0]));
 	tcase_add_loop_test(tc, test_orders, 0, sizeof(orders) / sizeof(orders[0]));

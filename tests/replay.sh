@@ -263,6 +263,27 @@ line "... listing patch 7/10" "Patch 7/10:"
 line "... and patch 10/10" "Patch 10/10:"
 once "... each message counted once"
 
+# A sender who takes minutes a patch: the wait runs from the latest part.
+# The same series with 1/2 sent 8 and 2/2 16 minutes after the cover: with
+# series_wait 600 counted from the first part, 2/2 missed the reply ("did
+# not arrive") and got one of its own; now one reply.  A part later than six
+# waits after the first still gets its own.
+slow() {	# DATE-OF-2/2
+	sed 's/^Date: .*/Date: Tue, 04 Feb 2025 08:00:50 +0100/' "$tmp/nosob-series-v2-1.eml" \
+		>"$tmp/slow-1.eml"
+	sed "s/^Date: .*/Date: $1/" "$tmp/nosob-series-v2-2.eml" >"$tmp/slow-2.eml"
+	run "$TAGBOT" replay -c "$tmp/series.ini" --show-replies "$tmp/nosob-series-v2-cover.eml" \
+		"$tmp/slow-1.eml" "$tmp/slow-2.eml"
+}
+slow "Tue, 04 Feb 2025 08:08:51 +0100"
+count=$(grep -c '^----- reply to <' "$tmp/out")
+if [ "$count" = 1 ]; then ok "parts 8 minutes apart: one reply"; else not_ok "parts 8 minutes apart: $count replies, want 1"; fi
+line "... listing patch 2/2" "Patch 2/2:"
+lacks "... with no part missing" "did not arrive"
+slow "Tue, 04 Feb 2025 09:02:51 +0100"
+count=$(grep -c '^----- reply to <' "$tmp/out")
+if [ "$count" = 2 ]; then ok "a part 70 minutes late: a reply of its own"; else not_ok "a part 70 minutes late: $count replies, want 2"; fi
+
 run "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli-missing-signoff.eml"
 line "-q --show-replies: the reply without the per-mail lines" "----- reply to <$leds> -----"
 lacks "... no per-message line" "$leds:"
