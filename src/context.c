@@ -197,6 +197,13 @@ char *context_change_slug_msgid(const char *msgid)
 	return out;
 }
 
+char *context_subject(const struct patch *p)
+{
+	char *s = clean_lower(p->subject_body ? p->subject_body : "", CONTEXT_SUBJECT_MAX, false);
+
+	return s ? s : xstrdup("");
+}
+
 static char *change_id_of(const struct patch *p)
 {
 	if (p->change_id && *p->change_id)
@@ -214,10 +221,7 @@ void context_from_patch(const struct message *m, const struct patch *p, time_t n
 	(void)m;
 	msg_context_release(out);
 	out->message_id = ref_key(p->message_id);
-	out->subject = clean_lower(p->subject_body ? p->subject_body : "", CONTEXT_SUBJECT_MAX,
-				   false);
-	if (!out->subject)
-		out->subject = xstrdup("");
+	out->subject = context_subject(p);
 	out->sender = from ? clean_lower(from, CONTEXT_ADDR_MAX, true) : NULL;
 	if (!out->sender)
 		out->sender = xstrdup("");

@@ -55,6 +55,10 @@ void msg_context_release(struct msg_context *c);
 void context_from_patch(const struct message *m, const struct patch *p, time_t now,
 			struct msg_context *out);
 
+/* The subject of p as the context keeps it (msg_context.subject: without
+ * the bracket prefix, cleaned, capped); malloc'ed, "" when none. */
+char *context_subject(const struct patch *p);
+
 /* The change-id slug of a b4 "change-id:" footer value, or of a b4-style
  * Message-ID; malloc'ed, NULL when s has neither form. */
 char *context_change_slug_footer(const char *s);

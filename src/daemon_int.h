@@ -216,16 +216,25 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r);
 
 /*
- * Findings about the sender's setup (rule_about_setup()) are told to a
- * person once per [reply] repeat_after days: daemon_told_filter() turns off
- * (SEV_OFF) those of f already told to p's submitter in that time, and any
- * but the first of each such rule in f; daemon_told_note() records the
- * ones a queued reply told (at or above min).
+ * What a person was told, so that a problem is told once ([reply]
+ * repeat_after days; 0 turns this off):
+ * - a finding on a patch is not told again to the same person about the
+ *   same patch (about: its context_subject()), as when a resend keeps it,
+ *   while the context remembers the patch;
+ * - a finding about the sender's setup (rule_about_setup()) is said once a
+ *   reply; it and MISSING_SIGN_OFF (rule_told_per_person()) are told to the
+ *   same person once per repeat_after days, whatever the patch.
+ * daemon_told_filter() turns off (SEV_OFF) those of f->v[from..end), the
+ * findings of the part about, already told to the person a reply to `to`
+ * goes to; daemon_told_note() records the ones a queued reply told (at or
+ * above min).
  */
-void daemon_told_filter(struct daemon *d, const struct patch *p,
-			const struct reply_settings *rs, struct findings *f);
-void daemon_told_note(struct daemon *d, const struct patch *p, const struct reply_settings *rs,
-		      const struct findings *f, enum severity min);
+void daemon_told_filter(struct daemon *d, const struct patch *to,
+			const struct reply_settings *rs, const char *about, struct findings *f,
+			size_t from, size_t end);
+void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
+		      const char *about, const struct findings *f, size_t from, size_t end,
+		      enum severity min);
 
 /* --- daemon_cc.c ------------------------------------------------------- */
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "context.h"
 #include "daemon_int.h"
 #include "listpolicy.h"
 #include "recipients.h"
@@ -255,6 +256,13 @@ static size_t count_checked(const struct mail_parts *mp)
 	return n;
 }
 
+/* The told key of part i of mp (context_subject()); NULL when it is not
+ * checked. */
+static char *part_about(const struct mail_parts *mp, size_t i)
+{
+	return checked(&mp->p[i]) ? context_subject(&mp->p[i]) : NULL;
+}
+
 /*
  * A mail with several checked patches (attachments, a pasted mbox) is
  * answered patch by patch: each part's findings under its subject and
@@ -334,7 +342,14 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 
 		ps.rs = rs;	/* the keys of whom this reply mails */
 		policy_note_reply(d->pol, &ps, p, daemon_now(d));
-		daemon_told_note(d, p, rs, f, rs->min_severity);
+		for (size_t i = 0; i < mp->np; i++) {
+			char *about = part_about(mp, i);
+
+			if (about)
+				daemon_told_note(d, p, rs, about, f, mp->first[i], mp->first[i + 1],
+						 rs->min_severity);
+			free(about);
+		}
 		log_queued(&r, p, f);
 	}
 	if (rc == 0)
@@ -386,16 +401,23 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 
 /* Whom a reply to p goes to, lower case (the told table's key); NULL when
  * nobody. */
+/* A lower-case copy of s (the told table's keys compare that way). */
+static char *lowered(const char *s)
+{
+	char *k = xstrdup(s);
+
+	for (char *c = k; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return k;
+}
+
 static char *told_person(const struct patch *p, const struct reply_settings *rs)
 {
 	struct recipients who;
 	char *k = NULL;
 
-	if (recipients_find(&who, p, rs) == 0) {
-		k = xstrdup(who.to.email);
-		for (char *c = k; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
-	}
+	if (recipients_find(&who, p, rs) == 0)
+		k = lowered(who.to.email);
 	recipients_release(&who);
 	return k;
 }
@@ -409,57 +431,83 @@ static bool earlier(const struct findings *f, size_t i, const char *rule)
 	return false;
 }
 
-void daemon_told_filter(struct daemon *d, const struct patch *p,
-			const struct reply_settings *rs, struct findings *f)
+/* Whether who was told x: about this patch ever (while remembered), or, for
+ * a rule told per person, about any patch within span. */
+static bool was_told(struct daemon *d, const char *who, const char *about,
+		     const struct finding *x, time_t span, const char *key)
 {
-	time_t now = daemon_now(d), t, span = (time_t)d->cfg.reply.repeat_after * 86400;
-	char *who = NULL;
+	const char *keys[2] = { about, "" };
+	size_t n = rule_told_per_person(x->rule) ? 2 : 1;
+	time_t t;
 	bool found;
 	struct err e;
 
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; i < n; i++) {
+		if (store_told_get(d->st, who, x->rule, keys[i], &t, &found, &e) < 0) {
+			log_message(LOGL_WARNING, key, "%s", e.msg);
+			continue;
+		}
+		if (found && (i == 0 || daemon_now(d) - t < span)) {
+			log_message(LOGL_DEBUG, key, "%s: told to %s %ld days ago%s, not again",
+				    x->rule, who, (long)((daemon_now(d) - t) / 86400),
+				    i == 0 ? " about this patch" : "");
+			return true;
+		}
+	}
+	return false;
+}
+
+void daemon_told_filter(struct daemon *d, const struct patch *to,
+			const struct reply_settings *rs, const char *about, struct findings *f,
+			size_t from, size_t end)
+{
+	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
+	char *who = NULL, *key = NULL;
+
+	for (size_t i = from; i < end && i < f->n; i++) {
 		struct finding *x = &f->v[i];
 
-		if (x->severity == SEV_OFF || !rule_about_setup(x->rule))
+		if (x->severity == SEV_OFF)
 			continue;
-		if (earlier(f, i, x->rule)) {
+		if (rule_about_setup(x->rule) && earlier(f, i, x->rule)) {
 			x->severity = SEV_OFF;	/* the same mix-up, once a reply */
 			continue;
 		}
-		if (!d->st || !span || (!who && !(who = told_person(p, rs))))
+		if (!d->st || !span || (!who && !(who = told_person(to, rs))))
 			continue;
-		if (store_told_get(d->st, who, x->rule, &t, &found, &e) < 0) {
-			log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
-			continue;
-		}
-		if (found && now - t < span) {
-			log_message(LOGL_DEBUG, p->message_id, "%s: told to %s %ld days ago, not again",
-				    x->rule, who, (long)((now - t) / 86400));
+		if (!key)
+			key = lowered(about);
+		if (was_told(d, who, key, x, span, to->message_id))
 			x->severity = SEV_OFF;
-		}
 	}
 	free(who);
+	free(key);
 }
 
-void daemon_told_note(struct daemon *d, const struct patch *p, const struct reply_settings *rs,
-		      const struct findings *f, enum severity min)
+void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
+		      const char *about, const struct findings *f, size_t from, size_t end,
+		      enum severity min)
 {
-	char *who = NULL;
+	char *who = NULL, *key;
 	struct err e;
 
-	if (!d->st)
+	if (!d->st || !d->cfg.reply.repeat_after)
 		return;
-	for (size_t i = 0; i < f->n; i++) {
+	key = lowered(about);
+	for (size_t i = from; i < end && i < f->n; i++) {
 		const struct finding *x = &f->v[i];
 
-		if (x->severity == SEV_OFF || x->severity < min || !rule_about_setup(x->rule))
+		if (x->severity == SEV_OFF || x->severity < min)
 			continue;
-		if (!who && !(who = told_person(p, rs)))
-			return;
-		if (store_told_set(d->st, who, x->rule, daemon_now(d), &e) < 0)
-			log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
+		if (!who && !(who = told_person(to, rs)))
+			break;
+		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0 ||
+		    (rule_told_per_person(x->rule) &&
+		     store_told_set(d->st, who, x->rule, "", daemon_now(d), &e) < 0))
+			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
 	}
 	free(who);
+	free(key);
 }
 
 /* The patch the reply is about: the first part that is checked. */
@@ -502,7 +550,13 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	}
 	mp.first[mp.np] = f.n;
 	daemon_log_budgets(key, &f);
-	daemon_told_filter(d, lead, &la.rs, &f);
+	for (size_t i = 0; i < mp.np; i++) {
+		char *about = part_about(&mp, i);
+
+		if (about)
+			daemon_told_filter(d, lead, &la.rs, about, &f, mp.first[i], mp.first[i + 1]);
+		free(about);
+	}
 	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
 	if (daemon_context_note(d, key, lead, e) < 0) {
 		findings_release(&f);

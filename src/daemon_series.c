@@ -442,48 +442,6 @@ static void outgoing(const struct daemon *d, const struct reply *r, const struct
 	out->len = r->len;
 }
 
-/* A series' or held replies' reply r to lp was queued: the decision hook,
- * the rate windows, what the person was told, the log ("series" or "held"). */
-static void note_queued(struct daemon *d, const char *what, const struct reply *r,
-			const struct patch *lp, const struct policy_settings *ps,
-			const struct reply_settings *rs, const struct findings *all, time_t now)
-{
-	hook(d, lp->message_id, STORE_REPLIED, NULL, all);
-	policy_note_reply(d->pol, ps, lp, now);
-	daemon_told_note(d, lp, rs, all, rs->min_severity);
-	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
-		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
-	daemon_reply_queued(d, lp->message_id, r);
-}
-
-/* rs (a copy of the daemon's) with the settings of p's list; its policy. */
-static const struct list_policy *list_settings(const struct daemon *d, const struct patch *p,
-					       struct reply_settings *rs)
-{
-	const struct list_policy *lp = config_policy_for(&d->cfg, p->list_id);
-
-	*rs = d->rs;
-	rs->to = lp->to;
-	rs->list_address = lp->address;
-	rs->min_severity = lp->min_reply_severity;
-	return lp;
-}
-
-static int queue(struct daemon *d, const char *id, const struct reply *r, const struct patch *lp,
-		 const struct findings *all, time_t now, struct err *e)
-{
-	const char *rcpt[REPLY_MAX_RCPT + 1];
-	struct store_outgoing out;
-	enum store_enqueue res;
-	int rc;
-
-	outgoing(d, r, lp, rcpt, &out);
-	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
-	if (rc == 0 && res == STORE_QUEUED)
-		note_queued(d, "series", r, lp, &d->ps, &d->rs, all, now);
-	return rc;
-}
-
 /* What one flush holds: the parts' findings and their strings. */
 struct flush {
 	struct reply_series_part *parts;
@@ -514,6 +472,55 @@ static void merge_parts(const struct flush *fl, struct findings *all)
 			ARRAY_GROW(all->v, all->alloc, all->n + 1);
 			all->v[all->n++] = fl->f[i].v[j];
 		}
+}
+
+/* A series' or held replies' reply r to lp was queued: the decision hook,
+ * the rate windows, what the person was told, the log ("series" or "held"). */
+static void note_queued(struct daemon *d, const char *what, const struct reply *r,
+			const struct patch *lp, const struct policy_settings *ps,
+			const struct reply_settings *rs, const struct flush *fl, time_t now)
+{
+	struct findings all;
+
+	merge_parts(fl, &all);
+	hook(d, lp->message_id, STORE_REPLIED, NULL, &all);
+	free(all.v);	/* shallow: the findings are fl's */
+	policy_note_reply(d->pol, ps, lp, now);
+	for (size_t i = 0; i < fl->n; i++)
+		if (fl->subjects[i])
+			daemon_told_note(d, lp, rs, fl->subjects[i], &fl->f[i], 0, fl->f[i].n,
+					 rs->min_severity);
+	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
+		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
+	daemon_reply_queued(d, lp->message_id, r);
+}
+
+/* rs (a copy of the daemon's) with the settings of p's list; its policy. */
+static const struct list_policy *list_settings(const struct daemon *d, const struct patch *p,
+					       struct reply_settings *rs)
+{
+	const struct list_policy *lp = config_policy_for(&d->cfg, p->list_id);
+
+	*rs = d->rs;
+	rs->to = lp->to;
+	rs->list_address = lp->address;
+	rs->min_severity = lp->min_reply_severity;
+	return lp;
+}
+
+static int queue(struct daemon *d, const char *id, const struct reply *r, const struct patch *lp,
+		 const struct flush *fl, time_t now, struct err *e)
+{
+	const char *rcpt[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	enum store_enqueue res;
+	int rc;
+
+	outgoing(d, r, lp, rcpt, &out);
+	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
+	if (rc == 0 && res == STORE_QUEUED)
+		note_queued(d, "series", r, lp, &d->ps, &d->rs, fl, now);
+	return rc;
 }
 
 static char *subject_of(struct daemon *d, const char *msgid)
@@ -609,7 +616,6 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	struct flush fl;
 	struct reply r;
 	struct reply_settings rs;
-	struct findings all;
 	const struct list_policy *lp;
 	struct err pe;
 	bool held = false;
@@ -633,11 +639,9 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	merge_parts(&fl, &all);
 	rc = rate_hold(d, id, lead->msgid, &p[0], now, &held, e);
 	if (rc == 0 && !held)
-		rc = queue(d, id, &r, &p[0], &all, now, e);
-	free(all.v);	/* shallow: the findings are fl's */
+		rc = queue(d, id, &r, &p[0], &fl, now, e);
 out:
 	reply_release(&r);
 	flush_release(&fl);
@@ -738,7 +742,7 @@ static void held_member_add(void *ctx, const struct store_held *h)
 
 static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
 		      const struct patch *lp, const struct policy_settings *ps,
-		      const struct findings *all, time_t now, struct err *e)
+		      const struct flush *fl, time_t now, struct err *e)
 {
 	const char *list[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
@@ -748,7 +752,7 @@ static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
 	outgoing(d, r, lp, list, &out);
 	rc = store_held_queue_reply(d->st, rcpt, &out, now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED)
-		note_queued(d, "held", r, lp, ps, ps->rs, all, now);
+		note_queued(d, "held", r, lp, ps, ps->rs, fl, now);
 	return rc;
 }
 
@@ -764,7 +768,6 @@ static int held_build(struct daemon *d, const char *rcpt, const struct members *
 	struct reply r;
 	struct reply_settings rs;
 	struct policy_settings ps = d->ps;
-	struct findings all;
 	enum policy_reason why;
 	struct err pe;
 	time_t at;
@@ -794,9 +797,7 @@ static int held_build(struct daemon *d, const char *rcpt, const struct members *
 		rc = store_held_set_deadline(d->st, rcpt, at > now ? at : now + 1, e);
 		goto out;
 	}
-	merge_parts(&fl, &all);
-	rc = held_queue(d, rcpt, &r, &p[0], &ps, &all, now, e);
-	free(all.v);	/* shallow: the findings are fl's */
+	rc = held_queue(d, rcpt, &r, &p[0], &ps, &fl, now, e);
 out:
 	reply_release(&r);
 	flush_release(&fl);

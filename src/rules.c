@@ -102,6 +102,11 @@ bool rule_about_setup(const char *id)
 	return false;
 }
 
+bool rule_told_per_person(const char *id)
+{
+	return rule_about_setup(id) || (id && !strcmp(id, "MISSING_SIGN_OFF"));
+}
+
 int rule_find(const char *id)
 {
 	for (int i = 0; i < RULE_COUNT; i++)

@@ -77,9 +77,19 @@ int rule_find(const char *id);
  * Whether rule id is about the sender's setup rather than the patch (their
  * From: and sign-off addresses: FROM_SIGN_OFF_MISMATCH, NO_AUTHOR_SIGN_OFF,
  * SUBMITTER_SIGN_OFF): the same mix-up comes back with every patch they
- * send, so a reply tells it once per [reply] repeat_after days.
+ * send, so a reply says it once, and tells a person once per [reply]
+ * repeat_after days.
  */
 bool rule_about_setup(const char *id);
+
+/*
+ * Whether rule id is told to a person once per [reply] repeat_after days
+ * whatever the patch: the setup rules, and MISSING_SIGN_OFF, whose fix is
+ * in the sender's workflow too (git commit -s), so patches prepared before
+ * the reply would each get the same one.  A reply still names every patch
+ * that has it.
+ */
+bool rule_told_per_person(const char *id);
 
 /* Where a custom rule's pattern is applied (RULES.md section 6). */
 enum custom_scope {

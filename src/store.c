@@ -125,6 +125,17 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  since INTEGER NOT NULL,"
 	"  failures INTEGER NOT NULL,"
 	"  next_try INTEGER NOT NULL);",
+	/* 4 -> 5: told remembers the patch a finding was told about */
+	"CREATE TABLE told5 ("
+	"  person TEXT NOT NULL,"
+	"  rule TEXT NOT NULL,"
+	"  about TEXT NOT NULL,"
+	"  t INTEGER NOT NULL,"
+	"  PRIMARY KEY (person, rule, about));"
+	"INSERT INTO told5 (person, rule, about, t) SELECT person, rule, '', t FROM told;"
+	"DROP TABLE told;"
+	"ALTER TABLE told5 RENAME TO told;"
+	"CREATE INDEX told_t ON told (t);",
 };
 
 enum stmt_id {
@@ -1316,6 +1327,7 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
 		"DELETE FROM series_member WHERE series IN (SELECT id FROM series"
 		" WHERE first_time < ?1 AND state != 'pending')",
 		"DELETE FROM series WHERE first_time < ?1 AND state != 'pending'",
+		"DELETE FROM told WHERE t < ?1 AND about != ''",
 	};
 	sqlite3_stmt *s;
 
@@ -1863,18 +1875,20 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 
 /* --- what a person was told ---------------------------------------------- */
 
-int store_told_get(struct store *st, const char *person, const char *rule, time_t *t,
-		   bool *found, struct err *e)
+int store_told_get(struct store *st, const char *person, const char *rule, const char *about,
+		   time_t *t, bool *found, struct err *e)
 {
 	sqlite3_stmt *s;
 	int rc;
 
 	*found = false;
 	*t = 0;
-	if (prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2", &s, e) < 0)
+	if (prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2 AND about = ?3", &s,
+		 e) < 0)
 		return -1;
 	bind_text(s, 1, person);
 	bind_text(s, 2, rule);
+	bind_text(s, 3, about);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		*t = (time_t)sqlite3_column_int64(s, 0);
@@ -1884,17 +1898,18 @@ int store_told_get(struct store *st, const char *person, const char *rule, time_
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading told");
 }
 
-int store_told_set(struct store *st, const char *person, const char *rule, time_t t,
-		   struct err *e)
+int store_told_set(struct store *st, const char *person, const char *rule, const char *about,
+		   time_t t, struct err *e)
 {
 	sqlite3_stmt *s;
 
-	if (prep(st, "INSERT OR REPLACE INTO told (person, rule, t) VALUES (?1, ?2, ?3)", &s,
-		 e) < 0)
+	if (prep(st, "INSERT OR REPLACE INTO told (person, rule, about, t) VALUES (?1, ?2, ?3, ?4)",
+		 &s, e) < 0)
 		return -1;
 	bind_text(s, 1, person);
 	bind_text(s, 2, rule);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)t);
+	bind_text(s, 3, about);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)t);
 	return run_done(st, s, "recording told", e);
 }
 

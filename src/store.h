@@ -30,8 +30,9 @@
 
 #include "err.h"
 
-#define STORE_SCHEMA_VERSION	4	/* 2: lookup_cache; 3: context, thread_state, series;
-					 * 4: held, rate_events, told, sink_state */
+#define STORE_SCHEMA_VERSION	5	/* 2: lookup_cache; 3: context, thread_state, series;
+					 * 4: held, rate_events, told, sink_state;
+					 * 5: told.about */
 #define STORE_MSGID_MAX		998	/* longer Message-IDs are refused */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
@@ -311,8 +312,9 @@ int store_context_put(struct store *st, const struct msg_context *c, struct err 
  * released first. */
 int store_context_get(struct store *st, const char *msgid, struct msg_context *out,
 		      bool *found, struct err *e);
-/* Deletes the context rows older than before, and the series (with their
- * members) that began before it; *deleted (may be NULL): context rows. */
+/* Deletes the context rows older than before, the series (with their
+ * members) that began before it and what people were told about patches
+ * before it; *deleted (may be NULL): context rows. */
 int store_context_prune(struct store *st, time_t before, long *deleted, struct err *e);
 
 /*
@@ -469,14 +471,16 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 /* Forgets the held patches of rcpt (nothing to send after all). */
 int store_held_drop(struct store *st, const char *rcpt, struct err *e);
 
-/* --- what a person was told (schema 4) --------------------------------- */
+/* --- what a person was told (schema 4, 5) --------------------------------- */
 
-/* When a reply last told person (lower case) about rule; *found false when
- * never. */
-int store_told_get(struct store *st, const char *person, const char *rule, time_t *t,
-		   bool *found, struct err *e);
-int store_told_set(struct store *st, const char *person, const char *rule, time_t t,
-		   struct err *e);
+/* When a reply last told person (lower case) about rule on patch about (its
+ * subject; "" for a finding about the person's setup); *found false when
+ * never.  store_context_prune() forgets the patches' rows with the
+ * context. */
+int store_told_get(struct store *st, const char *person, const char *rule, const char *about,
+		   time_t *t, bool *found, struct err *e);
+int store_told_set(struct store *st, const char *person, const char *rule, const char *about,
+		   time_t t, struct err *e);
 
 /* --- rate windows (schema 4) ------------------------------------------- */
 

@@ -316,13 +316,21 @@ static const struct mail_case bad_cases[] = {
 	/* Co-developed-by */
 	{ "co-developed ok", NULL, DESC "Co-developed-by: " BOB "\nSigned-off-by: " BOB "\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 0, ANY_LINE, NULL },
+	/* the co-developer's sign-off is missing: said on the Co-developed-by:
+	 * line, with the line to add (not "the sign-off after it is wrong") */
 	{ "co-developed then other sign-off", NULL, DESC "Co-developed-by: " BOB "\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 4, "same person" },
+	  "BAD_SIGN_OFF", 1, 3, "Bob Builder co-developed this patch but has no Signed-off-by: "
+	  "here; add \"Signed-off-by: " BOB "\" right below this line." },
+	{ "two co-developers, one sign-off", NULL, DESC "Co-developed-by: " BOB "\n"
+	  "Co-developed-by: Carol Coder <carol@example.com>\n" SOB_ALICE, "BAD_SIGN_OFF", 2, 3,
+	  "Bob Builder co-developed this patch" },
 	{ "co-developed then ack", NULL, DESC "Co-developed-by: " BOB "\nAcked-by: " BOB "\n"
 	  "Signed-off-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
 	  "Move Bob Builder's Signed-off-by: (line 5) up to directly after this Co-developed-by:." },
 	{ "co-developed last", NULL, DESC SOB_ALICE "Co-developed-by: " BOB "\n", "BAD_SIGN_OFF", 1, 4,
-	  "immediately followed" },
+	  "right below this line" },
+	{ "co-developed, unparsable", NULL, DESC "Co-developed-by: Bob Builder bob@example.org\n"
+	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "cannot be parsed" },
 	{ "co-developed other address", NULL, DESC "Co-developed-by: " BOB "\n"
 	  "Signed-off-by: Bob Builder <bob@other.example.com>\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 4,
 	  "same person" },
@@ -438,6 +446,17 @@ START_TEST(test_mismatch_address_words)
 			 "<alice@example.org>; either sign off with the From: address or add an "
 			 "in-body From: line with <alice@work.example.com> at the top of the message.");
 	free(m);
+	/* Bob sends Carol's patch: the reply goes to Bob, so not "your" */
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Signed-off-by: has <carol@work.example.com> but the in-body From: "
+			 "has <carol@example.com>; make the in-body From: and the author's "
+			 "Signed-off-by: the same address.");
+	free(m);
+	free(inbody);
+	/* Carol sends it herself, from the address she signs with */
+	inbody = make_mail("Carol Coder <carol@work.example.com>", NULL, NULL,
+			   "From: Carol Coder <carol@example.com>\n\n" DESC
+			   "Signed-off-by: Carol Coder <carol@work.example.com>\n", true);
 	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
 	ck_assert_str_eq(m, "Signed-off-by: has <carol@work.example.com> but the in-body From: "
 			 "has <carol@example.com>; make the in-body From: and your Signed-off-by: "
@@ -542,6 +561,15 @@ static const struct submitter_case submitter_cases[] = {
 	  0, 0, NULL },
 	{ "other name, other address", "Alice Example <alice@home.example.net>", NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL "Signed-off-by: Alice Q. Sample <alice@example.org>\n", 1, 0, NULL },
+	/* an unnamed second address that spells the name (corpus: <xiaopeitux@...>
+	 * sending Pei Xiao's patch); every word must be in it, two at least */
+	{ "unnamed address spelling the name", "<coderocarol@mail.example.net>", NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	{ "unnamed address with one word of it", "<carol99@mail.example.net>", NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL, 1, 0, NULL },
+	{ "unnamed address, one-word name", "<carolfan@mail.example.net>", NULL, NULL,
+	  "From: Carol <carol@example.com>\n\n" DESC "Signed-off-by: Carol <carol@example.com>\n",
+	  1, 0, NULL },
 	/* B4 Relay: the submitter is behind the devnull+ address */
 	{ "b4 relay, submitter does not sign", "Bob Builder via B4 Relay <devnull+bob.example.org@kernel.org>",
 	  "Reply-To: bob@example.org\n", NULL, FROM_CAROL DESC SOB_CAROL, 1, 0,

@@ -694,7 +694,59 @@ START_TEST(test_migrate_2_to_3)
 	store_series_release(&sr);
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 4);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 5);
+}
+END_TEST
+
+/* Schema 5: what a person was told is kept per patch ("about"); a schema 4
+ * file's rows become setup rows (about ""), and the patches' rows are
+ * pruned with the context while the setup rows stay. */
+START_TEST(test_told_about)
+{
+	struct store *st = open_store();
+	sqlite3 *db;
+	struct err e;
+	time_t t;
+	bool found;
+	long n;
+
+	store_close(st);
+	/* back to schema 4's told table, one row in it */
+	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
+				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
+				      " PRIMARY KEY (person, rule));"
+				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
+				      "PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = open_store();
+	ck_assert_int_eq(user_version(), 5);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(t, 100);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "leds: x", &t, &found,
+					&e), 0);
+	ck_assert(!found);
+	/* one rule, two patches: two rows */
+	ck_assert_int_eq(store_told_set(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", 200, &e), 0);
+	ck_assert_int_eq(store_told_set(st, "a@x.org", "MISSING_SIGN_OFF", "leds: y", 300, &e), 0);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
+					&e), 0);
+	ck_assert(found && t == 200);
+	ck_assert_int_eq(store_told_get(st, "b@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
+					&e), 0);
+	ck_assert(!found);
+	/* pruning before 250: leds: x goes, leds: y and the setup row stay */
+	ck_assert_int_eq(store_context_prune(st, 250, &n, &e), 0);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
+					&e), 0);
+	ck_assert(!found);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: y", &t, &found,
+					&e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert(found);
+	store_close(st);
 }
 END_TEST
 
@@ -1046,6 +1098,7 @@ int main(void)
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_refuses_newer_schema);
 	tcase_add_test(tc, test_migrate_2_to_3);
+	tcase_add_test(tc, test_told_about);
 	tcase_add_test(tc, test_open_errors);
 	tcase_add_test(tc, test_empty_file_refused);
 	tcase_add_test(tc, test_not_sqlite_refused);

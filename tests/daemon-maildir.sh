@@ -48,6 +48,7 @@ from = tagbot <tagbot@example.org>
 reply_mode = per-patch
 max_per_author_per_hour = 0
 max_per_minute = 0
+repeat_after = 0
 
 [rules]
 $5

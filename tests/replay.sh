@@ -131,7 +131,7 @@ line "opt-in: X-Mailing-List of another list follows [default]" \
 
 # --- rate limits on the mails' clock ---------------------------------------------
 # a 10:00:00, b 10:00:30 UTC (written +0200), c 10:02:00: one reply a minute.
-{ base; echo "max_per_minute = 1"; } >"$tmp/rate.ini"
+{ base; printf 'max_per_minute = 1\nrepeat_after = 0\n'; } >"$tmp/rate.ini"
 run "$TAGBOT" replay -c "$tmp/rate.ini" "$data/replay-rate-a.eml" "$data/replay-rate-b.eml" \
 	"$data/replay-rate-c.eml"
 line "the first is answered" "20250601-rate-a@example.org: would reply (MISSING_SIGN_OFF)"
@@ -184,6 +184,44 @@ once "two series: each message counted once"
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 0\n'; } >"$tmp/told0.ini"
 run "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
 total "repeat_after = 0: each series is told" "would reply" 2
+
+# A resend that keeps a problem is not told it again: Bob's "leds: a: fix"
+# with a Fixes: title out of quotes, v1 on day 2 and v2 on day 3 (subject
+# case changed), and another patch with the same mistake on day 4; Carol's
+# patches without a Signed-off-by:, two different ones a day apart (the fix
+# is in her workflow: once per repeat_after days).
+single() {	# single ID FROM SUBJECT DAY BODY-TAGS ("|" ends a line): $tmp/ID.mbox
+	python3 - "$tmp/$1.mbox" "$@" <<'PY'
+import sys
+path, mid, who, subj, day, tags = sys.argv[1:7]
+with open(path, "w") as f:
+    f.write("From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: %s\nSubject: %s\n"
+            "Date: Mon, %02d Jun 2025 10:00:00 +0000\nMessage-ID: <%s@example.org>\n\n"
+            "Fix the thing.\n\n%s---\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+            % (who, subj, int(day), mid, tags.replace("|", "\n")))
+PY
+}
+bob="Bob <bob@example.org>"
+bad_fixes="Fixes: 1234567890ab (leds: a: old)|Signed-off-by: $bob|"
+single bob-1 "$bob" "[PATCH] leds: a: fix the thing" 2 "$bad_fixes"
+single bob-2 "$bob" "[PATCH v2] leds: A: Fix the thing" 3 "$bad_fixes"
+single bob-3 "$bob" "[PATCH] leds: b: fix another thing" 4 "$bad_fixes"
+single carol-1 "Carol <carol@example.org>" "[PATCH] leds: c: one" 2 ""
+single carol-2 "Carol <carol@example.org>" "[PATCH] leds: c: two" 3 ""
+resend="$tmp/bob-1.mbox $tmp/carol-1.mbox $tmp/bob-2.mbox $tmp/carol-2.mbox $tmp/bob-3.mbox"
+base >"$tmp/resend.ini"
+# shellcheck disable=SC2086 # $tmp has no spaces (mktemp)
+run "$TAGBOT" replay -c "$tmp/resend.ini" $resend
+line "v1 of a patch: told" "bob-1@example.org: would reply (BAD_FIXES_TAG)"
+line "... v2 keeps the problem: not told again" "bob-2@example.org: clean"
+line "... another patch with it is told" "bob-3@example.org: would reply (BAD_FIXES_TAG)"
+line "a patch without a sign-off: told" "carol-1@example.org: would reply (MISSING_SIGN_OFF)"
+line "... her next one a day later: not told again" "carol-2@example.org: clean"
+total "... three replies" "would reply" 3
+{ base; echo "repeat_after = 0"; } >"$tmp/resend0.ini"
+# shellcheck disable=SC2086
+run "$TAGBOT" replay -c "$tmp/resend0.ini" $resend
+total "repeat_after = 0: every one is told" "would reply" 5
 
 # --- --since / --until -------------------------------------------------------------
 # Dates: missing-signoff 2025-03-11 04:26 UTC, warning-only 2025-02-24,
@@ -242,10 +280,14 @@ line "... and then answered" "$cover: would reply (MISSING_SIGN_OFF)"
 total "and the totals" "would reply" 1
 total "... count the cover once, as answered" "skipped: series" 2
 once "per-series: the decisions add up to the messages"
-{ base; echo "reply_mode = per-patch"; } >"$tmp/perpatch.ini"
+{ base; printf 'reply_mode = per-patch\nrepeat_after = 0\n'; } >"$tmp/perpatch.ini"
 run "$TAGBOT" replay -c "$tmp/perpatch.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "per-patch: one reply a patch"; else not_ok "per-patch: $count replies, want 2"; fi
+{ base; echo "reply_mode = per-patch"; } >"$tmp/perpatch14.ini"
+run "$TAGBOT" replay -c "$tmp/perpatch14.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
+count=$(grep -c '^----- reply to <' "$tmp/out")
+if [ "$count" = 1 ]; then ok "per-patch, repeat_after 14: the missing sign-off told once"; else not_ok "per-patch, repeat_after 14: $count replies, want 1"; fi
 # Outlook folds Message-ID: onto a continuation line and writes the domain
 # in capitals (the store lower-cases domains): the cover, 7/10 and 10/10 of a
 # real series, trimmed; 7/10 and 10/10 have findings.  10/10 came 17 minutes
@@ -272,9 +314,10 @@ slow() {	# DATE-OF-2/2
 	sed 's/^Date: .*/Date: Tue, 04 Feb 2025 08:00:50 +0100/' "$tmp/nosob-series-v2-1.eml" \
 		>"$tmp/slow-1.eml"
 	sed "s/^Date: .*/Date: $1/" "$tmp/nosob-series-v2-2.eml" >"$tmp/slow-2.eml"
-	run "$TAGBOT" replay -c "$tmp/series.ini" --show-replies "$tmp/nosob-series-v2-cover.eml" \
+	run "$TAGBOT" replay -c "$tmp/series0.ini" --show-replies "$tmp/nosob-series-v2-cover.eml" \
 		"$tmp/slow-1.eml" "$tmp/slow-2.eml"
 }
+{ base; echo "repeat_after = 0"; } >"$tmp/series0.ini"	# 2/2 told on its own again
 slow "Tue, 04 Feb 2025 08:08:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "parts 8 minutes apart: one reply"; else not_ok "parts 8 minutes apart: $count replies, want 1"; fi

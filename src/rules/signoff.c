@@ -47,6 +47,7 @@ enum tag_value {
 
 struct signoff {
 	const struct line *line;	/* foreign */
+	const char *value;		/* foreign; the tag's value as written */
 	struct person who;		/* owned; empty unless parsed */
 	bool parsed;
 };
@@ -287,6 +288,19 @@ static const struct trailer *later_signoff(const struct patch *p, size_t i,
 	return NULL;
 }
 
+static bool same_someone(const struct person *a, const struct person *b);
+
+/* The Signed-off-by: t is who's written differently (same name or address). */
+static bool next_is_same_someone(const struct trailer *t, const struct person *who)
+{
+	struct person b = { NULL, NULL };
+	bool same = address_parse(&b, t->value, strlen(t->value), NULL) == 0 &&
+		    same_someone(who, &b);
+
+	person_release(&b);
+	return same;
+}
+
 static void check_codeveloper(struct rule_ctx *c, size_t i)
 {
 	const struct patch *p = c->patch;
@@ -307,6 +321,11 @@ static void check_codeveloper(struct rule_ctx *c, size_t i)
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
 			      "Move %s's Signed-off-by: (line %zu) up to directly after this "
 			      "Co-developed-by:.", a.name[0] ? a.name : a.email, later->line.lineno);
+	else if (parsed && !paired && !(next_sob && next_is_same_someone(next, &a)))
+		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+			  "%s co-developed this patch but has no Signed-off-by: here; add "
+			  "\"Signed-off-by: %s\" right below this line.", a.name[0] ? a.name : a.email,
+			  t->value);
 	else if (!next_sob)
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
 			  "Co-developed-by: must be immediately followed by a Signed-off-by: "
@@ -325,6 +344,7 @@ static void signoffs_add(struct signoffs *s, const struct line *l, const char *v
 	ARRAY_GROW(s->v, s->alloc, s->n + 1);
 	x = &s->v[s->n++];
 	x->line = l;
+	x->value = v;
 	x->parsed = address_parse(&x->who, v, n, NULL) == 0;
 }
 
@@ -481,6 +501,16 @@ static const char *author_source(const struct patch *p)
 	return p->author_from_body ? "the in-body From:" : "From:";
 }
 
+/* The patch's submitter is its author (so the reply's "you" is the author). */
+static bool sent_by_author(const struct patch *p)
+{
+	struct person sub = { NULL, NULL };
+	bool same = patch_submitter(p, &sub) == 0 && same_someone(&sub, &p->author);
+
+	person_release(&sub);
+	return same;
+}
+
 static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  const struct signoff *by_name)
 {
@@ -500,8 +530,8 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 	else if (by_name && p->author_from_body)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
 			  "Signed-off-by: has <%s> but the in-body From: has <%s>; make the "
-			  "in-body From: and your Signed-off-by: the same address.",
-			  by_name->who.email, au->email);
+			  "in-body From: and %s Signed-off-by: the same address.",
+			  by_name->who.email, au->email, sent_by_author(p) ? "your" : "the author's");
 	else if (by_name)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
 			  "Signed-off-by: has <%s> but From: has <%s>; either sign off with "
@@ -537,6 +567,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct signoff *x = &s->v[i];
 
+		if (!x->parsed && strcasestr(x->value, au->email))
+			return;	/* the author's, miswritten: BAD_SIGN_OFF says how */
 		if (!x->parsed)
 			continue;
 		if (address_same(x->who.email, au->email)) {
@@ -553,14 +585,51 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 }
 
 /*
+ * An unnamed address whose local part spells a name: "<xiaopeitux@...>" and
+ * "Pei Xiao": every word of named's name (two at least, each two letters or
+ * more) is in unnamed's local part, case-insensitively.
+ */
+static bool name_in_address(const struct person *unnamed, const struct person *named)
+{
+	size_t local, words = 0;
+	char *part;
+	bool all = true;
+
+	if ((unnamed->name && *unnamed->name) || !unnamed->email || !named->name)
+		return false;
+	local = strcspn(unnamed->email, "@");
+	part = xstrndup(unnamed->email, local);
+	for (const char *w = named->name; *w && all;) {
+		size_t n = strcspn(w, " \t-.");
+		char word[64];
+
+		if (n >= 2 && n < sizeof(word)) {
+			memcpy(word, w, n);
+			word[n] = '\0';
+			all = strcasestr(part, word) != NULL;
+			words++;
+		} else if (n) {
+			all = false;	/* an initial, or a word too long to be a name */
+		}
+		w += n;
+		w += *w != '\0';
+	}
+	free(part);
+	return all && words >= 2;
+}
+
+/*
  * One person, two addresses: the same address, or the same name when both
- * have one (decoded, NFC, case-insensitive: utf8_name_cmp()).
+ * have one (decoded, NFC, case-insensitive: utf8_name_cmp()), or an unnamed
+ * address that spells the other's name (name_in_address()).
  */
 static bool same_someone(const struct person *a, const struct person *b)
 {
 	if (a->email && b->email && *a->email && address_same(a->email, b->email))
 		return true;
-	return a->name && b->name && *a->name && *b->name && !utf8_name_cmp(a->name, b->name);
+	if (a->name && b->name && *a->name && *b->name)
+		return !utf8_name_cmp(a->name, b->name);
+	return name_in_address(a, b) || name_in_address(b, a);
 }
 
 static bool is_word(const char *s, size_t n, const char *w)

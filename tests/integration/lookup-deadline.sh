@@ -75,6 +75,7 @@ path = out
 from = tagbot <tagbot@example.org>
 max_per_author_per_hour = 0
 max_per_minute = 0
+repeat_after = 0
 [lookup]
 enabled = yes
 archive_url = http://127.0.0.1:$PORT/all/
