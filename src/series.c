@@ -36,11 +36,16 @@ static bool tag_left_off(const struct msg_context *a, const struct msg_context *
 
 bool series_linked(const struct msg_context *a, const struct msg_context *b)
 {
-	if (!same_shape(a, b) && !tag_left_off(a, b))
+	bool shape = same_shape(a, b);
+
+	if (!shape && !tag_left_off(a, b))
 		return false;
 	if (context_refers_to(a, b->message_id) || context_refers_to(b, a->message_id))
 		return true;
-	return a->in_reply_to && b->in_reply_to && !strcmp(a->in_reply_to, b->in_reply_to);
+	/* siblings; an untagged one only beside a patch (a v2 cover answering
+	 * v1's cover is v1's parts' sibling too) */
+	return a->in_reply_to && b->in_reply_to && !strcmp(a->in_reply_to, b->in_reply_to) &&
+	       (shape || (a->index > 0 && b->index > 0));
 }
 
 static bool unthreaded(const struct msg_context *c)

@@ -453,6 +453,14 @@ START_TEST(test_mismatch_address_words)
 			 "Signed-off-by: the same address.");
 	free(m);
 	free(inbody);
+	/* an unnamed address that signs: the sender's own sign-off */
+	inbody = make_mail("<carol@work.example.com>", NULL, NULL,
+			   "From: Carol Coder <carol@example.com>\n\n" DESC
+			   "Signed-off-by: Carol Coder <carol@work.example.com>\n", true);
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_ptr_nonnull(strstr(m, "and your Signed-off-by:"));
+	free(m);
+	free(inbody);
 	/* Carol sends it herself, from the address she signs with */
 	inbody = make_mail("Carol Coder <carol@work.example.com>", NULL, NULL,
 			   "From: Carol Coder <carol@example.com>\n\n" DESC

@@ -126,6 +126,18 @@ START_TEST(test_tag_left_off_limits)
 	part.total = 6;				/* another series shape */
 	ck_assert(!series_linked(&part, &cover));
 	msg_context_release(&part);
+	/* v1's part and a v2 cover sent in reply to v1's cover: siblings, but
+	 * the v2 cover starts its own series */
+	load("series-tagless-7.eml", T0 + 1, &part);
+	free(cover.in_reply_to);
+	cover.in_reply_to = strdup(part.in_reply_to);
+	free(cover.message_id);
+	cover.message_id = strdup("v2-cover@example.org");
+	ck_assert(!series_linked(&part, &cover));
+	ck_assert(!series_linked(&cover, &part));
+	msg_context_release(&part);
+	msg_context_release(&cover);
+	load("series-tagless-cover.eml", T0, &cover);
 	load("series-tagless-2.eml", T0 + 1, &part); /* an untagged cover is not joined */
 	cover.version = 1;
 	ck_assert(!series_linked(&part, &cover));

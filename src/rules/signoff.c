@@ -501,11 +501,13 @@ static const char *author_source(const struct patch *p)
 	return p->author_from_body ? "the in-body From:" : "From:";
 }
 
-/* The patch's submitter is its author (so the reply's "you" is the author). */
-static bool sent_by_author(const struct patch *p)
+/* The reply's "you" (the patch's submitter) is the author: the same person,
+ * or the one who signed x, the author's sign-off, from the sending address. */
+static bool sent_by_author(const struct patch *p, const struct signoff *x)
 {
 	struct person sub = { NULL, NULL };
-	bool same = patch_submitter(p, &sub) == 0 && same_someone(&sub, &p->author);
+	bool same = patch_submitter(p, &sub) == 0 &&
+		    (same_someone(&sub, &p->author) || address_same(sub.email, x->who.email));
 
 	person_release(&sub);
 	return same;
@@ -531,7 +533,8 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
 			  "Signed-off-by: has <%s> but the in-body From: has <%s>; make the "
 			  "in-body From: and %s Signed-off-by: the same address.",
-			  by_name->who.email, au->email, sent_by_author(p) ? "your" : "the author's");
+			  by_name->who.email, au->email,
+			  sent_by_author(p, by_name) ? "your" : "the author's");
 	else if (by_name)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
 			  "Signed-off-by: has <%s> but From: has <%s>; either sign off with "
