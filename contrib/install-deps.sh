@@ -9,7 +9,7 @@ set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config
 	libetpan-dev libpcre2-dev libcurl4-gnutls-dev libiniparser-dev
-	check libsqlite3-dev libgnutls28-dev"
+	check libsqlite3-dev libgnutls28-dev zlib1g-dev liblzma-dev libzstd-dev"
 # At run time too: the system CA store, which TLS to IMAP and SMTP servers
 # with public certificates and to https archives checks against (a minimal
 # Debian has none).
