@@ -18,9 +18,11 @@ run_pkgs="ca-certificates"
 # OpenDKIM as Postfix's verifying milter and python3-dkim to sign the mails
 # it verifies (maintainer commands must be authenticated), clang for the
 # fuzzer, valgrind, python3 for the shell tests' JSON checks, procps for ps
-# (lookup.sh stops an archive's workers by PID).
+# (lookup.sh stops an archive's workers by PID), gzip, xz-utils and zstd to
+# make the compressed mboxes of compressed.sh.
 test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox opendkim opendkim-tools
-	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git procps"
+	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git procps
+	gzip xz-utils zstd"
 
 pkgs="$build_pkgs $run_pkgs"
 [ "${1:-}" = "--build" ] || pkgs="$pkgs $test_pkgs"

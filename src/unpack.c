@@ -125,7 +125,6 @@ static const char *xz_error(lzma_ret rc)
 	case LZMA_MEMLIMIT_ERROR: return "needs more than 256 MiB of memory to decode";
 	case LZMA_FORMAT_ERROR: return "not in the xz format";
 	case LZMA_OPTIONS_ERROR: return "unsupported compression options";
-	case LZMA_BUF_ERROR: return "data ends early (truncated file?)";
 	default: return "corrupt data";
 	}
 }
@@ -147,7 +146,10 @@ static enum step_status xz_step(struct unpack *u, unsigned char *out, size_t cap
 		return STEP_MORE;
 	if (rc == LZMA_STREAM_END)
 		return STEP_STREAM_END;
-	err_set(e, ERR_FINAL, "xz: %s", xz_error(rc));
+	if (rc == LZMA_BUF_ERROR)	/* told LZMA_FINISH, and no progress */
+		err_set(e, ERR_FINAL, "xz data ends early (truncated file?)");
+	else
+		err_set(e, ERR_FINAL, "xz: %s", xz_error(rc));
 	return STEP_ERROR;
 }
 
