@@ -297,6 +297,38 @@ if command -v git >/dev/null 2>&1; then
 	run env TAGBOT="$tmp/no-such-tagbot" git -C "$repo" commit -q -s -m "leds: change" -m "Change it."
 	if [ "$status" -ne 0 ]; then ok "hook: a missing tagbot refuses the commit"; else not_ok "hook: a missing tagbot refuses the commit"; fi
 	has "hook: and says so" err "not found"
+
+	# contrib/git-sendemail-validate-hook: git send-email hands it each mail.
+	hook=$top_srcdir/contrib/git-sendemail-validate-hook
+	git -C "$repo" commit -q --no-verify -m "leds: unsigned" -m "No sign-off here." &&
+	git -C "$repo" format-patch -q -1 -o "$tmp/unsigned" &&
+	echo three >"$repo/file" &&
+	git -C "$repo" commit -q -a --no-verify -s -m "leds: signed" -m "Signed." &&
+	git -C "$repo" format-patch -q -1 -o "$tmp/signed" || not_ok "sendemail-validate: making the patches"
+	unsigned=$(ls "$tmp"/unsigned/*.patch) signed=$(ls "$tmp"/signed/*.patch)
+	run env TAGBOT="$TAGBOT" sh "$hook" "$unsigned"
+	status_is "sendemail-validate: a patch with an error is refused" 1
+	# line 6: From_, From:, Date:, Subject:, the blank line, then the text
+	has "sendemail-validate: the reason is shown" err "$unsigned:6: ERROR:MISSING_SIGN_OFF:"
+	run env TAGBOT="$TAGBOT" sh "$hook" "$signed"
+	status_is "sendemail-validate: a clean patch passes" 0
+	run env TAGBOT="$tmp/no-such-tagbot" sh "$hook" "$signed"
+	status_is "sendemail-validate: a missing tagbot refuses (fails closed)" 1
+	has "sendemail-validate: and says so" err "could not be run; install tagbot or set TAGBOT"
+	run env TAGBOT="$TAGBOT" sh "$hook" "$tmp/no-such.patch"
+	status_is "sendemail-validate: no mail file refuses" 1
+	if git send-email -h 2>&1 | grep -q 'validate'; then
+		cp "$hook" "$repo/.git/hooks/sendemail-validate" && chmod +x "$repo/.git/hooks/sendemail-validate"
+		run env TAGBOT="$TAGBOT" git -C "$repo" send-email --dry-run --confirm=never \
+			--to=list@example.org --from="Test User <test@example.org>" "$unsigned"
+		if [ "$status" -ne 0 ]; then ok "git send-email: the hook stops the unsigned patch"; else not_ok "git send-email: the hook stops the unsigned patch"; fi
+		has "git send-email: it names the hook" err "rejected by sendemail-validate hook"
+		run env TAGBOT="$TAGBOT" git -C "$repo" send-email --dry-run --confirm=never \
+			--to=list@example.org --from="Test User <test@example.org>" "$signed"
+		status_is "git send-email: the signed patch goes (dry run)" 0
+	else
+		ok "# SKIP git send-email not installed (git-email): hook tested by hand only"
+	fi
 else
 	ok "# SKIP git not installed: hook not tested"
 fi
