@@ -633,20 +633,26 @@ static const char two_msgs[] =
 	"From x Mon Sep 17 00:00:00 2001\nSubject: 1\n\n>From one\n\n"
 	"From x Mon Sep 17 00:00:00 2001\nSubject: 2\n\ntwo\n";
 
-/* Each format splits like the plain mbox: same messages, numbers, lines. */
+/* Each format splits like the plain mbox: same messages, numbers, lines,
+ * from a path and from standard input. */
 START_TEST(test_compressed_mbox)
 {
 	make_tmpdir();
 	for (size_t k = 0; k < ARRAY_SIZE(packers); k++) {
-		struct got g[MAX_GOT];
 		const char *path = write_packed(k, "two.mbox", two_msgs, strlen(two_msgs), 0);
-		size_t n = collect1(path, g);
+		char name[32];
 
-		ck_assert_msg(n == 2, "%s: %zu messages", packers[k].ext, n);
-		assert_msg(&g[0], "Subject: 1\n\nFrom one\n", 1, 2);
-		assert_msg(&g[1], "Subject: 2\n\ntwo\n", 2, 7);
-		ck_assert_str_eq(g[1].file, path);
-		free_got(g, n);
+		snprintf(name, sizeof(name), "two.mbox.%s", packers[k].ext);
+		for (int from_stdin = 0; from_stdin <= 1; from_stdin++) {
+			struct got g[MAX_GOT];
+			size_t n = from_stdin ? collect_stdin(name, g) : collect1(path, g);
+
+			ck_assert_msg(n == 2, "%s: %zu messages", name, n);
+			assert_msg(&g[0], "Subject: 1\n\nFrom one\n", 1, 2);
+			assert_msg(&g[1], "Subject: 2\n\ntwo\n", 2, 7);
+			ck_assert_str_eq(g[1].file, from_stdin ? "-" : path);
+			free_got(g, n);
+		}
 	}
 	remove_tree(tmpdir);
 }
@@ -717,22 +723,6 @@ START_TEST(test_compressed_truncated)
 }
 END_TEST
 
-START_TEST(test_compressed_stdin)
-{
-	struct got g[MAX_GOT];
-	size_t n;
-
-	make_tmpdir();
-	write_packed(2, "two.mbox", two_msgs, strlen(two_msgs), 0);
-	n = collect_stdin("two.mbox.zst", g);
-	ck_assert_uint_eq(n, 2);
-	assert_msg(&g[1], "Subject: 2\n\ntwo\n", 2, 7);
-	ck_assert_str_eq(g[1].file, "-");
-	free_got(g, n);
-	remove_tree(tmpdir);
-}
-END_TEST
-
 /* Binary input is refused by name and the run goes on; a NUL below the
  * first line is a broken mail, still handed out. */
 START_TEST(test_binary_refused)
@@ -799,7 +789,6 @@ int main(void)
 	tcase_add_test(packed, test_compressed_mbox);
 	tcase_add_test(packed, test_compressed_large);
 	tcase_add_test(packed, test_compressed_truncated);
-	tcase_add_test(packed, test_compressed_stdin);
 	tcase_add_test(packed, test_binary_refused);
 	suite_add_tcase(s, mbox);
 	suite_add_tcase(s, dirs);

@@ -107,18 +107,7 @@ run two-gz check --format=json two.mbox.gz
 same "two gzip members: the findings of the joined mbox" two-plain two-gz two.mbox.gz two.mbox
 
 # --- tagbot replay reads them too ----------------------------------------------
-cat >replay.ini <<EOF
-[tagbot]
-state = $tmp/state/tagbot.db
-[source]
-type = maildir
-path = $tmp/inbox
-[sink]
-type = maildir
-path = $tmp/replies
-[reply]
-from = tagbot <tagbot@example.org>
-EOF
+replay_ini "$tmp" >replay.ini
 run replay-plain replay -c replay.ini series.mbox
 for ext in gz xz zst; do
 	run "replay-$ext" replay -c replay.ini "series.mbox.$ext"

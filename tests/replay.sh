@@ -41,20 +41,7 @@ once() {
 
 # The daemon's file: a Maildir source and sink, a state file; replay must
 # touch none of them.
-base() {
-	cat <<EOF
-[tagbot]
-state = $tmp/state/tagbot.db
-[source]
-type = maildir
-path = $tmp/inbox
-[sink]
-type = maildir
-path = $tmp/replies
-[reply]
-from = tagbot <tagbot@example.org>
-EOF
-}
+base() { replay_ini "$tmp"; }
 base >"$tmp/plain.ini"
 
 leds="20250311042642.373782-1-craig@mcqueen.au"		# no Signed-off-by
