@@ -9,7 +9,7 @@ set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config
 	libetpan-dev libpcre2-dev libcurl4-gnutls-dev libiniparser-dev
-	check libsqlite3-dev libgnutls28-dev"
+	check libsqlite3-dev libgnutls28-dev zlib1g-dev liblzma-dev libzstd-dev"
 # At run time too: the system CA store, which TLS to IMAP and SMTP servers
 # with public certificates and to https archives checks against (a minimal
 # Debian has none).
@@ -18,9 +18,12 @@ run_pkgs="ca-certificates"
 # OpenDKIM as Postfix's verifying milter and python3-dkim to sign the mails
 # it verifies (maintainer commands must be authenticated), clang for the
 # fuzzer, valgrind, python3 for the shell tests' JSON checks, procps for ps
-# (lookup.sh stops an archive's workers by PID).
+# (lookup.sh stops an archive's workers by PID), gzip, xz-utils and zstd to
+# make the compressed mboxes of compressed.sh, git-email for git send-email
+# (cli.sh runs the sendemail-validate hook through it).
 test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox opendkim opendkim-tools
-	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git procps"
+	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git procps
+	gzip xz-utils zstd git-email"
 
 pkgs="$build_pkgs $run_pkgs"
 [ "${1:-}" = "--build" ] || pkgs="$pkgs $test_pkgs"

@@ -10,12 +10,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -32,22 +34,31 @@
 #define TEXT_MATCH_BUDGET	((size_t)16 * 1024 * 1024) /* bytes compared to place a text */
 #define RAW_MSGID_MAX		998	/* RFC 5322 line length */
 #define STDOUT_BUFFER		((size_t)64 * 1024)
+#define TREE_CONFIG		".tagbot.ini"		/* at the top of a git tree */
+#define USER_CONFIG		"tagbot/tagbot.ini"	/* under $XDG_CONFIG_HOME */
 
 static const char check_usage[] =
 	"usage: tagbot check [options] FILE...\n"
 	"       tagbot check [options] --commit-msg FILE\n"
 	"\n"
 	"Checks the tags of patch mails. FILE is a mail, an mbox (mboxo or mboxrd),\n"
-	"a Maildir, a directory of .eml/.patch files, or - for standard input.\n"
+	"a Maildir, a directory of .eml/.patch files, or - for standard input; a\n"
+	"mail or mbox may be compressed with gzip, xz or zstd.\n"
 	"\n"
 	"options:\n"
-	"  -c, --config FILE         read settings from FILE (default: built-in)\n"
+	"  -c, --config FILE         read settings from FILE (default: ./" TREE_CONFIG " at the\n"
+	"                            top of the git tree, else $XDG_CONFIG_HOME/" USER_CONFIG ",\n"
+	"                            else built-in)\n"
+	"      --no-config           do not look for those two files\n"
+	"      --ignore TYPE,...     turn these rules off\n"
+	"      --types TYPE,...      turn every other rule off\n"
 	"      --format=text|json    checkpatch-style lines (default) or JSON Lines\n"
 	"      --min-severity=LEVEL  show error, warning or check and above (default\n"
 	"                            check); with it, LEVEL also sets what fails\n"
 	"      --commit-msg FILE     check a bare commit message (git commit-msg hook)\n"
-	"  -q, --quiet               only the finding lines: no headers, no quoted\n"
-	"                            lines, no total (for b4 and scripts)\n"
+	"  -q, --quiet, --terse      only the finding lines: no headers, no quoted\n"
+	"                            lines, no totals (for b4 and scripts)\n"
+	"      --no-summary          no total lines\n"
 	"  -v, --verbose             also list clean patches and unchecked mails\n"
 	"      --lookups[=URL]       fetch what Link: and Closes: point at (LINK_DEAD,\n"
 	"                            LINK_NO_NEW_INFO) from the public-inbox archive\n"
@@ -62,11 +73,14 @@ static const char check_usage[] =
 
 struct check_opts {
 	const char *config;
+	bool no_config;		/* --no-config */
+	char *ignore, *types;	/* owned; the --ignore, --types lists joined by ',' */
 	const char *commit_msg;
 	enum output_format format;
 	enum severity min;	/* shown from here up */
 	enum severity fail_at;	/* exit 1 from here up */
 	bool quiet, verbose, list_rules;
+	bool no_summary;	/* --no-summary (and -q): no total lines */
 	bool lookups;			/* --lookups */
 	const char *archive_url;	/* --lookups=URL */
 	const char *lookup_cache;	/* --lookup-cache */
@@ -87,7 +101,8 @@ struct run {
 
 enum {
 	OPT_FORMAT = 256, OPT_MIN_SEVERITY, OPT_COMMIT_MSG, OPT_LIST_RULES,
-	OPT_LOOKUPS, OPT_LOOKUP_CACHE, OPT_LOOKUP_TIMEOUT
+	OPT_LOOKUPS, OPT_LOOKUP_CACHE, OPT_LOOKUP_TIMEOUT, OPT_NO_CONFIG, OPT_IGNORE, OPT_TYPES,
+	OPT_NO_SUMMARY
 };
 
 static const struct option long_options[] = {
@@ -96,6 +111,11 @@ static const struct option long_options[] = {
 	{ "min-severity", required_argument, NULL, OPT_MIN_SEVERITY },
 	{ "commit-msg", required_argument, NULL, OPT_COMMIT_MSG },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "terse", no_argument, NULL, 'q' },		/* checkpatch's word */
+	{ "no-summary", no_argument, NULL, OPT_NO_SUMMARY },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
+	{ "ignore", required_argument, NULL, OPT_IGNORE },
+	{ "types", required_argument, NULL, OPT_TYPES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "list-rules", no_argument, NULL, OPT_LIST_RULES },
 	{ "lookups", optional_argument, NULL, OPT_LOOKUPS },
@@ -173,6 +193,17 @@ static int parse_lookups(struct check_opts *o, const char *arg)
 	return 0;
 }
 
+/* Appends arg to the comma-separated *list. */
+static void add_to_list(char **list, const char *arg)
+{
+	size_t old = *list ? strlen(*list) : 0, n = strlen(arg);
+
+	*list = xrealloc(*list, old + n + 2);
+	if (old)
+		(*list)[old++] = ',';
+	memcpy(*list + old, arg, n + 1);
+}
+
 /* Fills o from argv; returns optind, -1 on a usage error, 0 after --help. */
 static int parse_options(struct check_opts *o, int argc, char **argv)
 {
@@ -189,7 +220,11 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		case OPT_FORMAT: rc = parse_format(o, optarg); break;
 		case OPT_MIN_SEVERITY: rc = parse_min_severity(o, optarg); break;
 		case OPT_COMMIT_MSG: o->commit_msg = optarg; break;
-		case 'q': o->quiet = true; break;
+		case 'q': o->quiet = o->no_summary = true; break;
+		case OPT_NO_SUMMARY: o->no_summary = true; break;
+		case OPT_NO_CONFIG: o->no_config = true; break;
+		case OPT_IGNORE: add_to_list(&o->ignore, optarg); break;
+		case OPT_TYPES: add_to_list(&o->types, optarg); break;
 		case 'v': o->verbose = true; break;
 		case OPT_LIST_RULES: o->list_rules = true; break;
 		case OPT_LOOKUPS: rc = parse_lookups(o, optarg); break;
@@ -417,7 +452,7 @@ static void check_message(struct run *r, const struct input_msg *m)
 		struct findings part = { .v = fs.v + first, .n = fs.n - first };
 
 		/* Placing the text costs a scan: only when a line will be printed. */
-		if (part.n && !placed && r->o->format == OUTPUT_TEXT) {
+		if (part.n && !placed) {
 			text_line = text_line_in_file(m, &msg);
 			placed = true;
 		}
@@ -439,9 +474,10 @@ static void input_failed(struct run *r, const struct input_msg *m, const struct 
 	r->failures++;
 }
 
-static void check_inputs(struct run *r, const char *const *paths, size_t n)
+/* One FILE argument (a file, a Maildir, a directory or "-"). */
+static void check_input(struct run *r, const char *path)
 {
-	struct input *in = input_new(paths, n);
+	struct input *in = input_new(&path, 1);
 	struct input_msg m;
 	enum input_status st;
 	struct err e;
@@ -455,6 +491,35 @@ static void check_inputs(struct run *r, const char *const *paths, size_t n)
 		memset(&m, 0, sizeof(m));
 	}
 	input_free(in);
+}
+
+static bool print_totals(const struct run *r)
+{
+	return r->o->format == OUTPUT_TEXT && !r->o->no_summary;
+}
+
+/* The findings shown for one FILE argument since *before. */
+static void print_file_total(const struct run *r, const char *file, const struct run *before)
+{
+	struct output_total t = {
+		.errors = r->count[SEV_ERROR] - before->count[SEV_ERROR],
+		.warnings = r->count[SEV_WARNING] - before->count[SEV_WARNING],
+		.checks = r->count[SEV_CHECK] - before->count[SEV_CHECK],
+		.patches = r->patches - before->patches,
+	};
+
+	if (print_totals(r))
+		output_file_total(stdout, file, &t);
+}
+
+static void check_inputs(struct run *r, const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct run before = *r;
+
+		check_input(r, paths[i]);
+		print_file_total(r, paths[i], &before);
+	}
 }
 
 /* --- --commit-msg ---------------------------------------------------------- */
@@ -562,11 +627,14 @@ static int run_check(const struct check_opts *o, const struct config *cfg,
 		list_rules(&cfg->rules);
 		return EXIT_CLEAN;
 	}
-	if (o->commit_msg)
+	if (o->commit_msg) {
+		struct run before = r;
+
 		check_commit_msg(&r, o->commit_msg);
-	if (npaths)
-		check_inputs(&r, paths, npaths);
-	if (o->format == OUTPUT_TEXT && !o->quiet)
+		print_file_total(&r, o->commit_msg, &before);
+	}
+	check_inputs(&r, paths, npaths);
+	if (print_totals(&r))
 		print_total(&r);
 	if (r.failures)
 		fprintf(stderr, "tagbot: %zu input%s could not be read or parsed\n",
@@ -580,6 +648,82 @@ static int run_check(const struct check_opts *o, const struct config *cfg,
 	return r.failing ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 
+/* --- the configuration ------------------------------------------------------ */
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The top of the git tree the command runs in, into dir: the nearest
+ * directory from the working directory up that holds .git (a directory, or
+ * the file of a worktree or submodule), which is where git looks too.
+ * False outside a tree.  Git is not run for it.
+ */
+static bool git_top(char *dir, size_t size)
+{
+	char probe[PATH_MAX + 8];
+	struct stat st;
+
+	if (!getcwd(dir, size))
+		return false;
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+
+		snprintf(probe, sizeof(probe), "%s/.git", dir[1] ? dir : "");
+		if (stat(probe, &st) == 0)
+			return true;
+		if (!slash || !dir[1])
+			return false;	/* "/" was the last to try */
+		slash[slash == dir] = '\0';
+	}
+}
+
+/*
+ * The file tagbot check reads without -c: TREE_CONFIG at the top of the git
+ * tree, else USER_CONFIG under $XDG_CONFIG_HOME (~/.config when it is unset
+ * or, as the XDG spec says, not absolute).  The path goes to out; NULL when
+ * neither file is there.
+ */
+static const char *find_config(char *out, size_t size)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char top[PATH_MAX];
+
+	if (git_top(top, sizeof(top))) {
+		snprintf(out, size, "%s/%s", top[1] ? top : "", TREE_CONFIG);
+		if (is_file(out))
+			return out;
+	}
+	if (xdg && xdg[0] == '/')
+		snprintf(out, size, "%s/%s", xdg, USER_CONFIG);
+	else if (home && *home)
+		snprintf(out, size, "%s/.config/%s", home, USER_CONFIG);
+	else
+		return NULL;
+	return is_file(out) ? out : NULL;
+}
+
+/* -c FILE, else the file found, then --types and --ignore over it. */
+static int load_config(const struct check_opts *o, struct config *cfg, struct err *e)
+{
+	char found[PATH_MAX + 32];
+	const char *path = o->config;
+
+	if (!path && !o->no_config && (path = find_config(found, sizeof(found))) && o->verbose)
+		fprintf(stderr, "tagbot: settings from %s\n", path);
+	if (path && config_load(cfg, path, e) < 0)
+		return -1;
+	if (o->types && config_rules_select(cfg, o->types, true, e) < 0)
+		return err_prefix(e, "--types");
+	if (o->ignore && config_rules_select(cfg, o->ignore, false, e) < 0)
+		return err_prefix(e, "--ignore");
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static char outbuf[STDOUT_BUFFER];
@@ -588,28 +732,29 @@ int cmd_check(int argc, char **argv)
 	struct lookup *lk = NULL;
 	struct store *cache = NULL;
 	struct err e;
-	int first = parse_options(&o, argc, argv), status;
+	int first = parse_options(&o, argc, argv), status = EXIT_USAGE;
 
-	if (first <= 0)
-		return first == 0 ? EXIT_CLEAN : EXIT_USAGE;
 	config_init(&cfg);
-	if (o.config && config_load(&cfg, o.config, &e) < 0) {
+	if (first <= 0) {
+		status = first == 0 ? EXIT_CLEAN : EXIT_USAGE;
+		goto out;
+	}
+	if (load_config(&o, &cfg, &e) < 0) {
 		fprintf(stderr, "tagbot: %s\n", e.msg);
-		config_release(&cfg);
-		return EXIT_USAGE;
+		goto out;
 	}
 	cfg.rules.lookups |= o.lookups;
-	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &cfg, &lk, &cache) < 0) {
-		store_close(cache);
-		config_release(&cfg);
-		return EXIT_USAGE;
-	}
+	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &cfg, &lk, &cache) < 0)
+		goto out;
 	/* A terminal keeps its line buffering, so findings show as they come. */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first), lk);
+out:
 	lookup_free(lk);
 	store_close(cache);
 	config_release(&cfg);
+	free(o.ignore);
+	free(o.types);
 	return status;
 }

@@ -68,8 +68,12 @@ static int parse_severity(const char *v, void *ptr, struct err *e)
 	return 0;
 }
 
-/* Splits v at white space into words; calls fn on each (NUL-terminated copy). */
-static int each_word(const char *v, int (*fn)(const char *w, size_t i, void *arg, struct err *e),
+#define WORD_SPACE " \t\r\n"
+
+/* Splits v at the characters of seps into words; calls fn on each
+ * (NUL-terminated copy). */
+static int each_word(const char *v, const char *seps,
+		     int (*fn)(const char *w, size_t i, void *arg, struct err *e),
 		     void *arg, struct err *e)
 {
 	size_t i = 0;
@@ -79,8 +83,8 @@ static int each_word(const char *v, int (*fn)(const char *w, size_t i, void *arg
 		char *w;
 		int rc;
 
-		v += strspn(v, " \t\r\n");
-		n = strcspn(v, " \t\r\n");
+		v += strspn(v, seps);
+		n = strcspn(v, seps);
 		if (!n)
 			break;
 		w = xstrndup(v, n);
@@ -111,13 +115,13 @@ static int parse_patterns(const char *v, void *ptr, struct err *e)
 	struct pattern_list *l = ptr;
 
 	pattern_list_release(l);
-	return each_word(v, add_pattern, l, e);
+	return each_word(v, WORD_SPACE, add_pattern, l, e);
 }
 
 /* ..._add: appended to the defaults (or to the replacement list). */
 static int parse_patterns_add(const char *v, void *ptr, struct err *e)
 {
-	return each_word(v, add_pattern, ptr, e);
+	return each_word(v, WORD_SPACE, add_pattern, ptr, e);
 }
 
 static int parse_followers(const char *v, void *ptr, struct err *e)
@@ -698,6 +702,65 @@ static void suggest_try(struct suggest *s, const char *candidate)
 		s->dist = d;
 		s->best = candidate;
 	}
+}
+
+/* ------------------------------------------- rules chosen on a command line */
+
+/* What config_rules_select() works on: one mark per rule, built-in first,
+ * then the custom rules in file order. */
+struct rule_marks {
+	struct config *c;
+	bool *marked;		/* owned; RULE_COUNT + ncustom */
+};
+
+/* Marks rule id (built-in or custom, any case); an unknown one is an error
+ * with the nearest ID, as in the ini file. */
+static int mark_rule(const char *id, size_t i, void *arg, struct err *e)
+{
+	struct rule_marks *m = arg;
+	const struct rule_settings *r = &m->c->rules;
+	struct suggest sg;
+	int k = rule_find(id);
+
+	if (k >= 0) {
+		m->marked[k] = true;
+		return 0;
+	}
+	suggest_init(&sg, id);
+	for (size_t j = 0; j < r->ncustom; j++) {
+		if (!strcasecmp(r->custom[j].id, id)) {
+			m->marked[RULE_COUNT + j] = true;
+			return 0;
+		}
+		suggest_try(&sg, r->custom[j].id);
+	}
+	for (size_t j = 0; j < RULE_COUNT; j++)
+		suggest_try(&sg, rule_defs[j].id);
+	if (sg.best)
+		return err_set(e, ERR_FINAL, "%s: unknown rule ID (did you mean %s?)", id, sg.best);
+	return err_set(e, ERR_FINAL, "%s: unknown rule ID", id);
+}
+
+/* Sets every rule whose mark is want off. */
+static void rules_off(struct rule_settings *r, const bool *marked, bool want)
+{
+	for (size_t k = 0; k < RULE_COUNT; k++)
+		if (marked[k] == want)
+			r->severity[k] = SEV_OFF;
+	for (size_t j = 0; j < r->ncustom; j++)
+		if (marked[RULE_COUNT + j] == want)
+			r->custom[j].severity = SEV_OFF;
+}
+
+int config_rules_select(struct config *c, const char *list, bool only, struct err *e)
+{
+	struct rule_marks m = { c, xcalloc(RULE_COUNT + c->rules.ncustom, sizeof(bool)) };
+	int rc = each_word(list, ", \t", mark_rule, &m, e);
+
+	if (rc == 0)
+		rules_off(&c->rules, m.marked, !only);
+	free(m.marked);
+	return rc;
 }
 
 /* ------------------------------------------------------------- the loader */

@@ -227,6 +227,17 @@ int config_load(struct config *c, const char *path, struct err *e);
 void config_release(struct config *c);
 
 /*
+ * Turns rules off for one run of tagbot check, as checkpatch's --ignore and
+ * --types do: list names rules (built-in or custom IDs, any case, separated
+ * by commas or white space).  only false: the rules named are set off; only
+ * true: every rule not named is.  Calls add up (--types A --types B keeps
+ * neither: give both in one list).  An unknown ID is an error, with the
+ * nearest ID when one is close: a typo never passes silently.  Changes
+ * c->rules only, not the per-list policies of the daemon.
+ */
+int config_rules_select(struct config *c, const char *list, bool only, struct err *e);
+
+/*
  * The policy for mail of list list_id (a List-Id's id, with or without <>
  * and any display name before it, or an X-Mailing-List address).  NULL or
  * a list with no section: the [default] layer.  Never NULL; valid until

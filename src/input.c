@@ -5,7 +5,10 @@
  * Files are read through one bounded buffer (INPUT_READ_SIZE) and split into
  * lines; only the current message is kept in memory, and never more than
  * max_size bytes of it.  A file is an mbox when its first line starts with
- * "From ", whatever its name.
+ * "From ", whatever its name.  A gzip, xz or zstd file (by its magic bytes,
+ * whatever its name) is decompressed into the same buffer on the way
+ * (unpack.h), so it is split like a plain one; a plain file pays one test
+ * per read(2) for that.
  */
 #include "autoconf.h"
 #include <ctype.h>
@@ -22,17 +25,21 @@
 #include "buf.h"
 #include "input.h"
 #include "message.h"
+#include "unpack.h"
 
 #define INPUT_READ_SIZE		((size_t)256 * 1024) /* one read(2); longer lines come in pieces */
 #define INPUT_MAX_DIR_ENTRIES	((size_t)1000000)    /* files taken from one directory */
 #define INPUT_KEEP_ALLOC	((size_t)16 * 1024 * 1024) /* a bigger message buffer is freed after use */
+#define INPUT_SNIFF_SIZE	((size_t)1024)	/* bytes of the first line looked at for binary data */
 
 /* A bounded line reader over one file descriptor. */
 struct reader {
 	int fd;
+	struct unpack *z;	/* owned; the decoder of a compressed file, else NULL */
 	char *buf;		/* owned by struct input; INPUT_READ_SIZE bytes */
 	size_t pos, end;
 	bool eof;
+	struct err err;		/* why the last reader_fill() failed (no file name) */
 };
 
 /* The file being read. */
@@ -84,7 +91,8 @@ void input_set_max_size(struct input *in, size_t max)
 
 /* --- the reader ------------------------------------------------------- */
 
-/* Reads more bytes after the kept tail.  -1 with errno on a read error. */
+/* Reads more bytes after the kept tail.  -1 with r->err set on a read
+ * error (or corrupt or truncated compressed data). */
 static int reader_fill(struct reader *r)
 {
 	ssize_t n;
@@ -94,9 +102,15 @@ static int reader_fill(struct reader *r)
 		r->end -= r->pos;
 		r->pos = 0;
 	}
-	do
-		n = read(r->fd, r->buf + r->end, INPUT_READ_SIZE - r->end);
-	while (n < 0 && errno == EINTR);
+	if (r->z) {
+		n = unpack_read(r->z, r->buf + r->end, INPUT_READ_SIZE - r->end, &r->err);
+	} else {
+		do
+			n = read(r->fd, r->buf + r->end, INPUT_READ_SIZE - r->end);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			err_set(&r->err, ERR_FINAL, "%s", strerror(errno));
+	}
 	if (n < 0)
 		return -1;
 	if (n == 0)
@@ -170,9 +184,78 @@ static size_t unescape_skip(const char *p, size_t n)
 
 static void source_close(struct input *in)
 {
+	unpack_free(in->src.r.z);
+	in->src.r.z = NULL;
 	if (in->src.r.fd > 0)
 		close(in->src.r.fd);
 	in->src_open = false;
+}
+
+/* Reads until the buffer holds a first line, INPUT_SNIFF_SIZE bytes or
+ * the whole file, so the content can be told by its start. */
+static int sniff_fill(struct reader *r)
+{
+	while (!r->eof && r->end < INPUT_SNIFF_SIZE && !memchr(r->buf, '\n', r->end))
+		if (reader_fill(r) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Whether the file starts as no mail and no mbox can: a control character
+ * (not tab, CR or LF) in its first line.  Later lines may hold anything a
+ * broken mail holds (NULs included); a header line or a From_ line never
+ * starts like that, and an image, archive or executable always does.
+ */
+static bool starts_binary(const char *p, size_t n)
+{
+	size_t len = n < INPUT_SNIFF_SIZE ? n : INPUT_SNIFF_SIZE;
+	const char *nl = memchr(p, '\n', len);
+
+	if (nl)
+		len = (size_t)(nl - p);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)p[i] < 0x20 && p[i] != '\t' && p[i] != '\r')
+			return true;
+	return false;
+}
+
+/* A compressed file: from here on the reader hands out what it decodes. */
+static int start_unpack(struct reader *r, enum unpack_format f)
+{
+	if (unpack_new(&r->z, f, r->fd, r->buf, r->end, &r->err) < 0)
+		return -1;
+	r->end = 0;
+	r->eof = false;
+	return 0;
+}
+
+/* Reads the start of the file and decides what it is: a compressed file
+ * is unpacked; binary data and an empty file are refused. */
+static int source_sniff(struct source *s, struct err *e)
+{
+	struct reader *r = &s->r;
+	enum unpack_format f;
+	char from[48] = "";
+	const char *other;
+
+	if (sniff_fill(r) < 0)
+		return err_set(e, ERR_FINAL, "%s: %s", s->path, r->err.msg);
+	f = unpack_detect(r->buf, r->end);
+	if (f != UNPACK_NONE) {
+		if (start_unpack(r, f) < 0 || sniff_fill(r) < 0)
+			return err_set(e, ERR_FINAL, "%s: %s", s->path, r->err.msg);
+		snprintf(from, sizeof(from), " (decompressed from %s)", unpack_format_name(f));
+	}
+	if (r->end == 0)
+		return err_set(e, ERR_FINAL, "%s: empty file%s", s->path, from);
+	other = unpack_detect_other(r->buf, r->end);
+	if (other)
+		return err_set(e, ERR_FINAL, "%s: %s data%s; tagbot reads mail and mbox files, "
+			       "plain or compressed with gzip, xz or zstd", s->path, other, from);
+	if (starts_binary(r->buf, r->end))
+		return err_set(e, ERR_FINAL, "%s: binary data%s, not a mail or an mbox", s->path, from);
+	return 0;
 }
 
 static enum input_status source_open(struct input *in, const char *path, struct err *e)
@@ -192,15 +275,7 @@ static enum input_status source_open(struct input *in, const char *path, struct 
 	s->r.buf = in->rbuf;
 	s->bol = true;
 	in->src_open = true;
-	while (s->r.end < 5 && !s->r.eof) {
-		if (reader_fill(&s->r) < 0) {
-			err_set(e, ERR_FINAL, "%s: %s", path, strerror(errno));
-			source_close(in);
-			return INPUT_SKIP;
-		}
-	}
-	if (s->r.end == 0) {
-		err_set(e, ERR_FINAL, "%s: empty file", path);
+	if (source_sniff(s, e) < 0) {
 		source_close(in);
 		return INPUT_SKIP;
 	}
@@ -220,7 +295,7 @@ static enum input_status skip_here(struct input *in, struct input_msg *m)
 
 static enum input_status read_error(struct input *in, struct input_msg *m, struct err *e)
 {
-	err_set(e, ERR_FINAL, "%s: %s", in->src.path, strerror(errno));
+	err_set(e, ERR_FINAL, "%s: %s", in->src.path, in->src.r.err.msg);
 	in->src.done = true;
 	return skip_here(in, m);
 }

@@ -4,7 +4,7 @@
  *
  * The ID is always the path segment that holds an '@' (or its encoding
  * %40): lore, lkml.kernel.org and msgid.link put it right after a short
- * prefix, patchwork after /project/<p>/patch/.  Everything is compiled
+ * prefix, patchwork (kernel.org's and ozlabs.org's) after /project/<p>/patch/.  Everything is compiled
  * caseless by rule_settings_init(), which makes the host names compare
  * case-insensitively; the captured ID is taken from the URL as written, so
  * its local part keeps its case.
@@ -25,7 +25,8 @@ const char *const linkref_default_archives[] = {
 	"^https?://lore\\.kernel\\.org/(?:[^/?#\\s@%]+/)?" ID_SEG,
 	"^https?://lkml\\.kernel\\.org/r/" ID_SEG,
 	"^https?://(?:patch\\.)?msgid\\.link/(?:r/)?" ID_SEG,
-	"^https?://patchwork\\.kernel\\.org/project/[^/?#\\s]+/patch/" ID_SEG,
+	/* patchwork.kernel.org, and patchwork.ozlabs.org for netdev, powerpc, u-boot, ... */
+	"^https?://patchwork\\.(?:kernel|ozlabs)\\.org/project/[^/?#\\s]+/patch/" ID_SEG,
 	NULL
 };
 

@@ -55,6 +55,22 @@ static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
 
 /* --- JSON ---------------------------------------------------------------- */
 
+/* The line a finding points at in the file, and whether the decoded line
+ * must be named because the file line is only the message's start. */
+static size_t file_line(const struct output_ctx *c, size_t line, bool *name_decoded)
+{
+	*name_decoded = false;
+	if (line == 0)
+		return c->msg_line ? c->msg_line : 1;
+	if (c->text_line)
+		return c->text_line + line - 1;
+	if (c->msg_line) {
+		*name_decoded = true;
+		return c->msg_line;
+	}
+	return line;
+}
+
 static void json_escape_byte(FILE *f, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -144,11 +160,31 @@ static void json_key_bool(FILE *f, const char *key, bool v)
 	fputs(v ? "true" : "false", f);
 }
 
-static void json_finding(FILE *f, const struct finding *x)
+/* A string, or null when s is NULL or empty. */
+static void json_key_str_or_null(FILE *f, const char *key, const char *s)
 {
+	if (s && *s) {
+		json_key_str(f, key, s);
+	} else {
+		fputs(key, f);
+		fputs("null", f);
+	}
+}
+
+static void json_finding(FILE *f, const struct output_ctx *c, const struct finding *x)
+{
+	bool decoded;
+	size_t in_file = file_line(c, x->line, &decoded);
+
 	json_key_str(f, "{\"rule\":", x->rule);
 	json_key_str(f, ",\"severity\":", severity_name(x->severity));
 	json_key_uint(f, ",\"line\":", x->line);
+	/* null where text output can only name the message's first line */
+	if (decoded) {
+		fputs(",\"file_line\":null", f);
+	} else {
+		json_key_uint(f, ",\"file_line\":", in_file);
+	}
 	json_key_str(f, ",\"text\":", x->text);
 	json_key_str(f, ",\"message\":", x->message);
 	json_key_str(f, ",\"doc\":", x->doc);
@@ -160,14 +196,14 @@ static bool shown(const struct finding *x, enum severity min)
 	return x->severity != SEV_OFF && x->severity >= min;
 }
 
-static void json_patch(FILE *f, const char *file, const struct patch *p,
+static void json_patch(FILE *f, const struct output_ctx *c, const struct patch *p,
 		       const struct findings *fs, enum severity min)
 {
 	const struct series *s = &p->series;
 	bool first = true;
 
-	json_key_str(f, "{\"file\":", file);
-	json_key_str(f, ",\"message_id\":", p->message_id);
+	json_key_str(f, "{\"file\":", c->file);
+	json_key_str_or_null(f, ",\"message_id\":", p->message_id);
 	json_key_str(f, ",\"subject\":", p->subject);
 	json_key_str(f, ",\"kind\":", patch_kind_name(p->kind));
 	json_key_str(f, ",\"author\":{\"name\":", p->author.name);
@@ -184,7 +220,7 @@ static void json_patch(FILE *f, const char *file, const struct patch *p,
 		if (!first)
 			putc(',', f);
 		first = false;
-		json_finding(f, &fs->v[i]);
+		json_finding(f, c, &fs->v[i]);
 	}
 	fputs("]}\n", f);
 }
@@ -280,22 +316,6 @@ static void text_header(FILE *f, const struct output_ctx *c, const struct patch 
 	putc('\n', f);
 }
 
-/* The line a finding points at in the file, and whether the decoded line
- * must be named because the file line is only the message's start. */
-static size_t file_line(const struct output_ctx *c, size_t line, bool *name_decoded)
-{
-	*name_decoded = false;
-	if (line == 0)
-		return c->msg_line ? c->msg_line : 1;
-	if (c->text_line)
-		return c->text_line + line - 1;
-	if (c->msg_line) {
-		*name_decoded = true;
-		return c->msg_line;
-	}
-	return line;
-}
-
 static void text_finding(FILE *f, const struct output_ctx *c, const struct finding *x)
 {
 	bool name_decoded;
@@ -336,7 +356,7 @@ void output_patch_ctx(FILE *f, enum output_format fmt, const struct output_ctx *
 		      const struct patch *p, const struct findings *fs, enum severity min)
 {
 	if (fmt == OUTPUT_JSON)
-		json_patch(f, c->file, p, fs, min);
+		json_patch(f, c, p, fs, min);
 	else
 		text_patch(f, c, p, fs, min);
 }
@@ -349,16 +369,19 @@ void output_patch(FILE *f, enum output_format fmt, const char *file,
 	output_patch_ctx(f, fmt, &c, p, fs, min);
 }
 
+void output_file_total(FILE *f, const char *file, const struct output_total *t)
+{
+	text_put(f, file);
+	fprintf(f, ": total: %zu errors, %zu warnings, %zu checks, %zu patches checked\n",
+		t->errors, t->warnings, t->checks, t->patches);
+}
+
 void output_error(FILE *f, enum output_format fmt, const char *file,
 		  const char *msgid, const char *error)
 {
 	if (fmt == OUTPUT_JSON) {
 		json_key_str(f, "{\"file\":", file);
-		fputs(",\"message_id\":", f);
-		if (msgid)
-			output_json_string(f, msgid);
-		else
-			fputs("null", f);
+		json_key_str_or_null(f, ",\"message_id\":", msgid);
 		json_key_str(f, ",\"error\":", error);
 		fputs("}\n", f);
 		return;

@@ -41,6 +41,20 @@ struct output_ctx {
 void output_patch_ctx(FILE *f, enum output_format fmt, const struct output_ctx *c,
 		      const struct patch *p, const struct findings *fs, enum severity min);
 
+/* What one FILE argument of tagbot check gave. */
+struct output_total {
+	size_t errors, warnings, checks;	/* findings shown */
+	size_t patches;				/* patches checked */
+};
+
+/*
+ * Text only: "FILE: total: E errors, W warnings, C checks, P patches
+ * checked", as checkpatch ends each file with "total: ..., N lines
+ * checked".  It is no finding line (no line number), so editors and b4
+ * never take it for one.
+ */
+void output_file_total(FILE *f, const char *file, const struct output_total *t);
+
 /* Prints a message that could not be parsed. msgid may be NULL. */
 void output_error(FILE *f, enum output_format fmt, const char *file,
 		  const char *msgid, const char *error);

@@ -964,6 +964,49 @@ START_TEST(test_reply_mode_names)
 }
 END_TEST
 
+/* --ignore and --types: built-in and custom IDs, any case, commas or
+ * spaces; the rest keep their severity. */
+START_TEST(test_rules_select)
+{
+	struct config c;
+	struct err e;
+
+	load_ok(&c, "config-custom.ini");
+	ck_assert_int_eq(config_rules_select(&c, "missing_sign_off, NO_INTERNAL_URL", false, &e), 0);
+	ck_assert_int_eq(c.rules.severity[R_MISSING_SIGN_OFF], SEV_OFF);
+	ck_assert_int_eq(c.rules.custom[0].severity, SEV_OFF);	/* NO_INTERNAL_URL */
+	ck_assert_int_eq(c.rules.severity[R_BAD_SIGN_OFF], SEV_WARNING);
+	ck_assert_int_eq(c.rules.custom[2].severity, SEV_CHECK);	/* FIXES_SUBJECT */
+	config_release(&c);
+
+	load_ok(&c, "config-custom.ini");
+	ck_assert_int_eq(config_rules_select(&c, "BAD_SIGN_OFF,fixes_subject", true, &e), 0);
+	ck_assert_int_eq(c.rules.severity[R_BAD_SIGN_OFF], SEV_WARNING);
+	ck_assert_int_eq(c.rules.custom[2].severity, SEV_CHECK);
+	ck_assert_int_eq(c.rules.severity[R_MISSING_SIGN_OFF], SEV_OFF);
+	ck_assert_int_eq(c.rules.severity[R_PLACEHOLDER_USE], SEV_OFF);
+	ck_assert_int_eq(c.rules.custom[0].severity, SEV_OFF);
+	ck_assert_int_eq(c.rules.custom[1].severity, SEV_OFF);
+	config_release(&c);
+}
+END_TEST
+
+/* A misspelt ID is an error with the nearest one, and changes nothing. */
+START_TEST(test_rules_select_unknown)
+{
+	struct config c;
+	struct err e;
+
+	config_init(&c);
+	ck_assert_int_eq(config_rules_select(&c, "BAD_SIGN_OFF,MISSING_SIGNOFF", true, &e), -1);
+	ck_assert_str_eq(e.msg, "MISSING_SIGNOFF: unknown rule ID (did you mean MISSING_SIGN_OFF?)");
+	ck_assert_int_eq(c.rules.severity[R_MISSING_SIGN_OFF], SEV_ERROR);
+	ck_assert_int_eq(config_rules_select(&c, "NOTHING_LIKE_IT", false, &e), -1);
+	ck_assert_str_eq(e.msg, "NOTHING_LIKE_IT: unknown rule ID");
+	config_release(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -984,6 +1027,8 @@ int main(void)
 	tcase_add_test(good, test_pattern_add_after_replace);
 	tcase_add_test(good, test_pattern_empty_list);
 	tcase_add_test(good, test_custom_rules);
+	tcase_add_test(good, test_rules_select);
+	tcase_add_test(good, test_rules_select_unknown);
 	tcase_add_test(good, test_bundled_equals_defaults);
 	tcase_add_test(good, test_bundled_lists_every_rule);
 	tcase_add_test(good, test_bundled_shows_default_lists);

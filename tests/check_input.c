@@ -1,17 +1,22 @@
 /*
  * check_input.c - input.c: mbox splitting and unescaping (mboxo, mboxrd,
- * CRLF), Maildirs, directories of .eml files, stdin, over-size messages and
- * unreadable paths.  Every case writes its files into a fresh temporary
- * directory.
+ * CRLF), Maildirs, directories of .eml files, stdin, over-size messages,
+ * unreadable paths, and gzip, xz and zstd files (compressed here with the
+ * libraries unpack.c decodes with) next to binary input that is refused.
+ * Every case writes its files into a fresh temporary directory.
  */
 #include "autoconf.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <lzma.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "buf.h"
 #include "input.h"
@@ -556,6 +561,205 @@ START_TEST(test_stdin_mbox)
 }
 END_TEST
 
+
+/* --- compressed and binary files ----------------------------------------- */
+
+/* data compressed as gzip, xz or zstd into a new buffer (*out_len bytes). */
+typedef char *(*pack_fn)(const char *data, size_t len, size_t *out_len);
+
+static char *pack_gzip(const char *data, size_t len, size_t *out_len)
+{
+	z_stream z = { 0 };
+	size_t cap = deflateBound(&z, len) + 64;
+	char *out = xmalloc(cap);
+
+	ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (unsigned char *)data;
+	z.avail_in = (uInt)len;
+	z.next_out = (unsigned char *)out;
+	z.avail_out = (uInt)cap;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+static char *pack_xz(const char *data, size_t len, size_t *out_len)
+{
+	size_t cap = lzma_stream_buffer_bound(len);
+	char *out = xmalloc(cap);
+
+	*out_len = 0;
+	ck_assert_int_eq(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)data,
+						 len, (uint8_t *)out, out_len, cap), LZMA_OK);
+	return out;
+}
+
+static char *pack_zstd(const char *data, size_t len, size_t *out_len)
+{
+	size_t cap = ZSTD_compressBound(len);
+	char *out = xmalloc(cap);
+
+	*out_len = ZSTD_compress(out, cap, data, len, 3);
+	ck_assert(!ZSTD_isError(*out_len));
+	return out;
+}
+
+static const struct {
+	const char *ext;
+	const char *format;	/* as error messages name it */
+	pack_fn pack;
+} packers[] = {
+	{ "gz", "gzip", pack_gzip },
+	{ "xz", "xz", pack_xz },
+	{ "zst", "zstd", pack_zstd },
+};
+
+/* Writes name compressed by packers[k]; keep bytes of it (0: all). */
+static const char *write_packed(size_t k, const char *name, const char *data, size_t len,
+				size_t keep)
+{
+	static char file[128];
+	size_t n;
+	char *z = packers[k].pack(data, len, &n);
+
+	snprintf(file, sizeof(file), "%s.%s", name, packers[k].ext);
+	write_file(file, z, keep && keep < n ? keep : n);
+	free(z);
+	return tpath(file);
+}
+
+static const char two_msgs[] =
+	"From x Mon Sep 17 00:00:00 2001\nSubject: 1\n\n>From one\n\n"
+	"From x Mon Sep 17 00:00:00 2001\nSubject: 2\n\ntwo\n";
+
+/* Each format splits like the plain mbox: same messages, numbers, lines,
+ * from a path and from standard input. */
+START_TEST(test_compressed_mbox)
+{
+	make_tmpdir();
+	for (size_t k = 0; k < ARRAY_SIZE(packers); k++) {
+		const char *path = write_packed(k, "two.mbox", two_msgs, strlen(two_msgs), 0);
+		char name[32];
+
+		snprintf(name, sizeof(name), "two.mbox.%s", packers[k].ext);
+		for (int from_stdin = 0; from_stdin <= 1; from_stdin++) {
+			struct got g[MAX_GOT];
+			size_t n = from_stdin ? collect_stdin(name, g) : collect1(path, g);
+
+			ck_assert_msg(n == 2, "%s: %zu messages", name, n);
+			assert_msg(&g[0], "Subject: 1\n\nFrom one\n", 1, 2);
+			assert_msg(&g[1], "Subject: 2\n\ntwo\n", 2, 7);
+			ck_assert_str_eq(g[1].file, from_stdin ? "-" : path);
+			free_got(g, n);
+		}
+	}
+	remove_tree(tmpdir);
+}
+END_TEST
+
+/*
+ * Three messages of 300 KB of hex each: more than one read of compressed
+ * bytes and more than one reader buffer of text, so every refill path of
+ * the decoders runs.  Hex from an LCG does not compress to nothing.
+ */
+START_TEST(test_compressed_large)
+{
+	struct buf plain, msg[3];
+	uint32_t x = 13;
+
+	make_tmpdir();
+	buf_init(&plain, 0);
+	for (int m = 0; m < 3; m++) {
+		buf_init(&msg[m], 0);
+		buf_printf(&msg[m], "Subject: big %d\n\n", m);
+		for (int line = 0; line < 6000; line++) {
+			for (int w = 0; w < 6; w++) {
+				x = x * 1103515245u + 12345u;
+				buf_printf(&msg[m], "%08x", x);
+			}
+			buf_add(&msg[m], "\n", 1);
+		}
+		buf_printf(&plain, "From x Mon Sep 17 00:00:00 2001\n%s\n", msg[m].data);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(packers); k++) {
+		struct got g[MAX_GOT];
+		size_t n = collect1(write_packed(k, "big.mbox", plain.data, plain.len, 0), g);
+
+		ck_assert_msg(n == 3, "%s: %zu messages", packers[k].ext, n);
+		for (int m = 0; m < 3; m++) {
+			ck_assert_int_eq(g[m].st, INPUT_OK);
+			ck_assert_uint_eq(g[m].len, msg[m].len);
+			ck_assert(!memcmp(g[m].data, msg[m].data, msg[m].len));
+		}
+		free_got(g, n);
+	}
+	for (int m = 0; m < 3; m++)
+		buf_release(&msg[m]);
+	buf_release(&plain);
+	remove_tree(tmpdir);
+}
+END_TEST
+
+/* A compressed file cut short: what came whole is handed out, then an
+ * error naming the file. */
+START_TEST(test_compressed_truncated)
+{
+	make_tmpdir();
+	for (size_t k = 0; k < ARRAY_SIZE(packers); k++) {
+		struct got g[MAX_GOT];
+		char want[600];
+		const char *path = write_packed(k, "cut.mbox", two_msgs, strlen(two_msgs), 30);
+		size_t n = collect1(path, g);
+
+		ck_assert_uint_ge(n, 1);
+		ck_assert_int_eq(g[n - 1].st, INPUT_SKIP);
+		snprintf(want, sizeof(want), "%s: %s data ends early (truncated file?)", path,
+			 packers[k].format);
+		ck_assert_str_eq(g[n - 1].err, want);
+		free_got(g, n);
+	}
+	remove_tree(tmpdir);
+}
+END_TEST
+
+/* Binary input is refused by name and the run goes on; a NUL below the
+ * first line is a broken mail, still handed out. */
+START_TEST(test_binary_refused)
+{
+	static const char elf[] = "\x7f" "ELF\x02\x01\x01\x00\x00\x00";
+	static const char nul_later[] = "Subject: x\n\nbody\0with a NUL\n";
+	const char *paths[4];
+	struct got g[MAX_GOT];
+	char want[600];
+	size_t n;
+
+	make_tmpdir();
+	write_file("a.out", elf, sizeof(elf) - 1);
+	write_str("mail.bz2", "BZh91AY&SY\x01\x02");
+	write_file("nul.eml", nul_later, sizeof(nul_later) - 1);
+	write_packed(0, "elf", elf, sizeof(elf) - 1, 0);
+	paths[0] = tpath("a.out");
+	paths[1] = tpath("mail.bz2");
+	paths[2] = tpath("elf.gz");
+	paths[3] = tpath("nul.eml");
+	n = collect(paths, 4, 0, g);
+	ck_assert_uint_eq(n, 4);
+	snprintf(want, sizeof(want), "%s: binary data, not a mail or an mbox", paths[0]);
+	ck_assert_str_eq(g[0].err, want);
+	snprintf(want, sizeof(want), "%s: bzip2 data; tagbot reads mail and mbox files, "
+		 "plain or compressed with gzip, xz or zstd", paths[1]);
+	ck_assert_str_eq(g[1].err, want);
+	snprintf(want, sizeof(want),
+		 "%s: binary data (decompressed from gzip), not a mail or an mbox", paths[2]);
+	ck_assert_str_eq(g[2].err, want);
+	ck_assert_int_eq(g[3].st, INPUT_OK);
+	ck_assert_uint_eq(g[3].len, sizeof(nul_later) - 1);
+	free_got(g, n);
+	remove_tree(tmpdir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("input");
@@ -563,6 +767,7 @@ int main(void)
 	TCase *dirs = tcase_create("directories");
 	TCase *limits = tcase_create("limits");
 	TCase *in = tcase_create("stdin");
+	TCase *packed = tcase_create("compressed");
 
 	tcase_add_test(mbox, test_mboxo_unescape);
 	tcase_add_test(mbox, test_mboxrd_unescape);
@@ -581,9 +786,14 @@ int main(void)
 	tcase_add_test(limits, test_oversize_real_limit);
 	tcase_add_test(in, test_stdin_single);
 	tcase_add_test(in, test_stdin_mbox);
+	tcase_add_test(packed, test_compressed_mbox);
+	tcase_add_test(packed, test_compressed_large);
+	tcase_add_test(packed, test_compressed_truncated);
+	tcase_add_test(packed, test_binary_refused);
 	suite_add_tcase(s, mbox);
 	suite_add_tcase(s, dirs);
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, in);
+	suite_add_tcase(s, packed);
 	return th_run_suite(s);
 }

@@ -43,6 +43,10 @@ static const struct {
 	{ "https://msgid.link/r/20250101120000.1234-1-a@b.org", "20250101120000.1234-1-a@b.org" },
 	{ "https://patchwork.kernel.org/project/linux-leds/patch/20250101120000.1234-1-a@b.org/",
 	  "20250101120000.1234-1-a@b.org" },
+	/* ozlabs.org's patchwork (netdev, linuxppc-dev, u-boot) names the mail the same way. */
+	{ "https://patchwork.ozlabs.org/project/netdev/patch/20200101120000.1234-1-a@b.org/",
+	  "20200101120000.1234-1-a@b.org" },
+	{ "https://patchwork.ozlabs.org/project/linuxppc-dev/patch/a%2Bb%40c.d/", "a+b@c.d" },
 	/* Percent-encoded: %40 '@', %2B '+', %3D '=', %2F '/'. */
 	{ "https://lore.kernel.org/r/abc%40example.com", "abc@example.com" },
 	{ "https://lore.kernel.org/all/CAHk-%3Dwh%2Bx%2Fy%40mail.gmail.com/", "CAHk-=wh+x/y@mail.gmail.com" },
@@ -57,6 +61,8 @@ static const struct {
 	{ "https://lore.kernel.org/linux-leds/?q=foo@bar", NULL },
 	{ "https://lore.kernel.org/linux-leds/", NULL },
 	{ "https://patchwork.kernel.org/project/linux-leds/patch/12345678/", NULL },
+	{ "https://patchwork.ozlabs.org/patch/1234567/", NULL },
+	{ "https://patchwork.example.org/project/x/patch/foo@bar/", NULL },
 	{ "https://lkml.org/lkml/2019/1/1/1", NULL },
 	{ "https://example.com/r/foo@bar", NULL },
 	{ "https://lore.kernel.org.evil.com/r/foo@bar", NULL },

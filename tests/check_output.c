@@ -1,8 +1,9 @@
 /*
  * check_output.c - output.c: JSON string escaping, the exact JSON objects
- * for a patch and for an error, and the checkpatch-style text lines (line
- * mapping, terse and verbose forms, terminal-safe strings).  Expected output
- * is written out by hand.
+ * for a patch and for an error (file_line beside line, a missing
+ * Message-ID as null), the checkpatch-style text lines (line mapping, terse
+ * and verbose forms, terminal-safe strings) and a file's total line.
+ * Expected output is written out by hand.
  */
 #include "autoconf.h"
 #include <stdio.h>
@@ -118,11 +119,11 @@ START_TEST(test_json_patch)
 		"\"series\":{\"version\":2,\"index\":1,\"total\":3,\"rfc\":true,\"resend\":false},"
 		"\"findings\":["
 		"{\"rule\":\"BAD_REPORTED_BY_LINK\",\"severity\":\"warning\",\"line\":12,"
-		"\"text\":\"Reported-by: A <a@example.org>\","
+		"\"file_line\":12,\"text\":\"Reported-by: A <a@example.org>\","
 		"\"message\":\"Reported-by: should be followed by Closes: or Link:.\","
 		"\"doc\":\"submitting-patches.rst\"},"
 		"{\"rule\":\"MISSING_FIXES_TAG\",\"severity\":\"check\",\"line\":0,"
-		"\"text\":\"\",\"message\":\"add a Fixes: tag\",\"doc\":\"maintainer-netdev.rst\"}"
+		"\"file_line\":1,\"text\":\"\",\"message\":\"add a Fixes: tag\",\"doc\":\"maintainer-netdev.rst\"}"
 		"]}\n";
 	struct patch p;
 	struct findings fs;
@@ -142,7 +143,7 @@ START_TEST(test_json_min_and_reply)
 {
 	static const char want_tail[] =
 		"\"findings\":[{\"rule\":\"BAD_REPORTED_BY_LINK\",\"severity\":\"warning\",\"line\":12,"
-		"\"text\":\"Reported-by: A <a@example.org>\","
+		"\"file_line\":12,\"text\":\"Reported-by: A <a@example.org>\","
 		"\"message\":\"Reported-by: should be followed by Closes: or Link:.\","
 		"\"doc\":\"submitting-patches.rst\"}]}\n";
 	struct patch p;
@@ -181,6 +182,59 @@ START_TEST(test_json_error)
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "{\"file\":\"-\",\"message_id\":\"a\\\"b@example.org\","
 			 "\"error\":\"bad\"}\n");
+	free(got);
+}
+END_TEST
+
+/*
+ * file_line: where text output points.  The text from file line 120 on:
+ * decoded line 12 is 131, the mail as a whole the message's line 100.
+ * Decoded text: null, as text output can only name the message's line.
+ */
+START_TEST(test_json_file_line)
+{
+	struct output_ctx placed = { "x.mbox", 100, 120, false, false };
+	struct output_ctx decoded = { "x.mbox", 100, 0, false, false };
+	struct patch p;
+	struct findings fs;
+	struct capture c;
+	char *got;
+
+	sample(&p, &fs, KIND_PATCH);
+	output_patch_ctx(cap_open(&c), OUTPUT_JSON, &placed, &p, &fs, SEV_CHECK);
+	got = cap_close(&c);
+	ck_assert_ptr_nonnull(strstr(got, "\"line\":12,\"file_line\":131,"));
+	ck_assert_ptr_nonnull(strstr(got, "\"line\":0,\"file_line\":100,"));
+	free(got);
+
+	output_patch_ctx(cap_open(&c), OUTPUT_JSON, &decoded, &p, &fs, SEV_CHECK);
+	got = cap_close(&c);
+	ck_assert_ptr_nonnull(strstr(got, "\"line\":12,\"file_line\":null,"));
+	ck_assert_ptr_nonnull(strstr(got, "\"line\":0,\"file_line\":100,"));
+	free(got);
+}
+END_TEST
+
+/* A mail without a Message-ID: null, not "", as for an unparsable mail. */
+START_TEST(test_json_no_message_id)
+{
+	static char empty[] = "";
+	struct patch p;
+	struct findings fs;
+	struct capture c;
+	char *got;
+
+	sample(&p, &fs, KIND_PATCH);
+	p.message_id = empty;
+	output_patch(cap_open(&c), OUTPUT_JSON, "x.mbox", &p, &fs, SEV_CHECK);
+	got = cap_close(&c);
+	ck_assert_ptr_nonnull(strstr(got, "{\"file\":\"x.mbox\",\"message_id\":null,\"subject\":"));
+	free(got);
+
+	p.message_id = NULL;
+	output_patch(cap_open(&c), OUTPUT_JSON, "x.mbox", &p, &fs, SEV_CHECK);
+	got = cap_close(&c);
+	ck_assert_ptr_nonnull(strstr(got, "\"message_id\":null,"));
 	free(got);
 }
 END_TEST
@@ -297,6 +351,20 @@ START_TEST(test_text_sanitized)
 }
 END_TEST
 
+/* A file's total: its name made safe for a terminal, the four counts. */
+START_TEST(test_text_file_total)
+{
+	struct output_total t = { .errors = 1, .warnings = 2, .checks = 3, .patches = 4 };
+	struct capture c;
+	char *got;
+
+	output_file_total(cap_open(&c), "a\x1b[2J.mbox", &t);
+	got = cap_close(&c);
+	ck_assert_str_eq(got, "a?[2J.mbox: total: 1 errors, 2 warnings, 3 checks, 4 patches checked\n");
+	free(got);
+}
+END_TEST
+
 START_TEST(test_text_error)
 {
 	struct capture c;
@@ -323,11 +391,14 @@ int main(void)
 	tcase_add_test(json, test_json_patch);
 	tcase_add_test(json, test_json_min_and_reply);
 	tcase_add_test(json, test_json_error);
+	tcase_add_test(json, test_json_file_line);
+	tcase_add_test(json, test_json_no_message_id);
 	tcase_add_loop_test(text, test_text_lines, 0, (int)ARRAY_SIZE(text_cases));
 	tcase_add_test(text, test_text_line_zero_unknown);
 	tcase_add_test(text, test_text_verbose);
 	tcase_add_test(text, test_text_sanitized);
 	tcase_add_test(text, test_text_error);
+	tcase_add_test(text, test_text_file_total);
 	suite_add_tcase(s, json);
 	suite_add_tcase(s, text);
 	return th_run_suite(s);

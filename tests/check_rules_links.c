@@ -85,6 +85,8 @@ static const struct {
 	  "LINK_TO_SELF", 1 },
 	{ "self, <> in the URL", { .body = "Link: https://lore.kernel.org/r/%3C" DEFAULT_ID "%3E\n" SOB },
 	  "LINK_TO_SELF", 1 },
+	{ "self via patchwork.ozlabs.org", { .body = "Link: https://patchwork.ozlabs.org/project/netdev/patch/" DEFAULT_ID "/\n" SOB },
+	  "LINK_TO_SELF", 1 },
 	{ "self with a # comment", { .body = "Link: https://lore.kernel.org/r/" DEFAULT_ID " # [1]\n" SOB },
 	  "LINK_TO_SELF", 1 },
 	{ "self with [1] against the URL", { .body = "Link: https://lore.kernel.org/r/" DEFAULT_ID "[1]\n" SOB },

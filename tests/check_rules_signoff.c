@@ -5,7 +5,8 @@
  *
  * Each case is a commit message put into a whole patch mail; the expected
  * count (and line, counted from the first body line) was worked out by
- * reading the case.  Cases marked "unlike checkpatch" would come out
+ * reading the case.  MISSING_SIGN_OFF points at the last line of the commit
+ * message that is not blank.  Cases marked "unlike checkpatch" would come out
  * differently under checkpatch.pl 6.12.
  */
 #include "autoconf.h"
@@ -95,22 +96,22 @@ static void run_cases(const struct mail_case *cases, size_t n, size_t i)
 /* ---- MISSING_SIGN_OFF ------------------------------------------------ */
 
 static const struct mail_case missing_cases[] = {
-	{ "none", NULL, DESC, "MISSING_SIGN_OFF", 1, 0, "no Signed-off-by:" },
+	{ "none", NULL, DESC, "MISSING_SIGN_OFF", 1, 1, "no Signed-off-by:" },
 	{ "present", NULL, DESC SOB_ALICE, "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "wrong case still signs", NULL, DESC "Signed-Off-By: " ALICE "\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "typo does not sign", NULL, DESC "Signed-of-by: " ALICE "\n",
-	  "MISSING_SIGN_OFF", 1, 0, NULL },
+	  "MISSING_SIGN_OFF", 1, 3, NULL },
 	/* a sign-off in a paragraph that is not the last still counts */
 	{ "sign-off before a closing note", NULL,
 	  DESC SOB_ALICE "\nThis was tested on the Foo board.\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "below the separator", NULL,
-	  DESC "---\n" SOB_ALICE "v2: rebased\n", "MISSING_SIGN_OFF", 1, 0, NULL },
+	  DESC "---\n" SOB_ALICE "v2: rebased\n", "MISSING_SIGN_OFF", 1, 1, NULL },
 	/* a quoted commit in the description: indented, not ours */
 	{ "quoted indented sign-off", NULL,
 	  "This reverts the change below:\n\n    foo: bar\n\n    " "Signed-off-by: " BOB
-	  "\n\nIt broke the baz board.\n", "MISSING_SIGN_OFF", 1, 0, NULL },
+	  "\n\nIt broke the baz board.\n", "MISSING_SIGN_OFF", 1, 7, NULL },
 	{ "indented in the block counts", NULL,
 	  DESC "Acked-by: " BOB "\n  Signed-off-by: " ALICE "\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
@@ -130,7 +131,7 @@ START_TEST(test_missing_diff_only)
 		"diff --git a/drivers/leds/foo.c b/drivers/leds/foo.c\n"
 		"index 1111111..2222222 100644\n--- a/drivers/leds/foo.c\n+++ b/drivers/leds/foo.c\n"
 		"@@ -1,2 +1,3 @@\n Signed-off-by: " ALICE "\n+Signed-off-by: " ALICE "\n int d;\n";
-	const struct mail_case c = { "diff only", NULL, body, "MISSING_SIGN_OFF", 1, 0, NULL };
+	const struct mail_case c = { "diff only", NULL, body, "MISSING_SIGN_OFF", 1, 1, NULL };
 	const struct mail_case c2 = { "diff only", NULL, body, "BAD_SIGN_OFF", 0, 0, NULL };
 	char *raw = make_mail(NULL, NULL, NULL, body, false);
 

@@ -11,3 +11,19 @@ finish() {
 	printf '%d passed, %d failed\n' "$passes" "$fails"
 	[ "$fails" -eq 0 ]
 }
+# replay_ini DIR: a daemon's file for tagbot replay, its state, source and
+# sink under DIR (replay touches none of them).
+replay_ini() {
+	cat <<EOF
+[tagbot]
+state = $1/state/tagbot.db
+[source]
+type = maildir
+path = $1/inbox
+[sink]
+type = maildir
+path = $1/replies
+[reply]
+from = tagbot <tagbot@example.org>
+EOF
+}

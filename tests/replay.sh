@@ -41,20 +41,7 @@ once() {
 
 # The daemon's file: a Maildir source and sink, a state file; replay must
 # touch none of them.
-base() {
-	cat <<EOF
-[tagbot]
-state = $tmp/state/tagbot.db
-[source]
-type = maildir
-path = $tmp/inbox
-[sink]
-type = maildir
-path = $tmp/replies
-[reply]
-from = tagbot <tagbot@example.org>
-EOF
-}
+base() { replay_ini "$tmp"; }
 base >"$tmp/plain.ini"
 
 leds="20250311042642.373782-1-craig@mcqueen.au"		# no Signed-off-by
@@ -273,7 +260,11 @@ line "... with the cover's subject" \
 	"Subject: Re: [PATCH v2 0/2] locking/mutex: Mark devm_mutex_init() as __must_check"
 line "... listing patch 1/2" "Patch 1/2:"
 line "... and patch 2/2" "Patch 2/2:"
-line "... each with its finding" "2. MISSING_SIGN_OFF (error):"
+# MISSING_SIGN_OFF points at the last line of each commit message: line 6
+# of 1/2 (its Fixes: line, right above ---), line 11 of 2/2 (the last line
+# of its text, then a blank line and ---).
+line "... each with its finding" "1. MISSING_SIGN_OFF (error), line 6:"
+line "... at the end of its commit message" "2. MISSING_SIGN_OFF (error), line 11:"
 line "... and its end is marked" "----- end of reply to <$cover> -----"
 line "the per-mail lines show the cover held" "$cover: skipped: series"
 line "... and then answered" "$cover: would reply (MISSING_SIGN_OFF)"
@@ -300,7 +291,7 @@ count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "folded Message-ID, capital domain: one reply for the series"; else not_ok "folded Message-ID, capital domain: $count replies, want 1"; fi
 line "... to its cover letter" "----- reply to <$ocover> -----"
 line "... naming both patches' findings" \
-	"$ocover: would reply (MISSING_SIGN_OFF, BAD_SIGN_OFF, BAD_FIXES_TAG)"
+	"$ocover: would reply (BAD_SIGN_OFF, MISSING_SIGN_OFF, BAD_FIXES_TAG)"
 line "... listing patch 7/10" "Patch 7/10:"
 line "... and patch 10/10" "Patch 10/10:"
 once "... each message counted once"

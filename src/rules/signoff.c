@@ -548,6 +548,28 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 }
 
 /*
+ * Where a missing sign-off belongs: the last line of the commit message
+ * that is not blank, the text left out (the line is not what is wrong), so
+ * an editor jumps to where "git commit -s" would add one.  NULL for an
+ * empty commit message: then the mail as a whole.
+ */
+static const struct line *end_of_message(const struct patch *p, struct line *out)
+{
+	for (size_t i = p->nlines; i-- > 0;) {
+		const struct line *l = &p->lines[i];
+		size_t k = 0;
+
+		while (k < l->len && (is_blank(l->p[k]) || l->p[k] == '\r'))
+			k++;
+		if (k < l->len) {
+			*out = (struct line){ l->p, 0, l->lineno };
+			return out;
+		}
+	}
+	return NULL;
+}
+
+/*
  * A sign-off with the author's address and name settles it.  Otherwise one
  * with the address but another name, then one with the name but another
  * address, is the author's sign-off written differently (a mismatch, not a
@@ -557,9 +579,10 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 {
 	const struct person *au = &c->patch->author;
 	const struct signoff *by_addr = NULL, *by_name = NULL;
+	struct line end;
 
 	if (!s->n) {
-		rule_emit(c, R_MISSING_SIGN_OFF, NULL,
+		rule_emit(c, R_MISSING_SIGN_OFF, end_of_message(c->patch, &end),
 			  "The commit message has no Signed-off-by:; add one with your real "
 			  "name and address (git commit -s) to certify the Developer's "
 			  "Certificate of Origin.");
