@@ -20,7 +20,9 @@
 
 #include "buf.h"
 #include "cmd_check.h"
+#include "commitref.h"
 #include "config.h"
+#include "gitrepo.h"
 #include "input.h"
 #include "lookup.h"
 #include "message.h"
@@ -36,6 +38,7 @@
 static const char check_usage[] =
 	"usage: tagbot check [options] FILE...\n"
 	"       tagbot check [options] --commit-msg FILE\n"
+	"       tagbot check [options] --git REV-RANGE\n"
 	"\n"
 	"Checks the tags of patch mails. FILE is a mail, an mbox (mboxo or mboxrd),\n"
 	"a Maildir, a directory of .eml/.patch files, or - for standard input.\n"
@@ -54,6 +57,12 @@ static const char check_usage[] =
 	"                            at URL (default " LOOKUP_DEFAULT_ARCHIVE ")\n"
 	"      --lookup-cache=FILE   keep lookup results in the database FILE\n"
 	"      --lookup-timeout=SEC  seconds per request (default 10)\n"
+	"  -g, --git REV-RANGE       check the commits of REV-RANGE (A..B, REV-N for\n"
+	"                            the N commits up to REV, or one commit) in the\n"
+	"                            git repository of the current directory\n"
+	"      --tree DIR            look cited commits up in the repository at DIR\n"
+	"                            (default: the one the current directory is in)\n"
+	"      --no-tree             do not look cited commits up\n"
 	"      --list-rules          print the rules, their severities and documents\n"
 	"  -h, --help                show this text\n"
 	"\n"
@@ -71,6 +80,9 @@ struct check_opts {
 	const char *archive_url;	/* --lookups=URL */
 	const char *lookup_cache;	/* --lookup-cache */
 	int lookup_timeout;		/* --lookup-timeout; 0: the default */
+	const char *git_range;		/* --git */
+	const char *tree;		/* --tree */
+	bool no_tree;			/* --no-tree */
 };
 
 /* The run's counters and settings. */
@@ -81,13 +93,21 @@ struct run {
 	size_t count[SEV_ERROR + 1];	/* shown findings by severity */
 	bool failing;			/* a finding at fail_at or above */
 	struct lookup *lk;		/* NULL unless lookups are on */
+	struct gitrepo *repo;		/* NULL outside a repository or with --no-tree */
+};
+
+/* A commit checked with --git: where its mail came from. */
+struct commit_origin {
+	const char *oid;	/* foreign: 40 hex */
+	size_t body_line;	/* line of the commit message where the mail's text starts */
 };
 
 /* --- options ----------------------------------------------------------- */
 
 enum {
 	OPT_FORMAT = 256, OPT_MIN_SEVERITY, OPT_COMMIT_MSG, OPT_LIST_RULES,
-	OPT_LOOKUPS, OPT_LOOKUP_CACHE, OPT_LOOKUP_TIMEOUT
+	OPT_LOOKUPS, OPT_LOOKUP_CACHE, OPT_LOOKUP_TIMEOUT,
+	OPT_TREE, OPT_NO_TREE
 };
 
 static const struct option long_options[] = {
@@ -101,6 +121,9 @@ static const struct option long_options[] = {
 	{ "lookups", optional_argument, NULL, OPT_LOOKUPS },
 	{ "lookup-cache", required_argument, NULL, OPT_LOOKUP_CACHE },
 	{ "lookup-timeout", required_argument, NULL, OPT_LOOKUP_TIMEOUT },
+	{ "git", required_argument, NULL, 'g' },
+	{ "tree", required_argument, NULL, OPT_TREE },
+	{ "no-tree", no_argument, NULL, OPT_NO_TREE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -181,7 +204,7 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 	*o = (struct check_opts){ .format = OUTPUT_TEXT, .min = SEV_CHECK, .fail_at = SEV_WARNING };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:qvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:g:qvh", long_options, NULL)) != -1) {
 		int rc = 0;
 
 		switch (c) {
@@ -195,6 +218,9 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		case OPT_LOOKUPS: rc = parse_lookups(o, optarg); break;
 		case OPT_LOOKUP_CACHE: o->lookup_cache = optarg; break;
 		case OPT_LOOKUP_TIMEOUT: rc = parse_lookup_timeout(o, optarg); break;
+		case 'g': o->git_range = optarg; break;
+		case OPT_TREE: o->tree = optarg; break;
+		case OPT_NO_TREE: o->no_tree = true; break;
 		case 'h': fputs(check_usage, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default: return unknown_option(argv[optind - 1]);
@@ -202,7 +228,11 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		if (rc < 0)
 			return -1;
 	}
-	if (optind >= argc && !o->commit_msg && !o->list_rules)
+	if (o->tree && o->no_tree)
+		return usage_error("--tree and --no-tree exclude each other");
+	if (o->git_range && o->no_tree)
+		return usage_error("--git reads the repository: it cannot go with --no-tree");
+	if (optind >= argc && !o->commit_msg && !o->list_rules && !o->git_range)
 		return usage_error("no FILE given (use - for standard input)");
 	return optind;
 }
@@ -314,8 +344,10 @@ static char *raw_message_id(const char *raw, size_t len)
 /* The rules, after fetching what the links point at when lookups are on.
  * A diff in a mail that is no submission (patch.h (b), kind other) is
  * checked as the patch it would be; the output keeps its kind. */
-static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
+static void run_rules(struct run *r, const struct patch *p, struct findings *fs,
+		      struct commit_facts *facts)
 {
+	const struct commit_facts *cf = r->repo ? facts : NULL;
 	struct lookup_results res;
 	struct patch as_patch;
 	struct err e;
@@ -325,14 +357,16 @@ static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
 		as_patch.kind = KIND_PATCH;
 		p = &as_patch;
 	}
+	if (r->repo && gitrepo_facts(r->repo, p, facts, &e) < 0)
+		fprintf(stderr, "tagbot: %s; cited commits are not looked up from here on\n", e.msg);
 	if (!r->lk) {
-		rules_run(p, r->rules, fs);
+		rules_run_facts(p, r->rules, NULL, cf, fs);
 		return;
 	}
 	lookup_results_init(&res);
 	if (lookup_prefetch(r->lk, p, &r->rules->archives, &res, &e) < 0)
 		fprintf(stderr, "tagbot: %s\n", e.msg);
-	rules_run_lookups(p, r->rules, &res, fs);
+	rules_run_facts(p, r->rules, &res, cf, fs);
 	lookup_results_release(&res);
 }
 
@@ -341,13 +375,14 @@ static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
  * so its parts share the custom rules' budgets), and counts what will be
  * shown.  Returns the index in fs of the patch's first finding.
  */
-static size_t check_patch(struct run *r, const struct patch *p, struct findings *fs)
+static size_t check_patch(struct run *r, const struct patch *p, struct findings *fs,
+			  struct commit_facts *facts)
 {
 	size_t first = fs->n;
 
 	if (patch_checkable(p)) {
 		r->patches++;
-		run_rules(r, p, fs);
+		run_rules(r, p, fs, facts);
 	}
 	for (size_t i = first; i < fs->n; i++) {
 		enum severity s = fs->v[i].severity;
@@ -386,9 +421,10 @@ static bool in_text(const struct message *msg, const struct patch *p)
 	return p->text >= msg->text && p->text <= msg->text + msg->text_len;
 }
 
-static void check_message(struct run *r, const struct input_msg *m)
+static void check_message(struct run *r, const struct input_msg *m,
+			  const struct commit_origin *origin)
 {
-	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose };
+	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose, NULL };
 	size_t text_line = 0;
 	bool placed = false;
 	struct findings fs;
@@ -412,10 +448,19 @@ static void check_message(struct run *r, const struct input_msg *m)
 	}
 	patch_parse(&msg, &p, &np);
 	findings_init(&fs);
+	if (origin) {
+		ctx.commit = origin->oid;
+		text_line = origin->body_line;
+		placed = true;
+	}
 	for (size_t i = 0; i < np; i++) {
-		size_t first = check_patch(r, &p[i], &fs);
-		struct findings part = { .v = fs.v + first, .n = fs.n - first };
+		struct commit_facts facts;
+		size_t first;
+		struct findings part;
 
+		commit_facts_init(&facts);
+		first = check_patch(r, &p[i], &fs, &facts);
+		part = (struct findings){ .v = fs.v + first, .n = fs.n - first };
 		/* Placing the text costs a scan: only when a line will be printed. */
 		if (part.n && !placed && r->o->format == OUTPUT_TEXT) {
 			text_line = text_line_in_file(m, &msg);
@@ -424,6 +469,7 @@ static void check_message(struct run *r, const struct input_msg *m)
 		/* a further attachment's lines are its own, not the file's */
 		ctx.text_line = in_text(&msg, &p[i]) ? text_line : 0;
 		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &part, r->o->min);
+		commit_facts_release(&facts);
 	}
 	warn_budgets(m, np ? p[0].message_id : NULL, &fs);
 	findings_release(&fs);
@@ -451,10 +497,42 @@ static void check_inputs(struct run *r, const char *const *paths, size_t n)
 		if (st == INPUT_SKIP)
 			input_failed(r, &m, &e);
 		else
-			check_message(r, &m);
+			check_message(r, &m, NULL);
 		memset(&m, 0, sizeof(m));
 	}
 	input_free(in);
+}
+
+/* --- --git ------------------------------------------------------------------ */
+
+/* Each commit of the range as the mail git format-patch would make of it;
+ * its output names the commit, its lines are those of the commit message. */
+static void check_git(struct run *r, const char *range)
+{
+	struct gitrepo_log *log;
+	struct gitrepo_commit c;
+	enum gitrepo_next st;
+	struct input_msg m = { .file = range, .lineno = 1 };
+	struct err e;
+
+	if (gitrepo_log_open(r->repo, range, &log, &e) < 0) {
+		input_failed(r, &m, &e);
+		return;
+	}
+	while ((st = gitrepo_log_next(log, &c, &e)) != GITREPO_END) {
+		struct commit_origin origin = { c.oid, c.body_line };
+
+		m.index++;
+		if (st == GITREPO_SKIP) {
+			input_failed(r, &m, &e);
+			continue;
+		}
+		m.data = c.mail;
+		m.len = c.len;
+		check_message(r, &m, &origin);
+	}
+	if (gitrepo_log_close(log, &e) < 0)
+		input_failed(r, &m, &e);
 }
 
 /* --- --commit-msg ---------------------------------------------------------- */
@@ -481,8 +559,9 @@ static int read_whole(const char *path, struct buf *b, struct err *e)
 /* A commit message file is its own decoded text: line L is line L of it. */
 static void check_commit_msg(struct run *r, const char *path)
 {
-	struct output_ctx ctx = { path, 0, 1, r->o->quiet, r->o->verbose };
+	struct output_ctx ctx = { path, 0, 1, r->o->quiet, r->o->verbose, NULL };
 	struct input_msg m = { .file = path };
+	struct commit_facts facts;
 	struct message msg;
 	struct findings fs;
 	struct patch *p;
@@ -501,9 +580,11 @@ static void check_commit_msg(struct run *r, const char *path)
 	p = xcalloc(1, sizeof(*p));
 	patch_parse_commit_msg(&msg, p);
 	findings_init(&fs);
-	check_patch(r, p, &fs);
+	commit_facts_init(&facts);
+	check_patch(r, p, &fs, &facts);
 	output_patch_ctx(stdout, r->o->format, &ctx, p, &fs, r->o->min);
 	warn_budgets(&m, NULL, &fs);
+	commit_facts_release(&facts);
 	findings_release(&fs);
 	patches_free(p, 1);
 	message_release(&msg);
@@ -515,7 +596,8 @@ static void list_rules(const struct rule_settings *s)
 {
 	for (int i = 0; i < RULE_COUNT; i++)
 		printf("%-26s %-8s %s%s\n    %s\n", rule_defs[i].id, severity_name(s->severity[i]),
-		       rule_defs[i].summary, rule_defs[i].needs_lookup ? " (needs lookups)" : "",
+		       rule_defs[i].summary, rule_defs[i].needs_lookup ? " (needs lookups)"
+					     : rule_defs[i].needs_tree ? " (needs a git repository)" : "",
 		       rule_defs[i].doc);
 	for (size_t i = 0; i < s->ncustom; i++)
 		printf("%-26s %-8s %s (custom)\n    %s\n", s->custom[i].id,
@@ -553,10 +635,28 @@ static int open_lookups(const struct check_opts *o, const struct config *cfg, st
 	return rc;
 }
 
-static int run_check(const struct check_opts *o, const struct config *cfg,
-		     const char *const *paths, size_t npaths, struct lookup *lk)
+/* The repository cited commits are looked up in: --tree, else the one the
+ * current directory is in, if any; --git needs one. */
+static int open_repo(const struct check_opts *o, struct gitrepo **repo)
 {
-	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk };
+	struct err e;
+
+	if (gitrepo_open(repo, o->tree, &e) < 0) {
+		fprintf(stderr, "tagbot: --tree %s\n", e.msg);
+		return -1;
+	}
+	if (o->git_range && !*repo) {
+		fprintf(stderr, "tagbot: --git: the current directory is not in a git repository\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int run_check(const struct check_opts *o, const struct config *cfg,
+		     const char *const *paths, size_t npaths, struct lookup *lk,
+		     struct gitrepo *repo)
+{
+	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk, .repo = repo };
 
 	if (o->list_rules) {
 		list_rules(&cfg->rules);
@@ -564,6 +664,8 @@ static int run_check(const struct check_opts *o, const struct config *cfg,
 	}
 	if (o->commit_msg)
 		check_commit_msg(&r, o->commit_msg);
+	if (o->git_range)
+		check_git(&r, o->git_range);
 	if (npaths)
 		check_inputs(&r, paths, npaths);
 	if (o->format == OUTPUT_TEXT && !o->quiet)
@@ -587,6 +689,7 @@ int cmd_check(int argc, char **argv)
 	struct config cfg;
 	struct lookup *lk = NULL;
 	struct store *cache = NULL;
+	struct gitrepo *repo = NULL;
 	struct err e;
 	int first = parse_options(&o, argc, argv), status;
 
@@ -604,10 +707,18 @@ int cmd_check(int argc, char **argv)
 		config_release(&cfg);
 		return EXIT_USAGE;
 	}
+	if (!o.no_tree && !o.list_rules && open_repo(&o, &repo) < 0) {
+		lookup_free(lk);
+		store_close(cache);
+		config_release(&cfg);
+		return EXIT_USAGE;
+	}
 	/* A terminal keeps its line buffering, so findings show as they come. */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first), lk);
+	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first), lk,
+			   repo);
+	gitrepo_free(repo);
 	lookup_free(lk);
 	store_close(cache);
 	config_release(&cfg);

@@ -253,3 +253,38 @@ void commitref_find(const struct line *lines, size_t nlines, size_t block_start,
 	}
 	buf_release(&b);
 }
+
+void commit_facts_init(struct commit_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+void commit_facts_release(struct commit_facts *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].id);
+		free(f->v[i].subject);
+	}
+	free(f->v);
+	commit_facts_init(f);
+}
+
+struct commit_fact *commit_facts_add(struct commit_facts *f, const char *id, size_t n)
+{
+	struct commit_fact *x;
+
+	ARRAY_GROW(f->v, f->alloc, f->n + 1);
+	x = &f->v[f->n++];
+	memset(x, 0, sizeof(*x));
+	x->id = xstrndup(id, n);
+	x->subject = xstrdup("");
+	return x;
+}
+
+const struct commit_fact *commit_facts_find(const struct commit_facts *f, const char *id)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		if (!strcmp(f->v[i].id, id))
+			return &f->v[i];
+	return NULL;
+}

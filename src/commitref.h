@@ -16,6 +16,7 @@
 #define COMMITREF_SHA_MIN	12	/* RULES.md: at least 12 hex characters */
 #define COMMITREF_SHA_MAX	40	/* a SHA-1 */
 #define COMMITREF_LOOKAHEAD	2	/* a citation's subject may wrap onto 2 more lines */
+#define COMMITREF_MAX_REFS	64	/* commits of one message looked at */
 
 /* A line someone meant as a Fixes tag, split up as written. */
 struct commitref_fixes {
@@ -96,5 +97,34 @@ void commitrefs_release(struct commitrefs *r);
  */
 void commitref_find(const struct line *lines, size_t nlines, size_t block_start, size_t max,
 		    struct commitrefs *out);
+
+/* What the repository says of an id (gitrepo.c fills these). */
+enum commit_status {
+	COMMIT_UNSETTLED = 0,	/* not asked, ambiguous, git failed: never a finding */
+	COMMIT_FOUND,		/* a commit */
+	COMMIT_MISSING,		/* no object of that name */
+	COMMIT_NOT_COMMIT	/* an object, but a tree, blob or tag */
+};
+
+struct commit_fact {
+	char *id;		/* owned; the hex as written in the message */
+	enum commit_status status;
+	char oid[COMMITREF_SHA_MAX + 1];	/* the full id (COMMIT_FOUND, _NOT_COMMIT) */
+	char *subject;		/* owned; its subject as git log %s gives it, "" unknown */
+	char type[16];		/* the object type (COMMIT_NOT_COMMIT) */
+};
+
+/* The facts gathered for one patch before the rules run. */
+struct commit_facts {
+	struct commit_fact *v;	/* owned */
+	size_t n, alloc;
+};
+
+void commit_facts_init(struct commit_facts *f);
+void commit_facts_release(struct commit_facts *f);
+/* A new entry for id (n bytes), status COMMIT_UNSETTLED. */
+struct commit_fact *commit_facts_add(struct commit_facts *f, const char *id, size_t n);
+/* The fact for id as written (case-sensitive), or NULL. */
+const struct commit_fact *commit_facts_find(const struct commit_facts *f, const char *id);
 
 #endif

@@ -23,4 +23,13 @@ void rules_custom(struct rule_ctx *ctx);	/* section 6 */
 struct lookup_results;
 void rules_lookups(struct rule_ctx *ctx, const struct lookup_results *res, size_t first);
 
+/*
+ * Section 3 against the repository (ctx->commits, NULL: nothing to do):
+ * UNKNOWN_COMMIT_ID, and the subject a Fixes: tag or a citation gives
+ * checked against the commit's; the right form is added to the
+ * BAD_FIXES_TAG or GIT_COMMIT_ID finding rules_reports() made on the line
+ * (findings from first on), or made one when the subject is all that is wrong.
+ */
+void rules_commits(struct rule_ctx *ctx, size_t first);
+
 #endif
