@@ -9,6 +9,7 @@
 #include "autoconf.h"
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,12 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "cmd_check.h"
 #include "commitref.h"
 #include "config.h"
+#include "fix.h"
 #include "gitrepo.h"
 #include "input.h"
 #include "lookup.h"
@@ -63,6 +67,10 @@ static const char check_usage[] =
 	"      --tree DIR            look cited commits up in the repository at DIR\n"
 	"                            (default: the one the current directory is in)\n"
 	"      --no-tree             do not look cited commits up\n"
+	"      --fix                 write FILE.fixed with the mechanical tag fixes\n"
+	"                            (standard input: the fixed copy on standard\n"
+	"                            output, the findings on standard error)\n"
+	"      --fix-inplace         make those fixes in FILE itself\n"
 	"      --list-rules          print the rules, their severities and documents\n"
 	"  -h, --help                show this text\n"
 	"\n"
@@ -83,6 +91,7 @@ struct check_opts {
 	const char *git_range;		/* --git */
 	const char *tree;		/* --tree */
 	bool no_tree;			/* --no-tree */
+	enum { FIX_OFF, FIX_COPY, FIX_INPLACE } fix;	/* --fix, --fix-inplace */
 };
 
 /* The run's counters and settings. */
@@ -94,6 +103,11 @@ struct run {
 	bool failing;			/* a finding at fail_at or above */
 	struct lookup *lk;		/* NULL unless lookups are on */
 	struct gitrepo *repo;		/* NULL outside a repository or with --no-tree */
+	FILE *report;			/* findings and total: stdout, stderr when the
+					 * fixed standard input goes to stdout */
+	const char *fix_file;		/* foreign; the file whose fixes are in edits */
+	struct fix_edits edits;		/* in lines of fix_file */
+	int stdin_copy;			/* --fix of "-": what standard input held; -1 */
 };
 
 /* A commit checked with --git: where its mail came from. */
@@ -107,7 +121,8 @@ struct commit_origin {
 enum {
 	OPT_FORMAT = 256, OPT_MIN_SEVERITY, OPT_COMMIT_MSG, OPT_LIST_RULES,
 	OPT_LOOKUPS, OPT_LOOKUP_CACHE, OPT_LOOKUP_TIMEOUT,
-	OPT_TREE, OPT_NO_TREE
+	OPT_TREE, OPT_NO_TREE,
+	OPT_FIX, OPT_FIX_INPLACE
 };
 
 static const struct option long_options[] = {
@@ -124,6 +139,8 @@ static const struct option long_options[] = {
 	{ "git", required_argument, NULL, 'g' },
 	{ "tree", required_argument, NULL, OPT_TREE },
 	{ "no-tree", no_argument, NULL, OPT_NO_TREE },
+	{ "fix", no_argument, NULL, OPT_FIX },
+	{ "fix-inplace", no_argument, NULL, OPT_FIX_INPLACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -221,6 +238,8 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		case 'g': o->git_range = optarg; break;
 		case OPT_TREE: o->tree = optarg; break;
 		case OPT_NO_TREE: o->no_tree = true; break;
+		case OPT_FIX: o->fix = FIX_COPY; break;
+		case OPT_FIX_INPLACE: o->fix = FIX_INPLACE; break;
 		case 'h': fputs(check_usage, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default: return unknown_option(argv[optind - 1]);
@@ -232,6 +251,8 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		return usage_error("--tree and --no-tree exclude each other");
 	if (o->git_range && o->no_tree)
 		return usage_error("--git reads the repository: it cannot go with --no-tree");
+	if (o->fix && (o->git_range || o->commit_msg))
+		return usage_error("--fix and --fix-inplace take mail FILEs, not --git or --commit-msg");
 	if (optind >= argc && !o->commit_msg && !o->list_rules && !o->git_range)
 		return usage_error("no FILE given (use - for standard input)");
 	return optind;
@@ -421,6 +442,162 @@ static bool in_text(const struct message *msg, const struct patch *p)
 	return p->text >= msg->text && p->text <= msg->text + msg->text_len;
 }
 
+static void input_failed(struct run *r, const struct input_msg *m, const struct err *e);
+
+/* --- --fix ------------------------------------------------------------------ */
+
+/* A file that starts like gzip, xz or zstd data: its lines are not the
+ * mail's, so it is never rewritten. */
+static bool compressed(FILE *f)
+{
+	static const unsigned char magic[][4] = {
+		{ 0x1f, 0x8b }, { 0xfd, '7', 'z', 'X' }, { 0x28, 0xb5, 0x2f, 0xfd },
+	};
+	static const size_t len[] = { 2, 4, 4 };
+	unsigned char head[4] = { 0 };
+	size_t n = fread(head, 1, sizeof(head), f);
+
+	rewind(f);
+	for (size_t i = 0; i < ARRAY_SIZE(len); i++)
+		if (n >= len[i] && !memcmp(head, magic[i], len[i]))
+			return true;
+	return false;
+}
+
+/* The edits of part p of message m, in lines of m's file. */
+static void plan_fixes(struct run *r, const struct input_msg *m, const struct message *msg,
+		       const struct patch *p, const struct commit_facts *facts)
+{
+	size_t first = r->edits.n, text_line;
+
+	if (!patch_checkable(p) || !in_text(msg, p))
+		return;
+	text_line = text_line_in_file(m, msg);
+	if (!text_line) {
+		fprintf(stderr, "tagbot: %s: message %zu is encoded (base64, quoted-printable or "
+			"another charset): left as it is\n", m->file, m->index);
+		return;
+	}
+	fix_plan(p, r->repo ? facts : NULL, &r->edits);
+	fix_edits_shift(&r->edits, first, text_line - 1);
+}
+
+/* Standard input, kept in memory so it can be read again to write the
+ * fixed copy; fd 0 becomes that copy, so input.c reads it as ever. */
+static int keep_stdin(struct run *r, struct err *e)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd = memfd_create("tagbot-stdin", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return err_set(e, ERR_FINAL, "-: %s", strerror(errno));
+	while ((n = read(STDIN_FILENO, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, chunk, (size_t)n) != n) {
+			close(fd);
+			return err_set(e, ERR_FINAL, "-: %s", strerror(errno));
+		}
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0 || dup2(fd, STDIN_FILENO) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return err_set(e, ERR_FINAL, "-: %s", strerror(errno));
+	}
+	r->stdin_copy = fd;
+	return 0;
+}
+
+static FILE *open_source(const struct run *r, const char *path)
+{
+	int fd;
+
+	if (strcmp(path, "-"))
+		return fopen(path, "rb");
+	fd = dup(r->stdin_copy);
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return fdopen(fd, "rb");
+}
+
+/* Writes in, fixed, to path's copy (or over path), through a temporary
+ * file beside it so a failure leaves nothing half written. */
+static int write_fixed(const struct run *r, const char *path, FILE *in, struct err *e)
+{
+	bool inplace = r->o->fix == FIX_INPLACE;
+	char *dest = xmalloc(strlen(path) + sizeof(".fixed")), *tmp;
+	struct stat st;
+	FILE *out;
+	int fd, rc = 0;
+
+	sprintf(dest, "%s%s", path, inplace ? "" : ".fixed");
+	tmp = xmalloc(strlen(dest) + sizeof(".XXXXXX"));
+	sprintf(tmp, "%s.XXXXXX", dest);
+	if ((fd = mkstemp(tmp)) < 0 || !(out = fdopen(fd, "wb"))) {
+		rc = err_set(e, ERR_FINAL, "%s: %s", dest, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		free(dest);
+		return rc;
+	}
+	if (fstat(fileno(in), &st) == 0)
+		fchmod(fd, st.st_mode & 07777);
+	if ((fix_write(in, out, (struct fix_edits *)&r->edits) | fclose(out)) != 0 ||
+	    rename(tmp, dest) < 0) {
+		rc = err_set(e, ERR_FINAL, "%s: %s", dest, strerror(errno));
+		unlink(tmp);
+	} else {
+		fprintf(stderr, "tagbot: %s: %zu fix%s, written to %s\n", path, r->edits.fixes,
+			r->edits.fixes == 1 ? "" : "es", dest);
+	}
+	free(tmp);
+	free(dest);
+	return rc;
+}
+
+/* Writes the fixes of r->fix_file; standard input's go to stdout, always. */
+static void flush_fixes(struct run *r)
+{
+	const char *path = r->fix_file;
+	struct input_msg m = { .file = path };
+	bool from_stdin = path && !strcmp(path, "-");
+	FILE *in;
+	struct err e;
+
+	if (!path || (!r->edits.fixes && !from_stdin))
+		goto done;
+	if (!(in = open_source(r, path))) {
+		err_set(&e, ERR_FINAL, "%s: %s", path, strerror(errno));
+		input_failed(r, &m, &e);
+	} else if (compressed(in)) {
+		err_set(&e, ERR_FINAL, "%s: compressed: --fix leaves it alone", path);
+		input_failed(r, &m, &e);
+	} else if (from_stdin) {
+		if (fix_write(in, stdout, &r->edits) < 0)
+			fprintf(stderr, "tagbot: writing the fixed copy: %s\n", strerror(errno));
+	} else if (write_fixed(r, path, in, &e) < 0) {
+		input_failed(r, &m, &e);
+	}
+	if (in)
+		fclose(in);
+done:
+	fix_edits_release(&r->edits);
+	r->fix_file = NULL;
+}
+
+/* Called before each message: a new file writes the fixes of the last. */
+static void fix_file_turn(struct run *r, const char *file)
+{
+	if (r->fix_file && file && !strcmp(r->fix_file, file))
+		return;
+	flush_fixes(r);
+	r->fix_file = file;
+}
+
 static void check_message(struct run *r, const struct input_msg *m,
 			  const struct commit_origin *origin)
 {
@@ -441,7 +618,7 @@ static void check_message(struct run *r, const struct input_msg *m,
 		/* In an mbox, say which message (as input.c does). */
 		if (m->lineno > 1)
 			err_prefix(&e, "message %zu (line %zu)", m->index, m->lineno);
-		output_error(stdout, r->o->format, m->file, id, e.msg);
+		output_error(r->report, r->o->format, m->file, id, e.msg);
 		r->failures++;
 		free(id);
 		return;
@@ -468,7 +645,9 @@ static void check_message(struct run *r, const struct input_msg *m,
 		}
 		/* a further attachment's lines are its own, not the file's */
 		ctx.text_line = in_text(&msg, &p[i]) ? text_line : 0;
-		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &part, r->o->min);
+		output_patch_ctx(r->report, r->o->format, &ctx, &p[i], &part, r->o->min);
+		if (r->o->fix)
+			plan_fixes(r, m, &msg, &p[i], &facts);
 		commit_facts_release(&facts);
 	}
 	warn_budgets(m, np ? p[0].message_id : NULL, &fs);
@@ -481,7 +660,7 @@ static void input_failed(struct run *r, const struct input_msg *m, const struct 
 {
 	fprintf(stderr, "tagbot: %s\n", e->msg);
 	if (r->o->format == OUTPUT_JSON)
-		output_error(stdout, OUTPUT_JSON, m->file ? m->file : "", NULL, e->msg);
+		output_error(r->report, OUTPUT_JSON, m->file ? m->file : "", NULL, e->msg);
 	r->failures++;
 }
 
@@ -494,12 +673,16 @@ static void check_inputs(struct run *r, const char *const *paths, size_t n)
 
 	memset(&m, 0, sizeof(m));
 	while ((st = input_next(in, &m, &e)) != INPUT_END) {
+		if (r->o->fix)
+			fix_file_turn(r, m.file);
 		if (st == INPUT_SKIP)
 			input_failed(r, &m, &e);
 		else
 			check_message(r, &m, NULL);
 		memset(&m, 0, sizeof(m));
 	}
+	if (r->o->fix)
+		flush_fixes(r);
 	input_free(in);
 }
 
@@ -607,7 +790,7 @@ static void list_rules(const struct rule_settings *s)
 
 static void print_total(const struct run *r)
 {
-	printf("%zu messages, %zu patches checked, %zu errors, %zu warnings, %zu checks\n",
+	fprintf(r->report, "%zu messages, %zu patches checked, %zu errors, %zu warnings, %zu checks\n",
 	       r->messages, r->patches, r->count[SEV_ERROR], r->count[SEV_WARNING],
 	       r->count[SEV_CHECK]);
 }
@@ -652,11 +835,21 @@ static int open_repo(const struct check_opts *o, struct gitrepo **repo)
 	return 0;
 }
 
+static bool stdin_given(const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(paths[i], "-"))
+			return true;
+	return false;
+}
+
 static int run_check(const struct check_opts *o, const struct config *cfg,
 		     const char *const *paths, size_t npaths, struct lookup *lk,
 		     struct gitrepo *repo)
 {
-	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk, .repo = repo };
+	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk, .repo = repo, .report = stdout,
+			 .stdin_copy = -1 };
+	struct err e;
 
 	if (o->list_rules) {
 		list_rules(&cfg->rules);
@@ -666,8 +859,17 @@ static int run_check(const struct check_opts *o, const struct config *cfg,
 		check_commit_msg(&r, o->commit_msg);
 	if (o->git_range)
 		check_git(&r, o->git_range);
+	if (o->fix && stdin_given(paths, npaths)) {
+		r.report = stderr;
+		if (keep_stdin(&r, &e) < 0) {
+			fprintf(stderr, "tagbot: %s\n", e.msg);
+			return EXIT_USAGE;
+		}
+	}
 	if (npaths)
 		check_inputs(&r, paths, npaths);
+	if (r.stdin_copy >= 0)
+		close(r.stdin_copy);
 	if (o->format == OUTPUT_TEXT && !o->quiet)
 		print_total(&r);
 	if (r.failures)

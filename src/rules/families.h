@@ -13,6 +13,9 @@ void rules_signoff(struct rule_ctx *ctx);	/* RULES.md section 2 */
 void rules_reports(struct rule_ctx *ctx);	/* section 3 */
 void rules_links(struct rule_ctx *ctx);		/* section 4 */
 void rules_commitlog(struct rule_ctx *ctx);	/* section 5 */
+/* COMMIT_LOG_VERSIONING's test of one line ("v2:", "v1 -> v2", "Changes in
+ * v3", "Changelog:"); --fix moves what it finds. */
+bool rules_version_note(const struct line *l);
 void rules_custom(struct rule_ctx *ctx);	/* section 6 */
 
 /*
