@@ -133,21 +133,30 @@ int buf_addch(struct buf *b, int c)
 	return buf_add(b, &ch, 1);
 }
 
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || buf_grow(b, (size_t)n) < 0)
+		return -1;
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	int rc;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	rc = buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0 || buf_grow(b, (size_t)n) < 0)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
+	return rc;
 }
 
 char *buf_detach(struct buf *b, size_t *len)

@@ -10,6 +10,7 @@
 #ifndef TAGBOT_BUF_H
 #define TAGBOT_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* The cap used when buf_init() is given 0: larger than any sane mail. */
@@ -36,6 +37,8 @@ int buf_addstr(struct buf *b, const char *s);
 int buf_addch(struct buf *b, int c);
 int buf_printf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Hands the NUL-terminated data to the caller (to free()) and resets b.
  * Never returns NULL except on ENOMEM. *len may be NULL. */

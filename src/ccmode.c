@@ -325,6 +325,10 @@ static const struct {
 		"a commit cited as \"commit <hex>\" not in the form commit <12+ hex> (\"<subject>\").",
 		"Short or bare IDs become ambiguous; the subject lets readers find the commit in any tree.",
 		"cite it as commit 0123456789ab (\"subsystem: subject of that commit\")." },
+	[R_UNKNOWN_COMMIT_ID] = {
+		"a commit named in Fixes: or as \"commit <id>\" that the git repository tagbot check runs in does not hold (never checked outside one, nor by the daemon).",
+		"A Fixes: to a commit nobody can find tells the stable team nothing; usually the id is from a rebased branch.",
+		"use the id of the commit as it is in the tree the patch applies to (git log --oneline -1 <id>)." },
 	[R_LINK_TO_SELF] = {
 		"a Link: or Closes: that names this mail's own Message-ID.",
 		"A link to the posting itself adds nothing the commit does not already hold (the 2025 Link policy).",

@@ -9,6 +9,7 @@
 #include "autoconf.h"
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -17,12 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "cmd_check.h"
+#include "commitref.h"
 #include "config.h"
+#include "fix.h"
+#include "gitrepo.h"
 #include "input.h"
 #include "lookup.h"
 #include "message.h"
@@ -40,6 +45,7 @@
 static const char check_usage[] =
 	"usage: tagbot check [options] FILE...\n"
 	"       tagbot check [options] --commit-msg FILE\n"
+	"       tagbot check [options] --git REV-RANGE\n"
 	"\n"
 	"Checks the tags of patch mails. FILE is a mail, an mbox (mboxo or mboxrd),\n"
 	"a Maildir, a directory of .eml/.patch files, or - for standard input; a\n"
@@ -65,6 +71,16 @@ static const char check_usage[] =
 	"                            at URL (default " LOOKUP_DEFAULT_ARCHIVE ")\n"
 	"      --lookup-cache=FILE   keep lookup results in the database FILE\n"
 	"      --lookup-timeout=SEC  seconds per request (default 10)\n"
+	"  -g, --git REV-RANGE       check the commits of REV-RANGE (A..B, REV-N for\n"
+	"                            the N commits up to REV, or one commit) in the\n"
+	"                            git repository of the current directory\n"
+	"      --tree DIR            look cited commits up in the repository at DIR\n"
+	"                            (default: the one the current directory is in)\n"
+	"      --no-tree             do not look cited commits up\n"
+	"      --fix                 write FILE.fixed with the mechanical tag fixes\n"
+	"                            (standard input: the fixed copy on standard\n"
+	"                            output, the findings on standard error)\n"
+	"      --fix-inplace         make those fixes in FILE itself\n"
 	"      --list-rules          print the rules, their severities and documents\n"
 	"  -h, --help                show this text\n"
 	"\n"
@@ -85,6 +101,10 @@ struct check_opts {
 	const char *archive_url;	/* --lookups=URL */
 	const char *lookup_cache;	/* --lookup-cache */
 	int lookup_timeout;		/* --lookup-timeout; 0: the default */
+	const char *git_range;		/* --git */
+	const char *tree;		/* --tree */
+	bool no_tree;			/* --no-tree */
+	enum { FIX_OFF, FIX_COPY, FIX_INPLACE } fix;	/* --fix, --fix-inplace */
 };
 
 /* The run's counters and settings. */
@@ -95,6 +115,18 @@ struct run {
 	size_t count[SEV_ERROR + 1];	/* shown findings by severity */
 	bool failing;			/* a finding at fail_at or above */
 	struct lookup *lk;		/* NULL unless lookups are on */
+	struct gitrepo *repo;		/* NULL outside a repository or with --no-tree */
+	FILE *report;			/* findings and total: stdout, stderr when the
+					 * fixed standard input goes to stdout */
+	const char *fix_file;		/* foreign; the file whose fixes are in edits */
+	struct fix_edits edits;		/* in lines of fix_file */
+	int stdin_copy;			/* --fix of "-": what standard input held; -1 */
+};
+
+/* A commit checked with --git: where its mail came from. */
+struct commit_origin {
+	const char *oid;	/* foreign: 40 hex */
+	size_t body_line;	/* line of the commit message where the mail's text starts */
 };
 
 /* --- options ----------------------------------------------------------- */
@@ -102,7 +134,7 @@ struct run {
 enum {
 	OPT_FORMAT = 256, OPT_MIN_SEVERITY, OPT_COMMIT_MSG, OPT_LIST_RULES,
 	OPT_LOOKUPS, OPT_LOOKUP_CACHE, OPT_LOOKUP_TIMEOUT, OPT_NO_CONFIG, OPT_IGNORE, OPT_TYPES,
-	OPT_NO_SUMMARY
+	OPT_NO_SUMMARY, OPT_TREE, OPT_NO_TREE, OPT_FIX, OPT_FIX_INPLACE
 };
 
 static const struct option long_options[] = {
@@ -121,6 +153,11 @@ static const struct option long_options[] = {
 	{ "lookups", optional_argument, NULL, OPT_LOOKUPS },
 	{ "lookup-cache", required_argument, NULL, OPT_LOOKUP_CACHE },
 	{ "lookup-timeout", required_argument, NULL, OPT_LOOKUP_TIMEOUT },
+	{ "git", required_argument, NULL, 'g' },
+	{ "tree", required_argument, NULL, OPT_TREE },
+	{ "no-tree", no_argument, NULL, OPT_NO_TREE },
+	{ "fix", no_argument, NULL, OPT_FIX },
+	{ "fix-inplace", no_argument, NULL, OPT_FIX_INPLACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -212,7 +249,7 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 	*o = (struct check_opts){ .format = OUTPUT_TEXT, .min = SEV_CHECK, .fail_at = SEV_WARNING };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:qvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:g:qvh", long_options, NULL)) != -1) {
 		int rc = 0;
 
 		switch (c) {
@@ -230,6 +267,11 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		case OPT_LOOKUPS: rc = parse_lookups(o, optarg); break;
 		case OPT_LOOKUP_CACHE: o->lookup_cache = optarg; break;
 		case OPT_LOOKUP_TIMEOUT: rc = parse_lookup_timeout(o, optarg); break;
+		case 'g': o->git_range = optarg; break;
+		case OPT_TREE: o->tree = optarg; break;
+		case OPT_NO_TREE: o->no_tree = true; break;
+		case OPT_FIX: o->fix = FIX_COPY; break;
+		case OPT_FIX_INPLACE: o->fix = FIX_INPLACE; break;
 		case 'h': fputs(check_usage, stdout); return 0;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default: return unknown_option(argv[optind - 1]);
@@ -237,7 +279,13 @@ static int parse_options(struct check_opts *o, int argc, char **argv)
 		if (rc < 0)
 			return -1;
 	}
-	if (optind >= argc && !o->commit_msg && !o->list_rules)
+	if (o->tree && o->no_tree)
+		return usage_error("--tree and --no-tree exclude each other");
+	if (o->git_range && o->no_tree)
+		return usage_error("--git reads the repository: it cannot go with --no-tree");
+	if (o->fix && (o->git_range || o->commit_msg))
+		return usage_error("--fix and --fix-inplace take mail FILEs, not --git or --commit-msg");
+	if (optind >= argc && !o->commit_msg && !o->list_rules && !o->git_range)
 		return usage_error("no FILE given (use - for standard input)");
 	return optind;
 }
@@ -349,8 +397,10 @@ static char *raw_message_id(const char *raw, size_t len)
 /* The rules, after fetching what the links point at when lookups are on.
  * A diff in a mail that is no submission (patch.h (b), kind other) is
  * checked as the patch it would be; the output keeps its kind. */
-static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
+static void run_rules(struct run *r, const struct patch *p, struct findings *fs,
+		      struct commit_facts *facts)
 {
+	const struct commit_facts *cf = r->repo ? facts : NULL;
 	struct lookup_results res;
 	struct patch as_patch;
 	struct err e;
@@ -360,14 +410,16 @@ static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
 		as_patch.kind = KIND_PATCH;
 		p = &as_patch;
 	}
+	if (r->repo && gitrepo_facts(r->repo, p, facts, &e) < 0)
+		fprintf(stderr, "tagbot: %s; cited commits are not looked up from here on\n", e.msg);
 	if (!r->lk) {
-		rules_run(p, r->rules, fs);
+		rules_run_facts(p, r->rules, NULL, cf, fs);
 		return;
 	}
 	lookup_results_init(&res);
 	if (lookup_prefetch(r->lk, p, &r->rules->archives, &res, &e) < 0)
 		fprintf(stderr, "tagbot: %s\n", e.msg);
-	rules_run_lookups(p, r->rules, &res, fs);
+	rules_run_facts(p, r->rules, &res, cf, fs);
 	lookup_results_release(&res);
 }
 
@@ -376,13 +428,14 @@ static void run_rules(struct run *r, const struct patch *p, struct findings *fs)
  * so its parts share the custom rules' budgets), and counts what will be
  * shown.  Returns the index in fs of the patch's first finding.
  */
-static size_t check_patch(struct run *r, const struct patch *p, struct findings *fs)
+static size_t check_patch(struct run *r, const struct patch *p, struct findings *fs,
+			  struct commit_facts *facts)
 {
 	size_t first = fs->n;
 
 	if (patch_checkable(p)) {
 		r->patches++;
-		run_rules(r, p, fs);
+		run_rules(r, p, fs, facts);
 	}
 	for (size_t i = first; i < fs->n; i++) {
 		enum severity s = fs->v[i].severity;
@@ -421,9 +474,166 @@ static bool in_text(const struct message *msg, const struct patch *p)
 	return p->text >= msg->text && p->text <= msg->text + msg->text_len;
 }
 
-static void check_message(struct run *r, const struct input_msg *m)
+static void input_failed(struct run *r, const struct input_msg *m, const struct err *e);
+
+/* --- --fix ------------------------------------------------------------------ */
+
+/* A file that starts like gzip, xz or zstd data: its lines are not the
+ * mail's, so it is never rewritten. */
+static bool compressed(FILE *f)
 {
-	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose };
+	static const unsigned char magic[][4] = {
+		{ 0x1f, 0x8b }, { 0xfd, '7', 'z', 'X' }, { 0x28, 0xb5, 0x2f, 0xfd },
+	};
+	static const size_t len[] = { 2, 4, 4 };
+	unsigned char head[4] = { 0 };
+	size_t n = fread(head, 1, sizeof(head), f);
+
+	rewind(f);
+	for (size_t i = 0; i < ARRAY_SIZE(len); i++)
+		if (n >= len[i] && !memcmp(head, magic[i], len[i]))
+			return true;
+	return false;
+}
+
+/* The edits of part p of message m, in lines of m's file. */
+static void plan_fixes(struct run *r, const struct input_msg *m, const struct message *msg,
+		       const struct patch *p, const struct commit_facts *facts)
+{
+	size_t first = r->edits.n, text_line;
+
+	if (!patch_checkable(p) || !in_text(msg, p))
+		return;
+	text_line = text_line_in_file(m, msg);
+	if (!text_line) {
+		fprintf(stderr, "tagbot: %s: message %zu is encoded (base64, quoted-printable or "
+			"another charset): left as it is\n", m->file, m->index);
+		return;
+	}
+	fix_plan(p, r->repo ? facts : NULL, &r->edits);
+	fix_edits_shift(&r->edits, first, text_line - 1);
+}
+
+/* Standard input, kept in memory so it can be read again to write the
+ * fixed copy; fd 0 becomes that copy, so input.c reads it as ever. */
+static int keep_stdin(struct run *r, struct err *e)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd = memfd_create("tagbot-stdin", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return err_set(e, ERR_FINAL, "-: %s", strerror(errno));
+	while ((n = read(STDIN_FILENO, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, chunk, (size_t)n) != n) {
+			close(fd);
+			return err_set(e, ERR_FINAL, "-: %s", strerror(errno));
+		}
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0 || dup2(fd, STDIN_FILENO) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return err_set(e, ERR_FINAL, "-: %s", strerror(errno));
+	}
+	r->stdin_copy = fd;
+	return 0;
+}
+
+static FILE *open_source(const struct run *r, const char *path)
+{
+	int fd;
+
+	if (strcmp(path, "-"))
+		return fopen(path, "rb");
+	fd = dup(r->stdin_copy);
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	return fdopen(fd, "rb");
+}
+
+/* Writes in, fixed, to path's copy (or over path), through a temporary
+ * file beside it so a failure leaves nothing half written. */
+static int write_fixed(const struct run *r, const char *path, FILE *in, struct err *e)
+{
+	bool inplace = r->o->fix == FIX_INPLACE;
+	char *dest = xmalloc(strlen(path) + sizeof(".fixed")), *tmp;
+	struct stat st;
+	FILE *out;
+	int fd, rc = 0;
+
+	sprintf(dest, "%s%s", path, inplace ? "" : ".fixed");
+	tmp = xmalloc(strlen(dest) + sizeof(".XXXXXX"));
+	sprintf(tmp, "%s.XXXXXX", dest);
+	if ((fd = mkstemp(tmp)) < 0 || !(out = fdopen(fd, "wb"))) {
+		rc = err_set(e, ERR_FINAL, "%s: %s", dest, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		free(dest);
+		return rc;
+	}
+	if (fstat(fileno(in), &st) == 0)
+		fchmod(fd, st.st_mode & 07777);
+	if ((fix_write(in, out, (struct fix_edits *)&r->edits) | fclose(out)) != 0 ||
+	    rename(tmp, dest) < 0) {
+		rc = err_set(e, ERR_FINAL, "%s: %s", dest, strerror(errno));
+		unlink(tmp);
+	} else {
+		fprintf(stderr, "tagbot: %s: %zu fix%s, written to %s\n", path, r->edits.fixes,
+			r->edits.fixes == 1 ? "" : "es", dest);
+	}
+	free(tmp);
+	free(dest);
+	return rc;
+}
+
+/* Writes the fixes of r->fix_file; standard input's go to stdout, always. */
+static void flush_fixes(struct run *r)
+{
+	const char *path = r->fix_file;
+	struct input_msg m = { .file = path };
+	bool from_stdin = path && !strcmp(path, "-");
+	FILE *in;
+	struct err e;
+
+	if (!path || (!r->edits.fixes && !from_stdin))
+		goto done;
+	if (!(in = open_source(r, path))) {
+		err_set(&e, ERR_FINAL, "%s: %s", path, strerror(errno));
+		input_failed(r, &m, &e);
+	} else if (compressed(in)) {
+		err_set(&e, ERR_FINAL, "%s: compressed: --fix leaves it alone", path);
+		input_failed(r, &m, &e);
+	} else if (from_stdin) {
+		if (fix_write(in, stdout, &r->edits) < 0)
+			fprintf(stderr, "tagbot: writing the fixed copy: %s\n", strerror(errno));
+	} else if (write_fixed(r, path, in, &e) < 0) {
+		input_failed(r, &m, &e);
+	}
+	if (in)
+		fclose(in);
+done:
+	fix_edits_release(&r->edits);
+	r->fix_file = NULL;
+}
+
+/* Called before each message: a new file writes the fixes of the last. */
+static void fix_file_turn(struct run *r, const char *file)
+{
+	if (r->fix_file && file && !strcmp(r->fix_file, file))
+		return;
+	flush_fixes(r);
+	r->fix_file = file;
+}
+
+static void check_message(struct run *r, const struct input_msg *m,
+			  const struct commit_origin *origin)
+{
+	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose, NULL };
 	size_t text_line = 0;
 	bool placed = false;
 	struct findings fs;
@@ -440,17 +650,26 @@ static void check_message(struct run *r, const struct input_msg *m)
 		/* In an mbox, say which message (as input.c does). */
 		if (m->lineno > 1)
 			err_prefix(&e, "message %zu (line %zu)", m->index, m->lineno);
-		output_error(stdout, r->o->format, m->file, id, e.msg);
+		output_error(r->report, r->o->format, m->file, id, e.msg);
 		r->failures++;
 		free(id);
 		return;
 	}
 	patch_parse(&msg, &p, &np);
 	findings_init(&fs);
+	if (origin) {
+		ctx.commit = origin->oid;
+		text_line = origin->body_line;
+		placed = true;
+	}
 	for (size_t i = 0; i < np; i++) {
-		size_t first = check_patch(r, &p[i], &fs);
-		struct findings part = { .v = fs.v + first, .n = fs.n - first };
+		struct commit_facts facts;
+		size_t first;
+		struct findings part;
 
+		commit_facts_init(&facts);
+		first = check_patch(r, &p[i], &fs, &facts);
+		part = (struct findings){ .v = fs.v + first, .n = fs.n - first };
 		/* Placing the text costs a scan: only when a line will be printed. */
 		if (part.n && !placed) {
 			text_line = text_line_in_file(m, &msg);
@@ -458,7 +677,10 @@ static void check_message(struct run *r, const struct input_msg *m)
 		}
 		/* a further attachment's lines are its own, not the file's */
 		ctx.text_line = in_text(&msg, &p[i]) ? text_line : 0;
-		output_patch_ctx(stdout, r->o->format, &ctx, &p[i], &part, r->o->min);
+		output_patch_ctx(r->report, r->o->format, &ctx, &p[i], &part, r->o->min);
+		if (r->o->fix)
+			plan_fixes(r, m, &msg, &p[i], &facts);
+		commit_facts_release(&facts);
 	}
 	warn_budgets(m, np ? p[0].message_id : NULL, &fs);
 	findings_release(&fs);
@@ -470,7 +692,7 @@ static void input_failed(struct run *r, const struct input_msg *m, const struct 
 {
 	fprintf(stderr, "tagbot: %s\n", e->msg);
 	if (r->o->format == OUTPUT_JSON)
-		output_error(stdout, OUTPUT_JSON, m->file ? m->file : "", NULL, e->msg);
+		output_error(r->report, OUTPUT_JSON, m->file ? m->file : "", NULL, e->msg);
 	r->failures++;
 }
 
@@ -484,12 +706,16 @@ static void check_input(struct run *r, const char *path)
 
 	memset(&m, 0, sizeof(m));
 	while ((st = input_next(in, &m, &e)) != INPUT_END) {
+		if (r->o->fix)
+			fix_file_turn(r, m.file);
 		if (st == INPUT_SKIP)
 			input_failed(r, &m, &e);
 		else
-			check_message(r, &m);
+			check_message(r, &m, NULL);
 		memset(&m, 0, sizeof(m));
 	}
+	if (r->o->fix)
+		flush_fixes(r);
 	input_free(in);
 }
 
@@ -509,7 +735,7 @@ static void print_file_total(const struct run *r, const char *file, const struct
 	};
 
 	if (print_totals(r))
-		output_file_total(stdout, file, &t);
+		output_file_total(r->report, file, &t);
 }
 
 static void check_inputs(struct run *r, const char *const *paths, size_t n)
@@ -520,6 +746,38 @@ static void check_inputs(struct run *r, const char *const *paths, size_t n)
 		check_input(r, paths[i]);
 		print_file_total(r, paths[i], &before);
 	}
+}
+
+/* --- --git ------------------------------------------------------------------ */
+
+/* Each commit of the range as the mail git format-patch would make of it;
+ * its output names the commit, its lines are those of the commit message. */
+static void check_git(struct run *r, const char *range)
+{
+	struct gitrepo_log *log;
+	struct gitrepo_commit c;
+	enum gitrepo_next st;
+	struct input_msg m = { .file = range, .lineno = 1 };
+	struct err e;
+
+	if (gitrepo_log_open(r->repo, range, &log, &e) < 0) {
+		input_failed(r, &m, &e);
+		return;
+	}
+	while ((st = gitrepo_log_next(log, &c, &e)) != GITREPO_END) {
+		struct commit_origin origin = { c.oid, c.body_line };
+
+		m.index++;
+		if (st == GITREPO_SKIP) {
+			input_failed(r, &m, &e);
+			continue;
+		}
+		m.data = c.mail;
+		m.len = c.len;
+		check_message(r, &m, &origin);
+	}
+	if (gitrepo_log_close(log, &e) < 0)
+		input_failed(r, &m, &e);
 }
 
 /* --- --commit-msg ---------------------------------------------------------- */
@@ -546,8 +804,9 @@ static int read_whole(const char *path, struct buf *b, struct err *e)
 /* A commit message file is its own decoded text: line L is line L of it. */
 static void check_commit_msg(struct run *r, const char *path)
 {
-	struct output_ctx ctx = { path, 0, 1, r->o->quiet, r->o->verbose };
+	struct output_ctx ctx = { path, 0, 1, r->o->quiet, r->o->verbose, NULL };
 	struct input_msg m = { .file = path };
+	struct commit_facts facts;
 	struct message msg;
 	struct findings fs;
 	struct patch *p;
@@ -566,9 +825,11 @@ static void check_commit_msg(struct run *r, const char *path)
 	p = xcalloc(1, sizeof(*p));
 	patch_parse_commit_msg(&msg, p);
 	findings_init(&fs);
-	check_patch(r, p, &fs);
+	commit_facts_init(&facts);
+	check_patch(r, p, &fs, &facts);
 	output_patch_ctx(stdout, r->o->format, &ctx, p, &fs, r->o->min);
 	warn_budgets(&m, NULL, &fs);
+	commit_facts_release(&facts);
 	findings_release(&fs);
 	patches_free(p, 1);
 	message_release(&msg);
@@ -580,7 +841,8 @@ static void list_rules(const struct rule_settings *s)
 {
 	for (int i = 0; i < RULE_COUNT; i++)
 		printf("%-26s %-8s %s%s\n    %s\n", rule_defs[i].id, severity_name(s->severity[i]),
-		       rule_defs[i].summary, rule_defs[i].needs_lookup ? " (needs lookups)" : "",
+		       rule_defs[i].summary, rule_defs[i].needs_lookup ? " (needs lookups)"
+					     : rule_defs[i].needs_tree ? " (needs a git repository)" : "",
 		       rule_defs[i].doc);
 	for (size_t i = 0; i < s->ncustom; i++)
 		printf("%-26s %-8s %s (custom)\n    %s\n", s->custom[i].id,
@@ -590,7 +852,7 @@ static void list_rules(const struct rule_settings *s)
 
 static void print_total(const struct run *r)
 {
-	printf("%zu messages, %zu patches checked, %zu errors, %zu warnings, %zu checks\n",
+	fprintf(r->report, "%zu messages, %zu patches checked, %zu errors, %zu warnings, %zu checks\n",
 	       r->messages, r->patches, r->count[SEV_ERROR], r->count[SEV_WARNING],
 	       r->count[SEV_CHECK]);
 }
@@ -618,10 +880,66 @@ static int open_lookups(const struct check_opts *o, const struct config *cfg, st
 	return rc;
 }
 
-static int run_check(const struct check_opts *o, const struct config *cfg,
-		     const char *const *paths, size_t npaths, struct lookup *lk)
+/* The repository cited commits are looked up in: --tree, else the one the
+ * current directory is in, if any; --git needs one. */
+static bool git_top(char *dir, size_t size);
+static bool is_file(const char *path);
+
+/* A kernel tree's top holds MAINTAINERS and Kbuild (checkpatch.pl looks
+ * for these and more before it runs git). */
+static bool kernel_tree(const char *top)
 {
-	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk };
+	static const char *const marks[] = { "MAINTAINERS", "Kbuild" };
+	char path[PATH_MAX + 16];
+
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++) {
+		snprintf(path, sizeof(path), "%s/%s", top[1] ? top : "", marks[i]);
+		if (!is_file(path))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The repository cited commits are looked up in: --tree DIR's, the one
+ * --git reads, or else the one the command runs in when it is a kernel
+ * tree; in any other repository (tagbot's own, a scratch one) an id of a
+ * kernel commit would only be "unknown", so nothing is looked up there.
+ */
+static int open_repo(const struct check_opts *o, struct gitrepo **repo)
+{
+	char top[PATH_MAX];
+	struct err e;
+
+	*repo = NULL;
+	if (!o->tree && !o->git_range && (!git_top(top, sizeof(top)) || !kernel_tree(top)))
+		return 0;
+	if (gitrepo_open(repo, o->tree, &e) < 0) {
+		fprintf(stderr, "tagbot: --tree %s\n", e.msg);
+		return -1;
+	}
+	if (o->git_range && !*repo) {
+		fprintf(stderr, "tagbot: --git: the current directory is not in a git repository\n");
+		return -1;
+	}
+	return 0;
+}
+
+static bool stdin_given(const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(paths[i], "-"))
+			return true;
+	return false;
+}
+
+static int run_check(const struct check_opts *o, const struct config *cfg,
+		     const char *const *paths, size_t npaths, struct lookup *lk,
+		     struct gitrepo *repo)
+{
+	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk, .repo = repo, .report = stdout,
+			 .stdin_copy = -1 };
+	struct err e;
 
 	if (o->list_rules) {
 		list_rules(&cfg->rules);
@@ -633,7 +951,23 @@ static int run_check(const struct check_opts *o, const struct config *cfg,
 		check_commit_msg(&r, o->commit_msg);
 		print_file_total(&r, o->commit_msg, &before);
 	}
-	check_inputs(&r, paths, npaths);
+	if (o->git_range) {
+		struct run before = r;
+
+		check_git(&r, o->git_range);
+		print_file_total(&r, o->git_range, &before);
+	}
+	if (o->fix && stdin_given(paths, npaths)) {
+		r.report = stderr;
+		if (keep_stdin(&r, &e) < 0) {
+			fprintf(stderr, "tagbot: %s\n", e.msg);
+			return EXIT_USAGE;
+		}
+	}
+	if (npaths)
+		check_inputs(&r, paths, npaths);
+	if (r.stdin_copy >= 0)
+		close(r.stdin_copy);
 	if (print_totals(&r))
 		print_total(&r);
 	if (r.failures)
@@ -731,6 +1065,7 @@ int cmd_check(int argc, char **argv)
 	struct config cfg;
 	struct lookup *lk = NULL;
 	struct store *cache = NULL;
+	struct gitrepo *repo = NULL;
 	struct err e;
 	int first = parse_options(&o, argc, argv), status = EXIT_USAGE;
 
@@ -746,11 +1081,15 @@ int cmd_check(int argc, char **argv)
 	cfg.rules.lookups |= o.lookups;
 	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &cfg, &lk, &cache) < 0)
 		goto out;
+	if (!o.no_tree && !o.list_rules && open_repo(&o, &repo) < 0)
+		goto out;
 	/* A terminal keeps its line buffering, so findings show as they come. */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first), lk);
+	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first), lk,
+			   repo);
 out:
+	gitrepo_free(repo);
 	lookup_free(lk);
 	store_close(cache);
 	config_release(&cfg);

@@ -203,8 +203,11 @@ static void json_patch(FILE *f, const struct output_ctx *c, const struct patch *
 	bool first = true;
 
 	json_key_str(f, "{\"file\":", c->file);
+	if (c->commit)
+		json_key_str(f, ",\"commit\":", c->commit);
 	json_key_str_or_null(f, ",\"message_id\":", p->message_id);
-	json_key_str(f, ",\"subject\":", p->subject);
+	/* --git: the commit's own subject, not the mail's made for it */
+	json_key_str(f, ",\"subject\":", c->commit ? p->subject_body : p->subject);
 	json_key_str(f, ",\"kind\":", patch_kind_name(p->kind));
 	json_key_str(f, ",\"author\":{\"name\":", p->author.name);
 	json_key_str(f, ",\"email\":", p->author.email);
@@ -277,12 +280,26 @@ static const char *sev_upper(enum severity s)
 	return (unsigned)s < ARRAY_SIZE(severity_upper) ? severity_upper[s] : "?";
 }
 
+/* What a line names first: the file, or with --git the commit's id in the
+ * 12 digits git and checkpatch -g show. */
+static void text_where(FILE *f, const struct output_ctx *c)
+{
+	if (c->commit)
+		fprintf(f, "%.12s", c->commit);
+	else
+		text_put(f, c->file);
+}
 
-/* FILE: <message-id> "subject", and in verbose mode why nothing follows. */
+/* FILE: <message-id> "subject" (--git: ID: commit "subject"), and in
+ * verbose mode why nothing follows. */
 static void text_header(FILE *f, const struct output_ctx *c, const struct patch *p, size_t nshown)
 {
-	text_put(f, c->file);
-	if (p->msg && p->msg->nheaders == 0 && (!p->message_id || !*p->message_id)) {
+	const char *subject = c->commit ? p->subject_body : p->subject;
+
+	text_where(f, c);
+	if (c->commit) {
+		fputs(": commit", f);
+	} else if (p->msg && p->msg->nheaders == 0 && (!p->message_id || !*p->message_id)) {
 		fputs(": commit message", f);
 	} else if (p->message_id && *p->message_id) {
 		fputs(": <", f);
@@ -291,9 +308,9 @@ static void text_header(FILE *f, const struct output_ctx *c, const struct patch 
 	} else {
 		fputs(": (no Message-ID)", f);
 	}
-	if (p->subject && *p->subject) {
+	if (subject && *subject) {
 		fputs(" \"", f);
-		text_put(f, p->subject);
+		text_put(f, subject);
 		putc('"', f);
 	}
 	/* a mail with several patch attachments: which one */
@@ -321,7 +338,7 @@ static void text_finding(FILE *f, const struct output_ctx *c, const struct findi
 	bool name_decoded;
 	size_t line = file_line(c, x->line, &name_decoded);
 
-	text_put(f, c->file);
+	text_where(f, c);
 	fprintf(f, ":%zu: %s:", line, sev_upper(x->severity));
 	text_put(f, x->rule);
 	fputs(": ", f);

@@ -31,6 +31,9 @@ struct output_ctx {
 	bool terse;		/* text: finding lines only, no header, no quoted line */
 	bool verbose;		/* text: also patches with nothing to show, and
 				 * messages that were not checked (reply, pull, other) */
+	const char *commit;	/* foreign; the commit's 40-hex id (check --git),
+				 * else NULL: text names the commit instead of the
+				 * file and Message-ID, JSON adds "commit" */
 };
 
 /*

@@ -34,6 +34,9 @@ const struct rule_def rule_defs[RULE_COUNT] = {
 		"Cc: stable@vger.kernel.org takes no display name; notes go after \" # \".", false },
 	[R_GIT_COMMIT_ID] = { "GIT_COMMIT_ID", SEV_WARNING, SP " \"Describe your changes\"",
 		"Cite commits as commit <12+ hex chars> (\"<subject>\").", false },
+	[R_UNKNOWN_COMMIT_ID] = { "UNKNOWN_COMMIT_ID", SEV_WARNING, SP " \"Describe your changes\"",
+		"A commit cited in Fixes: or as commit <id> must exist in the repository checked in.",
+		false, true },
 	[R_LINK_TO_SELF] = { "LINK_TO_SELF", SEV_WARNING, "Documentation/process/5.Posting.rst (Link: guidance, 2025)",
 		"A Link: to the patch's own posting adds nothing that is not in the commit.", false },
 	[R_LINK_TO_PREVIOUS_VERSION] = { "LINK_TO_PREVIOUS_VERSION", SEV_WARNING, PO "; Documentation/process/maintainer-kvm-x86.rst \"Links\"",
@@ -271,6 +274,20 @@ void findings_add(struct findings *f, const char *rule, enum severity sev,
 	va_end(ap);
 }
 
+void finding_append(struct finding *x, const char *fmt, ...)
+{
+	struct buf b;
+	va_list ap;
+
+	buf_init(&b, 64 * 1024);
+	buf_addstr(&b, x->message);
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(x->message);
+	x->message = buf_detach(&b, NULL);
+}
+
 bool rule_enabled(const struct rule_ctx *c, enum rule_id id)
 {
 	if (c->settings->severity[id] == SEV_OFF)
@@ -330,13 +347,20 @@ static void (*const families[])(struct rule_ctx *) = {
 
 void rules_run(const struct patch *p, const struct rule_settings *s, struct findings *out)
 {
-	rules_run_lookups(p, s, NULL, out);
+	rules_run_facts(p, s, NULL, NULL, out);
 }
 
 void rules_run_lookups(const struct patch *p, const struct rule_settings *s,
 		       const struct lookup_results *lookups, struct findings *out)
 {
-	struct rule_ctx ctx = { p, s, out };
+	rules_run_facts(p, s, lookups, NULL, out);
+}
+
+void rules_run_facts(const struct patch *p, const struct rule_settings *s,
+		     const struct lookup_results *lookups, const struct commit_facts *commits,
+		     struct findings *out)
+{
+	struct rule_ctx ctx = { p, s, out, commits };
 	size_t first = out->n;
 
 	if (p->kind != KIND_PATCH && p->kind != KIND_COVER)
@@ -346,6 +370,9 @@ void rules_run_lookups(const struct patch *p, const struct rule_settings *s,
 	/* Not in the table: it needs what was fetched, and reads what
 	 * rules_links found (one finding per link). */
 	rules_lookups(&ctx, lookups, first);
+	/* Also after the others: it adds the repository's answer to the
+	 * BAD_FIXES_TAG and GIT_COMMIT_ID findings rules_reports made. */
+	rules_commits(&ctx, first);
 	/* Stable sort is not needed: ties are ordered by rule ID. */
 	if (out->n > first)
 		qsort(out->v + first, out->n - first, sizeof(*out->v), finding_cmp);

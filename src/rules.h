@@ -39,6 +39,7 @@ enum rule_id {
 	R_MISSING_FIXES_TAG,
 	R_BAD_STABLE_ADDRESS_STYLE,
 	R_GIT_COMMIT_ID,
+	R_UNKNOWN_COMMIT_ID,
 	R_LINK_TO_SELF,
 	R_LINK_TO_PREVIOUS_VERSION,
 	R_LINK_TO_OWN_SERIES,
@@ -65,6 +66,7 @@ struct rule_def {
 	const char *doc;		/* the document and section it rests on */
 	const char *summary;		/* one sentence: what the rule asks */
 	bool needs_lookup;		/* LINK_NO_NEW_INFO, LINK_DEAD */
+	bool needs_tree;		/* UNKNOWN_COMMIT_ID: only inside a git repository */
 };
 
 /* The table, indexed by enum rule_id. */
@@ -181,11 +183,15 @@ const char *rule_budget_describe(const struct rule_budget *rb, char *buf, size_t
 /* Highest severity among the findings (SEV_OFF when none). */
 enum severity findings_max(const struct findings *f);
 
+struct commit_facts;	/* commitref.h */
+
 /* What a family's check function gets. */
 struct rule_ctx {
 	const struct patch *patch;		/* foreign */
 	const struct rule_settings *settings;	/* foreign */
 	struct findings *out;			/* foreign */
+	const struct commit_facts *commits;	/* foreign; what the repository says of
+						 * the cited commits, NULL outside one */
 };
 
 /*
@@ -207,6 +213,11 @@ void findings_add(struct findings *f, const char *rule, enum severity sev,
 		  const struct line *where, const char *doc, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/* Appends the formatted text to x's message (a family adding what it
+ * learnt to another's finding on the same line). */
+void finding_append(struct finding *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* True when rule id is not off (so a family can skip expensive work). */
 bool rule_enabled(const struct rule_ctx *c, enum rule_id id);
 
@@ -226,5 +237,14 @@ struct lookup_results;	/* lookup.h */
  */
 void rules_run_lookups(const struct patch *p, const struct rule_settings *s,
 		       const struct lookup_results *lookups, struct findings *out);
+
+/*
+ * rules_run_lookups() with what gitrepo_facts() learnt of the commits p
+ * cites (NULL outside a repository: UNKNOWN_COMMIT_ID and the subject
+ * checks are skipped, never guessed).
+ */
+void rules_run_facts(const struct patch *p, const struct rule_settings *s,
+		     const struct lookup_results *lookups, const struct commit_facts *commits,
+		     struct findings *out);
 
 #endif

@@ -80,7 +80,7 @@ static size_t version_at(const char *s, size_t n)
 static const char *const changes_words[] = { "changes in ", "changes since ", "changes from " };
 
 /* Version notes: "v2:", "v1 -> v2", "Changes in/since/from v2", "Changelog:". */
-static bool version_note(const struct line *l)
+bool rules_version_note(const struct line *l)
 {
 	const char *s = l->p;
 	size_t n = l->len, i = 0, k;
@@ -139,7 +139,7 @@ static void check_lines(struct rule_ctx *c)
 		size_t k = 0;
 
 		/* One finding for a block of version notes is enough. */
-		if (!noted && version_note(l)) {
+		if (!noted && rules_version_note(l)) {
 			rule_emit(c, R_COMMIT_LOG_VERSIONING, l,
 				  "Move version notes below the --- line, where git am drops them.");
 			noted = true;

@@ -13,6 +13,9 @@ void rules_signoff(struct rule_ctx *ctx);	/* RULES.md section 2 */
 void rules_reports(struct rule_ctx *ctx);	/* section 3 */
 void rules_links(struct rule_ctx *ctx);		/* section 4 */
 void rules_commitlog(struct rule_ctx *ctx);	/* section 5 */
+/* COMMIT_LOG_VERSIONING's test of one line ("v2:", "v1 -> v2", "Changes in
+ * v3", "Changelog:"); --fix moves what it finds. */
+bool rules_version_note(const struct line *l);
 void rules_custom(struct rule_ctx *ctx);	/* section 6 */
 
 /*
@@ -22,5 +25,14 @@ void rules_custom(struct rule_ctx *ctx);	/* section 6 */
  */
 struct lookup_results;
 void rules_lookups(struct rule_ctx *ctx, const struct lookup_results *res, size_t first);
+
+/*
+ * Section 3 against the repository (ctx->commits, NULL: nothing to do):
+ * UNKNOWN_COMMIT_ID, and the subject a Fixes: tag or a citation gives
+ * checked against the commit's; the right form is added to the
+ * BAD_FIXES_TAG or GIT_COMMIT_ID finding rules_reports() made on the line
+ * (findings from first on), or made one when the subject is all that is wrong.
+ */
+void rules_commits(struct rule_ctx *ctx, size_t first);
 
 #endif

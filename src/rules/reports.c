@@ -9,13 +9,11 @@
 
 #include "address.h"
 #include "buf.h"
+#include "commitref.h"
 #include "rules/families.h"
 
-#define FIXES_ID_MIN	5	/* shorter hex words are not commit ids */
-#define SHA_MIN		12	/* RULES.md: at least 12 hex characters */
-#define SHA_MAX		40	/* a SHA-1 */
-#define CITE_LOOKAHEAD	2	/* a citation's subject may wrap onto 2 more lines */
-#define CITE_LINE_MAX	1024	/* bytes of each following line joined for that */
+#define SHA_MIN		COMMITREF_SHA_MIN
+#define SHA_MAX		COMMITREF_SHA_MAX
 
 /* Text in a commit message that says a crash or a report is being fixed. */
 static const struct {
@@ -34,17 +32,6 @@ static const struct {
 static bool is_blank(int c)
 {
 	return c == ' ' || c == '\t';
-}
-
-static bool is_hex(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static bool is_alnum(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       c == '_';
 }
 
 static const char *skip_blank(const char *s, const char *end)
@@ -142,52 +129,6 @@ static void check_reported_by(struct rule_ctx *c)
 
 /* ---- BAD_FIXES_TAG, MISSING_FIXES_TAG ------------------------------- */
 
-/* A line that someone meant as a Fixes tag, split up as written. */
-struct fixes_tag {
-	bool exact_tag;		/* begins "Fixes: " + the id */
-	bool commit_word;	/* "Fixes: commit <id>" */
-	const char *id;
-	size_t id_len;
-	const char *rest;	/* after the id */
-	const char *end;	/* end of the line, trailing white space dropped */
-};
-
-/*
- * "Fixes" (any case), an optional colon, an optional "commit", then a hex
- * word of FIXES_ID_MIN or more.  Without a colon the line must still look
- * like a tag (in the trailer block, or nothing but "(...)" after the id),
- * so prose such as "Fixes decade-old bug" or "fixes 1234567 which" is not one.
- */
-static bool fixes_parse(const struct line *l, bool in_block, struct fixes_tag *f)
-{
-	const char *s = l->p, *e = l->p + l->len, *q;
-	bool colon;
-
-	if (!ci_prefix(s, l->len, "fixes"))
-		return false;
-	q = skip_blank(s + 5, e);
-	colon = q < e && *q == ':';
-	if (!colon && q == s + 5)
-		return false;
-	q = skip_blank(q + colon, e);
-	f->commit_word = ci_prefix(q, (size_t)(e - q), "commit") && e - q > 6 && is_blank(q[6]);
-	if (f->commit_word)
-		q = skip_blank(q + 6, e);
-	for (f->id = q; q < e && is_hex(*q); q++)
-		;
-	f->id_len = (size_t)(q - f->id);
-	if (f->id_len < FIXES_ID_MIN || (q < e && !is_blank(*q) && *q != '('))
-		return false;
-	f->rest = q;
-	while (e > q && is_blank(e[-1]))
-		e--;
-	f->end = e;
-	if (!colon && !in_block && skip_blank(q, e) < e && *skip_blank(q, e) != '(')
-		return false;
-	f->exact_tag = l->len > 7 && !memcmp(s, "Fixes: ", 7) && f->id == s + 7;
-	return true;
-}
-
 static bool has_upper(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -210,7 +151,7 @@ static bool fixes_wrapped(const struct patch *p, size_t i)
 }
 
 static const char *fixes_subject_problem(const struct patch *p, size_t i,
-					 const struct fixes_tag *f)
+					 const struct commitref_fixes *f)
 {
 	const char *r = f->rest, *e = f->end;
 
@@ -233,7 +174,7 @@ static const char *fixes_subject_problem(const struct patch *p, size_t i,
 	return "Please close the subject in Fixes: with \"), as in Fixes: <id> (\"<subject>\").";
 }
 
-static const char *fixes_problem(const struct patch *p, size_t i, const struct fixes_tag *f)
+static const char *fixes_problem(const struct patch *p, size_t i, const struct commitref_fixes *f)
 {
 	if (f->commit_word)
 		return "Please drop the word \"commit\": the tag reads Fixes: <id> (\"<subject>\").";
@@ -251,9 +192,9 @@ static const char *fixes_problem(const struct patch *p, size_t i, const struct f
 	return fixes_subject_problem(p, i, f);
 }
 
-static bool is_fixes_line(const struct patch *p, size_t i, struct fixes_tag *f)
+static bool is_fixes_line(const struct patch *p, size_t i, struct commitref_fixes *f)
 {
-	return fixes_parse(&p->lines[i], i >= p->block_start, f);
+	return commitref_fixes_parse(&p->lines[i], i >= p->block_start, f);
 }
 
 /* Reports malformed Fixes tags; true when the message has any Fixes tag. */
@@ -263,7 +204,7 @@ static bool check_fixes(struct rule_ctx *c)
 	bool any = false;
 
 	for (size_t i = 0; i < p->nlines; i++) {
-		struct fixes_tag f;
+		struct commitref_fixes f;
 		const char *msg;
 
 		if (!is_fixes_line(p, i, &f))
@@ -397,51 +338,6 @@ static void check_stable(struct rule_ctx *c)
 
 /* ---- GIT_COMMIT_ID -------------------------------------------------- */
 
-/* Line i with up to CITE_LOOKAHEAD following lines of its paragraph, one space between. */
-static void join_lines(const struct patch *p, size_t i, struct buf *b)
-{
-	buf_reset(b);
-	buf_add(b, p->lines[i].p, p->lines[i].len);
-	for (size_t k = i + 1; k < p->nlines && k <= i + CITE_LOOKAHEAD; k++) {
-		const struct line *l = &p->lines[k];
-		const char *s = skip_blank(l->p, l->p + l->len);
-		size_t n = (size_t)(l->p + l->len - s);
-
-		if (!n)
-			break;
-		buf_addch(b, ' ');
-		buf_add(b, s, n < CITE_LINE_MAX ? n : CITE_LINE_MAX);
-	}
-}
-
-static bool ends_with_ci(const char *s, const char *end, const char *lit)
-{
-	size_t k = strlen(lit);
-
-	while (end > s && is_blank(end[-1]))
-		end--;
-	return (size_t)(end - s) >= k && !strncasecmp(end - k, lit, k) &&
-	       (end - k == s || !is_alnum(*(end - k - 1)));
-}
-
-/*
- * Backports and reverts name the commit the way their tools write it:
- * "commit <sha> upstream.", "[ Upstream commit <sha> ]", "(cherry picked
- * from commit <sha>)", "This reverts commit <sha>.".
- */
-static bool is_backport_marker(const char *line, const char *at, const char *id_end,
-			       const char *end)
-{
-	const char *after = skip_blank(id_end, end);
-
-	if (ends_with_ci(line, at, "upstream") || ends_with_ci(line, at, "cherry picked from"))
-		return true;
-	if (ends_with_ci(line, at, "This reverts"))
-		return true;
-	return ci_prefix(after, (size_t)(end - after), "upstream") &&
-	       (end - after == 8 || !is_alnum(after[8]));
-}
-
 enum cite_problem {
 	CITE_OK,
 	CITE_SHORT,
@@ -481,20 +377,15 @@ static bool find_bad_cite(const char *s, size_t len, size_t n, struct cite *out)
 	const char *end = s + len;
 
 	for (size_t i = 0; i + 6 <= n; i++) {
-		const char *q = s + i + 6, *id;
+		const char *id;
+		size_t id_len;
 
-		if (strncasecmp(s + i, "commit", 6) || (i && is_alnum(s[i - 1])) ||
-		    q == end || !is_blank(*q))
+		if (!commitref_cite_at(s, len, i, &id, &id_len))
 			continue;
-		for (id = q = skip_blank(q, end); q < end && is_hex(*q); q++)
-			;
-		if (q - id < FIXES_ID_MIN || (q < end && is_alnum(*q)) ||
-		    is_backport_marker(s, s + i, q, end))
-			continue;
-		out->problem = cite_problem(q, end, (size_t)(q - id), has_upper(id, (size_t)(q - id)));
+		out->problem = cite_problem(id + id_len, end, id_len, has_upper(id, id_len));
 		if (out->problem != CITE_OK) {
 			out->id = id;
-			out->id_len = (int)(q - id);
+			out->id_len = (int)id_len;
 			return true;
 		}
 	}
@@ -533,21 +424,6 @@ static void report_cite(struct rule_ctx *c, const struct line *l, const struct c
 	}
 }
 
-/* "commit <40 hex>" alone on a line is a quoted git log header, not a citation. */
-static bool is_log_header(const struct line *l)
-{
-	const char *s = skip_blank(l->p, l->p + l->len), *e = l->p + l->len;
-
-	while (e > s && is_blank(e[-1]))
-		e--;
-	if (e - s != 7 + SHA_MAX || memcmp(s, "commit ", 7))
-		return false;
-	for (s += 7; s < e; s++)
-		if (!is_hex(*s))
-			return false;
-	return true;
-}
-
 static void check_commit_ids(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
@@ -558,13 +434,13 @@ static void check_commit_ids(struct rule_ctx *c)
 	buf_init(&b, 0);
 	for (size_t i = 0; i < p->nlines; i++) {
 		const struct line *l = &p->lines[i];
-		struct fixes_tag f;
+		struct commitref_fixes f;
 		struct cite ct;
 
 		if (find_text(l->p, l->len, "commit", true) == l->len || is_fixes_line(p, i, &f) ||
-		    is_log_header(l))
+		    commitref_log_header(l))
 			continue;
-		join_lines(p, i, &b);
+		commitref_join(p->lines, p->nlines, i, &b);
 		if (find_bad_cite(b.data, b.len, l->len, &ct))
 			report_cite(c, l, &ct);
 	}
