@@ -231,6 +231,14 @@ START_TEST(test_message_words)
 	} w[] = {
 		{ { .text = SOB }, "COMMIT_MESSAGE",
 		  "The commit message holds only tags; say what the patch changes and why." },
+		{ { .subject = "[PATCH] leds: tests: clarify the test It is a good practice to use "
+			       "a fresh instance when testing the name conflict rather than "
+			       "re-registering", .text = SOB }, "COMMIT_MESSAGE",
+		  "The commit message holds only tags, and the 133-character subject looks like the "
+		  "title and the description run together: put a blank line after the title." },
+		{ { .text = "" }, "COMMIT_MESSAGE",	/* no tags either: not "only tags" */
+		  "The commit message is empty below the subject; say what the patch changes and "
+		  "why." },
 		{ { .text = DESC "v2: read the register once\n\n" SOB }, "COMMIT_LOG_VERSIONING",
 		  "Move version notes below the --- line, where git am drops them." },
 		{ { .text = DESC "Table\n----- here\n\n" SOB }, "BAD_COMMIT_SEPARATOR",

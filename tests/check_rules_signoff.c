@@ -101,13 +101,14 @@ static const struct mail_case missing_cases[] = {
 	{ "wrong case still signs", NULL, DESC "Signed-Off-By: " ALICE "\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "typo does not sign", NULL, DESC "Signed-of-by: " ALICE "\n",
-	  "MISSING_SIGN_OFF", 1, 3, NULL },
+	  "MISSING_SIGN_OFF", 1, 3, "the Signed-of-by: on line 3 is misspelled and does not count" },
 	/* a sign-off in a paragraph that is not the last still counts */
 	{ "sign-off before a closing note", NULL,
 	  DESC SOB_ALICE "\nThis was tested on the Foo board.\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "below the separator", NULL,
-	  DESC "---\n" SOB_ALICE "v2: rebased\n", "MISSING_SIGN_OFF", 1, 1, NULL },
+	  DESC "---\n" SOB_ALICE "v2: rebased\n", "MISSING_SIGN_OFF", 1, 1,
+	  "the one on line 4 is below it, where git am drops it" },
 	/* a quoted commit in the description: indented, not ours */
 	{ "quoted indented sign-off", NULL,
 	  "This reverts the change below:\n\n    foo: bar\n\n    " "Signed-off-by: " BOB

@@ -53,6 +53,11 @@ static bool blank(const struct line *l)
 	return true;
 }
 
+/* Longer subjects (without the [PATCH] prefix) over a message with no
+ * description are taken for a title and a description that git joined,
+ * when the blank line between them was missing. */
+#define SUBJECT_RUN_ON	100
+
 static void check_description(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
@@ -61,8 +66,18 @@ static void check_description(struct rule_ctx *c)
 	for (size_t i = 0; i < end; i++)
 		if (!blank(&p->lines[i]))
 			return;
-	rule_emit(c, R_COMMIT_MESSAGE, end < p->nlines ? &p->lines[end] : NULL,
-		  "The commit message holds only tags; say what the patch changes and why.");
+	if (end < p->nlines && strlen(p->subject_body) > SUBJECT_RUN_ON)
+		rule_emit(c, R_COMMIT_MESSAGE, &p->lines[end],
+			  "The commit message holds only tags, and the %zu-character subject looks "
+			  "like the title and the description run together: put a blank line after "
+			  "the title.", strlen(p->subject_body));
+	else if (end < p->nlines)
+		rule_emit(c, R_COMMIT_MESSAGE, &p->lines[end],
+			  "The commit message holds only tags; say what the patch changes and why.");
+	else
+		rule_emit(c, R_COMMIT_MESSAGE, NULL,
+			  "The commit message is empty below the subject; say what the patch "
+			  "changes and why.");
 }
 
 /* "vN" at s: returns the bytes it takes, 0 when s holds no version. */

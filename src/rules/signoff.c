@@ -569,6 +569,67 @@ static const struct line *end_of_message(const struct patch *p, struct line *out
 	return NULL;
 }
 
+/* Line number of the first line of text after the "---" separator that
+ * starts with "Signed-off-by:" (above the diff), or 0. */
+static size_t signoff_below(const struct patch *p)
+{
+	const char *s = p->after, *end = p->after ? p->after + p->after_len : NULL;
+	size_t lineno = p->sep_lineno + 1;
+
+	if (!s || p->sep != SEP_DASHES)
+		return 0;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (n >= 14 && !strncasecmp(s, "Signed-off-by:", 14))
+			return lineno;
+		if (n >= 10 && !strncmp(s, "diff --git", 10))
+			break;
+		lineno++;
+		s += n + (nl != NULL);
+	}
+	return 0;
+}
+
+/* A misspelled Signed-off-by: tag in the trailers ("Signed-of-by:"), or NULL. */
+static const struct trailer *misspelled_signoff(const struct patch *p)
+{
+	for (size_t i = 0; i < p->ntrailers; i++) {
+		const struct trailer *t = &p->trailers[i];
+		const char *std = is_by_tag(t) && !tag_standard(t->token) ? tag_suggest(t->token)
+									  : NULL;
+
+		if (std && !strcmp(std, "Signed-off-by"))
+			return t;
+	}
+	return NULL;
+}
+
+/* MISSING_SIGN_OFF, saying why when a sign-off is there but does not count. */
+static void report_missing(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	const struct trailer *typo = misspelled_signoff(p);
+	size_t below = typo ? 0 : signoff_below(p);
+	struct line end;
+	const struct line *at = end_of_message(p, &end);
+
+	if (typo)
+		rule_emit(c, R_MISSING_SIGN_OFF, at,
+			  "The commit message has no Signed-off-by:; the %s: on line %zu is "
+			  "misspelled and does not count.", typo->token, typo->line.lineno);
+	else if (below)
+		rule_emit(c, R_MISSING_SIGN_OFF, at,
+			  "The commit message has no Signed-off-by: above the --- line; the one on "
+			  "line %zu is below it, where git am drops it: move it up.", below);
+	else
+		rule_emit(c, R_MISSING_SIGN_OFF, at,
+			  "The commit message has no Signed-off-by:; add one with your real "
+			  "name and address (git commit -s) to certify the Developer's "
+			  "Certificate of Origin.");
+}
+
 /*
  * A sign-off with the author's address and name settles it.  Otherwise one
  * with the address but another name, then one with the name but another
@@ -579,13 +640,9 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 {
 	const struct person *au = &c->patch->author;
 	const struct signoff *by_addr = NULL, *by_name = NULL;
-	struct line end;
 
 	if (!s->n) {
-		rule_emit(c, R_MISSING_SIGN_OFF, end_of_message(c->patch, &end),
-			  "The commit message has no Signed-off-by:; add one with your real "
-			  "name and address (git commit -s) to certify the Developer's "
-			  "Certificate of Origin.");
+		report_missing(c);
 		return;
 	}
 	if (!author_email(c->patch))

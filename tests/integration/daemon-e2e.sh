@@ -72,6 +72,7 @@ from = tagbot <$BOT>
 to = author
 max_per_author_per_hour = 0
 max_per_minute = 0
+repeat_after = 0
 INI
 }
 
