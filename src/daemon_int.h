@@ -302,6 +302,10 @@ int daemon_context_note(struct daemon *d, const char *key, const struct patch *l
 			struct err *e);
 /* Prunes old context rows, at most once a day. */
 void daemon_context_prune(struct daemon *d, time_t now);
+/* Whether p is a stray in a series' send (series_stray()): the store has
+ * the cover letter it answers.  Such mail is skipped as STRAY_REASON. */
+#define STRAY_REASON "stray"
+bool daemon_series_stray(struct daemon *d, const struct patch *p);
 /* Puts a series part in its series; per-series (and not skipped by the
  * policy) *taken: the part is recorded, its reply left to the series. */
 int daemon_series_take(struct daemon *d, const struct origin *o, const char *key,

@@ -528,6 +528,17 @@ void daemon_log_budgets(const char *key, const struct findings *f)
 			log_message(LOGL_WARNING, key, "%s", why);
 }
 
+/* decide(): the message is recorded as skipped (why), f released. */
+static int skip(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		const char *why, struct findings *f, struct err *e)
+{
+	int rc = record(d, o, key, kind, STORE_SKIPPED, why, e);
+
+	d->cur_findings = NULL;
+	findings_release(f);
+	return rc;
+}
+
 static int decide(struct daemon *d, const struct origin *o, const char *key,
 		  const struct patch *p, size_t np, const struct lookup_results *res, struct err *e)
 {
@@ -573,10 +584,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 			    why, la.id[0] ? la.id : "[default]", dec.nfindings,
 			    la.id[0] ? "" : ": no list shows in this copy; its list's copy is "
 			    "decided again");
-		rc = record(d, o, key, kind, STORE_SKIPPED, why, e);
-		d->cur_findings = NULL;
-		findings_release(&f);
-		return rc;
+		return skip(d, o, key, kind, why, &f, e);
 	}
 	/* reply_mode = per-series: a series part's reply waits for its series. */
 	rc = daemon_series_take(d, o, key, lead, &f, &dec, &taken, e);
@@ -584,6 +592,12 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 		d->cur_findings = NULL;
 		findings_release(&f);
 		return rc;
+	}
+	if ((dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD) &&
+	    daemon_series_stray(d, lead)) {
+		log_message(LOGL_INFO, key, "skipped: stray: a patch without n/m sent in the thread "
+			    "of a series' cover letter (%zu findings)", dec.nfindings);
+		return skip(d, o, key, kind, STRAY_REASON, &f, e);
 	}
 	switch (dec.verdict) {
 	case POLICY_REPLY:

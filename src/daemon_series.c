@@ -411,6 +411,25 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	return rc;
 }
 
+bool daemon_series_stray(struct daemon *d, const struct patch *p)
+{
+	struct msg_context c, parent;
+	bool found = false, stray = false;
+	struct err e;
+
+	if (!d->st || !p->in_reply_to || !*p->in_reply_to || p->series.total > 0)
+		return false;
+	msg_context_init(&c);
+	msg_context_init(&parent);
+	context_from_patch(p->msg, p, daemon_now(d), &c);
+	if (c.in_reply_to && store_context_get(d->st, c.in_reply_to, &parent, &found, &e) < 0)
+		log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
+	stray = found && series_stray(&c, &parent);
+	msg_context_release(&c);
+	msg_context_release(&parent);
+	return stray;
+}
+
 /* -------------------------------------------------------------- flushing */
 
 /* The envelope: the reply's recipients, plus the bot's own mailbox. */

@@ -69,6 +69,20 @@ bool series_window_match(const struct msg_context *a, const struct msg_context *
 	return dt <= (double)window && dt >= -(double)window;
 }
 
+bool series_stray(const struct msg_context *c, const struct msg_context *parent)
+{
+	double dt = difftime(c->time, parent->time);
+
+	if (!c->kind || strcmp(c->kind, "patch") || c->total != 0 || !parent->kind ||
+	    strcmp(parent->kind, "cover") || parent->total < 1)
+		return false;
+	if (!c->in_reply_to || !parent->message_id || strcmp(c->in_reply_to, parent->message_id))
+		return false;
+	if (!c->sender || !parent->sender || !*c->sender || strcmp(c->sender, parent->sender))
+		return false;
+	return dt <= SERIES_TAGLESS && dt >= -SERIES_TAGLESS;
+}
+
 time_t series_deadline(time_t first, time_t deadline, time_t now, long wait)
 {
 	time_t cap = first + (time_t)SERIES_STRETCH * wait, t = now + wait;

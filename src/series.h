@@ -64,6 +64,14 @@ void series_view_add(struct series_view *v, bool *bits, int index);
 bool series_complete(const struct series_view *v);
 
 /*
+ * Whether c, a patch without n/m, is a file caught in the send of the
+ * series whose cover letter parent is: it answers that cover, by the same
+ * sender, within SERIES_TAGLESS ("[PATCH v5] test" between "[PATCH v9 1/4]"
+ * and "2/4").  Not a submission: the daemon leaves it unanswered.
+ */
+bool series_stray(const struct msg_context *c, const struct msg_context *parent);
+
+/*
  * When a pending series' reply is due once a part arrived at now: the wait
  * runs from the latest part, since some senders take a minute a patch, but
  * never past SERIES_STRETCH waits after the first part.  A later deadline

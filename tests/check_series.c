@@ -146,6 +146,35 @@ START_TEST(test_tag_left_off_limits)
 }
 END_TEST
 
+/* "[PATCH v5] test" sent between "[PATCH v9 1/4]" and "2/4", answering the
+ * v9 cover (trimmed from the corpus): a stray of that send. */
+START_TEST(test_stray)
+{
+	struct msg_context cover, stray, part;
+
+	load("series-stray-cover.eml", T0, &cover);
+	load("series-stray-test.eml", T0 + 2, &stray);
+	ck_assert(series_stray(&stray, &cover));
+	load("series-v2-1.eml", T0 + 2, &part);	/* an n/m part is no stray */
+	ck_assert(!series_stray(&part, &cover));
+	msg_context_release(&part);
+	ck_assert(!series_stray(&cover, &stray));	/* nor a cover letter */
+	stray.time = T0 + SERIES_TAGLESS + 1;		/* sent later: a patch of its own */
+	ck_assert(!series_stray(&stray, &cover));
+	stray.time = T0 + 2;
+	free(stray.sender);				/* someone else's patch in the thread */
+	stray.sender = strdup("reviewer@example.org");
+	ck_assert(!series_stray(&stray, &cover));
+	msg_context_release(&stray);
+	load("series-stray-test.eml", T0 + 2, &stray);
+	free(stray.in_reply_to);			/* answering another message */
+	stray.in_reply_to = strdup("other@example.org");
+	ck_assert(!series_stray(&stray, &cover));
+	msg_context_release(&stray);
+	msg_context_release(&cover);
+}
+END_TEST
+
 START_TEST(test_deadline_stretch)
 {
 	long w = 600;
@@ -613,6 +642,7 @@ int main(void)
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_tag_left_off_limits);
 	tcase_add_test(tc, test_deadline_stretch);
+	tcase_add_test(tc, test_stray);
 	tcase_add_test(tc, test_is_part);
 	tcase_add_loop_test(tc, test_complete, 0, sizeof(views) / sizeof(views[0]));
 	tcase_add_loop_test(tc, test_orders, 0, sizeof(orders) / sizeof(orders[0]));

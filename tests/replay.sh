@@ -296,6 +296,18 @@ line "... listing patch 7/10" "Patch 7/10:"
 line "... and patch 10/10" "Patch 10/10:"
 once "... each message counted once"
 
+# A file caught in a series' send: "[PATCH v5] test" (no description, no
+# sign-off) between v9's 1/4 and 2/4, answering v9's cover, is not answered
+# (trimmed from the corpus); the same mail on its own is.
+run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-cover.eml" \
+	"$data/series-stray-test.eml"
+line "a patch without n/m in a series' send: a stray, not answered" \
+	"20250610174319.183375-3-trannamatk@gmail.com: skipped: stray"
+lacks "... nothing is answered" "would reply"
+run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-test.eml"
+line "... without its cover letter it is a patch like any other" \
+	"20250610174319.183375-3-trannamatk@gmail.com: would reply (COMMIT_MESSAGE, MISSING_SIGN_OFF)"
+
 # A sender who takes minutes a patch: the wait runs from the latest part.
 # The same series with 1/2 sent 8 and 2/2 16 minutes after the cover: with
 # series_wait 600 counted from the first part, 2/2 missed the reply ("did
