@@ -493,6 +493,27 @@ static void merge_parts(const struct flush *fl, struct findings *all)
 		}
 }
 
+/* Part k's setup findings said at an earlier part (setup_once()) were told
+ * about k's patch too. */
+static void note_folded(struct daemon *d, const struct patch *lp, const struct reply_settings *rs,
+			const struct flush *fl, size_t k)
+{
+	struct findings t;
+
+	findings_init(&t);
+	for (size_t j = 0; j < fl->f[k].n; j++) {
+		const struct finding *x = &fl->f[k].v[j];
+
+		if (x->severity != SEV_OFF || !rule_about_setup(x->rule))
+			continue;
+		ARRAY_GROW(t.v, t.alloc, t.n + 1);
+		t.v[t.n] = *x;		/* shallow: the strings stay fl's */
+		t.v[t.n++].severity = rs->min_severity > SEV_CHECK ? rs->min_severity : SEV_CHECK;
+	}
+	daemon_told_note(d, lp, rs, fl->subjects[k], &t, 0, t.n, rs->min_severity);
+	free(t.v);
+}
+
 /* A series' or held replies' reply r to lp was queued: the decision hook,
  * the rate windows, what the person was told, the log ("series" or "held"). */
 static void note_queued(struct daemon *d, const char *what, const struct reply *r,
@@ -509,6 +530,9 @@ static void note_queued(struct daemon *d, const char *what, const struct reply *
 		if (fl->subjects[i])
 			daemon_told_note(d, lp, rs, fl->subjects[i], &fl->f[i], 0, fl->f[i].n,
 					 rs->min_severity);
+	for (size_t i = 0; i < fl->n; i++)
+		if (fl->parts[i].folded)
+			note_folded(d, lp, rs, fl, i);
 	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
 		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
 	daemon_reply_queued(d, lp->message_id, r);
@@ -558,26 +582,61 @@ static char *subject_of(struct daemon *d, const char *msgid)
 	return s ? s : xstrdup("");
 }
 
-/* A finding about the sender's setup (rule_about_setup()) is said once in
- * a reply: in part k it is turned off when an earlier part has it. */
-static void setup_once(struct flush *fl, size_t k)
+/* How a part is named where a folded finding points to it. */
+static void part_label(struct buf *b, const struct flush *fl, size_t k, int total, bool series)
 {
-	for (size_t j = 0; j < fl->f[k].n; j++) {
-		struct finding *x = &fl->f[k].v[j];
+	if (series)
+		buf_printf(b, "%d/%d", fl->parts[k].index, total);
+	else
+		buf_printf(b, "\"%s\"", fl->subjects[k] ? fl->subjects[k] : "");
+}
 
-		if (!rule_about_setup(x->rule))
-			continue;
-		for (size_t i = 0; i < k && x->severity != SEV_OFF; i++)
-			for (size_t m = 0; m < fl->f[i].n; m++)
-				if (fl->f[i].v[m].severity != SEV_OFF &&
-				    !strcmp(fl->f[i].v[m].rule, x->rule))
+/*
+ * A finding about the sender's setup (rule_about_setup()) is said once in
+ * a reply: at its first part, whose message then names the other parts
+ * that have it ("The same in patches 3/7 and 6/7."); in those it is turned
+ * off, and a part left with nothing else is marked folded (not counted as
+ * clean).
+ */
+static void setup_once(struct flush *fl, int total, bool series)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		for (size_t m = 0; m < fl->f[i].n; m++) {
+			struct finding *first = &fl->f[i].v[m];
+			struct buf also;
+			size_t nalso = 0;
+
+			if (first->severity == SEV_OFF || !rule_about_setup(first->rule))
+				continue;
+			buf_init(&also, 4096);
+			for (size_t k = i + 1; k < fl->n; k++)
+				for (size_t j = 0; j < fl->f[k].n; j++) {
+					struct finding *x = &fl->f[k].v[j];
+
+					if (x->severity == SEV_OFF || strcmp(x->rule, first->rule))
+						continue;
 					x->severity = SEV_OFF;
-	}
+					fl->parts[k].folded = true;
+					buf_addstr(&also, nalso++ ? ", " : "");
+					part_label(&also, fl, k, total, series);
+				}
+			if (nalso) {
+				struct buf msg;
+
+				buf_init(&msg, 8192);
+				buf_printf(&msg, "%s The same in %s %s.", first->message,
+					   nalso == 1 ? "patch" : "patches", also.data);
+				free(first->message);
+				first->message = buf_detach(&msg, NULL);
+			}
+			buf_release(&also);
+		}
 }
 
 /* One entry per index 0..total: the first member with that index, the
  * cover only when it came, a missing patch as a part without subject. */
-static void flush_parts(struct daemon *d, const struct members *ms, int total, struct flush *fl)
+static void flush_parts(struct daemon *d, const struct members *ms, int total, bool series,
+			struct flush *fl)
 {
 	size_t max = (size_t)total + 1;
 
@@ -599,10 +658,10 @@ static void flush_parts(struct daemon *d, const struct members *ms, int total, s
 			fl->parts[fl->n].subject = fl->subjects[fl->n];
 			fl->parts[fl->n].findings = &fl->f[fl->n];
 			findings_read(m->findings, &fl->f[fl->n], &fl->pool);
-			setup_once(fl, fl->n);
 		}
 		fl->n++;
 	}
+	setup_once(fl, total, series);
 }
 
 /* A series reply over a rate limit is held, not dropped: the series stays
@@ -650,7 +709,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	}
 	patch_parse(&msg, &p, &np);
 	lp = list_settings(d, &p[0], &rs);
-	flush_parts(d, ms, s->total, &fl);
+	flush_parts(d, ms, s->total, true, &fl);
 	if (!lp->enabled ||
 	    reply_build_series(&r, &p[0], fl.parts, fl.n, s->total, &rs, now, &pe) < 0) {
 		log_message(LOGL_DEBUG, lead->msgid, "series <%s>: no reply: %s", id,
@@ -803,7 +862,7 @@ static int held_build(struct daemon *d, const char *rcpt, const struct members *
 	patch_parse(&msg, &p, &np);
 	list_settings(d, &p[0], &rs);
 	ps.rs = &rs;
-	flush_parts(d, ms, (int)ms->n, &fl);
+	flush_parts(d, ms, (int)ms->n, false, &fl);
 	if (reply_build_series(&r, &p[0], fl.parts, fl.n, REPLY_HELD, &rs, now, &pe) < 0) {
 		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: no reply: %s", rcpt,
 			    pe.msg);

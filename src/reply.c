@@ -1274,7 +1274,7 @@ static void series_body(struct buf *b, const struct parts *pp,
 		   pp->nall == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		if (parts[i].subject && !part_reported(&parts[i], s))
-			clean++;
+			clean += !parts[i].folded;
 		else
 			series_body_part(b, &parts[i], total, s, &k);
 	}

@@ -178,6 +178,8 @@ struct reply_series_part {
 	int index;			/* 0: the cover letter */
 	const char *subject;		/* foreign; without its prefix; NULL: did not arrive */
 	const struct findings *findings; /* foreign; NULL when it did not arrive */
+	bool folded;			/* what it had is said at an earlier part: not
+					 * counted among the parts with nothing */
 };
 
 /*

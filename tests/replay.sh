@@ -168,6 +168,17 @@ lacks "... and the second series gets none" "two-0@example.org: would reply"
 total "held for a series: 10 parts of the first, all 11 of the second, not the answered cover" \
 	"skipped: series" 21
 once "two series: each message counted once"
+run "$TAGBOT" replay -q --show-replies -c "$tmp/told.ini" "$tmp/series-one.mbox"
+line "... said at patch 1/10" "Patch 1/10:"
+lacks "... and at no other" "Patch 2/10:"
+# the reply is wrapped: look for the parts it names in the text joined
+if tr '\n' ' ' <"$tmp/out" | tr -s ' ' | grep -qF "The same in patches 2/10, 3/10, 4/10, 5/10, 6/10, 7/10, 8/10, 9/10, 10/10."; then
+	ok "... naming the other nine patches that have it"
+else
+	not_ok "... naming the other nine patches that have it"
+fi
+line "... which are not counted among those with nothing (the cover is)" \
+	"The other 1 part had nothing to look at."
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 0\n'; } >"$tmp/told0.ini"
 run "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
 total "repeat_after = 0: each series is told" "would reply" 2
