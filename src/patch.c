@@ -469,7 +469,7 @@ static void parse_word(const char *s, size_t n, struct series *ser, bool *pull)
 		return;
 	}
 	if (n == 3 && !strncasecmp(s, "RFC", 3)) {
-		ser->rfc = ser->prefixed = true;
+		ser->rfc = true;	/* a submission with PATCH or n/m only */
 		return;
 	}
 	if (n == 6 && !strncasecmp(s, "RESEND", 6)) {
@@ -488,7 +488,7 @@ static void parse_word(const char *s, size_t n, struct series *ser, bool *pull)
 		return;
 	}
 	if (n > 3 && !strncasecmp(s, "RFC", 3) && parse_version(s + 3, n - 3, ser)) {
-		ser->rfc = ser->prefixed = true;
+		ser->rfc = true;
 		return;
 	}
 	add_tag(ser, s, n);
@@ -541,6 +541,10 @@ size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply
 		while (is_ws(subject[i]))
 			i++;
 	}
+	/* "[RFC PATCH]" and "[RFC 1/3]" are patches; a bare "[RFC]" or "[RFC
+	 * RESEND]" is a discussion, whatever diff it shows */
+	if (s->rfc && s->total > 0)
+		s->prefixed = true;
 	if (is_reply)
 		*is_reply = reply;
 	if (is_pull)

@@ -93,7 +93,7 @@ struct series {
 	int total;	/* 0 when not given */
 	bool rfc;
 	bool resend;
-	bool prefixed;	/* a bracket group holds PATCH or RFC: a patch prefix */
+	bool prefixed;	/* a bracket group holds PATCH, or RFC with an n/m: a patch prefix */
 	char **tags;	/* owned; other bracket tags ("net-next", "6.1", "AUTOSEL") */
 	size_t ntags;
 };

@@ -282,7 +282,13 @@ static const struct {
 	/* a patch posted in a thread: prefixed, so quotes do not matter */
 	{ "[PATCH v2] leds: foo", "<p@x.org>", true, "Fix.\n---\n" DIFF, KIND_PATCH },
 	{ "[RFC PATCH] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
-	{ "[RFC] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[RFC 1/2] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[PATCH RFC v2] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	/* a bare [RFC] is a discussion, as the question with a debugging diff
+	 * in the corpus ("[RFC RESEND] leds: lp55xx: ...") is */
+	{ "[RFC] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
+	{ "[RFC RESEND] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
+	{ "[RFCv2] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
 	{ "[net-next PATCH v2 1/2] net: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
 	{ "[PATCHv2] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
 	{ "[PATCH 6.1.y] leds: foo", NULL, false, "commit abc upstream.\n---\n" DIFF, KIND_PATCH },
