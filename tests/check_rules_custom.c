@@ -173,7 +173,7 @@ START_TEST(test_scopes)
 	one_rule(&s, cases[_i].re, cases[_i].scope, cases[_i].token, cases[_i].must_match,
 		 cases[_i].caseless, cases[_i].sev);
 	findings_init(&fs);
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	lines_of(&fs, got, sizeof(got));
 	ck_assert_msg(!strcmp(got, cases[_i].want), "%s: want lines \"%s\", got \"%s\"",
 		      cases[_i].name, cases[_i].want, got);
@@ -192,7 +192,7 @@ START_TEST(test_finding_fields)
 	build(&f, KIND_PATCH);
 	one_rule(&s, "intranet", SCOPE_COMMIT, NULL, false, false, SEV_ERROR);
 	findings_init(&fs);
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	ck_assert_uint_eq(fs.n, 1);
 	ck_assert_str_eq(fs.v[0].rule, "MY_RULE");
 	ck_assert_int_eq(fs.v[0].severity, SEV_ERROR);
@@ -215,7 +215,7 @@ START_TEST(test_subject_finding_text)
 	build(&f, KIND_PATCH);
 	one_rule(&s, "^\\[PATCH v", SCOPE_SUBJECT, NULL, true, false, SEV_WARNING);
 	findings_init(&fs);
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	ck_assert_uint_eq(fs.n, 1);
 	ck_assert_uint_eq(fs.v[0].line, 0);
 	ck_assert_str_eq(fs.v[0].text, "[PATCH] foo: make the frobnicator faster");
@@ -245,7 +245,7 @@ START_TEST(test_findings_are_capped)
 	f.p.ntrailers = 0;
 	one_rule(&s, "^\\+bad$", SCOPE_DIFF, NULL, false, false, SEV_WARNING);
 	findings_init(&fs);
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	ck_assert_uint_gt(fs.n, 0);
 	ck_assert_uint_le(fs.n, 1000);
 	ck_assert_uint_eq(fs.v[0].line, 1);
@@ -280,7 +280,7 @@ START_TEST(test_limit_hit_is_reported)
 	build(&f, KIND_PATCH);
 	one_rule(&s, "(a+)+$", SCOPE_DIFF, NULL, false, false, SEV_WARNING);
 	findings_init(&fs);
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	ck_assert_uint_eq(fs.n, 0);
 	budget_warnings(&fs, got, sizeof(got));
 	ck_assert_str_eq(got, "custom rule MY_RULE: 1 line hit the match limit (the first: "
@@ -341,7 +341,7 @@ START_TEST(test_budget_stops_one_rule)
 	aaaa_patch(&f, &b);
 	aaaa_rules(&s);
 	findings_init(&fs);
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	ck_assert_msg(fs.n == 1, "%s", th_dump(&fs));
 	ck_assert_str_eq(fs.v[0].rule, "BAD");
 	ck_assert_uint_eq(fs.v[0].line, AAAA_LINES + 1);
@@ -365,7 +365,7 @@ START_TEST(test_budget_stops_one_rule)
 	ck_assert_str_eq(got, want);
 
 	/* A second part of the same message: the rules stay stopped. */
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	ck_assert_uint_eq(fs.n, 2);
 	ck_assert_uint_eq(fs.nbudgets, 3);
 	ck_assert_uint_eq(fs.budgets[0].b.limited, at - 1);
@@ -373,7 +373,7 @@ START_TEST(test_budget_stops_one_rule)
 
 	/* The next message has budgets of its own: the same stop, once more. */
 	findings_release(&fs);
-	rules_custom(&(struct rule_ctx){ &f.p, &s, &fs });
+	rules_custom(&(struct rule_ctx){ .patch = &f.p, .settings = &s, .out = &fs });
 	ck_assert_uint_eq(fs.n, 1);
 	ck_assert_uint_eq(fs.nbudgets, 3);
 	ck_assert_uint_eq(fs.budgets[0].stopped_at, at);
