@@ -193,8 +193,8 @@ END_TEST
  */
 START_TEST(test_json_file_line)
 {
-	struct output_ctx placed = { "x.mbox", 100, 120, false, false };
-	struct output_ctx decoded = { "x.mbox", 100, 0, false, false };
+	struct output_ctx placed = { "x.mbox", 100, 120, false, false, NULL };
+	struct output_ctx decoded = { "x.mbox", 100, 0, false, false, NULL };
 	struct patch p;
 	struct findings fs;
 	struct capture c;
@@ -259,18 +259,18 @@ static const struct {
 	const char *want;
 } text_cases[] = {
 	/* the text is in the file from line 120 on: decoded line 12 is line 131 */
-	{ { "x.mbox", 100, 120, false, false }, SEV_CHECK,
+	{ { "x.mbox", 100, 120, false, false, NULL }, SEV_CHECK,
 	  "x.mbox: <20250101-x-v2-1-abc@example.org> \"[PATCH v2 1/3] leds: fix \"quotes\"\"\n"
 	  "x.mbox:131: WARNING:BAD_REPORTED_BY_LINK: Reported-by: should be followed by Closes: or Link:.\n"
 	  "    | Reported-by: A <a@example.org>\n"
 	  "x.mbox:100: CHECK:MISSING_FIXES_TAG: add a Fixes: tag\n" },
 	/* decoded text (base64, QP): the message's line, and the decoded one named */
-	{ { "x.mbox", 100, 0, true, false }, SEV_CHECK,
+	{ { "x.mbox", 100, 0, true, false, NULL }, SEV_CHECK,
 	  "x.mbox:100: WARNING:BAD_REPORTED_BY_LINK: Reported-by: should be followed by Closes: or Link:."
 	  " [decoded text line 12]\n"
 	  "x.mbox:100: CHECK:MISSING_FIXES_TAG: add a Fixes: tag\n" },
 	/* nothing known: decoded lines, and line 1 for the mail as a whole */
-	{ { "-", 0, 0, true, false }, SEV_WARNING,
+	{ { "-", 0, 0, true, false, NULL }, SEV_WARNING,
 	  "-:12: WARNING:BAD_REPORTED_BY_LINK: Reported-by: should be followed by Closes: or Link:.\n" },
 };
 
@@ -285,7 +285,7 @@ END_TEST
 
 START_TEST(test_text_line_zero_unknown)
 {
-	struct output_ctx ctx = { "-", 0, 0, true, false };
+	struct output_ctx ctx = { "-", 0, 0, true, false, NULL };
 	char *got = text_of(&ctx, KIND_PATCH, SEV_CHECK, true);
 
 	ck_assert_ptr_nonnull(strstr(got, "\n-:1: CHECK:MISSING_FIXES_TAG: add a Fixes: tag\n"));
@@ -296,8 +296,8 @@ END_TEST
 /* Nothing to show prints nothing, unless verbose says why. */
 START_TEST(test_text_verbose)
 {
-	struct output_ctx quiet = { "a.eml", 1, 0, false, false };
-	struct output_ctx verbose = { "a.eml", 1, 0, false, true };
+	struct output_ctx quiet = { "a.eml", 1, 0, false, false, NULL };
+	struct output_ctx verbose = { "a.eml", 1, 0, false, true, NULL };
 	char *got;
 
 	got = text_of(&quiet, KIND_PATCH, SEV_CHECK, false);
@@ -322,7 +322,7 @@ END_TEST
 START_TEST(test_text_sanitized)
 {
 	static char evil[] = "evil\x1b]0;pwn\x07 \xc2\x9b" "1m\tx\xff \xc3\xa9";
-	struct output_ctx ctx = { "a.eml", 1, 0, false, true };
+	struct output_ctx ctx = { "a.eml", 1, 0, false, true, NULL };
 	struct patch p;
 	struct findings none = { .v = NULL };
 	struct message m;

@@ -475,10 +475,10 @@ START_TEST(test_reply_series)
 	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
 			f0, fcheck = one_finding("MISSING_FIXES_TAG", SEV_CHECK, 3, "Below minimum.");
 	struct reply_series_part parts[] = {
-		{ 0, "locking/mutex: Mark devm_mutex_init() as __must_check", &f0 },
-		{ 1, "leds: st1202: Check for error code from devm_mutex_init() call", &f1 },
-		{ 2, NULL, NULL },	/* did not arrive */
-		{ 3, "third", &fcheck },	/* only a finding below min_severity */
+		{ 0, "locking/mutex: Mark devm_mutex_init() as __must_check", &f0, false },
+		{ 1, "leds: st1202: Check for error code from devm_mutex_init() call", &f1, false },
+		{ 2, NULL, NULL, false },	/* did not arrive */
+		{ 3, "third", &fcheck, false },	/* only a finding below min_severity */
 	};
 
 	findings_init(&f0);
@@ -530,8 +530,8 @@ START_TEST(test_reply_held_fold)
 	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
 			f2 = one_finding("BAD_FIXES_TAG", SEV_WARNING, 9, "Twelve digits.");
 	struct reply_series_part parts[] = {
-		{ 1, "leds: one: first held", &f1 },
-		{ 2, "leds: two: second held", &f2 },
+		{ 1, "leds: one: first held", &f1, false },
+		{ 2, "leds: two: second held", &f2, false },
 	};
 
 	message_init(&m);
@@ -571,8 +571,8 @@ START_TEST(test_reply_parts)
 	struct reply_settings rs;
 	struct findings f0, f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 0, "Add a sign-off.");
 	struct reply_series_part parts[] = {
-		{ 1, "leds: core: fix one thing (attachment 0001-a.patch)", &f0 },
-		{ 2, "leds: core: fix another thing (attachment 0002-b.patch)", &f1 },
+		{ 1, "leds: core: fix one thing (attachment 0001-a.patch)", &f0, false },
+		{ 2, "leds: core: fix another thing (attachment 0002-b.patch)", &f1, false },
 	};
 
 	findings_init(&f0);
