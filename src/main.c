@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_check.h"
-#include "cmd_replay.h"
-#include "cmd_run.h"
+#include "cli/cmd_check.h"
+#include "cli/cmd_replay.h"
+#include "cli/cmd_run.h"
 
 static const char usage[] =
 	"usage: tagbot <command> [options]\n"

@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "context.h"
-#include "message.h"
-#include "patch.h"
-#include "store.h"
+#include "mail/context.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "store/store.h"
 #include "testhelp.h"
 
 #define V2C "20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "linkref.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "mail/linkref.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 static struct rule_settings settings;

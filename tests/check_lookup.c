@@ -11,14 +11,14 @@
 /* Only to reach below the API: to fake a database of schema version 1. */
 #include <sqlite3.h>
 
-#include "buf.h"
-#include "config.h"
-#include "context.h"
-#include "lookup.h"
-#include "message.h"
-#include "patch.h"
-#include "rules.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "mail/context.h"
+#include "transport/lookup.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
+#include "store/store.h"
 #include "testhelp.h"
 
 /* --- which lines hold a link ------------------------------------------- */

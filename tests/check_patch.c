@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "message.h"
-#include "patch.h"
+#include "lib/buf.h"
+#include "mail/message.h"
+#include "mail/patch.h"
 #include "testhelp.h"
 
 /* A 7-line unified diff. */

@@ -4,10 +4,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "message.h"
-#include "patch.h"
-#include "reply.h"
-#include "rules.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "reply/reply.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 #define NOW 1700000000	/* Tue, 14 Nov 2023 22:13:20 +0000 */

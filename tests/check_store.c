@@ -12,8 +12,8 @@
  * one-reply constraint, and to fake a database from a newer tagbot. */
 #include <sqlite3.h>
 
-#include "buf.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "store/store.h"
 #include "testhelp.h"
 
 /* Each test gets a fresh directory under the current (build) directory. */

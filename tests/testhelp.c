@@ -4,10 +4,10 @@
 
 #include <string.h>
 
-#include "buf.h"
-#include "message.h"
-#include "patch.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 char *th_read_data(const char *name, size_t *len)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
-#include "rules/families.h"
+#include "lib/buf.h"
+#include "rules/rules_p.h"
 
 #define SUBJECT_MAX	4096	/* bytes of a subject looked at */
 

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
-#include "linkref.h"
-#include "rules/families.h"
+#include "lib/buf.h"
+#include "mail/linkref.h"
+#include "rules/rules_p.h"
 
 #define LINK_MAX_TOKEN	64	/* longer "tokens" are prose, not tags */
 #define LINK_MAX_URL	4096	/* URLs looked at; longer ones are cut */

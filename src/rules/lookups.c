@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "linkref.h"
-#include "lookup.h"
-#include "rules/families.h"
+#include "lib/buf.h"
+#include "mail/linkref.h"
+#include "transport/lookup.h"
+#include "rules/rules_p.h"
 
 /* Whether rules/links.c reported a link rule on line l of this patch
  * (findings from first on). */

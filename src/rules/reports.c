@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "address.h"
-#include "buf.h"
-#include "commitref.h"
-#include "rules/families.h"
+#include "mail/address.h"
+#include "lib/buf.h"
+#include "mail/commitref.h"
+#include "rules/rules_p.h"
 
 #define SHA_MIN		COMMITREF_SHA_MIN
 #define SHA_MAX		COMMITREF_SHA_MAX

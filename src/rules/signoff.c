@@ -14,11 +14,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "address.h"
-#include "buf.h"
-#include "message.h"
-#include "rules/families.h"
-#include "utf8.h"
+#include "mail/address.h"
+#include "lib/buf.h"
+#include "mail/message.h"
+#include "rules/rules_p.h"
+#include "lib/utf8.h"
 
 #define SUGGEST_DISTANCE 2	/* RULES.md: suggest within edit distance 2 */
 #define QUOTE_MAX	80	/* bytes of mail text quoted back in a message */
