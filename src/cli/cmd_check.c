@@ -7,7 +7,6 @@
  * and the run goes on with the next one.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +34,7 @@
 #include "mail/patch.h"
 #include "rules/rules.h"
 #include "store/store.h"
+#include "lib/ascii.h"
 
 #define TEXT_MATCH_BUDGET	((size_t)16 * 1024 * 1024) /* bytes compared to place a text */
 #define RAW_MSGID_MAX		998	/* RFC 5322 line length */
@@ -381,9 +381,9 @@ static char *raw_message_id(const char *raw, size_t len)
 			break;
 		if (header_is(raw + i, n, "Message-ID")) {
 			v = raw + i + strlen("Message-ID:");
-			while (v < end && (isspace((unsigned char)*v) || *v == '<'))
+			while (v < end && (ascii_is_space((unsigned char)*v) || *v == '<'))
 				v++;
-			while (end > v && (isspace((unsigned char)end[-1]) || end[-1] == '>'))
+			while (end > v && (ascii_is_space((unsigned char)end[-1]) || end[-1] == '>'))
 				end--;
 			if (end > v && (size_t)(end - v) <= RAW_MSGID_MAX)
 				return xstrndup(v, (size_t)(end - v));

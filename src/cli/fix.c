@@ -11,17 +11,13 @@
 #include "lib/buf.h"
 #include "cli/fix.h"
 #include "rules/rules.h"
+#include "lib/ascii.h"
 
 /* The tags whose spelling has one right answer. */
 static const char *const canonical_tags[] = {
 	"Signed-off-by", "Co-developed-by", "Acked-by", "Tested-by", "Reviewed-by",
 	"Reported-by", "Suggested-by", "Assisted-by", "Fixes", "Link", "Closes", "Cc",
 };
-
-static bool is_blank(int c)
-{
-	return c == ' ' || c == '\t';
-}
 
 void fix_edits_init(struct fix_edits *e)
 {
@@ -109,7 +105,7 @@ static const char *after_colon(const struct trailer *t, size_t *n)
 	const char *c = memchr(l->p + t->lead_ws, ':', l->len - t->lead_ws);
 	const char *v = c ? c + 1 : NULL, *e = l->p + l->len;
 
-	while (v && v < e && is_blank(*v))
+	while (v && v < e && ascii_is_blank(*v))
 		v++;
 	*n = v ? (size_t)(e - v) : 0;
 	return v;
@@ -155,10 +151,10 @@ static char *stable_line(const struct trailer *t)
 	}
 	if (!rest || rest < v || rest > end)
 		rest = end;
-	while (rest < end && is_blank(*rest))
+	while (rest < end && ascii_is_blank(*rest))
 		rest++;
 	if (rest < end && *rest == '#')
-		for (rest++; rest < end && is_blank(*rest); rest++)
+		for (rest++; rest < end && ascii_is_blank(*rest); rest++)
 			;
 	buf_init(&b, 0);
 	if (rest < end)
@@ -204,7 +200,7 @@ static void plan_trailers(const struct patch *p, size_t first, struct fix_edits 
 static bool blank_line(const struct line *l)
 {
 	for (size_t i = 0; i < l->len; i++)
-		if (!is_blank(l->p[i]))
+		if (!ascii_is_blank(l->p[i]))
 			return false;
 	return true;
 }

@@ -11,7 +11,6 @@
  * per read(2) for that.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +25,7 @@
 #include "cli/input.h"
 #include "mail/message.h"
 #include "cli/unpack.h"
+#include "lib/ascii.h"
 
 #define INPUT_READ_SIZE		((size_t)256 * 1024) /* one read(2); longer lines come in pieces */
 #define INPUT_MAX_DIR_ENTRIES	((size_t)1000000)    /* files taken from one directory */
@@ -160,11 +160,11 @@ static bool is_blank(const char *p, size_t n)
  */
 static bool is_from_line(const char *p, size_t n)
 {
-	if (n < 6 || memcmp(p, "From ", 5) || isspace((unsigned char)p[5]))
+	if (n < 6 || memcmp(p, "From ", 5) || ascii_is_space((unsigned char)p[5]))
 		return false;
 	for (size_t i = 6; i + 3 < n; i++)
-		if (isdigit((unsigned char)p[i]) && p[i + 1] == ':' &&
-		    isdigit((unsigned char)p[i + 2]) && isdigit((unsigned char)p[i + 3]))
+		if (ascii_is_digit((unsigned char)p[i]) && p[i + 1] == ':' &&
+		    ascii_is_digit((unsigned char)p[i + 2]) && ascii_is_digit((unsigned char)p[i + 3]))
 			return true;
 	return false;
 }

@@ -12,7 +12,6 @@
  * only when everything validated, so a bad reload keeps the old settings.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +31,7 @@
 #include "config/config.h"
 #include "config/secret.h"
 #include "lib/utf8.h"
+#include "lib/ascii.h"
 
 #define SUGGEST_MAX_LEN		64	/* longer words get no "did you mean" */
 #define SUGGEST_MAX_DIST	2
@@ -440,9 +440,9 @@ static int parse_list(const char *v, void *ptr, struct err *e)
 		size_t n = strcspn(v, ",");
 		const char *s = v, *end = v + n;
 
-		while (s < end && isspace((unsigned char)*s))
+		while (s < end && ascii_is_space((unsigned char)*s))
 			s++;
-		while (end > s && isspace((unsigned char)end[-1]))
+		while (end > s && ascii_is_space((unsigned char)end[-1]))
 			end--;
 		if (end > s) {
 			if (l->n >= CONFIG_MAX_LIST)
@@ -611,10 +611,10 @@ static int parse_string(const char *v, void *ptr, struct err *e)
 
 static bool is_token(const char *s)
 {
-	if (!isalpha((unsigned char)*s))
+	if (!ascii_is_alpha((unsigned char)*s))
 		return false;
 	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '-')
+		if (!ascii_is_alnum((unsigned char)*s) && *s != '-')
 			return false;
 	return true;
 }
@@ -789,7 +789,7 @@ static int fail_at(struct load *ld, const char *section, const char *key)
 	shown[n] = '\0';
 	if (is_custom_section(section))
 		for (char *p = shown + strlen(CUSTOM_SECTION) - 1; *p; p++)
-			*p = (char)toupper((unsigned char)*p);
+			*p = (char)ascii_toupper((unsigned char)*p);
 	if (key)
 		return err_prefix(ld->e, "%s: [%s] %s", ld->path, shown, key);
 	return err_prefix(ld->e, "%s: [%s]", ld->path, shown);
@@ -834,8 +834,8 @@ static int custom_id(const char *section, char id[CONFIG_MAX_ID + 1], struct err
 	if (n > CONFIG_MAX_ID)
 		return err_set(e, ERR_FINAL, "rule ID longer than %d characters", CONFIG_MAX_ID);
 	for (size_t i = 0; i < n; i++) {
-		id[i] = (char)toupper((unsigned char)s[i]);
-		if (!isupper((unsigned char)id[i]) && !isdigit((unsigned char)id[i]) && id[i] != '_')
+		id[i] = (char)ascii_toupper((unsigned char)s[i]);
+		if (!ascii_is_upper((unsigned char)id[i]) && !ascii_is_digit((unsigned char)id[i]) && id[i] != '_')
 			return err_set(e, ERR_FINAL, "rule ID may hold only A-Z, 0-9 and _");
 	}
 	id[n] = '\0';
@@ -928,7 +928,7 @@ static int unknown_rules_key(struct load *ld, const char *key)
 		return fail_at(ld, "rules", key);
 	}
 	for (size_t i = 0; i < n; i++)
-		upper[i] = (char)toupper((unsigned char)key[i]);
+		upper[i] = (char)ascii_toupper((unsigned char)key[i]);
 	upper[n] = '\0';
 	if (sr.best)
 		err_set(ld->e, ERR_FINAL, "unknown rule ID (did you mean %s?)", sr.best);
@@ -954,7 +954,7 @@ static int unknown_policy_key(struct load *ld, const char *section, const char *
 	struct suggest sk, sr;
 
 	for (size_t i = 0; i < n; i++)
-		upper[i] = (char)toupper((unsigned char)key[i]);
+		upper[i] = (char)ascii_toupper((unsigned char)key[i]);
 	upper[n] = '\0';
 	suggest_init(&sk, key);
 	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++)
@@ -1168,9 +1168,9 @@ static int list_id_of(const char *v, char *out, size_t size)
 	} else {
 		end = v + strlen(v);
 	}
-	while (v < end && isspace((unsigned char)*v))
+	while (v < end && ascii_is_space((unsigned char)*v))
 		v++;
-	while (end > v && isspace((unsigned char)end[-1]))
+	while (end > v && ascii_is_space((unsigned char)end[-1]))
 		end--;
 	n = (size_t)(end - v);
 	if (!n || n > CONFIG_MAX_LIST_ID || n >= size)
@@ -1178,7 +1178,7 @@ static int list_id_of(const char *v, char *out, size_t size)
 	for (size_t i = 0; i < n; i++) {
 		if ((unsigned char)v[i] <= ' ' || (unsigned char)v[i] >= 0x7f)
 			return -1;
-		out[i] = (char)tolower((unsigned char)v[i]);
+		out[i] = (char)ascii_tolower((unsigned char)v[i]);
 	}
 	out[n] = '\0';
 	return 0;

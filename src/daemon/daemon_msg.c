@@ -7,7 +7,6 @@
  * the top of daemon.c.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include "mail/message.h"
 #include "mail/patch.h"
 #include "rules/rules.h"
+#include "lib/ascii.h"
 
 #define RAW_MSGID_MAX		998	/* bytes of a Message-ID read from the raw header */
 #define HEADER_SCAN_MAX		((size_t)256 * 1024) /* raw header bytes looked at */
@@ -407,7 +407,7 @@ static char *lowered(const char *s)
 	char *k = xstrdup(s);
 
 	for (char *c = k; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
+		*c = (char)ascii_tolower((unsigned char)*c);
 	return k;
 }
 

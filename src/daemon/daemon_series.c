@@ -16,7 +16,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <ctype.h>
 
 #include "mail/context.h"
 #include "daemon/daemon_int.h"
@@ -26,6 +25,7 @@
 #include "reply/recipients.h"
 #include "rules/rules.h"
 #include "daemon/series.h"
+#include "lib/ascii.h"
 
 #define CONTEXT_KEEP_S		(180L * 24 * 3600)	/* context rows kept this long */
 #define CONTEXT_PRUNE_EVERY_S	(24L * 3600)		/* how often they are pruned */
@@ -712,7 +712,7 @@ int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
 	fdump = findings_text(f);
 	rk = xstrdup(who.to.email);
 	for (char *c = rk; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
+		*c = (char)ascii_tolower((unsigned char)*c);
 	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
 	rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
 	if (rc == 0)

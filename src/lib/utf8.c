@@ -5,6 +5,7 @@
 
 #include "lib/buf.h"
 #include "lib/utf8.h"
+#include "lib/ascii.h"
 
 #define REPLACEMENT 0xFFFD
 
@@ -374,11 +375,6 @@ int utf8_name_cmp(const char *a, const char *b)
 	return r;
 }
 
-static unsigned char ascii_lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
-}
-
 size_t utf8_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -394,8 +390,8 @@ size_t utf8_edit_distance(const char *a, const char *b)
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
-			size_t best = diag + (ascii_lower((unsigned char)a[i - 1]) !=
-					      ascii_lower((unsigned char)b[j - 1]));
+			size_t best = diag + (ascii_tolower((unsigned char)a[i - 1]) !=
+					      ascii_tolower((unsigned char)b[j - 1]));
 
 			if (up + 1 < best)
 				best = up + 1;

@@ -7,21 +7,17 @@
 
 #include "lib/buf.h"
 #include "mail/message.h"
+#include "lib/ascii.h"
 
 /* RFC 5321 limits, used as plausibility bounds. */
 #define ADDRESS_MAX_LOCAL	64
 #define ADDRESS_MAX_LEN		254
 
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 static void trim(const char **s, const char **e)
 {
-	while (*s < *e && is_ws(**s))
+	while (*s < *e && ascii_is_lws(**s))
 		(*s)++;
-	while (*e > *s && is_ws((*e)[-1]))
+	while (*e > *s && ascii_is_lws((*e)[-1]))
 		(*e)--;
 }
 
@@ -41,7 +37,7 @@ static char *name_dup(const char *s, const char *e)
 			continue;
 		if (*s == '\\' && s + 1 < e)
 			s++;
-		else if (is_ws(*s)) {
+		else if (ascii_is_lws(*s)) {
 			space = true;
 			continue;
 		}
@@ -114,13 +110,13 @@ static int parse_bare(struct person *p, const char *s, const char *e,
 {
 	const char *ae = s, *c, *ce;
 
-	while (ae < e && !is_ws(*ae) && !strchr("(),;>#", *ae))
+	while (ae < e && !ascii_is_lws(*ae) && !strchr("(),;>#", *ae))
 		ae++;
 	if (!has_at(s, ae))
 		return -1;
 	p->email = xstrndup(s, (size_t)(ae - s));
 	c = ae;
-	while (c < e && is_ws(*c))
+	while (c < e && ascii_is_lws(*c))
 		c++;
 	if (c < e && *c == '(' && (ce = memchr(c, ')', (size_t)(e - c)))) {
 		p->name = name_dup(c + 1, ce);
@@ -139,7 +135,7 @@ int address_parse(struct person *p, const char *s, size_t n, const char **rest)
 	int r;
 
 	p->name = p->email = NULL;
-	while (s < e && is_ws(*s))
+	while (s < e && ascii_is_lws(*s))
 		s++;
 	lt = find_angle(s, e);
 	r = lt ? parse_angle(p, s, lt, e, rest) : parse_bare(p, s, e, rest);
@@ -203,8 +199,7 @@ static bool local_valid(const char *s, size_t n)
 
 static bool label_char_ok(unsigned char c)
 {
-	return c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c == '_';
+	return c >= 0x80 || ascii_is_ldh(c) || c == '_';
 }
 
 /* Dotted labels, at least two of them; or an [address literal]. */
@@ -243,8 +238,7 @@ bool address_valid(const char *email)
 
 static bool is_atext(unsigned char c)
 {
-	return c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c && strchr("!#$%&'*+-/=?^_`{|}~", c));
+	return c >= 0x80 || ascii_is_alnum(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c));
 }
 
 /* After the quoted-string at s ('"'), or NULL when it does not end. */
@@ -352,7 +346,7 @@ static const char *find_top(const char *s, const char *e, char c, bool words)
 /* Skips white space and comments; NULL at an unterminated comment. */
 static const char *skip_cfws(const char *s, const char *e)
 {
-	while (s && s < e && (is_ws(*s) || *s == '('))
+	while (s && s < e && (ascii_is_lws(*s) || *s == '('))
 		s = *s == '(' ? comment_end(s, e) : s + 1;
 	return s;
 }
@@ -400,7 +394,7 @@ static bool phrase_ok(const char *s, const char *e)
 	while (s && s < e) {
 		if (*s == '"' || *s == '(' || *s == '=')
 			s = token_end(s, e, true);
-		else if (is_ws(*s) || *s == '.' || *s == '@' || is_atext((unsigned char)*s))
+		else if (ascii_is_lws(*s) || *s == '.' || *s == '@' || is_atext((unsigned char)*s))
 			s++;
 		else
 			return false;
@@ -487,7 +481,7 @@ static int parse_name_addr(struct person *p, const char *s, const char *lt, cons
 	gt = a ? find_top(a, e, '>', false) : NULL;
 	if (!gt || skip_cfws(gt + 1, e) != e)
 		return -1;
-	for (ae = gt; ae > a && is_ws(ae[-1]); ae--)
+	for (ae = gt; ae > a && ascii_is_lws(ae[-1]); ae--)
 		;
 	if (!addr_spec(a, ae))
 		return -1;
@@ -503,11 +497,11 @@ static int parse_bare_spec(struct person *p, const char *s, const char *e)
 
 	if (!a)
 		return -1;
-	for (ae = a; ae && ae < e && !is_ws(*ae) && *ae != '(';)
+	for (ae = a; ae && ae < e && !ascii_is_lws(*ae) && *ae != '(';)
 		ae = *ae == '"' || *ae == '[' ? token_end(ae, e, false) : ae + 1;
 	if (!ae || !addr_spec(a, ae))
 		return -1;
-	for (c = ae; c < e && is_ws(*c); c++)
+	for (c = ae; c < e && ascii_is_lws(*c); c++)
 		;
 	ce = c < e && *c == '(' ? comment_end(c, e) : NULL;
 	if (skip_cfws(ae, e) != e)

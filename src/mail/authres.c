@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "mail/authres.h"
+#include "lib/ascii.h"
 
 struct cursor {
 	const char *s;
@@ -20,11 +21,6 @@ struct cursor {
 static int peek(const struct cursor *c)
 {
 	return c->i < c->n ? (unsigned char)c->s[c->i] : -1;
-}
-
-static bool is_space(int ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
 }
 
 static int lower(int ch)
@@ -48,7 +44,7 @@ static int skip_cfws(struct cursor *c)
 			depth++;
 		} else if (depth && ch == ')') {
 			depth--;
-		} else if (!depth && !is_space(ch)) {
+		} else if (!depth && !ascii_is_lws(ch)) {
 			return 0;
 		}
 	}
@@ -64,20 +60,14 @@ static bool take(struct cursor *c, int ch)
 	return true;
 }
 
-static bool is_ldh(int ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch >= '0' && ch <= '9') || ch == '-';
-}
-
 /* A Keyword (ldh-str), lower case, into out[size]; -1 when none or longer. */
 static int read_keyword(struct cursor *c, char *out, size_t size)
 {
 	size_t k = 0;
 
-	if (skip_cfws(c) < 0 || !is_ldh(peek(c)))
+	if (skip_cfws(c) < 0 || !ascii_is_ldh(peek(c)))
 		return -1;
-	for (; is_ldh(peek(c)); c->i++) {
+	for (; ascii_is_ldh(peek(c)); c->i++) {
 		if (k + 1 >= size)
 			return -1;
 		out[k++] = (char)lower(peek(c));

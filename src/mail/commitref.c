@@ -8,28 +8,13 @@
 
 #include "lib/buf.h"
 #include "mail/commitref.h"
+#include "lib/ascii.h"
 
 #define CITE_LINE_MAX	1024	/* bytes of each following line joined for a wrapped subject */
 
-static bool is_blank(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_hex(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static bool is_alnum(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       c == '_';
-}
-
 static const char *skip_blank(const char *s, const char *end)
 {
-	while (s < end && is_blank(*s))
+	while (s < end && ascii_is_blank(*s))
 		s++;
 	return s;
 }
@@ -53,16 +38,16 @@ bool commitref_fixes_parse(const struct line *l, bool in_block, struct commitref
 	if (!colon && q == s + 5)
 		return false;
 	q = skip_blank(q + colon, e);
-	f->commit_word = ci_prefix(q, (size_t)(e - q), "commit") && e - q > 6 && is_blank(q[6]);
+	f->commit_word = ci_prefix(q, (size_t)(e - q), "commit") && e - q > 6 && ascii_is_blank(q[6]);
 	if (f->commit_word)
 		q = skip_blank(q + 6, e);
-	for (f->id = q; q < e && is_hex(*q); q++)
+	for (f->id = q; q < e && ascii_is_xdigit(*q); q++)
 		;
 	f->id_len = (size_t)(q - f->id);
-	if (f->id_len < COMMITREF_ID_MIN || (q < e && !is_blank(*q) && *q != '('))
+	if (f->id_len < COMMITREF_ID_MIN || (q < e && !ascii_is_blank(*q) && *q != '('))
 		return false;
 	f->rest = q;
-	while (e > q && is_blank(e[-1]))
+	while (e > q && ascii_is_blank(e[-1]))
 		e--;
 	f->end = e;
 	if (!colon && !in_block && skip_blank(q, e) < e && *skip_blank(q, e) != '(')
@@ -75,10 +60,10 @@ static bool ends_with_ci(const char *s, const char *end, const char *lit)
 {
 	size_t k = strlen(lit);
 
-	while (end > s && is_blank(end[-1]))
+	while (end > s && ascii_is_blank(end[-1]))
 		end--;
 	return (size_t)(end - s) >= k && !strncasecmp(end - k, lit, k) &&
-	       (end - k == s || !is_alnum(*(end - k - 1)));
+	       (end - k == s || !ascii_is_alnum(*(end - k - 1)));
 }
 
 /*
@@ -96,19 +81,19 @@ static bool is_backport_marker(const char *line, const char *at, const char *id_
 	if (ends_with_ci(line, at, "This reverts"))
 		return true;
 	return ci_prefix(after, (size_t)(end - after), "upstream") &&
-	       (end - after == 8 || !is_alnum(after[8]));
+	       (end - after == 8 || !ascii_is_alnum(after[8]));
 }
 
 bool commitref_cite_at(const char *s, size_t n, size_t i, const char **id, size_t *id_len)
 {
 	const char *end = s + n, *q = s + i + 6, *h;
 
-	if (i + 6 > n || strncasecmp(s + i, "commit", 6) || (i && is_alnum(s[i - 1])) ||
-	    q == end || !is_blank(*q))
+	if (i + 6 > n || strncasecmp(s + i, "commit", 6) || (i && ascii_is_alnum(s[i - 1])) ||
+	    q == end || !ascii_is_blank(*q))
 		return false;
-	for (h = q = skip_blank(q, end); q < end && is_hex(*q); q++)
+	for (h = q = skip_blank(q, end); q < end && ascii_is_xdigit(*q); q++)
 		;
-	if (q - h < COMMITREF_ID_MIN || (q < end && is_alnum(*q)) ||
+	if (q - h < COMMITREF_ID_MIN || (q < end && ascii_is_alnum(*q)) ||
 	    is_backport_marker(s, s + i, q, end))
 		return false;
 	*id = h;
@@ -144,7 +129,7 @@ bool commitref_same_subject(const char *a, size_t alen, const char *b, size_t bl
 	a = skip_blank(a, ae);
 	b = skip_blank(b, be);
 	while (a < ae && b < be) {
-		if (is_blank(*a) && is_blank(*b)) {
+		if (ascii_is_blank(*a) && ascii_is_blank(*b)) {
 			a = skip_blank(a, ae);
 			b = skip_blank(b, be);
 			continue;
@@ -159,12 +144,12 @@ bool commitref_log_header(const struct line *l)
 {
 	const char *s = skip_blank(l->p, l->p + l->len), *e = l->p + l->len;
 
-	while (e > s && is_blank(e[-1]))
+	while (e > s && ascii_is_blank(e[-1]))
 		e--;
 	if (e - s != 7 + COMMITREF_SHA_MAX || memcmp(s, "commit ", 7))
 		return false;
 	for (s += 7; s < e; s++)
-		if (!is_hex(*s))
+		if (!ascii_is_xdigit(*s))
 			return false;
 	return true;
 }

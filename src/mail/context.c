@@ -1,5 +1,4 @@
 #include "autoconf.h"
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,6 +8,7 @@
 #include "reply/reply.h"
 #include "daemon/series.h"
 #include "store/store.h"
+#include "lib/ascii.h"
 
 #define SLUG_HASH_MIN	8	/* hex digits of the hash b4 appends */
 #define SLUG_HASH_MAX	16
@@ -42,7 +42,7 @@ static char *clean_lower(const char *s, size_t max, bool lower)
 		return NULL;
 	}
 	for (char *p = t; lower && *p; p++)
-		*p = (char)tolower((unsigned char)*p);
+		*p = (char)ascii_tolower((unsigned char)*p);
 	return t;
 }
 
@@ -99,7 +99,7 @@ static char *list_key(const char *v)
 static bool all_hex(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]))
+		if (!ascii_is_xdigit((unsigned char)s[i]))
 			return false;
 	return true;
 }
@@ -107,7 +107,7 @@ static bool all_hex(const char *s, size_t n)
 static bool all_digits(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
+		if (!ascii_is_digit((unsigned char)s[i]))
 			return false;
 	return n > 0;
 }
@@ -170,7 +170,7 @@ char *context_change_slug_footer(const char *v)
 
 	if (!v)
 		return NULL;
-	while (isspace((unsigned char)*v))
+	while (ascii_is_space((unsigned char)*v))
 		v++;
 	n = strcspn(v, " \t\r\n");
 	if (!(s = after_date(v, n)))

@@ -16,6 +16,7 @@
 
 #include "lib/buf.h"
 #include "mail/linkref.h"
+#include "lib/ascii.h"
 
 /* One path segment holding the Message-ID: no '/', '?', '#' or space. */
 #define ID_SEG "([^/?#\\s]*(?:@|%40)[^/?#\\s]*)"
@@ -55,25 +56,14 @@ const char *const linkref_old_archives[] = {
 	NULL
 };
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *linkref_percent_decode(const char *s, size_t n)
 {
 	char *out = xmalloc(n + 1);
 	size_t o = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		int hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
-		int lo = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
+		int hi = i + 2 < n ? ascii_hex_value((unsigned char)s[i + 1]) : -1;
+		int lo = i + 2 < n ? ascii_hex_value((unsigned char)s[i + 2]) : -1;
 
 		/* %00 stays as written: a NUL would cut the ID short. */
 		if (s[i] == '%' && hi >= 0 && lo >= 0 && (hi | lo)) {
@@ -96,7 +86,7 @@ static void strip_brackets(char *id)
 		a = 1;
 	if (n > a && id[n - 1] == '>')
 		n--;
-	while (a < n && (id[a] == ' ' || id[a] == '\t'))
+	while (a < n && ascii_is_blank(id[a]))
 		a++;
 	while (n > a && (id[n - 1] == ' ' || id[n - 1] == '\t'))
 		n--;
@@ -137,23 +127,13 @@ bool linkref_same_msgid(const char *a, const char *b)
 }
 
 /* Length of the run of characters of class cls ending just before end. */
-static size_t span_back(const char *start, const char *end, int (*cls)(int))
+static size_t span_back(const char *start, const char *end, bool (*cls)(int))
 {
 	const char *q = end;
 
 	while (q > start && cls((unsigned char)q[-1]))
 		q--;
 	return (size_t)(end - q);
-}
-
-static int is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_lhex(int c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f');
 }
 
 #define B4_DATE_LEN	8	/* YYYYMMDD */
@@ -176,15 +156,15 @@ bool linkref_b4_parse(const char *msgid, char **stem, int *version)
 	if (!msgid || !(at = strrchr(msgid, '@')) || !at[1])
 		return false;
 	end = at;
-	k = span_back(msgid, end, is_lhex);		/* hash */
+	k = span_back(msgid, end, ascii_is_lxdigit);		/* hash */
 	if (k < B4_HASH_MIN || k > B4_HASH_MAX || end - k == msgid || end[-(long)k - 1] != '-')
 		return false;
 	end -= k + 1;
-	k = span_back(msgid, end, is_digit);		/* patch number */
+	k = span_back(msgid, end, ascii_is_digit);		/* patch number */
 	if (k < 1 || k > B4_NUM_MAX || end - k == msgid || end[-(long)k - 1] != '-')
 		return false;
 	end -= k + 1;
-	k = span_back(msgid, end, is_digit);		/* optional vN */
+	k = span_back(msgid, end, ascii_is_digit);		/* optional vN */
 	q = end - k;
 	if (k >= 1 && k <= B4_VER_MAX && q - 2 > msgid && (q[-1] == 'v' || q[-1] == 'V') && q[-2] == '-') {
 		ver = atoi(q);
@@ -193,7 +173,7 @@ bool linkref_b4_parse(const char *msgid, char **stem, int *version)
 	end -= vlen;
 	/* What is left is <date>-<name>: the name must not be empty. */
 	if (end - msgid < B4_DATE_LEN + 2 || msgid[B4_DATE_LEN] != '-' ||
-	    span_back(msgid, msgid + B4_DATE_LEN, is_digit) != B4_DATE_LEN || ver < 1)
+	    span_back(msgid, msgid + B4_DATE_LEN, ascii_is_digit) != B4_DATE_LEN || ver < 1)
 		return false;
 	if (stem) {
 		size_t nlen = (size_t)(end - msgid), dlen = strlen(at);

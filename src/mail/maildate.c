@@ -2,12 +2,12 @@
  * maildate.c - the dates of mail headers; see maildate.h.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
 #include "lib/buf.h"
 #include "mail/maildate.h"
+#include "lib/ascii.h"
 
 static const char *const months[] = {
 	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
@@ -48,7 +48,7 @@ static const char *digits(const char *s, int max, int *v)
 	int n = 0;
 
 	*v = 0;
-	while (n < max && isdigit((unsigned char)s[n])) {
+	while (n < max && ascii_is_digit((unsigned char)s[n])) {
 		*v = *v * 10 + (s[n] - '0');
 		n++;
 	}
@@ -61,7 +61,7 @@ static const char *parse_zone(const char *s, int *minutes)
 
 	s = skip_cfws(s);
 	*minutes = 0;
-	if ((*s == '+' || *s == '-') && isdigit((unsigned char)s[1])) {
+	if ((*s == '+' || *s == '-') && ascii_is_digit((unsigned char)s[1])) {
 		int v;
 		const char *end = digits(s + 1, 4, &v);
 
@@ -72,7 +72,7 @@ static const char *parse_zone(const char *s, int *minutes)
 			*minutes = -*minutes;
 		return end;
 	}
-	for (n = 0; isalpha((unsigned char)s[n]); n++)
+	for (n = 0; ascii_is_alpha((unsigned char)s[n]); n++)
 		;
 	for (size_t i = 0; i < ARRAY_SIZE(zones) && n; i++)
 		if (strlen(zones[i].name) == n && !strncasecmp(s, zones[i].name, n)) {
@@ -97,7 +97,7 @@ static const char *parse_day_month_year(const char *s, struct tm *tm)
 			tm->tm_mon = (int)i;
 	if (tm->tm_mon < 0)
 		return NULL;
-	while (isalpha((unsigned char)*s))
+	while (ascii_is_alpha((unsigned char)*s))
 		s++;
 	s = skip_cfws(s);
 	{
@@ -122,8 +122,8 @@ int maildate_parse(const char *s, time_t *out)
 
 	memset(&tm, 0, sizeof(tm));
 	s = skip_cfws(s);
-	if (isalpha((unsigned char)*s)) {	/* day-of-week, */
-		while (isalpha((unsigned char)*s))
+	if (ascii_is_alpha((unsigned char)*s)) {	/* day-of-week, */
+		while (ascii_is_alpha((unsigned char)*s))
 			s++;
 		s = skip_cfws(s);
 		if (*s == ',')

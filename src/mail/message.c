@@ -7,7 +7,7 @@
 
 #include "lib/buf.h"
 #include "mail/message.h"
-#include "mail/mime_decode.h"
+#include "mail/message_p.h"
 #include "lib/utf8.h"
 
 #define MIME_TYPE_MAX	128	/* "type/subtype" as we keep it */
@@ -23,7 +23,7 @@ static bool mem_ieq(const char *s, size_t n, const char *w)
 	size_t i;
 
 	for (i = 0; i < n && w[i]; i++)
-		if (ascii_lower((unsigned char)s[i]) != w[i])
+		if (ascii_tolower((unsigned char)s[i]) != w[i])
 			return false;
 	return i == n && !w[i];
 }
@@ -37,9 +37,9 @@ static bool ends_with_ci(const char *s, size_t n, const char *suffix)
 
 static void trim(const char **s, size_t *n)
 {
-	while (*n && is_space((unsigned char)**s))
+	while (*n && ascii_is_lws((unsigned char)**s))
 		(*s)++, (*n)--;
-	while (*n && is_space((unsigned char)(*s)[*n - 1]))
+	while (*n && ascii_is_lws((unsigned char)(*s)[*n - 1]))
 		(*n)--;
 }
 
@@ -108,20 +108,20 @@ static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
 			*i = next;
 			return false;
 		}
-		if (is_wsp((unsigned char)s[start])) {
+		if (ascii_is_blank((unsigned char)s[start])) {
 			*i = next;	/* continues nothing: skip it */
 			continue;
 		}
 		colon = memchr(s + start, ':', eol - start);
 		name_end = colon ? (size_t)(colon - s) : start;
-		while (name_end > start && is_wsp((unsigned char)s[name_end - 1]))
+		while (name_end > start && ascii_is_blank((unsigned char)s[name_end - 1]))
 			name_end--;
 		if (!colon || !valid_name(s + start, name_end - start))
 			return false;
 		f->name = s + start;
 		f->name_len = name_end - start;
 		f->val = colon + 1;
-		while (next < n && is_wsp((unsigned char)s[next]))
+		while (next < n && ascii_is_blank((unsigned char)s[next]))
 			next = line_end(s, n, next, &eol);
 		f->val_len = (size_t)(s + next - f->val);
 		*i = next;
@@ -159,11 +159,11 @@ static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
 	}
 	*cut = false;
 	for (; i < n && !*cut; i++)
-		*cut = !is_space((unsigned char)v[i]) && v[i] != '\0';
+		*cut = !ascii_is_lws((unsigned char)v[i]) && v[i] != '\0';
 	j = mime_sanitize(d, j);
 	if (*cut)
 		j = utf8_clip(d, j);
-	while (j && is_space((unsigned char)d[j - 1]))
+	while (j && ascii_is_lws((unsigned char)d[j - 1]))
 		j--;
 	d[j] = '\0';
 	*out_len = j;
@@ -254,7 +254,7 @@ static bool is_patch_filename(const char *v)
 	if (strstr(v, "=?"))
 		s = d = message_decode_2047(v, strlen(v));
 	n = strlen(s);
-	while (n && (is_space((unsigned char)s[n - 1]) || s[n - 1] == '"'))
+	while (n && (ascii_is_lws((unsigned char)s[n - 1]) || s[n - 1] == '"'))
 		n--;
 	r = ends_with_ci(s, n, ".patch") || ends_with_ci(s, n, ".diff");
 	free(d);
@@ -279,10 +279,10 @@ static void part_filename(struct part *pt, const char *name, const char *v)
 	}
 	if ((slash = strrchr(s, '/')) || (slash = strrchr(s, '\\')))
 		s = slash + 1;
-	while (*s == '"' || is_space((unsigned char)*s))
+	while (*s == '"' || ascii_is_lws((unsigned char)*s))
 		s++;
 	n = strlen(s);
-	while (n && (s[n - 1] == '"' || is_space((unsigned char)s[n - 1])))
+	while (n && (s[n - 1] == '"' || ascii_is_lws((unsigned char)s[n - 1])))
 		n--;
 	if (n >= sizeof(pt->name))
 		n = utf8_clip(s, sizeof(pt->name) - 1);
@@ -671,7 +671,7 @@ static bool delim_at(const char *s, size_t n, size_t at, size_t blen, struct del
 	d->close = j + 1 < n && s[j] == '-' && s[j + 1] == '-';
 	if (d->close)
 		j += 2;
-	for (k = j; k < n && is_wsp((unsigned char)s[k]); k++)
+	for (k = j; k < n && ascii_is_blank((unsigned char)s[k]); k++)
 		;
 	if (k < n && s[k] != '\n' && !(s[k] == '\r' && (k + 1 == n || s[k + 1] == '\n')))
 		return false;
@@ -711,7 +711,7 @@ static char *guess_boundary(const char *s, size_t n)
 	while (i < n) {
 		size_t eol, next = line_end(s, n, i, &eol), e2, len = eol - i;
 
-		while (len > 2 && is_wsp((unsigned char)s[i + len - 1]))
+		while (len > 2 && ascii_is_blank((unsigned char)s[i + len - 1]))
 			len--;
 		if (len > 2 && len - 2 <= BOUNDARY_MAX && s[i] == '-' && s[i + 1] == '-' && next < n) {
 			line_end(s, n, next, &e2);

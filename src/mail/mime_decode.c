@@ -9,18 +9,10 @@
 
 #include "lib/buf.h"
 #include "mail/message.h"
-#include "mail/mime_decode.h"
+#include "mail/message_p.h"
 #include "lib/utf8.h"
 
 #define ICONV_CHUNK	65536
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = ascii_lower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
 
 /* Copies at most cap - 1 bytes of s, lower-cased and NUL-terminated. */
 void mime_copy_lower(char *dst, size_t cap, const char *s, size_t n)
@@ -28,7 +20,7 @@ void mime_copy_lower(char *dst, size_t cap, const char *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n && i + 1 < cap; i++)
-		dst[i] = (char)ascii_lower((unsigned char)s[i]);
+		dst[i] = (char)ascii_tolower((unsigned char)s[i]);
 	dst[i] = '\0';
 }
 
@@ -215,7 +207,7 @@ bool mime_convert(struct buf *b, const char *s, size_t n, const char *charset, b
 	const char *iname;
 	iconv_t cd;
 
-	while (len && (is_space((unsigned char)*cs) || *cs == '"'))
+	while (len && (ascii_is_lws((unsigned char)*cs) || *cs == '"'))
 		cs++, len--;
 	len = strcspn(cs, "\"* \t*");
 	if (len > CHARSET_MAX) {
@@ -350,13 +342,13 @@ void mime_decode_qp(struct buf *out, const char *s, size_t n, bool q)
 		d += run, i += run;
 		if (!eq)
 			break;
-		if (i + 2 < n && hexval((unsigned char)s[i + 1]) >= 0 && hexval((unsigned char)s[i + 2]) >= 0) {
-			*d++ = (char)(hexval((unsigned char)s[i + 1]) << 4 | hexval((unsigned char)s[i + 2]));
+		if (i + 2 < n && ascii_hex_value((unsigned char)s[i + 1]) >= 0 && ascii_hex_value((unsigned char)s[i + 2]) >= 0) {
+			*d++ = (char)(ascii_hex_value((unsigned char)s[i + 1]) << 4 | ascii_hex_value((unsigned char)s[i + 2]));
 			i += 3;
 			continue;
 		}
 		/* A soft line break: "=", transport padding, end of line. */
-		for (j = i + 1; !q && j < n && is_wsp((unsigned char)s[j]); j++)
+		for (j = i + 1; !q && j < n && ascii_is_blank((unsigned char)s[j]); j++)
 			;
 		if (!q && (j == n || s[j] == '\n' || (s[j] == '\r' && (j + 1 == n || s[j + 1] == '\n')))) {
 			i = j == n ? n : s[j] == '\n' ? j + 1 : j + 2 > n ? n : j + 2;
@@ -399,13 +391,13 @@ static bool parse_eword(const char *s, size_t n, size_t i, size_t *fail_until, s
 			return false;
 	if (k == j || k + 3 > n || s[k] != '?' || s[k + 2] != '?')
 		return false;
-	w->enc = ascii_lower((unsigned char)s[k + 1]);
+	w->enc = ascii_tolower((unsigned char)s[k + 1]);
 	if (w->enc != 'b' && w->enc != 'q')
 		return false;
 	t = k + 3;
 	if (t < *fail_until)
 		return false;
-	for (k = t; k < n && !is_space((unsigned char)s[k]); k++) {
+	for (k = t; k < n && !ascii_is_lws((unsigned char)s[k]); k++) {
 		if (s[k] == '?' && k + 1 < n && s[k + 1] == '=') {
 			w->cs = s + j;
 			w->cs_len = (size_t)(t - 3 - j);
@@ -471,8 +463,8 @@ char *message_decode_2047(const char *s, size_t n)
 			after_word = true;
 			continue;
 		}
-		if (is_wsp((unsigned char)s[i])) {
-			while (j < n && is_wsp((unsigned char)s[j]))
+		if (ascii_is_blank((unsigned char)s[i])) {
+			while (j < n && ascii_is_blank((unsigned char)s[j]))
 				j++;
 			/* White space between two encoded words is not text. */
 			if (after_word && j < n && parse_eword(s, n, j, &fail_until, &w)) {
@@ -480,7 +472,7 @@ char *message_decode_2047(const char *s, size_t n)
 				continue;
 			}
 		} else {
-			while (j < n && !is_wsp((unsigned char)s[j]) && s[j] != '=')
+			while (j < n && !ascii_is_blank((unsigned char)s[j]) && s[j] != '=')
 				j++;
 		}
 		flush_word(&d);

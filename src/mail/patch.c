@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "lib/buf.h"
+#include "lib/ascii.h"
 
 #define SUBJECT_MAX_GROUPS	16	/* bracket groups parsed in a subject */
 #define SUBJECT_MAX_PREFIXES	16	/* "Re: Re: AW: ..." prefixes stripped */
@@ -34,31 +35,11 @@ bool patch_checkable(const struct patch *p)
 
 /* ---- small string helpers ---------------------------------------------- */
 
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static bool is_alpha(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_hex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f');
-}
-
 static char *dup_trim(const char *s, size_t n)
 {
-	while (n && is_ws(*s))
+	while (n && ascii_is_lws(*s))
 		s++, n--;
-	while (n && is_ws(s[n - 1]))
+	while (n && ascii_is_lws(s[n - 1]))
 		n--;
 	return xstrndup(s, n);
 }
@@ -104,7 +85,7 @@ static bool cursor_next(struct cursor *c, struct line *l)
 static bool line_blank(const struct line *l)
 {
 	for (size_t i = 0; i < l->len; i++)
-		if (!is_ws(l->p[i]))
+		if (!ascii_is_lws(l->p[i]))
 			return false;
 	return true;
 }
@@ -115,7 +96,7 @@ static bool is_mbox_from(const struct line *l)
 	if (l->len < 46 || !starts(l->p, l->len, "From ") || l->p[45] != ' ')
 		return false;
 	for (size_t i = 5; i < 45; i++)
-		if (!is_hex(l->p[i]))
+		if (!ascii_is_lxdigit(l->p[i]))
 			return false;
 	return true;
 }
@@ -137,7 +118,7 @@ static bool is_scissors(const char *p, size_t len)
 		else if ((c == '>' && (d == '8' || d == '%')) ||
 			 ((c == '8' || c == '%') && d == '<'))
 			marks++, i++;
-		else if (!is_ws(c))
+		else if (!ascii_is_lws(c))
 			return false;
 	}
 	return marks > 0 && dashes >= 2;
@@ -248,7 +229,7 @@ static const char *msgid_end(const char *s)
 		e = strchr(s, '>');
 		return e ? e + 1 : s + strlen(s);
 	}
-	for (e = s; *e && !is_ws(*e) && *e != '<'; e++)
+	for (e = s; *e && !ascii_is_lws(*e) && *e != '<'; e++)
 		;
 	return e;
 }
@@ -262,7 +243,7 @@ static void parse_references(struct patch *p, const char *s)
 		const char *e;
 		char *word, *id;
 
-		while (is_ws(*s))
+		while (ascii_is_lws(*s))
 			s++;
 		if (!*s)
 			break;
@@ -339,7 +320,7 @@ static size_t prefix_at(const char *s, size_t *letters, size_t *wlen)
 {
 	size_t i = 0, n = 0, c;
 
-	while ((is_alpha(s[i]) || (unsigned char)s[i] >= 0x80) && !colon_at(s + i)) {
+	while ((ascii_is_alpha(s[i]) || (unsigned char)s[i] >= 0x80) && !colon_at(s + i)) {
 		if ((unsigned char)s[i] < 0x80 || (unsigned char)s[i] >= 0xc0)
 			n++;
 		i++;
@@ -351,7 +332,7 @@ static size_t prefix_at(const char *s, size_t *letters, size_t *wlen)
 	if (s[i] == '[' || s[i] == '^') {	/* "Re[2]:", "Re^2:" */
 		size_t j = i + 1;
 
-		while (is_digit(s[j]))
+		while (ascii_is_digit(s[j]))
 			j++;
 		if (j > i + 1 && (s[i] == '^' || s[j++] == ']'))
 			i = j;
@@ -360,7 +341,7 @@ static size_t prefix_at(const char *s, size_t *letters, size_t *wlen)
 		i++;
 	if (!(c = colon_at(s + i)))
 		return 0;
-	for (i += c; is_ws(s[i]); i++)
+	for (i += c; ascii_is_lws(s[i]); i++)
 		;
 	return i;
 }
@@ -375,7 +356,7 @@ static size_t skip_reply(const char *s, bool *reply)
 	size_t i = 0, sure = 0;
 
 	*reply = false;
-	while (is_ws(s[i]))
+	while (ascii_is_lws(s[i]))
 		i++;
 	sure = i;
 	for (int k = 0; k < SUBJECT_MAX_PREFIXES; k++) {
@@ -413,7 +394,7 @@ static bool parse_number(const char *s, size_t n, int *out)
 	if (!n || n > 5)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		if (!is_digit(s[i]))
+		if (!ascii_is_digit(s[i]))
 			return false;
 		v = v * 10 + (s[i] - '0');
 	}
@@ -501,10 +482,10 @@ static void parse_group(const char *s, size_t n, struct series *ser, bool *pull)
 	while (i < n) {
 		size_t b;
 
-		while (i < n && (is_ws(s[i]) || s[i] == ','))
+		while (i < n && (ascii_is_lws(s[i]) || s[i] == ','))
 			i++;
 		b = i;
-		while (i < n && !is_ws(s[i]) && s[i] != ',')
+		while (i < n && !ascii_is_lws(s[i]) && s[i] != ',')
 			i++;
 		if (i == b)
 			break;
@@ -512,7 +493,7 @@ static void parse_group(const char *s, size_t n, struct series *ser, bool *pull)
 		if (i - b == 3 && !strncasecmp(s + b, "GIT", 3)) {
 			size_t j = i;
 
-			while (j < n && is_ws(s[j]))
+			while (j < n && ascii_is_lws(s[j]))
 				j++;
 			if (starts_ci(s + j, n - j, "PULL"))
 				continue;
@@ -538,7 +519,7 @@ size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply
 			break;
 		parse_group(subject + i + 1, (size_t)(close - subject - i - 1), s, &pull);
 		i = (size_t)(close - subject) + 1;
-		while (is_ws(subject[i]))
+		while (ascii_is_lws(subject[i]))
 			i++;
 	}
 	if (is_reply)
@@ -571,9 +552,9 @@ static size_t header_shape(const struct line *l)
 {
 	size_t i = 0;
 
-	while (i < l->len && (is_alpha(l->p[i]) || is_digit(l->p[i]) || l->p[i] == '-'))
+	while (i < l->len && (ascii_is_alpha(l->p[i]) || ascii_is_digit(l->p[i]) || l->p[i] == '-'))
 		i++;
-	if (!i || i >= l->len || l->p[i] != ':' || !is_alpha(l->p[0]))
+	if (!i || i >= l->len || l->p[i] != ':' || !ascii_is_alpha(l->p[0]))
 		return 0;
 	return i + 1;
 }

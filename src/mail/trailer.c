@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "lib/buf.h"
+#include "lib/ascii.h"
 
 #define FIXES_MIN_HEX	5	/* RULES.md BAD_FIXES_TAG: "a hex id of 5 or more" */
 
@@ -23,22 +24,7 @@ struct tagpos {
 
 static bool is_blank_char(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static bool is_alpha(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_token_char(char c)
-{
-	return is_alpha(c) || (c >= '0' && c <= '9') || c == '-';
-}
-
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	return ascii_is_blank(c) || c == '\r';
 }
 
 static size_t skip_blank(const char *p, size_t i, size_t len)
@@ -59,9 +45,9 @@ static bool tag_shape(const char *p, size_t len, struct tagpos *tp)
 	size_t i = skip_blank(p, 0, len), t;
 
 	tp->lead = i;
-	if (i >= len || !is_alpha(p[i]))
+	if (i >= len || !ascii_is_alpha(p[i]))
 		return false;
-	for (t = i; t < len && is_token_char(p[t]); t++)
+	for (t = i; t < len && ascii_is_ldh(p[t]); t++)
 		;
 	tp->tok_len = t - i;
 	t = skip_blank(p, t, len);
@@ -89,7 +75,7 @@ static bool fixes_shape(const char *p, size_t len, struct tagpos *tp)
 	if (len < 6 || strncasecmp(p, "fixes", 5) || !is_blank_char(p[5]))
 		return false;
 	i = skip_blank(p, 5, len);
-	for (h = i; h < len && is_hex(p[h]); h++)
+	for (h = i; h < len && ascii_is_xdigit(p[h]); h++)
 		digit |= p[h] >= '0' && p[h] <= '9';
 	if (!digit || h - i < FIXES_MIN_HEX || (h < len && !is_blank_char(p[h])))
 		return false;
@@ -118,7 +104,7 @@ static bool note_shape(const char *p, size_t len)
 	if (p[e - 1] == ']')
 		return true;
 	i = skip_blank(p, 1, len);
-	while (i < len && (is_token_char(p[i]) || strchr("_.@+", p[i])))
+	while (i < len && (ascii_is_ldh(p[i]) || strchr("_.@+", p[i])))
 		i++;
 	return i < len && p[i] == ':' && i > skip_blank(p, 1, len);
 }

@@ -3,7 +3,6 @@
  * maintainers, threads and the explain texts (see ccmode.h).
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "mail/address.h"
 #include "lib/buf.h"
 #include "reply/ccmode.h"
+#include "lib/ascii.h"
 
 static const char *const command_names[] = {
 	[CC_RECHECK] = "recheck",
@@ -28,7 +28,7 @@ const char *cc_command_name(enum cc_command_kind k)
 
 static bool blank(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r';
+	return ascii_is_blank(c) || c == '\r';
 }
 
 /* s[0..n) starts with word (any case) followed by the end or a blank. */
@@ -56,9 +56,9 @@ static bool take_rule_id(const char *s, size_t n, char *out)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (!isalnum(c) && c != '_')
+		if (!ascii_is_alnum(c) && c != '_')
 			return false;
-		out[i] = (char)toupper(c);
+		out[i] = (char)ascii_toupper(c);
 	}
 	out[n] = '\0';
 	return true;

@@ -1,5 +1,4 @@
 #include "autoconf.h"
-#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "lib/buf.h"
 #include "reply/policy.h"
 #include "reply/recipients.h"
+#include "lib/ascii.h"
 
 #define HOUR 3600
 #define MINUTE 60
@@ -108,7 +108,7 @@ static bool header_word_is(const struct patch *p, const char *name, const char *
 
 	if (!v)
 		return false;
-	while (isspace((unsigned char)*v))
+	while (ascii_is_space((unsigned char)*v))
 		v++;
 	n = strcspn(v, " \t;(");
 	return n == strlen(word) && !strncasecmp(v, word, n);
@@ -269,7 +269,7 @@ static char *addr_key(const char *a)
 		return NULL;
 	k = strip_plus(a);
 	for (char *c = k; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
+		*c = (char)ascii_tolower((unsigned char)*c);
 	return k;
 }
 

@@ -12,6 +12,7 @@
 #include "lib/buf.h"
 #include "reply/reply.h"
 #include "reply/recipients.h"
+#include "lib/ascii.h"
 
 #define HDR_FOLD	78	/* fold before this column when a token allows it */
 #define HDR_WORD_MAX	75	/* one RFC 2047 encoded word */
@@ -72,14 +73,9 @@ void reply_release(struct reply *r)
 
 /* --- strict checks ----------------------------------------------------- */
 
-static bool is_alnum(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
 static bool atext(unsigned char c)
 {
-	return is_alnum(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c));
+	return ascii_is_alnum(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c));
 }
 
 /* Dotted labels of letters, digits and '-'. */
@@ -96,7 +92,7 @@ static bool domain_ok(const char *d)
 			if (!*p)
 				return true;
 			label = 0;
-		} else if (is_alnum((unsigned char)*p) || *p == '-') {
+		} else if (ascii_is_alnum((unsigned char)*p) || *p == '-') {
 			label++;
 		} else {
 			return false;
@@ -302,7 +298,7 @@ static void hdr_words(struct hdr *h, const char *s)
  * phrase; the same set is safe in unstructured text. */
 static bool q_literal(unsigned char c)
 {
-	return is_alnum(c) || c == '!' || c == '*' || c == '+' || c == '-' || c == '/';
+	return ascii_is_alnum(c) || c == '!' || c == '*' || c == '+' || c == '-' || c == '/';
 }
 
 static size_t q_encode_char(const unsigned char *s, size_t len, char *out)
@@ -603,7 +599,7 @@ static bool trailer_word(const char *w, size_t n)
 	if (n < 2 || w[n - 1] != ':' || !((w[0] | 0x20) >= 'a' && (w[0] | 0x20) <= 'z'))
 		return false;
 	for (size_t i = 1; i + 1 < n; i++)
-		if (!is_alnum((unsigned char)w[i]) && w[i] != '-')
+		if (!ascii_is_alnum((unsigned char)w[i]) && w[i] != '-')
 			return false;
 	return true;
 }

@@ -12,22 +12,13 @@
 
 #include "lib/buf.h"
 #include "rules/rules_p.h"
+#include "lib/ascii.h"
 
 #define SUBJECT_MAX	4096	/* bytes of a subject looked at */
 
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static bool is_word(int c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
-}
-
-static bool is_ws(int c)
-{
-	return c == ' ' || c == '\t';
+	return ascii_is_alnum(c) || c == '_';
 }
 
 static bool has_prefix_ci(const char *s, size_t n, const char *pre)
@@ -48,7 +39,7 @@ static size_t find(const char *s, size_t n, const char *needle)
 static bool blank(const struct line *l)
 {
 	for (size_t i = 0; i < l->len; i++)
-		if (!is_ws((unsigned char)l->p[i]))
+		if (!ascii_is_blank((unsigned char)l->p[i]))
 			return false;
 	return true;
 }
@@ -72,7 +63,7 @@ static size_t version_at(const char *s, size_t n)
 
 	if (!n || (s[0] != 'v' && s[0] != 'V'))
 		return 0;
-	while (i < n && is_digit((unsigned char)s[i]))
+	while (i < n && ascii_is_digit((unsigned char)s[i]))
 		i++;
 	return i > 1 ? i : 0;
 }
@@ -85,17 +76,17 @@ bool rules_version_note(const struct line *l)
 	const char *s = l->p;
 	size_t n = l->len, i = 0, k;
 
-	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '-' || s[i] == '*'))
+	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '-' || s[i] == '*'))
 		i++;
 	s += i;
 	n -= i;
 	if ((k = version_at(s, n))) {
-		for (i = k; i < n && is_ws((unsigned char)s[i]); i++)
+		for (i = k; i < n && ascii_is_blank((unsigned char)s[i]); i++)
 			;
 		if (i < n && s[i] == ':')
 			return true;
 		if (i + 1 < n && s[i] == '-' && s[i + 1] == '>') {
-			for (i += 2; i < n && is_ws((unsigned char)s[i]); i++)
+			for (i += 2; i < n && ascii_is_blank((unsigned char)s[i]); i++)
 				;
 			return version_at(s + i, n - i) > 0;
 		}
@@ -108,7 +99,7 @@ bool rules_version_note(const struct line *l)
 	}
 	if (has_prefix_ci(s, n, "changelog") || has_prefix_ci(s, n, "change log")) {
 		i = s[6] == ' ' ? 10 : 9;
-		while (i < n && is_ws((unsigned char)s[i]))
+		while (i < n && ascii_is_blank((unsigned char)s[i]))
 			i++;
 		return i == n || s[i] == ':' || version_at(s + i, n - i) > 0;
 	}
@@ -150,7 +141,7 @@ static void check_lines(struct rule_ctx *c)
 		if (l->len && l->p[0] == '#' && i < p->block_start)
 			rule_emit(c, R_COMMIT_COMMENT_SYMBOL, l,
 				  "git drops commit-message lines that start with #: please indent this line or reword it.");
-		while (k < l->len && is_ws((unsigned char)l->p[k]))
+		while (k < l->len && ascii_is_blank((unsigned char)l->p[k]))
 			k++;
 		if (has_prefix_ci(l->p + k, l->len - k, "change-id:"))
 			rule_emit(c, R_GERRIT_CHANGE_ID, l,
@@ -179,7 +170,7 @@ static bool tool_context_at(const char *s, size_t n)
 {
 	size_t i = 0;
 
-	while (i < n && is_ws((unsigned char)s[i]))
+	while (i < n && ascii_is_blank((unsigned char)s[i]))
 		i++;
 	for (size_t t = 0; t < ARRAY_SIZE(tool_context); t++)
 		if (has_prefix_ci(s + i, n - i, tool_context[t]))

@@ -19,6 +19,7 @@
 #include "lib/buf.h"
 #include "mail/linkref.h"
 #include "rules/rules_p.h"
+#include "lib/ascii.h"
 
 #define LINK_MAX_TOKEN	64	/* longer "tokens" are prose, not tags */
 #define LINK_MAX_URL	4096	/* URLs looked at; longer ones are cut */
@@ -46,31 +47,6 @@ struct linkctx {
 	bool fresh;		/* not a backport: provenance links are the author's */
 };
 
-static bool is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alnum(int c)
-{
-	return is_alpha(c) || is_digit(c);
-}
-
-static bool is_ws(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_hex(int c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 /* Case-insensitive prefix test on n bytes. */
 static bool has_prefix_ci(const char *s, size_t n, const char *pre)
 {
@@ -90,23 +66,23 @@ static bool split_tag(const struct line *l, struct tagline *t)
 	const char *s = l->p, *e = l->p + l->len;
 	const char *q = s;
 
-	if (q == e || !is_alpha((unsigned char)*q))
+	if (q == e || !ascii_is_alpha((unsigned char)*q))
 		return false;
-	while (q < e && (is_alnum((unsigned char)*q) || *q == '-'))
+	while (q < e && (ascii_is_alnum((unsigned char)*q) || *q == '-'))
 		q++;
 	if ((size_t)(q - s) > LINK_MAX_TOKEN)
 		return false;
 	t->l = l;
 	t->tok = s;
 	t->toklen = (size_t)(q - s);
-	while (q < e && is_ws((unsigned char)*q))
+	while (q < e && ascii_is_blank((unsigned char)*q))
 		q++;
 	if (q == e || *q != ':')
 		return false;
 	q++;
-	while (q < e && is_ws((unsigned char)*q))
+	while (q < e && ascii_is_blank((unsigned char)*q))
 		q++;
-	while (e > q && is_ws((unsigned char)e[-1]))
+	while (e > q && ascii_is_blank((unsigned char)e[-1]))
 		e--;
 	t->val = q;
 	t->vallen = (size_t)(e - q);
@@ -122,7 +98,7 @@ static size_t token_len(const char *s, size_t n)
 {
 	size_t k = 0;
 
-	while (k < n && !is_ws((unsigned char)s[k]))
+	while (k < n && !ascii_is_blank((unsigned char)s[k]))
 		k++;
 	return k;
 }
@@ -141,16 +117,16 @@ static int label_version(const char *s, size_t n)
 	size_t i = 0, d;
 	int v = 0;
 
-	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '#' || s[i] == '[' || s[i] == '('))
+	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '#' || s[i] == '[' || s[i] == '('))
 		i++;
-	if (has_prefix_ci(s + i, n - i, "patch") && i + 5 < n && is_ws((unsigned char)s[i + 5]))
-		for (i += 5; i < n && is_ws((unsigned char)s[i]); i++)
+	if (has_prefix_ci(s + i, n - i, "patch") && i + 5 < n && ascii_is_blank((unsigned char)s[i + 5]))
+		for (i += 5; i < n && ascii_is_blank((unsigned char)s[i]); i++)
 			;
 	if (i >= n || (s[i] != 'v' && s[i] != 'V'))
 		return 0;
-	for (d = ++i; i < n && is_digit((unsigned char)s[i]) && i - d < 3; i++)
+	for (d = ++i; i < n && ascii_is_digit((unsigned char)s[i]) && i - d < 3; i++)
 		v = v * 10 + (s[i] - '0');
-	if (i == d || (i < n && (is_alnum((unsigned char)s[i]) || s[i] == '.')))
+	if (i == d || (i < n && (ascii_is_alnum((unsigned char)s[i]) || s[i] == '.')))
 		return 0;
 	return v;
 }
@@ -228,16 +204,16 @@ static char *gse_key(const char *id, const char *at, const char *domain)
 	const char *q = id, *stamp_end;
 	char *tail, *key;
 
-	while (q < at && is_digit((unsigned char)*q))
+	while (q < at && ascii_is_digit((unsigned char)*q))
 		q++;
 	if (q - id != GSE_STAMP_LEN || *q != '.')
 		return NULL;
-	for (q++; q < at && is_digit((unsigned char)*q); q++)
+	for (q++; q < at && ascii_is_digit((unsigned char)*q); q++)
 		;
 	stamp_end = q;
-	if (q >= at || *q != '-' || !is_digit((unsigned char)q[1]))
+	if (q >= at || *q != '-' || !ascii_is_digit((unsigned char)q[1]))
 		return NULL;
-	for (q++; q < at && is_digit((unsigned char)*q); q++)
+	for (q++; q < at && ascii_is_digit((unsigned char)*q); q++)
 		;
 	if (q + 1 >= at || *q != '-')
 		return NULL;
@@ -304,9 +280,9 @@ static bool is_stable_tag(const char *t)
 {
 	size_t i = 0;
 
-	while (is_digit((unsigned char)t[i]))
+	while (ascii_is_digit((unsigned char)t[i]))
 		i++;
-	return i > 0 && t[i] == '.' && is_digit((unsigned char)t[i + 1]);
+	return i > 0 && t[i] == '.' && ascii_is_digit((unsigned char)t[i + 1]);
 }
 
 /* Lines a backport starts or ends with (stable-kernel-rules.rst). */
@@ -315,14 +291,14 @@ static bool upstream_marker(const struct line *l)
 	const char *s = l->p;
 	size_t n = l->len, i = 0, h;
 
-	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '[' || s[i] == '('))
+	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '[' || s[i] == '('))
 		i++;
 	if (has_prefix_ci(s + i, n - i, "upstream commit") ||
 	    has_prefix_ci(s + i, n - i, "cherry picked from commit"))
 		return true;
 	if (!has_prefix_ci(s + i, n - i, "commit "))
 		return false;
-	for (i += 7, h = i; i < n && is_hex((unsigned char)s[i]); i++)
+	for (i += 7, h = i; i < n && ascii_is_xdigit((unsigned char)s[i]); i++)
 		;
 	return i - h >= 12 && has_prefix_ci(s + i, n - i, " upstream");
 }

@@ -13,7 +13,6 @@
  * from here.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +20,7 @@
 #include "mail/linkref.h"
 #include "transport/lookup.h"
 #include "rules/rules_p.h"
+#include "lib/ascii.h"
 
 /* Whether rules/links.c reported a link rule on line l of this patch
  * (findings from first on). */
@@ -42,34 +42,29 @@ static bool already_reported(const struct rule_ctx *c, size_t first, const struc
 	return false;
 }
 
-static bool is_space(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
 /* Subjects compared case-insensitively, runs of white space as one. */
 static bool same_subject(const char *a, const char *b)
 {
-	while (is_space((unsigned char)*a))
+	while (ascii_is_blank((unsigned char)*a))
 		a++;
-	while (is_space((unsigned char)*b))
+	while (ascii_is_blank((unsigned char)*b))
 		b++;
 	while (*a && *b) {
-		if (is_space((unsigned char)*a) && is_space((unsigned char)*b)) {
-			while (is_space((unsigned char)*a))
+		if (ascii_is_blank((unsigned char)*a) && ascii_is_blank((unsigned char)*b)) {
+			while (ascii_is_blank((unsigned char)*a))
 				a++;
-			while (is_space((unsigned char)*b))
+			while (ascii_is_blank((unsigned char)*b))
 				b++;
 			continue;
 		}
-		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+		if (ascii_tolower((unsigned char)*a) != ascii_tolower((unsigned char)*b))
 			return false;
 		a++;
 		b++;
 	}
-	while (is_space((unsigned char)*a))
+	while (ascii_is_blank((unsigned char)*a))
 		a++;
-	while (is_space((unsigned char)*b))
+	while (ascii_is_blank((unsigned char)*b))
 		b++;
 	return !*a && !*b;
 }

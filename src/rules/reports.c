@@ -11,6 +11,7 @@
 #include "lib/buf.h"
 #include "mail/commitref.h"
 #include "rules/rules_p.h"
+#include "lib/ascii.h"
 
 #define SHA_MIN		COMMITREF_SHA_MIN
 #define SHA_MAX		COMMITREF_SHA_MAX
@@ -29,14 +30,9 @@ static const struct {
 	{ "syzkaller", true },
 };
 
-static bool is_blank(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static const char *skip_blank(const char *s, const char *end)
 {
-	while (s < end && is_blank(*s))
+	while (s < end && ascii_is_blank(*s))
 		s++;
 	return s;
 }
@@ -147,7 +143,7 @@ static bool fixes_wrapped(const struct patch *p, size_t i)
 	n = &p->lines[i + 1];
 	if (!n->len)
 		return false;
-	return is_blank(n->p[0]) || find_text(n->p, n->len, "\")", false) < n->len;
+	return ascii_is_blank(n->p[0]) || find_text(n->p, n->len, "\")", false) < n->len;
 }
 
 static const char *fixes_subject_problem(const struct patch *p, size_t i,

@@ -1,5 +1,4 @@
 #include "autoconf.h"
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include "lib/buf.h"
 #include "mail/context.h"
 #include "store/store.h"
+#include "lib/ascii.h"
 
 int (*store_test_hook)(const char *point);
 
@@ -289,10 +289,10 @@ char *store_msgid_key(const char *msgid)
 
 	if (!s)
 		return NULL;
-	while (isspace((unsigned char)*s))
+	while (ascii_is_space((unsigned char)*s))
 		s++;
 	end = s + strlen(s);
-	while (end > s && isspace((unsigned char)end[-1]))
+	while (end > s && ascii_is_space((unsigned char)end[-1]))
 		end--;
 	if (end > s && *s == '<')
 		s++;
@@ -305,7 +305,7 @@ char *store_msgid_key(const char *msgid)
 	/* RULES.md: local parts compare exactly, domains case-insensitively. */
 	at = strrchr(key, '@');
 	for (char *p = at; p && *p; p++)
-		*p = (char)tolower((unsigned char)*p);
+		*p = (char)ascii_tolower((unsigned char)*p);
 	return key;
 }
 

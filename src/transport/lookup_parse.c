@@ -18,6 +18,7 @@
 #include "mail/message.h"
 #include "mail/patch.h"
 #include "store/store.h"
+#include "lib/ascii.h"
 
 #define LOOKUP_MAX_EMAIL	998	/* bytes of an Atom <email> compared */
 
@@ -28,11 +29,6 @@ static void set_str(char **field, const char *v, size_t n)
 }
 
 /* --- which lines hold a link -------------------------------------------- */
-
-static bool is_ws(int c)
-{
-	return c == ' ' || c == '\t';
-}
 
 static bool has_prefix_ci(const char *s, size_t n, const char *pre)
 {
@@ -81,13 +77,13 @@ bool lookup_link_line(const struct line *l, const char **url, size_t *n, bool *i
 		q = s + 6, *is_link = false;
 	else
 		return false;
-	while (q < e && is_ws((unsigned char)*q))
+	while (q < e && ascii_is_blank((unsigned char)*q))
 		q++;
 	if (q == e || *q != ':')
 		return false;
-	for (q++; q < e && is_ws((unsigned char)*q); q++)
+	for (q++; q < e && ascii_is_blank((unsigned char)*q); q++)
 		;
-	for (k = 0; q + k < e && !is_ws((unsigned char)q[k]); k++)
+	for (k = 0; q + k < e && !ascii_is_blank((unsigned char)q[k]); k++)
 		;
 	k = cut_label(q, k);
 	if (!((has_prefix_ci(q, k, "http://") && k > 7) || (has_prefix_ci(q, k, "https://") && k > 8)))
@@ -101,8 +97,7 @@ bool lookup_link_line(const struct line *l, const char **url, size_t *n, bool *i
 
 static bool mid_char_plain(unsigned char c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("-._~!$&'()*+,;=:@", c));
+	return ascii_is_alnum(c) || (c && strchr("-._~!$&'()*+,;=:@", c));
 }
 
 char *lookup_archive_url(const char *base, const char *msgid, const char *suffix)
@@ -225,7 +220,7 @@ static bool subject_is_patch(const char *subject)
 {
 	const char *s = subject;
 
-	while (is_ws((unsigned char)*s))
+	while (ascii_is_blank((unsigned char)*s))
 		s++;
 	while (*s == '[') {
 		const char *close = strchr(s, ']');
@@ -236,7 +231,7 @@ static bool subject_is_patch(const char *subject)
 				return true;
 		if (!close)
 			return false;
-		for (s = close + 1; is_ws((unsigned char)*s); s++)
+		for (s = close + 1; ascii_is_blank((unsigned char)*s); s++)
 			;
 	}
 	return false;

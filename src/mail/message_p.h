@@ -1,34 +1,21 @@
 /*
- * mime_decode.h - message.c's byte-level decoders: transfer encodings,
- * charsets and RFC 2047 words, bytes in, UTF-8 out.  Internal to the
- * message module (message.h has the public entry points
- * message_decode_2047() and message_to_utf8()); no libetpan here.
+ * message_p.h - private to mail/: the byte-level decoders of the message
+ * module, in mime_decode.c (transfer encodings, charsets and RFC 2047
+ * words, bytes in, UTF-8 out; no libetpan there) and used by message.c.
+ * message.h has the public entry points message_decode_2047() and
+ * message_to_utf8().
  */
-#ifndef TAGBOT_MIME_DECODE_H
-#define TAGBOT_MIME_DECODE_H
+#ifndef TAGBOT_MESSAGE_P_H
+#define TAGBOT_MESSAGE_P_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/ascii.h"
+
 struct buf;
 
 #define CHARSET_MAX	64	/* a longer "charset" name is garbage */
-
-/* Mail is not in the C locale's charset, so no <ctype.h>. */
-static inline int ascii_lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
-static inline bool is_wsp(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static inline bool is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
 
 /*
  * Appends n bytes in charset to b as UTF-8 (invalid bytes: U+FFFD, *bad
