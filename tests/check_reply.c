@@ -9,6 +9,7 @@
 #include "reply/reply.h"
 #include "rules/rules.h"
 #include "testhelp.h"
+#include "mail/msgid.h"
 
 #define NOW 1700000000	/* Tue, 14 Nov 2023 22:13:20 +0000 */
 
@@ -210,7 +211,7 @@ START_TEST(test_basic_reply)
 	ck_assert_uint_eq(strlen(id), strlen("<tagbot.1700000000.@example.org>") + 16);
 	ck_assert_str_eq(id + 19 + 16, "@example.org>");
 	ck_assert_int_eq(strncmp(id + 1, fx.r.msgid, strlen(fx.r.msgid)), 0);
-	ck_assert(reply_msgid_valid(fx.r.msgid));
+	ck_assert(msgid_header_safe(fx.r.msgid));
 
 	ck_assert_str_eq(rcpts(&fx.r), "jane@example.org");
 	ck_assert_str_eq(fx.r.envelope_from, "tagbot@example.org");
@@ -1004,17 +1005,17 @@ START_TEST(test_msgid_valid)
 		{ "\xc3\xa9@example.org", false },
 		{ "", false },
 	};
-	char big[REPLY_MSGID_MAX + 2];
+	char big[MSGID_HEADER_MAX + 2];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(reply_msgid_valid(cases[i].id) == cases[i].ok, "case %zu: %s", i,
+		ck_assert_msg(msgid_header_safe(cases[i].id) == cases[i].ok, "case %zu: %s", i,
 			      cases[i].id);
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	big[5] = '@';
-	ck_assert(!reply_msgid_valid(big));
-	big[REPLY_MSGID_MAX] = '\0';
-	ck_assert(reply_msgid_valid(big));
+	ck_assert(!msgid_header_safe(big));
+	big[MSGID_HEADER_MAX] = '\0';
+	ck_assert(msgid_header_safe(big));
 }
 END_TEST
 

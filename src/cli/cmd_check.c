@@ -35,9 +35,9 @@
 #include "rules/rules.h"
 #include "store/store.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define TEXT_MATCH_BUDGET	((size_t)16 * 1024 * 1024) /* bytes compared to place a text */
-#define RAW_MSGID_MAX		998	/* RFC 5322 line length */
 #define STDOUT_BUFFER		((size_t)64 * 1024)
 #define TREE_CONFIG		".tagbot.ini"		/* at the top of a git tree */
 #define USER_CONFIG		"tagbot/tagbot.ini"	/* under $XDG_CONFIG_HOME */
@@ -359,41 +359,6 @@ static size_t text_line_in_file(const struct input_msg *m, const struct message 
 
 /* --- one message ------------------------------------------------------------ */
 
-static bool header_is(const char *p, size_t n, const char *name)
-{
-	size_t k = strlen(name);
-
-	return n > k && p[k] == ':' && !strncasecmp(p, name, k);
-}
-
-/* The Message-ID of a mail message_parse() refused, read from the raw
- * header so the error can still name it; NULL when there is none. */
-static char *raw_message_id(const char *raw, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		const char *nl = memchr(raw + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - (raw + i)) : len - i;
-		const char *v, *end = raw + i + n;
-
-		if (n == 0 || (n == 1 && raw[i] == '\r'))
-			break;
-		if (header_is(raw + i, n, "Message-ID")) {
-			v = raw + i + strlen("Message-ID:");
-			while (v < end && (ascii_is_space((unsigned char)*v) || *v == '<'))
-				v++;
-			while (end > v && (ascii_is_space((unsigned char)end[-1]) || end[-1] == '>'))
-				end--;
-			if (end > v && (size_t)(end - v) <= RAW_MSGID_MAX)
-				return xstrndup(v, (size_t)(end - v));
-			return NULL;
-		}
-		i += n + 1;
-	}
-	return NULL;
-}
-
 /* The rules, after fetching what the links point at when lookups are on.
  * A diff in a mail that is no submission (patch.h (b), kind other) is
  * checked as the patch it would be; the output keeps its kind. */
@@ -455,7 +420,7 @@ static size_t check_patch(struct run *r, const struct patch *p, struct findings 
 static void warn_budgets(const struct input_msg *m, const char *msgid,
 			 const struct findings *fs)
 {
-	char why[512], where[64] = "", id[RAW_MSGID_MAX + 4] = "";
+	char why[512], where[64] = "", id[MSGID_MAX + 4] = "";
 
 	if (m->lineno > 1)
 		snprintf(where, sizeof(where), ": message %zu (line %zu)", m->index, m->lineno);
@@ -645,7 +610,7 @@ static void check_message(struct run *r, const struct input_msg *m,
 	r->messages++;
 	message_init(&msg);
 	if (message_parse(&msg, m->data, m->len, &e) < 0) {
-		char *id = raw_message_id(m->data, m->len);
+		char *id = msgid_from_raw(m->data, m->len);
 
 		/* In an mbox, say which message (as input.c does). */
 		if (m->lineno > 1)

@@ -26,6 +26,7 @@
 #include "mail/maildate.h"
 #include "mail/message.h"
 #include "reply/reply.h"
+#include "mail/msgid.h"
 
 #define DEFAULT_CONFIG		SYSCONFDIR "/tagbot.ini"
 #define REPLAY_BATCH		200	/* messages per store transaction */
@@ -135,7 +136,7 @@ static void tally_release(struct tally *t)
  * or a reply held by a rate limit; when that reply is queued to the same
  * message, the message is counted once, as answered. */
 struct provisional {
-	char *key;	/* owned; store_msgid_key() form */
+	char *key;	/* owned; msgid_key() form */
 	char *label;	/* owned; what it was counted as */
 	char *rules;	/* owned; the rules counted with it, or NULL */
 	int col;	/* their rules column, -1: none */
@@ -239,7 +240,7 @@ static void provisional_free(struct provisional *p)
 /* key was answered: what it was counted as before is taken back. */
 static void settle(struct replay *r, const char *key)
 {
-	char *k = store_msgid_key(key);
+	char *k = msgid_key(key);
 
 	for (size_t i = 0; k && i < r->nprov; i++) {
 		struct provisional *p = &r->prov[i];
@@ -259,7 +260,7 @@ static void settle(struct replay *r, const char *key)
 static void remember(struct replay *r, const char *key, const char *label,
 		     const struct buf *rules, int col)
 {
-	char *k = store_msgid_key(key);
+	char *k = msgid_key(key);
 	struct provisional *p;
 
 	if (!k)

@@ -7,7 +7,7 @@
  * restarts, SIGKILL at any point, IMAP and SMTP outages.  How:
  *
  * 1. Every fetched message is keyed by its normalized Message-ID
- *    (store_msgid_key; a mail without one by a hash of its content).  A key
+ *    (msgid_key; a mail without one by a hash of its content).  A key
  *    the store has seen is skipped: the Cc copy, a second delivery under
  *    another file name, a rescan after a UIDVALIDITY change, a restart.
  *    A message that cannot be parsed is logged with its UID or file name

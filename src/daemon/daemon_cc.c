@@ -34,6 +34,7 @@
 #include "mail/message.h"
 #include "mail/patch.h"
 #include "rules/rules.h"
+#include "mail/msgid.h"
 
 #define CC_HEAD_MAX		((size_t)64 * 1024)	/* bytes of a Maildir file read to match */
 #define CC_MAILDIR_SCAN_MAX	50000	/* Maildir files looked at per search */
@@ -77,7 +78,7 @@ static void parent_release(struct parent *pa)
 /* Whether the store can key a message by s. */
 static bool key_ok(const char *s)
 {
-	char *k = s ? store_msgid_key(s) : NULL;
+	char *k = s ? msgid_key(s) : NULL;
 
 	free(k);
 	return k != NULL;
@@ -85,7 +86,7 @@ static bool key_ok(const char *s)
 
 static bool same_id(const char *a, const char *b)
 {
-	char *ka = a ? store_msgid_key(a) : NULL, *kb = b ? store_msgid_key(b) : NULL;
+	char *ka = a ? msgid_key(a) : NULL, *kb = b ? msgid_key(b) : NULL;
 	bool same = ka && kb && !strcmp(ka, kb);
 
 	free(ka);
@@ -115,7 +116,7 @@ static int maildir_find(struct daemon *d, const char *id, struct buf *out, bool 
 
 		if (maildir_read_head(&d->in, l.names[i], &head, CC_HEAD_MAX, &e) < 0)
 			continue;
-		mid = daemon_raw_message_id(head.data, head.len);
+		mid = msgid_from_raw(head.data, head.len);
 		if (mid && same_id(mid, id)) {
 			rc = maildir_read(&d->in, l.names[i], out, MESSAGE_MAX_SIZE, &e);
 			if (rc < 0)
@@ -147,7 +148,7 @@ static void archive_find(struct daemon *d, const char *id, struct buf *out, bool
 
 		off = nl ? (size_t)(nl - out->data) + 1 : out->len;	/* the mbox line */
 	}
-	mid = daemon_raw_message_id(out->data + off, out->len - off);
+	mid = msgid_from_raw(out->data + off, out->len - off);
 	*found = mid && same_id(mid, id);
 	if (!*found)
 		log_message(LOGL_WARNING, id, "the archive answered with another message");
@@ -339,8 +340,8 @@ static bool answers_patch(const struct patch *rq, const struct parent *pa)
 
 	if (!rq->in_reply_to || !pa->id)
 		return false;
-	a = store_msgid_key(rq->in_reply_to);
-	b = store_msgid_key(pa->id);
+	a = msgid_key(rq->in_reply_to);
+	b = msgid_key(pa->id);
 	same = a && b && !strcmp(a, b);
 	free(a);
 	free(b);

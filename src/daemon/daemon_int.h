@@ -24,6 +24,7 @@
 #include "daemon/scratch.h"
 #include "transport/smtp_sink.h"
 #include "store/store.h"
+#include "mail/msgid.h"
 
 #define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
 #define DAEMON_RATE_WINDOW_S	3600	/* rate events kept: the longest window (an hour) */
@@ -197,8 +198,6 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
 void daemon_batch_release(struct batch *b);
-/* The Message-ID of the raw header, without parsing; malloc'ed or NULL. */
-char *daemon_raw_message_id(const char *raw, size_t len);
 /* One warning for each custom rule that could not check all of message
  * key, after its rules ran into f (rule_budget_describe()). */
 void daemon_log_budgets(const char *key, const struct findings *f);

@@ -19,6 +19,7 @@
 #include "lib/log.h"
 #include "mail/message.h"
 #include "config/secret.h"
+#include "mail/msgid.h"
 
 #define SINK_SCAN_MAX		((size_t)4 * 1024 * 1024) /* a sink file larger is not ours */
 #define DRAIN_CHUNK		50	/* replies per deliver_drain(), signals between */
@@ -36,8 +37,8 @@ static bool file_has_msgid(struct daemon *d, const struct maildir *md, const cha
 
 	if (maildir_read(md, name, &d->raw, SINK_SCAN_MAX, &e) < 0)
 		return false;
-	id = daemon_raw_message_id(d->raw.data, d->raw.len);
-	k = id ? store_msgid_key(id) : NULL;
+	id = msgid_from_raw(d->raw.data, d->raw.len);
+	k = id ? msgid_key(id) : NULL;
 	same = k && !strcmp(k, key);
 	free(id);
 	free(k);
@@ -48,7 +49,7 @@ static int maildir_confirm(void *arg, const char *reply_msgid, bool *found, stru
 {
 	struct daemon *d = arg;
 	struct maildir_list l;
-	char *key = store_msgid_key(reply_msgid);
+	char *key = msgid_key(reply_msgid);
 
 	*found = false;
 	maildir_list_init(&l);

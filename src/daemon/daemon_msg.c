@@ -27,50 +27,10 @@
 #include "mail/patch.h"
 #include "rules/rules.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
-#define RAW_MSGID_MAX		998	/* bytes of a Message-ID read from the raw header */
-#define HEADER_SCAN_MAX		((size_t)256 * 1024) /* raw header bytes looked at */
 
 /* ------------------------------------------------------- raw messages */
-
-static bool header_named(const char *p, size_t n, const char *name)
-{
-	size_t k = strlen(name);
-
-	return n > k && p[k] == ':' && !strncasecmp(p, name, k);
-}
-
-/*
- * The Message-ID from the raw header, without parsing the mail: enough to
- * skip one the store has seen (a rescan, a re-listed Maildir) cheaply.
- * Folded values are not followed; the parsed header decides then.
- */
-char *daemon_raw_message_id(const char *raw, size_t len)
-{
-	size_t i = 0, max = len < HEADER_SCAN_MAX ? len : HEADER_SCAN_MAX;
-
-	while (i < max) {
-		const char *nl = memchr(raw + i, '\n', max - i);
-		size_t n = nl ? (size_t)(nl - (raw + i)) : max - i;
-		const char *v = raw + i, *end = raw + i + n;
-
-		if (n == 0 || (n == 1 && raw[i] == '\r'))
-			break;
-		if (header_named(v, n, "Message-ID")) {
-			v += strlen("Message-ID:");
-			while (v < end && (*v == ' ' || *v == '\t' || *v == '<'))
-				v++;
-			while (end > v && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t' ||
-					   end[-1] == '>'))
-				end--;
-			if (end > v && (size_t)(end - v) <= RAW_MSGID_MAX && !memchr(v, '\0', end - v))
-				return xstrndup(v, (size_t)(end - v));
-			return NULL;
-		}
-		i += n + 1;
-	}
-	return NULL;
-}
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -120,7 +80,7 @@ static void origin_text(const struct daemon *d, const struct origin *o, char *ou
 /* Whether the store can key a message by s. */
 static bool key_usable(const char *s)
 {
-	char *k = s ? store_msgid_key(s) : NULL;
+	char *k = s ? msgid_key(s) : NULL;
 
 	free(k);
 	return k != NULL;
@@ -711,7 +671,7 @@ static int known_for_good(struct daemon *d, const char *key, const struct messag
 static int handle(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		  struct err *e)
 {
-	char *rawid = raw ? daemon_raw_message_id(raw, len) : NULL, *key = NULL;
+	char *rawid = raw ? msgid_from_raw(raw, len) : NULL, *key = NULL;
 	struct message msg;
 	struct patch *p = NULL;
 	size_t np = 0;
@@ -883,7 +843,7 @@ static int record_failure(struct daemon *d, const struct origin *o, const char *
 	store_rollback(d->st);
 	if (store_begin(d->st, e) < 0)
 		return -1;
-	rawid = raw ? daemon_raw_message_id(raw, len) : NULL;
+	rawid = raw ? msgid_from_raw(raw, len) : NULL;
 	rc = raw ? unparsable(d, o, rawid, raw, len, why->msg, e) : unreadable(d, o, e);
 	free(rawid);
 	return rc;

@@ -26,6 +26,7 @@
 #include "rules/rules.h"
 #include "daemon/series.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define CONTEXT_KEEP_S		(180L * 24 * 3600)	/* context rows kept this long */
 #define CONTEXT_PRUNE_EVERY_S	(24L * 3600)		/* how often they are pruned */
@@ -45,7 +46,7 @@ int daemon_context_note(struct daemon *d, const char *key, const struct patch *l
 		msg_context_init(&c);
 	context_from_patch(lead->msg, lead, daemon_now(d), &c);
 	if (!c.message_id)
-		c.message_id = store_msgid_key(key);
+		c.message_id = msgid_key(key);
 	rc = c.message_id ? store_context_put(d->st, &c, e) : 0;
 	msg_context_release(&c);
 	return rc;

@@ -9,6 +9,7 @@
 #include "daemon/series.h"
 #include "store/store.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define SLUG_HASH_MIN	8	/* hex digits of the hash b4 appends */
 #define SLUG_HASH_MAX	16
@@ -47,17 +48,6 @@ static char *clean_lower(const char *s, size_t max, bool lower)
 }
 
 /* A key that can sit in a space-separated list. */
-static char *ref_key(const char *id)
-{
-	char *k = id && *id ? store_msgid_key(id) : NULL;
-
-	if (k && strpbrk(k, " \t\r\n")) {
-		free(k);
-		return NULL;
-	}
-	return k;
-}
-
 /* The first reference (the thread root) and the last CONTEXT_REFS_MAX - 1. */
 static char *join_refs(const struct patch *p)
 {
@@ -70,7 +60,7 @@ static char *join_refs(const struct patch *p)
 
 		if (i > 0 && p->nreferences - i > tail)
 			continue;
-		if (!(k = ref_key(p->references[i])))
+		if (!(k = msgid_ref_key(p->references[i])))
 			continue;
 		buf_printf(&b, "%s%s", b.len ? " " : "", k);
 		free(k);
@@ -183,7 +173,7 @@ char *context_change_slug_footer(const char *v)
 
 char *context_change_slug_msgid(const char *msgid)
 {
-	char *key = ref_key(msgid), *at, *out = NULL;
+	char *key = msgid_ref_key(msgid), *at, *out = NULL;
 	const char *s, *end;
 
 	if (!key)
@@ -220,7 +210,7 @@ void context_from_patch(const struct message *m, const struct patch *p, time_t n
 
 	(void)m;
 	msg_context_release(out);
-	out->message_id = ref_key(p->message_id);
+	out->message_id = msgid_ref_key(p->message_id);
 	out->subject = context_subject(p);
 	out->sender = from ? clean_lower(from, CONTEXT_ADDR_MAX, true) : NULL;
 	if (!out->sender)
@@ -230,7 +220,7 @@ void context_from_patch(const struct message *m, const struct patch *p, time_t n
 	out->index = p->series.index > 0 ? p->series.index : 0;
 	out->total = p->series.total > 0 ? p->series.total : 0;
 	out->change_id = change_id_of(p);
-	out->in_reply_to = ref_key(p->in_reply_to);
+	out->in_reply_to = msgid_ref_key(p->in_reply_to);
 	out->references = join_refs(p);
 	out->list_id = list_key(list);
 	out->time = now;
@@ -266,7 +256,7 @@ bool context_refers_to(const struct msg_context *c, const char *key)
 
 bool context_is_of(const struct msg_context *c, const char *msgid)
 {
-	char *k = ref_key(msgid);
+	char *k = msgid_ref_key(msgid);
 	bool same = k && c->message_id && !strcmp(k, c->message_id);
 
 	free(k);

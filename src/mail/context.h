@@ -23,6 +23,7 @@
 #include "lib/err.h"
 #include "mail/message.h"
 #include "mail/patch.h"
+#include "mail/msgid.h"
 
 #define CONTEXT_SUBJECT_MAX	512	/* bytes of the subject kept */
 #define CONTEXT_ADDR_MAX	254	/* bytes of the sender's address kept */
@@ -33,7 +34,7 @@
 struct store;
 
 struct msg_context {
-	char *message_id;	/* owned; normalized key (store_msgid_key) */
+	char *message_id;	/* owned; normalized key (msgid_key) */
 	char *subject;		/* owned; subject without "Re:" and the [PATCH ...] prefix */
 	char *sender;		/* owned; the real author's address, lower-cased */
 	char *kind;		/* owned; patch_kind_name() */
@@ -72,7 +73,7 @@ char *context_thread_root(const struct msg_context *c);
 bool context_refers_to(const struct msg_context *c, const char *key);
 
 /* Whether c is the context of the mail whose Message-ID is msgid, in any
- * form the store takes as the same (store_msgid_key(): with or without
+ * form the store takes as the same (msgid_key(): with or without
  * "<>", the domain in any case).  c->message_id is a store key, so a plain
  * strcmp() against a header's Message-ID fails on "@EXAMPLE.COM". */
 bool context_is_of(const struct msg_context *c, const char *msgid);

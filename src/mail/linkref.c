@@ -113,19 +113,6 @@ char *linkref_msgid(const struct pattern_list *archives, const char *url, size_t
 	return id;
 }
 
-bool linkref_same_msgid(const char *a, const char *b)
-{
-	const char *ea, *eb;
-
-	if (!a || !b)
-		return false;
-	ea = strrchr(a, '@');
-	eb = strrchr(b, '@');
-	if (!ea || !eb)
-		return !ea && !eb && !strcmp(a, b);
-	return ea - a == eb - b && !memcmp(a, b, (size_t)(ea - a)) && !strcasecmp(ea, eb);
-}
-
 /* Length of the run of characters of class cls ending just before end. */
 static size_t span_back(const char *start, const char *end, bool (*cls)(int))
 {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "lib/pattern.h"
+#include "mail/msgid.h"
 
 /* NULL-terminated default pattern sources (PCRE2, one capture group: the
  * path segment that holds the Message-ID). */
@@ -25,9 +26,6 @@ extern const char *const linkref_old_archives[];
  * malloc'ed.  Otherwise NULL.
  */
 char *linkref_msgid(const struct pattern_list *archives, const char *url, size_t n);
-
-/* Message-ID equality: local parts exactly, domains case-insensitively. */
-bool linkref_same_msgid(const char *a, const char *b);
 
 /*
  * b4-style Message-ID "20240115-topic-name-v3-2-0123abcd@domain": on success

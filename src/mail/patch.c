@@ -7,6 +7,7 @@
 
 #include "lib/buf.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define SUBJECT_MAX_GROUPS	16	/* bracket groups parsed in a subject */
 #define SUBJECT_MAX_PREFIXES	16	/* "Re: Re: AW: ..." prefixes stripped */
@@ -206,20 +207,6 @@ static const char *hdr_raw(const struct message *m, const char *name)
 	return h->raw ? h->raw : h->value;
 }
 
-char *patch_normalize_msgid(const char *s)
-{
-	const char *lt, *gt;
-
-	if (!s)
-		return xstrdup("");
-	lt = strchr(s, '<');
-	if (lt && (gt = strchr(lt + 1, '>')))
-		return dup_trim(lt + 1, (size_t)(gt - lt - 1));
-	if (lt)
-		return dup_trim(lt + 1, strlen(lt + 1));
-	return dup_trim(s, strlen(s));
-}
-
 /* The end of the next ID at s: "<id>" or a bare word. */
 static const char *msgid_end(const char *s)
 {
@@ -249,7 +236,7 @@ static void parse_references(struct patch *p, const char *s)
 			break;
 		e = msgid_end(s);
 		word = xstrndup(s, (size_t)(e - s));
-		id = patch_normalize_msgid(word);
+		id = msgid_strip(word);
 		free(word);
 		s = e;
 		if (!*id) {
@@ -271,13 +258,13 @@ static char *list_id(const struct message *m)
 	if (v)
 		return dup_trim(v, strlen(v));
 	v = hdr_value(m, "X-Mailing-List");
-	return v ? patch_normalize_msgid(v) : xstrdup("");
+	return v ? msgid_strip(v) : xstrdup("");
 }
 
 static void fill_ids(struct patch *p, const struct message *m)
 {
-	p->message_id = patch_normalize_msgid(hdr_raw(m, "Message-ID"));
-	p->in_reply_to = patch_normalize_msgid(hdr_raw(m, "In-Reply-To"));
+	p->message_id = msgid_strip(hdr_raw(m, "Message-ID"));
+	p->in_reply_to = msgid_strip(hdr_raw(m, "In-Reply-To"));
 	parse_references(p, hdr_raw(m, "References"));
 	p->list_id = list_id(m);
 }

@@ -204,7 +204,4 @@ bool patch_trailers_adjacent(const struct patch *p, const struct trailer *a,
  */
 int patch_submitter(const struct patch *p, struct person *out);
 
-/* Strips <> and surrounding white space from a Message-ID; malloc'ed. */
-char *patch_normalize_msgid(const char *s);
-
 #endif

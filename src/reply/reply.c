@@ -13,6 +13,7 @@
 #include "reply/reply.h"
 #include "reply/recipients.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define HDR_FOLD	78	/* fold before this column when a token allows it */
 #define HDR_WORD_MAX	75	/* one RFC 2047 encoded word */
@@ -119,30 +120,6 @@ bool reply_addr_valid(const char *addr)
 }
 
 /* Printable ASCII that needs no quoting in a msg-id. */
-static bool msgid_char(unsigned char c)
-{
-	return c > ' ' && c < 0x7f && !strchr("<>\"\\()", c);
-}
-
-bool reply_msgid_valid(const char *id)
-{
-	const char *at;
-	size_t n;
-
-	if (!id || (n = strlen(id)) == 0 || n > REPLY_MSGID_MAX)
-		return false;
-	at = strchr(id, '@');
-	if (!at || at == id || !at[1] || strchr(at + 1, '@'))
-		return false;
-	/* Never a real ID, and a lax reader could decode it as RFC 2047. */
-	if (strstr(id, "=?"))
-		return false;
-	for (const char *p = id; *p; p++)
-		if (!msgid_char((unsigned char)*p))
-			return false;
-	return true;
-}
-
 /* --- cleaning text from the mail ---------------------------------------- */
 
 /* Decodes one UTF-8 character at s (n > 0 bytes); returns its length, or 0
@@ -553,7 +530,7 @@ static void collect_refs(struct addrs *refs, const struct patch *p, bool parent_
 	size_t keep_tail = REPLY_MAX_REFERENCES - 1;
 
 	for (size_t i = 0; i < p->nreferences; i++) {
-		if (!reply_msgid_valid(p->references[i]))
+		if (!msgid_header_safe(p->references[i]))
 			continue;
 		ARRAY_GROW(all.v, all.alloc, all.n + 1);
 		all.v[all.n++] = xstrdup(p->references[i]);
@@ -868,7 +845,7 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 			bool qp)
 {
 	struct hdr h;
-	char date[64], id[REPLY_MSGID_MAX + 64];
+	char date[64], id[MSGID_HEADER_MAX + 64];
 
 	hdr_mailbox(b, "From", pp->from.name, pp->from.email);
 	hdr_mailbox(b, "To", pp->to->name ? pp->to->name : "", pp->to->email);
@@ -926,7 +903,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       parent->message_id ? parent->message_id : "");
 	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
-	pp->parent_ok = parent->message_id && reply_msgid_valid(parent->message_id);
+	pp->parent_ok = parent->message_id && msgid_header_safe(parent->message_id);
 	collect_cc(&pp->cc, parent, &pp->who, s, pp->from.email);
 	addrs_drop(&pp->cc, pp->to->email);	/* in To: never Cc'd again */
 	collect_refs(&pp->refs, parent, pp->parent_ok);
@@ -1041,7 +1018,7 @@ static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct re
 	pp->to = &pp->who.to;
 	cc_pick_findings(pp, c->findings, s);
 	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
-	pp->parent_ok = rq->message_id && reply_msgid_valid(rq->message_id);
+	pp->parent_ok = rq->message_id && msgid_header_safe(rq->message_id);
 	cc_recipients(pp, c, s);
 	collect_refs(&pp->refs, rq, pp->parent_ok);
 	collect_rules(&pp->rules, pp->used, pp->nused);

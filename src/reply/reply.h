@@ -45,7 +45,6 @@
 #define REPLY_MAX_FINDINGS	30	/* paragraphs; the rest are counted */
 #define REPLY_SUBJECT_MAX	512	/* bytes of the original subject kept */
 #define REPLY_NAME_MAX		128	/* bytes of a display name kept */
-#define REPLY_MSGID_MAX		250	/* longer Message-IDs are not copied */
 #define REPLY_QUOTE_MAX		400	/* bytes of an offending line quoted */
 #define REPLY_WRAP		72	/* body text column */
 
@@ -109,11 +108,6 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
  * letters, digits, '-' and '.', no "=?", at most 254 bytes.  Stricter than
  * address_valid(): what passes can be put in a header as it is. */
 bool reply_addr_valid(const char *addr);
-
-/* id-left "@" id-right (one '@') of printable ASCII without space, quotes,
- * <>, (), backslash, "=?" or control characters; at most REPLY_MSGID_MAX
- * bytes; given without the <>. */
-bool reply_msgid_valid(const char *id);
 
 /* A copy of n bytes of s safe for one header line: invalid UTF-8 becomes
  * U+FFFD, control characters (C0, DEL, C1, U+2028/9) become spaces, runs of

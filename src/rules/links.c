@@ -20,6 +20,7 @@
 #include "mail/linkref.h"
 #include "rules/rules_p.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define LINK_MAX_TOKEN	64	/* longer "tokens" are prose, not tags */
 #define LINK_MAX_URL	4096	/* URLs looked at; longer ones are cut */
@@ -160,7 +161,7 @@ static bool same_change(const char *stem_a, const char *stem_b)
 {
 	if (strlen(stem_a) <= B4_DATE_PREFIX || strlen(stem_b) <= B4_DATE_PREFIX)
 		return false;
-	return linkref_same_msgid(stem_a + B4_DATE_PREFIX, stem_b + B4_DATE_PREFIX);
+	return msgid_same(stem_a + B4_DATE_PREFIX, stem_b + B4_DATE_PREFIX);
 }
 
 /* The change name of a b4 "change-id:" footer (YYYYMMDD-<name>-<hash>). */
@@ -403,10 +404,10 @@ static bool previous_version(struct linkctx *x, const char *id, const char *labe
 
 static bool in_refs(const struct patch *p, const char *id)
 {
-	if (p->in_reply_to && linkref_same_msgid(id, p->in_reply_to))
+	if (p->in_reply_to && msgid_same(id, p->in_reply_to))
 		return true;
 	for (size_t i = 0; i < p->nreferences; i++)
-		if (linkref_same_msgid(id, p->references[i]))
+		if (msgid_same(id, p->references[i]))
 			return true;
 	return false;
 }
@@ -434,7 +435,7 @@ static bool own_series(struct linkctx *x, const char *id)
 	if (p->series.total <= 0 || !in_refs(p, id))
 		return false;
 	root = p->nreferences ? p->references[0] : p->in_reply_to;
-	return !linkref_same_msgid(id, root) || (*x->own_id && same_family(id, x->own_id));
+	return !msgid_same(id, root) || (*x->own_id && same_family(id, x->own_id));
 }
 
 /* The host of a b4 provenance link, or NULL. */
@@ -494,7 +495,7 @@ static void check_link(struct linkctx *x, const struct tagline *t, bool is_link)
 	if (n > LINK_MAX_URL)
 		n = LINK_MAX_URL;
 	id = linkref_msgid(&x->c->settings->archives, t->val, n);
-	if (id && *x->own_id && linkref_same_msgid(id, x->own_id))
+	if (id && *x->own_id && msgid_same(id, x->own_id))
 		rule_emit(x->c, R_LINK_TO_SELF, t->l,
 			  "This %.*s: points at this very mail, which adds nothing that is not in the commit: please drop it.",
 			  (int)t->toklen, t->tok);

@@ -13,6 +13,7 @@
 #include "mail/context.h"
 #include "store/store.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 int (*store_test_hook)(const char *point);
 
@@ -277,36 +278,6 @@ static char *col_text(sqlite3_stmt *s, int i)
 	const unsigned char *t = sqlite3_column_text(s, i);
 
 	return xstrdup(t ? (const char *)t : "");
-}
-
-/* --- Message-IDs -------------------------------------------------------- */
-
-char *store_msgid_key(const char *msgid)
-{
-	const char *s = msgid, *end;
-	char *key, *at;
-	size_t n;
-
-	if (!s)
-		return NULL;
-	while (ascii_is_space((unsigned char)*s))
-		s++;
-	end = s + strlen(s);
-	while (end > s && ascii_is_space((unsigned char)end[-1]))
-		end--;
-	if (end > s && *s == '<')
-		s++;
-	if (end > s && end[-1] == '>')
-		end--;
-	n = (size_t)(end - s);
-	if (n == 0 || n > STORE_MSGID_MAX)
-		return NULL;
-	key = xstrndup(s, n);
-	/* RULES.md: local parts compare exactly, domains case-insensitively. */
-	at = strrchr(key, '@');
-	for (char *p = at; p && *p; p++)
-		*p = (char)ascii_tolower((unsigned char)*p);
-	return key;
 }
 
 /* --- open, migrate, close ---------------------------------------------- */
@@ -607,7 +578,7 @@ void store_rollback(struct store *st)
 
 static char *key_or_err(struct store *st, const char *msgid, struct err *e)
 {
-	char *k = store_msgid_key(msgid);
+	char *k = msgid_key(msgid);
 
 	if (!k)
 		err_set(e, ERR_FINAL, "store %s: empty or oversized Message-ID", st->path);
@@ -765,8 +736,8 @@ int store_record_reply(struct store *st, const struct store_message *m,
 		       const struct store_outgoing *o, time_t now,
 		       enum store_enqueue *res, struct err *e)
 {
-	char *key = store_msgid_key(m->msgid), *parent = store_msgid_key(o->parent_msgid);
-	char *reply_key = store_msgid_key(o->reply_msgid);
+	char *key = msgid_key(m->msgid), *parent = msgid_key(o->parent_msgid);
+	char *reply_key = msgid_key(o->reply_msgid);
 	enum tx_result r;
 	struct buf rcpt;
 	int rc = -1;
@@ -1254,7 +1225,7 @@ int store_context_put(struct store *st, const struct msg_context *c, struct err 
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 	sqlite3_stmt *s;
 
-	if (!c->message_id || !*c->message_id || strlen(c->message_id) > STORE_MSGID_MAX)
+	if (!c->message_id || !*c->message_id || strlen(c->message_id) > MSGID_MAX)
 		return err_set(e, ERR_FINAL, "store %s: context without a usable Message-ID", st->path);
 	if (prep(st, sql, &s, e) < 0)
 		return -1;
@@ -1721,7 +1692,7 @@ typedef int reply_tx_fn(struct store *st, const char *id, const struct store_out
 static int queue_grouped(struct store *st, const char *id, const struct store_outgoing *o,
 			 time_t now, enum store_enqueue *res, reply_tx_fn *tx, struct err *e)
 {
-	char *lead = store_msgid_key(o->parent_msgid), *reply_key = store_msgid_key(o->reply_msgid);
+	char *lead = msgid_key(o->parent_msgid), *reply_key = msgid_key(o->reply_msgid);
 	struct buf list;
 	int rc = -1;
 

@@ -9,7 +9,7 @@
  * while the daemon writes.  The schema is versioned with PRAGMA
  * user_version; store_open() migrates an older file and refuses a newer one.
  *
- * Message-IDs are keyed in normalized form (store_msgid_key): without <> and
+ * Message-IDs are keyed in normalized form (msgid_key(), mail/msgid.h): without <> and
  * surrounding white space, the domain part lower-cased, the local part as
  * written.  So the list copy and a Cc copy of one mail are one row.
  *
@@ -33,7 +33,6 @@
 #define STORE_SCHEMA_VERSION	5	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
 					 * 5: told.about */
-#define STORE_MSGID_MAX		998	/* longer Message-IDs are refused */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
 struct store_settings {
@@ -65,12 +64,6 @@ void store_close(struct store *st);
  * from: nothing copied.  Open to with store_open() afterwards.
  */
 int store_snapshot(const char *from, const char *to, int busy_timeout_ms, struct err *e);
-
-/*
- * The normalized key of a Message-ID (see above); malloc'ed.  NULL when
- * msgid is empty after trimming or longer than STORE_MSGID_MAX.
- */
-char *store_msgid_key(const char *msgid);
 
 /* What was decided for a message; stored as "replied", "clean",
  * "skipped:<why>", "error". */

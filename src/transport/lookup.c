@@ -23,6 +23,7 @@
 #include "mail/patch.h"
 #include "daemon/series.h"
 #include "store/store.h"
+#include "mail/msgid.h"
 
 #define LOOKUP_SHOW_MAX		200	/* bytes of a URL quoted in a log line */
 #define LOOKUP_POLL_MAX_MS	1000	/* longest curl_multi_poll() wait */
@@ -653,11 +654,11 @@ static void cache_put(struct lookup *lk, const struct lookup_result *r)
  * series' (which the archive may not have yet: no LINK_DEAD for those). */
 static bool own_thread(const struct patch *p, const char *id)
 {
-	if ((p->message_id && linkref_same_msgid(id, p->message_id)) ||
-	    (p->in_reply_to && linkref_same_msgid(id, p->in_reply_to)))
+	if ((p->message_id && msgid_same(id, p->message_id)) ||
+	    (p->in_reply_to && msgid_same(id, p->in_reply_to)))
 		return true;
 	for (size_t i = 0; i < p->nreferences; i++)
-		if (linkref_same_msgid(id, p->references[i]))
+		if (msgid_same(id, p->references[i]))
 			return true;
 	return false;
 }
@@ -917,7 +918,7 @@ static int window_mate(struct store *st, const struct msg_context *c, const char
 static int store_result(struct store *st, const struct msg_context *c, const char *url, size_t n,
 			const char *id, struct lookup_results *out, struct err *e)
 {
-	char *key = store_msgid_key(id);
+	char *key = msgid_key(id);
 	bool earlier = false, series = false;
 	struct lookup_result *r;
 
@@ -967,7 +968,7 @@ static int store_part(struct store *st, const struct patch *p,
 			break;
 		id = linkref_msgid(archives, url, n);
 		/* In-thread IDs too (a v2 sent in reply to v1); not the mail itself. */
-		if (id && !(p->message_id && linkref_same_msgid(id, p->message_id)))
+		if (id && !(p->message_id && msgid_same(id, p->message_id)))
 			rc = store_result(st, &c, url, n, id, out, e);
 		free(id);
 	}

@@ -19,6 +19,7 @@
 #include "mail/patch.h"
 #include "store/store.h"
 #include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define LOOKUP_MAX_EMAIL	998	/* bytes of an Atom <email> compared */
 
@@ -95,11 +96,6 @@ bool lookup_link_line(const struct line *l, const char **url, size_t *n, bool *i
 
 /* --- the archive's URLs ------------------------------------------------- */
 
-static bool mid_char_plain(unsigned char c)
-{
-	return ascii_is_alnum(c) || (c && strchr("-._~!$&'()*+,;=:@", c));
-}
-
 char *lookup_archive_url(const char *base, const char *msgid, const char *suffix)
 {
 	size_t bl = strlen(base);
@@ -109,12 +105,7 @@ char *lookup_archive_url(const char *base, const char *msgid, const char *suffix
 	buf_addstr(&b, base);
 	if (!bl || base[bl - 1] != '/')
 		buf_addch(&b, '/');
-	for (const unsigned char *p = (const unsigned char *)msgid; *p; p++) {
-		if (mid_char_plain(*p))
-			buf_addch(&b, *p);
-		else
-			buf_printf(&b, "%%%02X", *p);
-	}
+	msgid_url_encode(&b, msgid);
 	buf_addstr(&b, suffix);
 	return buf_detach(&b, NULL);
 }
@@ -288,7 +279,7 @@ int lookup_parse_message(struct lookup_result *r, const char *raw, size_t n, str
 	patch_parse(&msg, &p, &np);
 	if (!np || !p[0].message_id || !*p[0].message_id)
 		rc = err_set(e, ERR_FINAL, "the answer is no mail (no Message-ID)");
-	else if (r->msgid && !linkref_same_msgid(p[0].message_id, r->msgid))
+	else if (r->msgid && !msgid_same(p[0].message_id, r->msgid))
 		rc = err_set(e, ERR_FINAL, "the answer is another message");
 	else
 		fill_from_patch(r, &msg, &p[0]);
