@@ -10,6 +10,8 @@
 #include "rules/rules.h"
 #include "testhelp.h"
 #include "mail/msgid.h"
+#include "lib/utf8.h"
+#include "mail/address.h"
 
 #define NOW 1700000000	/* Tue, 14 Nov 2023 22:13:20 +0000 */
 
@@ -976,8 +978,8 @@ START_TEST(test_addr_valid)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(reply_addr_valid(cases[i].a) == cases[i].ok, "case %zu: %s", i, cases[i].a);
-	ck_assert(!reply_addr_valid(NULL));
+		ck_assert_msg(address_header_safe(cases[i].a) == cases[i].ok, "case %zu: %s", i, cases[i].a);
+	ck_assert(!address_header_safe(NULL));
 }
 END_TEST
 
@@ -1039,7 +1041,7 @@ START_TEST(test_clean_text)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *got = reply_clean_text(cases[i].in, strlen(cases[i].in), cases[i].max);
+		char *got = utf8_clean_line(cases[i].in, strlen(cases[i].in), cases[i].max);
 
 		ck_assert_msg(!strcmp(got, cases[i].out), "case %zu: [%s]", i, got);
 		free(got);

@@ -27,6 +27,7 @@
 #include "mail/message.h"
 #include "reply/reply.h"
 #include "mail/msgid.h"
+#include "lib/utf8.h"
 
 #define DEFAULT_CONFIG		SYSCONFDIR "/tagbot.ini"
 #define REPLAY_BATCH		200	/* messages per store transaction */
@@ -282,7 +283,7 @@ static void on_decision(void *arg, const struct daemon_decision *dd)
 {
 	struct replay *r = arg;
 	struct buf label, rules;
-	char *id = reply_clean_text(dd->key, strlen(dd->key), REPLAY_ID_MAX);
+	char *id = utf8_clean_line(dd->key, strlen(dd->key), REPLAY_ID_MAX);
 	int col;
 
 	buf_init(&label, 0);
@@ -316,7 +317,7 @@ static void print_header(FILE *out, const struct message *m, const char *name, b
 
 	if (!v)
 		return;
-	clean = reply_clean_text(v, strlen(v), REPLAY_HEADER_MAX);
+	clean = utf8_clean_line(v, strlen(v), REPLAY_HEADER_MAX);
 	fprintf(out, "%s: %s\n", name, clean);
 	free(clean);
 }
@@ -325,7 +326,7 @@ static void print_header(FILE *out, const struct message *m, const char *name, b
 static void on_reply(void *arg, const char *parent, const struct reply *r)
 {
 	struct replay *rp = arg;
-	char *id = reply_clean_text(parent, strlen(parent), REPLAY_ID_MAX);
+	char *id = utf8_clean_line(parent, strlen(parent), REPLAY_ID_MAX);
 	struct message m;
 	struct err e;
 

@@ -1309,7 +1309,7 @@ static int list_addresses(struct load *ld)
 
 		if (!a)
 			continue;
-		if (!reply_addr_valid(a)) {
+		if (!address_header_safe(a)) {
 			snprintf(section, sizeof(section), "list %s", l->v[i].id);
 			err_set(ld->e, ERR_FINAL, "\"%.200s\" is not a plain mail address "
 				"(local@domain, no name)", a);
@@ -1478,7 +1478,7 @@ static int check_address(struct load *ld, const char *section, const char *key,
 
 	if (!value)
 		return 0;
-	ok = address_parse(&p, value, strlen(value), NULL) == 0 && reply_addr_valid(p.email);
+	ok = address_parse(&p, value, strlen(value), NULL) == 0 && address_header_safe(p.email);
 	person_release(&p);
 	if (!ok) {
 		err_set(ld->e, ERR_FINAL, "\"%.200s\" is not a mail address", value);

@@ -205,21 +205,66 @@ bool utf8_valid(const char *s, size_t n)
 	return true;
 }
 
+size_t utf8_decode(const char *s, size_t n, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = utf8_seqlen(s, n);
+	uint32_t c;
+
+	if (len == 0 || (len == 1 && u[0] >= 0x80))
+		return 0;
+	c = len == 1 ? u[0] : u[0] & (0xFFu >> (len + 1));
+	for (size_t k = 1; k < len; k++)
+		c = c << 6 | (u[k] & 0x3F);
+	*cp = c;
+	return len;
+}
+
+bool utf8_is_control(uint32_t c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029;
+}
+
+char *utf8_clean_line(const char *s, size_t n, size_t max)
+{
+	struct buf b;
+	bool space = true;	/* drops leading white space */
+
+	buf_init(&b, 0);
+	for (size_t i = 0; i < n && b.len < max;) {
+		uint32_t c;
+		size_t len = utf8_decode(s + i, n - i, &c);
+		const char *add = len ? s + i : UTF8_REPLACEMENT;
+		size_t addlen = len ? len : 3;
+
+		i += len ? len : 1;
+		if (len && (utf8_is_control(c) || c == ' ')) {
+			if (!space)
+				buf_addch(&b, ' ');
+			space = true;
+			continue;
+		}
+		if (b.len + addlen > max)
+			break;
+		buf_add(&b, add, addlen);
+		space = false;
+	}
+	while (b.len && b.data[b.len - 1] == ' ')
+		b.data[--b.len] = '\0';
+	return buf_detach(&b, NULL);
+}
+
 /* Decodes the code point at s[*i] and advances *i; an invalid byte is
  * returned as -1 - byte (so it can be copied back unchanged). */
 static int32_t next_cp(const char *s, size_t n, size_t *i)
 {
-	const unsigned char *u = (const unsigned char *)s + *i;
-	size_t len = utf8_seqlen(s + *i, n - *i);
-	int32_t cp;
+	uint32_t cp;
+	size_t len = utf8_decode(s + *i, n - *i, &cp);
 
+	if (!len)
+		return -1 - (int32_t)(unsigned char)s[(*i)++];
 	*i += len;
-	if (len == 1)
-		return u[0] < 0x80 ? u[0] : -1 - u[0];
-	cp = u[0] & (0xFF >> (len + 1));
-	for (size_t k = 1; k < len; k++)
-		cp = cp << 6 | (u[k] & 0x3F);
-	return cp;
+	return (int32_t)cp;
 }
 
 size_t utf8_encode(uint32_t cp, char out[4])

@@ -30,6 +30,24 @@ int utf8_name_cmp(const char *a, const char *b);
  * byte (overlong forms and surrogates are invalid), 0 when n is 0. */
 size_t utf8_seqlen(const char *s, size_t n);
 
+/* Decodes the character at s (n bytes): its length, with *cp set, or 0
+ * when n is 0 or the bytes are not well-formed UTF-8 (as utf8_seqlen()). */
+size_t utf8_decode(const char *s, size_t n, uint32_t *cp);
+
+#define UTF8_REPLACEMENT	"\xef\xbf\xbd"	/* U+FFFD */
+
+/* C0, DEL, C1 and the line and paragraph separators U+2028/9. */
+bool utf8_is_control(uint32_t cp);
+
+/*
+ * A copy of n bytes of s safe for one header or log line: invalid UTF-8
+ * becomes U+FFFD, control characters (utf8_is_control()) become spaces,
+ * runs of white space one space, trimmed, cut at max bytes on a character
+ * boundary.  malloc'ed.  For every value taken from a mail into a header
+ * we write, the store or a log line.
+ */
+char *utf8_clean_line(const char *s, size_t n, size_t max);
+
 /* Writes code point cp (at most U+10FFFF) as UTF-8 into out; returns the
  * number of bytes (1 to 4). */
 size_t utf8_encode(uint32_t cp, char out[4]);

@@ -1,6 +1,7 @@
 #include "autoconf.h"
 #include "mail/address.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -602,4 +603,53 @@ int address_parse_mailbox(struct person *p, const char *raw, size_t n)
 	}
 	address_list_release(&l);
 	return rc;
+}
+
+/* --- what a header of ours may carry ------------------------------------ */
+
+bool address_is_atext(int c)
+{
+	return c >= 0 && c < 0x80 && is_atext((unsigned char)c);
+}
+
+bool address_domain_safe(const char *d)
+{
+	size_t label = 0;
+
+	if (!*d)
+		return false;
+	for (const char *p = d;; p++) {
+		if (*p == '.' || !*p) {
+			if (label == 0 || p[-1] == '-' || p[-(ptrdiff_t)label] == '-')
+				return false;
+			if (!*p)
+				return true;
+			label = 0;
+		} else if (ascii_is_ldh((unsigned char)*p)) {
+			label++;
+		} else {
+			return false;
+		}
+	}
+}
+
+bool address_header_safe(const char *addr)
+{
+	const char *at;
+	size_t n;
+
+	if (!addr || (n = strlen(addr)) == 0 || n > 254 || !(at = strchr(addr, '@')))
+		return false;
+	if (at == addr || at[-1] == '.' || addr[0] == '.' || at - addr > 64)
+		return false;
+	/* Legal atext, but a lax reader would decode it as RFC 2047. */
+	if (strstr(addr, "=?"))
+		return false;
+	for (const char *p = addr; p < at; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (!(address_is_atext(c) || (c == '.' && p[1] != '.')))
+			return false;
+	}
+	return address_domain_safe(at + 1);
 }

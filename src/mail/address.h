@@ -74,4 +74,16 @@ bool address_same(const char *a, const char *b);
 /* True when email is syntactically an addr-spec (local@domain.tld-ish). */
 bool address_valid(const char *email);
 
+/* A plain ASCII addr-spec: dot-atom local part (no quoted forms), domain of
+ * letters, digits, '-' and '.', no "=?", at most 254 bytes.  Stricter than
+ * address_valid(): what passes can be put in a header of ours as it is. */
+bool address_header_safe(const char *addr);
+
+/* Dotted labels of letters, digits and '-', none empty or starting or
+ * ending in '-': a domain a header of ours may carry. */
+bool address_domain_safe(const char *domain);
+
+/* RFC 5322 atext in ASCII: a letter, a digit or one of !#$%&'*+-/=?^_`{|}~. */
+bool address_is_atext(int c);
+
 #endif

@@ -10,6 +10,7 @@
 #include "store/store.h"
 #include "lib/ascii.h"
 #include "mail/msgid.h"
+#include "lib/utf8.h"
 
 #define SLUG_HASH_MIN	8	/* hex digits of the hash b4 appends */
 #define SLUG_HASH_MAX	16
@@ -36,7 +37,7 @@ void msg_context_release(struct msg_context *c)
 /* Lower-case copy of the cleaned text, or NULL when nothing is left. */
 static char *clean_lower(const char *s, size_t max, bool lower)
 {
-	char *t = reply_clean_text(s, strlen(s), max);
+	char *t = utf8_clean_line(s, strlen(s), max);
 
 	if (!*t) {
 		free(t);

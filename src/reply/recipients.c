@@ -10,6 +10,7 @@
 
 #include "lib/buf.h"
 #include "mail/message.h"
+#include "mail/address.h"
 
 /* Relays (B4's devnull+...@kernel.org) take no mail. */
 static bool is_relay(const char *addr)
@@ -86,7 +87,7 @@ static bool is_mail_list(const struct patch *p, const char *addr)
 
 bool recipients_may_mail(const struct patch *p, const struct reply_settings *s, const char *addr)
 {
-	return addr && reply_addr_valid(addr) && !is_relay(addr) && !is_bot(s, addr) &&
+	return addr && address_header_safe(addr) && !is_relay(addr) && !is_bot(s, addr) &&
 	       !is_configured_list(s, addr) && !is_mail_list(p, addr);
 }
 
@@ -161,7 +162,7 @@ int recipients_find(struct recipients *r, const struct patch *p, const struct re
 		person_release(&r->author);
 		copy_person(&r->author, &p->author);
 	}
-	if (s->to != REPLY_TO_AUTHOR && s->list_address && reply_addr_valid(s->list_address))
+	if (s->to != REPLY_TO_AUTHOR && s->list_address && address_header_safe(s->list_address))
 		r->list = s->list_address;
 	return 0;
 }

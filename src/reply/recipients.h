@@ -19,7 +19,7 @@
  * mail's List-Id or List-Post says is never a recipient.
  *
  * Never answered, as To or Cc: an address that is not a plain addr-spec
- * (reply_addr_valid), a configured list's address or the mail's own
+ * (address_header_safe), a configured list's address or the mail's own
  * List-Post/List-Id address (it would mail a whole list), a relay's
  * devnull+ address, the bot's own addresses.  Reading those forgeable
  * headers only ever removes a recipient.
@@ -36,7 +36,7 @@
 
 #include "mail/address.h"
 #include "mail/patch.h"
-#include "reply/reply.h"
+#include "reply/settings.h"
 
 struct recipients {
 	struct person to;	/* owned; the submitter; email "" when nobody */

@@ -14,6 +14,7 @@
 #include "reply/recipients.h"
 #include "lib/ascii.h"
 #include "mail/msgid.h"
+#include "lib/utf8.h"
 
 #define HDR_FOLD	78	/* fold before this column when a token allows it */
 #define HDR_WORD_MAX	75	/* one RFC 2047 encoded word */
@@ -72,142 +73,24 @@ void reply_release(struct reply *r)
 	reply_init(r);
 }
 
-/* --- strict checks ----------------------------------------------------- */
-
-static bool atext(unsigned char c)
-{
-	return ascii_is_alnum(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c));
-}
-
-/* Dotted labels of letters, digits and '-'. */
-static bool domain_ok(const char *d)
-{
-	size_t label = 0;
-
-	if (!*d)
-		return false;
-	for (const char *p = d;; p++) {
-		if (*p == '.' || !*p) {
-			if (label == 0 || p[-1] == '-' || p[-(ptrdiff_t)label] == '-')
-				return false;
-			if (!*p)
-				return true;
-			label = 0;
-		} else if (ascii_is_alnum((unsigned char)*p) || *p == '-') {
-			label++;
-		} else {
-			return false;
-		}
-	}
-}
-
-bool reply_addr_valid(const char *addr)
-{
-	const char *at;
-	size_t n;
-
-	if (!addr || (n = strlen(addr)) == 0 || n > 254 || !(at = strchr(addr, '@')))
-		return false;
-	if (at == addr || at[-1] == '.' || addr[0] == '.' || at - addr > 64)
-		return false;
-	/* Legal atext, but a lax reader would decode it as RFC 2047. */
-	if (strstr(addr, "=?"))
-		return false;
-	for (const char *p = addr; p < at; p++)
-		if (!(atext((unsigned char)*p) || (*p == '.' && p[1] != '.')))
-			return false;
-	return domain_ok(at + 1);
-}
-
-/* Printable ASCII that needs no quoting in a msg-id. */
 /* --- cleaning text from the mail ---------------------------------------- */
-
-/* Decodes one UTF-8 character at s (n > 0 bytes); returns its length, or 0
- * when the bytes are not well-formed (overlong, surrogate, truncated). */
-static size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	size_t len;
-	uint32_t c, min;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0)
-		len = 2, c = s[0] & 0x1f, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, c = s[0] & 0x0f, min = 0x800;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, c = s[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
-static bool is_control(uint32_t c)
-{
-	return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029;
-}
-
-static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD */
-
-char *reply_clean_text(const char *s, size_t n, size_t max)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	struct buf b;
-	bool space = true;	/* drops leading white space */
-
-	buf_init(&b, 0);
-	for (size_t i = 0; i < n && b.len < max;) {
-		uint32_t c;
-		size_t len = utf8_char(p + i, n - i, &c);
-		const char *add = len ? s + i : replacement;
-		size_t addlen = len ? len : 3;
-
-		i += len ? len : 1;
-		if (len && (is_control(c) || c == ' ')) {
-			if (!space)
-				buf_addch(&b, ' ');
-			space = true;
-			continue;
-		}
-		if (b.len + addlen > max)
-			break;
-		buf_add(&b, add, addlen);
-		space = false;
-	}
-	while (b.len && b.data[b.len - 1] == ' ')
-		b.data[--b.len] = '\0';
-	return buf_detach(&b, NULL);
-}
 
 /* For the body: keeps spaces and tabs as written (a doubled space may be
  * the finding), replaces other control characters and bad bytes. */
 static void add_body_text(struct buf *b, const char *s, size_t n, size_t max)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	size_t start = b->len;
 
 	for (size_t i = 0; i < n;) {
 		uint32_t c;
-		size_t len = utf8_char(p + i, n - i, &c);
+		size_t len = utf8_decode(s + i, n - i, &c);
 
 		if (b->len - start + (len ? len : 3) > max) {
 			buf_addstr(b, " [...]");
 			return;
 		}
-		if (!len || (is_control(c) && c != '\t'))
-			buf_addstr(b, replacement);
+		if (!len || (utf8_is_control(c) && c != '\t'))
+			buf_addstr(b, UTF8_REPLACEMENT);
 		else
 			buf_add(b, s + i, len);
 		i += len ? len : 1;
@@ -306,7 +189,7 @@ static void hdr_encoded(struct hdr *h, const char *s)
 	wlen = sizeof(open) - 1;
 	for (size_t i = 0; i < n;) {
 		uint32_t c;
-		size_t len = utf8_char(p + i, n - i, &c);
+		size_t len = utf8_decode(s + i, n - i, &c);
 		size_t elen = q_encode_char(p + i, len ? len : 1, enc);
 
 		if (wlen + elen + 2 > HDR_WORD_MAX) {
@@ -364,7 +247,7 @@ static void hdr_phrase(struct hdr *h, const char *clean)
 		return;
 	}
 	for (const char *p = clean; *p; p++)
-		if (!atext((unsigned char)*p) && *p != ' ')
+		if (!address_is_atext((unsigned char)*p) && *p != ' ')
 			atoms = false;
 	if (atoms) {
 		hdr_words(h, clean);
@@ -382,10 +265,10 @@ static void hdr_phrase(struct hdr *h, const char *clean)
 	buf_release(&q);
 }
 
-/* "Name <addr>" (addr already checked by reply_addr_valid). */
+/* "Name <addr>" (addr already checked by address_header_safe). */
 static void hdr_mailbox(struct buf *b, const char *header, const char *name, const char *addr)
 {
-	char *clean = reply_clean_text(name, strlen(name), REPLY_NAME_MAX);
+	char *clean = utf8_clean_line(name, strlen(name), REPLY_NAME_MAX);
 	struct hdr h;
 	struct buf a;
 
@@ -450,7 +333,7 @@ static bool is_bot(const struct reply_settings *s, const char *bot, const char *
 static bool addrs_add(struct addrs *a, const char *addr, const struct reply_settings *s,
 		      const char *bot)
 {
-	if (!reply_addr_valid(addr) || a->n >= REPLY_MAX_RCPT || is_bot(s, bot, addr))
+	if (!address_header_safe(addr) || a->n >= REPLY_MAX_RCPT || is_bot(s, bot, addr))
 		return false;
 	for (size_t i = 0; i < a->n; i++)
 		if (!strcasecmp(a->v[i], addr))
@@ -554,7 +437,7 @@ static void collect_refs(struct addrs *refs, const struct patch *p, bool parent_
 static void collect_rules(struct addrs *ids, const struct finding *const *used, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char *id = reply_clean_text(used[i]->rule, strlen(used[i]->rule), RULE_ID_MAX);
+		char *id = utf8_clean_line(used[i]->rule, strlen(used[i]->rule), RULE_ID_MAX);
 		bool dup = !*id || strchr(id, ' ');
 
 		for (size_t j = 0; j < ids->n && !dup; j++)
@@ -636,7 +519,7 @@ static void wrap(struct buf *b, const char *text, const char *indent)
 
 static void wrap_raw(struct buf *b, const char *s, const char *indent)
 {
-	char *clean = reply_clean_text(s, strlen(s), 4096);
+	char *clean = utf8_clean_line(s, strlen(s), 4096);
 
 	wrap(b, clean, indent);
 	free(clean);
@@ -644,7 +527,7 @@ static void wrap_raw(struct buf *b, const char *s, const char *indent)
 
 static void body_finding(struct buf *b, size_t i, const struct finding *f)
 {
-	char *rule = reply_clean_text(f->rule, strlen(f->rule), RULE_ID_MAX);
+	char *rule = utf8_clean_line(f->rule, strlen(f->rule), RULE_ID_MAX);
 
 	if (f->line)
 		buf_printf(b, "%zu. %s (%s), line %zu:\n", i + 1, rule, severity_name(f->severity),
@@ -681,7 +564,7 @@ static void body_footer(struct buf *b, const char *footer)
 	buf_addstr(b, "-- \n");
 	while (*s) {
 		size_t n = strcspn(s, "\n");
-		char *line = reply_clean_text(s, n, LINE_MAX_OCTETS / 2);
+		char *line = utf8_clean_line(s, n, LINE_MAX_OCTETS / 2);
 
 		buf_addstr(b, line);
 		buf_addch(b, '\n');
@@ -693,7 +576,7 @@ static void body_footer(struct buf *b, const char *footer)
 
 static void body_hello(struct buf *b, const struct person *to)
 {
-	char *name = reply_clean_text(to->name ? to->name : "", to->name ? strlen(to->name) : 0,
+	char *name = utf8_clean_line(to->name ? to->name : "", to->name ? strlen(to->name) : 0,
 				      REPLY_NAME_MAX);
 
 	if (*name)
@@ -718,7 +601,7 @@ static void body_what(struct buf *b, const struct patch *p, const char *subject)
 		wrap(b, subject, "    ");
 		return;
 	}
-	file = reply_clean_text(m->text_name ? m->text_name : "",
+	file = utf8_clean_line(m->text_name ? m->text_name : "",
 				m->text_name ? strlen(m->text_name) : 0, REPLY_SUBJECT_MAX);
 	if (*file) {
 		buf_addstr(b, "tagbot checked the tags of the patch you attached\n\n");
@@ -851,7 +734,7 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 	hdr_mailbox(b, "To", pp->to->name ? pp->to->name : "", pp->to->email);
 	if (pp->cc.n)
 		hdr_list(b, "Cc", pp->cc.v, pp->cc.n, false);
-	if (s->reply_to && reply_addr_valid(s->reply_to))
+	if (s->reply_to && address_header_safe(s->reply_to))
 		hdr_mailbox(b, "Reply-To", "", s->reply_to);
 	hdr_start(&h, b, "Subject");
 	if (!has_re(pp->subject))
@@ -885,7 +768,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 	if (!subj)
 		subj = parent->subject ? parent->subject : "";
 	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
-	    !reply_addr_valid(pp->from.email))
+	    !address_header_safe(pp->from.email))
 		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
 	if (recipients_find(&pp->who, parent, s) < 0)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
@@ -902,7 +785,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 	if (!pp->nall)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       parent->message_id ? parent->message_id : "");
-	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = parent->message_id && msgid_header_safe(parent->message_id);
 	collect_cc(&pp->cc, parent, &pp->who, s, pp->from.email);
 	addrs_drop(&pp->cc, pp->to->email);	/* in To: never Cc'd again */
@@ -913,7 +796,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 
 static const char *bot_domain(const struct reply_settings *s, const char *from)
 {
-	if (s->msgid_domain && domain_ok(s->msgid_domain))
+	if (s->msgid_domain && address_domain_safe(s->msgid_domain))
 		return s->msgid_domain;
 	return strchr(from, '@') + 1;
 }
@@ -1007,7 +890,7 @@ static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct re
 	if (!subj)
 		subj = rq->subject ? rq->subject : "";
 	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
-	    !reply_addr_valid(pp->from.email))
+	    !address_header_safe(pp->from.email))
 		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
 	if (recipients_find(&pp->who, rq, s) < 0)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
@@ -1017,7 +900,7 @@ static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct re
 			       rq->message_id ? rq->message_id : "");
 	pp->to = &pp->who.to;
 	cc_pick_findings(pp, c->findings, s);
-	pp->subject = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = rq->message_id && msgid_header_safe(rq->message_id);
 	cc_recipients(pp, c, s);
 	collect_refs(&pp->refs, rq, pp->parent_ok);
@@ -1029,18 +912,18 @@ static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct re
 static void cc_body_patch(struct buf *b, const struct patch *p)
 {
 	const char *subj = p->msg ? message_header(p->msg, "Subject") : NULL;
-	const struct person *author = p->author.email && reply_addr_valid(p->author.email) ?
+	const struct person *author = p->author.email && address_header_safe(p->author.email) ?
 				      &p->author : NULL;
 	char *clean;
 
 	if (!subj)
 		subj = p->subject ? p->subject : "";
-	clean = reply_clean_text(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	clean = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	buf_addstr(b, "tagbot checked the tags of the patch\n\n");
 	wrap(b, clean, "    ");
 	free(clean);
 	if (author) {
-		clean = reply_clean_text(author->name ? author->name : "",
+		clean = utf8_clean_line(author->name ? author->name : "",
 					 author->name ? strlen(author->name) : 0, REPLY_NAME_MAX);
 		buf_printf(b, "\nby %s%s<%s>.", clean, *clean ? " " : "", author->email);
 		free(clean);
@@ -1078,7 +961,7 @@ static void cc_para(struct buf *b, const char *label, const char *text)
 
 static void cc_body_explain(struct buf *b, const struct reply_explain *x)
 {
-	char *id = reply_clean_text(x->id ? x->id : "", x->id ? strlen(x->id) : 0, RULE_ID_MAX);
+	char *id = utf8_clean_line(x->id ? x->id : "", x->id ? strlen(x->id) : 0, RULE_ID_MAX);
 
 	if (!x->known) {
 		buf_printf(b, "There is no rule %s here. \"tagbot check\" names the rule of each\n"
@@ -1099,7 +982,7 @@ static void cc_body_explain(struct buf *b, const struct reply_explain *x)
 static void cc_build_body(struct buf *b, const struct reply_cc *c, const struct parts *pp,
 			  const struct reply_settings *s)
 {
-	char *name = reply_clean_text(pp->to->name ? pp->to->name : "",
+	char *name = utf8_clean_line(pp->to->name ? pp->to->name : "",
 				      pp->to->name ? strlen(pp->to->name) : 0, REPLY_NAME_MAX);
 
 	if (*name)
@@ -1178,7 +1061,7 @@ static bool series_reported(const struct finding *f, const struct reply_settings
 
 static void series_part_title(struct buf *b, const struct reply_series_part *p, int total)
 {
-	char *subj = p->subject ? reply_clean_text(p->subject, strlen(p->subject),
+	char *subj = p->subject ? utf8_clean_line(p->subject, strlen(p->subject),
 						   REPLY_SUBJECT_MAX) : NULL;
 
 	/* The subject goes on indented lines: a word of it at the start of a

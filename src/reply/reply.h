@@ -38,6 +38,7 @@
 
 #include "lib/err.h"
 #include "mail/patch.h"
+#include "reply/settings.h"
 #include "rules/rules.h"
 
 #define REPLY_MAX_REFERENCES	20	/* the first (the thread root) and the last 19 */
@@ -47,37 +48,6 @@
 #define REPLY_NAME_MAX		128	/* bytes of a display name kept */
 #define REPLY_QUOTE_MAX		400	/* bytes of an offending line quoted */
 #define REPLY_WRAP		72	/* body text column */
-
-/* Whom a reply goes to (the ini key [reply] to). */
-enum reply_to {
-	REPLY_TO_AUTHOR,	/* "author": To the author only */
-	REPLY_TO_AUTHOR_LIST,	/* "author+list": Cc the list the patch came from */
-	REPLY_TO_ALL		/* "all": Cc the list, the sender and the patch's To and Cc */
-};
-
-/* Parses "author", "author+list", "all"; -1 when unknown. */
-int reply_to_parse(const char *s, enum reply_to *out);
-
-struct reply_settings {
-	const char *from;		/* foreign; "tagbot <tagbot@example.org>" */
-	enum reply_to to;
-	const char *reply_to;		/* foreign; an address for Reply-To, NULL or "" for none */
-	const char *footer;		/* foreign; footer text (LF lines), NULL for the default */
-	const char *msgid_domain;	/* foreign; NULL: the domain of from */
-	enum severity min_severity;	/* findings below it are left out */
-	const char *const *bot_addresses; /* foreign; never put in Cc (from is implied) */
-	size_t nbot_addresses;
-	bool cc_author;			/* Cc the in-body From: author (recipients.h) */
-	const char *list_address;	/* foreign; the mail's configured list's address
-					 * ([list ID] address), Cc'd per to; NULL: none */
-	const char *const *list_addresses; /* foreign; every configured list's address:
-					    * never answered */
-	size_t nlist_addresses;
-};
-
-/* from "tagbot <tagbot@localhost.localdomain>", to author, no Reply-To,
- * default footer, min_severity warning. */
-void reply_settings_init(struct reply_settings *s);
 
 struct reply {
 	char *msgid;		/* owned; the new Message-ID, without <> */
@@ -103,17 +73,6 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 		const struct reply_settings *s, time_t now, struct err *e);
 
 /* --- the checks, exposed for tests and for the policy ------------------ */
-
-/* A plain ASCII addr-spec: dot-atom local part (no quoted forms), domain of
- * letters, digits, '-' and '.', no "=?", at most 254 bytes.  Stricter than
- * address_valid(): what passes can be put in a header as it is. */
-bool reply_addr_valid(const char *addr);
-
-/* A copy of n bytes of s safe for one header line: invalid UTF-8 becomes
- * U+FFFD, control characters (C0, DEL, C1, U+2028/9) become spaces, runs of
- * white space one space, trimmed, cut at max bytes on a character boundary.
- * malloc'ed. */
-char *reply_clean_text(const char *s, size_t n, size_t max);
 
 /* --- maintainer Cc mode (issue 4, item 4) ------------------------------ */
 
