@@ -48,6 +48,7 @@
 #include "lib/log.h"
 #include "mail/message.h"
 #include "mail/patch.h"
+#include "daemon/linkstore.h"
 
 #define PENDING_MAX		1000	/* mails waiting at once (lookup_fetch's cap is higher) */
 #define PENDING_MAX_BYTES	((size_t)256 * 1024 * 1024) /* their raw bytes */
@@ -111,7 +112,7 @@ static void from_store(struct daemon *d, const struct patch *p, size_t np,
 {
 	struct err e;
 
-	if (d->st && np && lookup_from_store(d->st, p, np, &d->cfg.rules.archives, res, &e) < 0)
+	if (d->st && np && linkstore_results(d->st, p, np, &d->cfg.rules.archives, res, &e) < 0)
 		log_message(LOGL_WARNING, p[0].message_id, "what the store knows of its links: %s",
 			    e.msg);
 }

@@ -5,9 +5,6 @@
 
 #include "lib/buf.h"
 #include "mail/context.h"
-#include "reply/reply.h"
-#include "daemon/series.h"
-#include "store/store.h"
 #include "lib/ascii.h"
 #include "mail/msgid.h"
 #include "lib/utf8.h"
@@ -262,53 +259,4 @@ bool context_is_of(const struct msg_context *c, const char *msgid)
 
 	free(k);
 	return same;
-}
-
-static bool same_work(const struct msg_context *a, const struct msg_context *b)
-{
-	if (a->change_id && b->change_id && !strcmp(a->change_id, b->change_id))
-		return true;
-	return a->subject && b->subject && *a->subject && !strcasecmp(a->subject, b->subject) &&
-	       a->sender && b->sender && *a->sender && !strcmp(a->sender, b->sender);
-}
-
-int context_is_earlier_version(struct store *st, const struct msg_context *c, const char *target,
-			       bool *yes, struct err *e)
-{
-	struct msg_context t;
-	bool found;
-	int rc;
-
-	*yes = false;
-	msg_context_init(&t);
-	rc = store_context_get(st, target, &t, &found, e);
-	if (rc == 0 && found)
-		*yes = t.version < c->version && same_work(c, &t);
-	msg_context_release(&t);
-	return rc;
-}
-
-int context_same_series(struct store *st, const struct msg_context *c, const char *target,
-			bool *yes, struct err *e)
-{
-	struct msg_context t;
-	char *a = NULL, *b = NULL;
-	bool found;
-	int rc;
-
-	*yes = false;
-	msg_context_init(&t);
-	rc = store_context_get(st, target, &t, &found, e);
-	if (rc == 0 && found && series_linked(c, &t)) {
-		*yes = true;
-	} else if (rc == 0 && found && c->message_id) {
-		rc = store_series_of(st, c->message_id, &a, e);
-		if (rc == 0)
-			rc = store_series_of(st, t.message_id, &b, e);
-		*yes = rc == 0 && a && b && !strcmp(a, b);
-	}
-	free(a);
-	free(b);
-	msg_context_release(&t);
-	return rc;
 }

@@ -31,8 +31,6 @@
 #define CONTEXT_CHANGE_ID_MAX	200	/* bytes of a change-id slug */
 #define CONTEXT_REFS_MAX	20	/* References kept: the first and the last 19 */
 
-struct store;
-
 struct msg_context {
 	char *message_id;	/* owned; normalized key (msgid_key) */
 	char *subject;		/* owned; subject without "Re:" and the [PATCH ...] prefix */
@@ -77,18 +75,5 @@ bool context_refers_to(const struct msg_context *c, const char *key);
  * "<>", the domain in any case).  c->message_id is a store key, so a plain
  * strcmp() against a header's Message-ID fails on "@EXAMPLE.COM". */
 bool context_is_of(const struct msg_context *c, const char *msgid);
-
-/*
- * Whether target (a Message-ID key) is known as an earlier version of the
- * work c describes (same change-id, or same subject and sender, with a
- * lower version).  *yes false when the store does not know target.
- */
-int context_is_earlier_version(struct store *st, const struct msg_context *c, const char *target,
-			       bool *yes, struct err *e);
-/* Whether target is part of the same series as c (its cover letter or a
- * sibling patch): same version and total, linked by threading or grouped
- * into one series by the store. */
-int context_same_series(struct store *st, const struct msg_context *c, const char *target,
-			bool *yes, struct err *e);
 
 #endif

@@ -2,7 +2,7 @@
  * lookups.c - RULES.md section 4, the rules that need to know what a link
  * points at: LINK_DEAD, LINK_NO_NEW_INFO and the archive signal of
  * LINK_TO_PREVIOUS_VERSION; and, from what the daemon's store knows of
- * the target (lookup_from_store), LINK_TO_PREVIOUS_VERSION and
+ * the target (linkstore_results), LINK_TO_PREVIOUS_VERSION and
  * LINK_TO_OWN_SERIES, which need no [lookup].  No I/O here: the caller
  * fetched the results and passed them to rules_run_lookups().  A result
  * the lookup could not settle (LOOKUP_UNKNOWN, others < 0) never becomes a
@@ -18,7 +18,7 @@
 
 #include "lib/buf.h"
 #include "mail/linkref.h"
-#include "transport/lookup.h"
+#include "rules/linkfacts.h"
 #include "rules/rules_p.h"
 #include "lib/ascii.h"
 

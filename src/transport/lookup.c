@@ -16,12 +16,10 @@
 #include <curl/curl.h>
 
 #include "lib/buf.h"
-#include "mail/context.h"
-#include "mail/linkref.h"
 #include "lib/log.h"
 #include "transport/lookup.h"
+#include "mail/linkref.h"
 #include "mail/patch.h"
-#include "daemon/series.h"
 #include "store/store.h"
 #include "mail/msgid.h"
 
@@ -44,47 +42,6 @@ void lookup_settings_release(struct lookup_settings *s)
 	free(s->ca_file);
 	free(s->user_agent);
 	lookup_settings_init(s);
-}
-
-static const char *const status_names[] = {
-	[LOOKUP_UNKNOWN] = "unknown", [LOOKUP_ALIVE] = "alive", [LOOKUP_DEAD] = "dead",
-};
-
-const char *lookup_status_name(enum lookup_status s)
-{
-	return (unsigned)s < ARRAY_SIZE(status_names) ? status_names[s] : "?";
-}
-
-void lookup_results_init(struct lookup_results *r)
-{
-	r->v = NULL;
-	r->n = r->alloc = 0;
-}
-
-void lookup_result_release(struct lookup_result *r)
-{
-	free(r->url);
-	free(r->msgid);
-	free(r->subject);
-	free(r->author);
-	free(r->sender);
-}
-
-void lookup_results_release(struct lookup_results *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		lookup_result_release(&r->v[i]);
-	free(r->v);
-	lookup_results_init(r);
-}
-
-const struct lookup_result *lookup_results_find(const struct lookup_results *r,
-						const char *url, size_t n)
-{
-	for (size_t i = 0; r && i < r->n; i++)
-		if (strlen(r->v[i].url) == n && !memcmp(r->v[i].url, url, n))
-			return &r->v[i];
-	return NULL;
 }
 
 
@@ -679,7 +636,7 @@ static size_t add_result(const struct patch *p, const struct line *l,
 	    memchr(url, '\0', n))
 		return (size_t)-1;
 	(void)first;
-	/* Also those lookup_from_store() settled: nothing to fetch for them. */
+	/* Also those linkstore_results() settled: nothing to fetch for them. */
 	if (lookup_results_find(out, url, n))
 		return (size_t)-1;
 	id = linkref_msgid(archives, url, n);
@@ -885,103 +842,4 @@ int lookup_message_raw(struct lookup *lk, const char *msgid, struct buf *out, bo
 	}
 	batch_release(&b);
 	return rc;
-}
-
-/* --- what the store knows -------------------------------------------------- */
-
-/*
- * context_same_series() knows a series by threading or by the store's
- * grouping, but the mail being checked is grouped only after its rules
- * ran: an unthreaded series mate is matched here as series_assign() will
- * match it (sender, version, total, within SERIES_WINDOW).
- */
-static int window_mate(struct store *st, const struct msg_context *c, const char *key,
-		       bool *yes, struct err *e)
-{
-	struct msg_context t;
-	bool found = false;
-	int rc;
-
-	*yes = false;
-	if (!series_is_part(c))
-		return 0;
-	msg_context_init(&t);
-	rc = store_context_get(st, key, &t, &found, e);
-	if (rc == 0 && found)
-		*yes = series_is_part(&t) && series_window_match(c, &t, SERIES_WINDOW);
-	msg_context_release(&t);
-	return rc;
-}
-
-/* The result for a link of c's patch to the Message-ID id, when the store
- * knows id as an earlier version or a series mate; else nothing. */
-static int store_result(struct store *st, const struct msg_context *c, const char *url, size_t n,
-			const char *id, struct lookup_results *out, struct err *e)
-{
-	char *key = msgid_key(id);
-	bool earlier = false, series = false;
-	struct lookup_result *r;
-
-	if (!key)
-		return 0;
-	if (context_is_earlier_version(st, c, key, &earlier, e) < 0 ||
-	    (!earlier && context_same_series(st, c, key, &series, e) < 0) ||
-	    (!earlier && !series && window_mate(st, c, key, &series, e) < 0)) {
-		free(key);
-		return -1;
-	}
-	free(key);
-	if (!earlier && !series)
-		return 0;
-	ARRAY_GROW(out->v, out->alloc, out->n + 1);
-	r = &out->v[out->n++];
-	memset(r, 0, sizeof(*r));
-	r->url = xstrndup(url, n);
-	r->msgid = xstrdup(id);
-	r->version = 1;
-	r->others = -1;
-	r->earlier_version = earlier;
-	r->same_series = series;
-	return 0;
-}
-
-static int store_part(struct store *st, const struct patch *p,
-		      const struct pattern_list *archives, struct lookup_results *out,
-		      struct err *e)
-{
-	struct msg_context c;
-	size_t asked = 0;
-	int rc = 0;
-
-	msg_context_init(&c);
-	context_from_patch(NULL, p, time(NULL), &c);
-	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES && rc == 0; i++) {
-		const char *url;
-		size_t n;
-		bool is_link;
-		char *id;
-
-		if (!lookup_link_line(&p->lines[i], &url, &n, &is_link) || !is_link ||
-		    n > LOOKUP_MAX_URL_LEN || memchr(url, '\0', n) || lookup_results_find(out, url, n))
-			continue;
-		if (++asked > LOOKUP_MAX_URLS)
-			break;
-		id = linkref_msgid(archives, url, n);
-		/* In-thread IDs too (a v2 sent in reply to v1); not the mail itself. */
-		if (id && !(p->message_id && msgid_same(id, p->message_id)))
-			rc = store_result(st, &c, url, n, id, out, e);
-		free(id);
-	}
-	msg_context_release(&c);
-	return rc;
-}
-
-int lookup_from_store(struct store *st, const struct patch *p, size_t np,
-		      const struct pattern_list *archives, struct lookup_results *out,
-		      struct err *e)
-{
-	for (size_t k = 0; st && k < np; k++)
-		if (p[k].kind == KIND_PATCH && store_part(st, &p[k], archives, out, e) < 0)
-			return -1;
-	return 0;
 }

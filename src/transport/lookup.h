@@ -46,12 +46,10 @@
 #include <time.h>
 
 #include "lib/err.h"
+#include "rules/linkfacts.h"
 #include "lib/pattern.h"
-#include "mail/trailer.h"
 
 #define LOOKUP_DEFAULT_ARCHIVE	"https://lore.kernel.org/all/"
-#define LOOKUP_MAX_URLS		32	/* links of one patch looked up; the rest are logged */
-#define LOOKUP_MAX_URL_LEN	2048	/* longer URLs are not looked up */
 #define LOOKUP_MAX_BODY		((size_t)4 * 1024 * 1024) /* bytes of /raw or /t.atom read */
 #define LOOKUP_MAX_REDIRECTS	5
 #define LOOKUP_MAX_CONCURRENCY	64	/* concurrency is clamped to this */
@@ -77,50 +75,6 @@ struct lookup_settings {
 /* The defaults above; allocates nothing. */
 void lookup_settings_init(struct lookup_settings *s);
 void lookup_settings_release(struct lookup_settings *s);
-
-enum lookup_status {
-	LOOKUP_UNKNOWN = 0,	/* not asked, failed, timed out, 5xx, garbage: never a finding */
-	LOOKUP_ALIVE,		/* answered with something other than 404/410 */
-	LOOKUP_DEAD		/* 404 or 410, or the host does not resolve */
-};
-
-/* "unknown", "alive", "dead". */
-const char *lookup_status_name(enum lookup_status s);
-
-struct lookup_result {
-	char *url;		/* owned; the URL as written in the patch, label cut */
-	char *msgid;		/* owned; the Message-ID it names, NULL for a plain URL */
-	enum lookup_status status;
-	long http_code;		/* the last HTTP status, 0 when none */
-	bool cached;		/* taken from the cache, nothing was fetched */
-
-	/* The linked message, for an archive URL answered LOOKUP_ALIVE: */
-	bool is_patch;		/* its subject carries [PATCH (and is no reply) */
-	int version;		/* its series version, 1 when not given */
-	char *subject;		/* owned; its subject without the bracket prefix; "" unknown */
-	char *author;		/* owned; its author's address; "" unknown */
-	char *sender;		/* owned; its header From: address (a relay); "" unknown */
-	int others;		/* thread entries by someone other than author/sender; -1 unknown */
-
-	/* What the daemon's store knows of the linked message (lookup_from_store;
-	 * such a result is never fetched: the finding does not depend on it): */
-	bool earlier_version;	/* an earlier version of this patch (LINK_TO_PREVIOUS_VERSION) */
-	bool same_series;	/* a message of this patch's series (LINK_TO_OWN_SERIES) */
-};
-
-struct lookup_results {
-	struct lookup_result *v;	/* owned */
-	size_t n, alloc;
-};
-
-/* Frees the contents of one result. */
-void lookup_result_release(struct lookup_result *r);
-
-void lookup_results_init(struct lookup_results *r);
-void lookup_results_release(struct lookup_results *r);
-/* The result for the URL of n bytes, or NULL. */
-const struct lookup_result *lookup_results_find(const struct lookup_results *r,
-						const char *url, size_t n);
 
 struct store;
 struct patch;
@@ -190,28 +144,7 @@ struct buf;
 int lookup_message_raw(struct lookup *lk, const char *msgid, struct buf *out, bool *found,
 		       struct err *e);
 
-/*
- * What the store (context.h: every message the daemon saw) knows of the
- * Message-IDs the Link: lines of the np parts of one mail name: a result
- * with earlier_version or same_series is appended for each link to a
- * known earlier version of that part or to a message of its series
- * (status LOOKUP_UNKNOWN: nothing was fetched).  Call it before
- * lookup_cached()/lookup_fetch(): they skip the URLs out holds already.
- * No network; -1 only on a store error (out keeps what it got).
- */
-int lookup_from_store(struct store *st, const struct patch *p, size_t np,
-		      const struct pattern_list *archives, struct lookup_results *out,
-		      struct err *e);
-
 /* --- the pure parts (exposed for the rules and the tests) ---------------- */
-
-/*
- * When l starts (column 0, any case) with "Link:" or "Closes:" and an
- * http(s) URL, points *url and *n at the URL without a label written against
- * it ("...[1]", "...(v1)"), sets *is_link (false for Closes:) and returns
- * true.  The URL ends at white space, as in rules/links.c.
- */
-bool lookup_link_line(const struct line *l, const char **url, size_t *n, bool *is_link);
 
 /*
  * base + msgid percent-encoded as public-inbox writes it (everything but
