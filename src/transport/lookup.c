@@ -166,8 +166,6 @@ int lookup_new(struct lookup **out, const struct lookup_settings *s, struct stor
 	if (s->archive_url && url_has_userinfo(s->archive_url))
 		return err_set(e, ERR_FINAL, "lookup: the archive URL must not hold a user name "
 			       "or password");
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return err_set(e, ERR_FINAL, "lookup: cannot initialise libcurl");
 	lk = xcalloc(1, sizeof(*lk));
 	copy_settings(lk, s);
 	host = url_host(lk->archive);
@@ -196,7 +194,6 @@ void lookup_free(struct lookup *lk)
 	free(lk->archive_host);
 	lookup_settings_release(&lk->s);
 	free(lk);
-	curl_global_cleanup();
 }
 
 /* --- refusing the local network ----------------------------------------- */

@@ -35,8 +35,8 @@
  * and never speaks costs that long.  timeout_s bounds the submission and,
  * separately, the wait for the answer to QUIT, so a call takes at most
  * about twice timeout_s.  With ca_file set
- * only its CAs are trusted (curl's default CA directory is not read).  curl_global_init
- * is left to curl_easy_init (done on first use); call smtp_send from one
+ * only its CAs are trusted (curl's default CA directory is not read).  libcurl's
+ * global state is main()'s (transport_init()); call smtp_send from one
  * thread at a time, with SIGPIPE ignored (the daemon's job).
  */
 #ifndef TAGBOT_SMTP_SINK_H
