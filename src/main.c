@@ -5,9 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cmd_check.h"
-#include "cli/cmd_replay.h"
-#include "cli/cmd_run.h"
+#include "cli/cli.h"
 #include "transport/transport.h"
 
 static const char usage[] =

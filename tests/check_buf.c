@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "lib/lib.h"
 #include "lib/err.h"
 #include "testhelp.h"
 

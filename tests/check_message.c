@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "lib/buf.h"
+#include "mail/mail.h"
 #include "mail/message.h"
 #include "testhelp.h"
 

@@ -1,5 +1,18 @@
 /*
- * config.h - the ini file (iniparser) -> a typed struct config.  The only
+ * config.h - the face of config/ (config.h, listpolicy.h for per-list
+ * settings, secret.h for passwords): the only folder that includes
+ * iniparser.  It hands each lower folder a small struct of its own
+ * (rule_settings, reply_settings, lookup_settings, ...); nothing below
+ * daemon/ and cli/ includes a header of this folder.
+ *
+ *	struct config c;
+ *
+ *	if (config_load(&c, path, &e) < 0)
+ *		return -1;			// e names file, section and key
+ *	rules_run(p, &c.rules, &findings);
+ *	config_release(&c);
+ *
+ * The ini file (iniparser) -> a typed struct config.  The only
  * module that includes iniparser.
  *
  * Every error names the file, the section and the key.  An unknown section,

@@ -1,5 +1,9 @@
 /*
- * daemon.h - `tagbot run` and `tagbot status`: the loop that fetches mail
+ * daemon.h - the face of daemon/ (`tagbot run` and `tagbot status`), the
+ * folder that wires the others together; daemon_int.h is its inside,
+ * which cli/cmd_replay.c still shares until replay gets an API here.
+ *
+ * `tagbot run` and `tagbot status`: the loop that fetches mail
  * from the source (IMAP or a Maildir), parses and checks it, decides with
  * the policy, records the decision and queues the reply in the store, and
  * drains the outbox through the sink (SMTP or a Maildir).  Signals,

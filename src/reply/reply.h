@@ -1,5 +1,9 @@
 /*
- * reply.h - findings + the patch they are about -> a complete threaded
+ * reply.h - the face of reply/: whether (policy.h), to whom (recipients.h,
+ * ccmode.h for maintainer commands) and what to answer (this file), from
+ * the settings the caller gives (settings.h).  Pure: no I/O, no store.
+ *
+ * Findings + the patch they are about -> a complete threaded
  * reply (RFC 5322, RFC 3834) and its envelope.  Pure: the caller records
  * the reply (store_record_reply) before any sink sends it.
  *

@@ -1,5 +1,14 @@
 /*
- * rules.h - the rule table (RULES.md sections 2-6): every rule's ID,
+ * rules.h - the face of rules/: patch + settings + link facts
+ * (linkfacts.h) -> findings, no I/O.  rules_p.h is private to the folder.
+ *
+ *	findings_init(&f);
+ *	rules_run_lookups(&p[0], &settings, &facts, &f);	// facts may be NULL
+ *	for (size_t i = 0; i < f.n; i++)
+ *		printf("%s: %s\n", f.v[i].rule, f.v[i].message);
+ *	findings_release(&f);
+ *
+ * The rule table (RULES.md sections 2-6): every rule's ID,
  * default severity and document; running them over a patch; the findings.
  *
  * Families (src/rules/ *.c) each check a group of rules and report through

@@ -1,5 +1,8 @@
 /*
- * store.h - the daemon's state in SQLite: every message seen, the folder
+ * store.h - the face of store/: the only folder that includes sqlite3.h.
+ * Below it: lib/ and mail/ only.
+ *
+ * The daemon's state in SQLite: every message seen, the folder
  * checkpoints and the outbox of replies.  The only module that includes
  * sqlite3.h; callers see these types only.
  *
