@@ -21,6 +21,7 @@
 #define TAGBOT_ASCII_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 static inline bool ascii_is_blank(int c)
 {
@@ -102,6 +103,17 @@ static inline int ascii_hex_value(int c)
 		return c - '0';
 	c = ascii_tolower(c);
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Whether the n bytes at s start with lit, ASCII letters in any case. */
+static inline bool ascii_has_prefix_ci(const char *s, size_t n, const char *lit)
+{
+	size_t i;
+
+	for (i = 0; lit[i]; i++)
+		if (i >= n || ascii_tolower((unsigned char)s[i]) != ascii_tolower((unsigned char)lit[i]))
+			return false;
+	return true;
 }
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "lib/ascii.h"
 
 static char empty_data[1];
 
@@ -171,4 +172,13 @@ char *buf_detach(struct buf *b, size_t *len)
 		p = b->data;
 	buf_init(b, b->cap);
 	return p;
+}
+
+char *xstrndup_trim(const char *s, size_t n)
+{
+	while (n && ascii_is_lws(*s))
+		s++, n--;
+	while (n && ascii_is_lws(s[n - 1]))
+		n--;
+	return xstrndup(s, n);
 }

@@ -51,6 +51,8 @@ void *xcalloc(size_t nmemb, size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* xstrndup() of s without the white space (SP HT CR LF) around it. */
+char *xstrndup_trim(const char *s, size_t n);
 
 /* Grows an array *pv of *alloc elements of size sz so it holds at least
  * need elements (doubling). */

@@ -653,3 +653,16 @@ bool address_header_safe(const char *addr)
 	}
 	return address_domain_safe(at + 1);
 }
+
+char *address_strip_plus(const char *addr)
+{
+	const char *at = strrchr(addr, '@'), *plus = strchr(addr, '+');
+	char *out;
+
+	if (!at || !plus || plus > at)
+		return xstrdup(addr);
+	out = xmalloc(strlen(addr) + 1);
+	memcpy(out, addr, (size_t)(plus - addr));
+	strcpy(out + (plus - addr), at);
+	return out;
+}

@@ -86,4 +86,8 @@ bool address_domain_safe(const char *domain);
 /* RFC 5322 atext in ASCII: a letter, a digit or one of !#$%&'*+-/=?^_`{|}~. */
 bool address_is_atext(int c);
 
+/* addr without the "+sub" of its local part ("bot+lkml@x" -> "bot@x");
+ * malloc'ed, a copy of addr when it has none. */
+char *address_strip_plus(const char *addr);
+
 #endif

@@ -19,26 +19,19 @@ static const char *skip_blank(const char *s, const char *end)
 	return s;
 }
 
-static bool ci_prefix(const char *s, size_t n, const char *lit)
-{
-	size_t k = strlen(lit);
-
-	return n >= k && !strncasecmp(s, lit, k);
-}
-
 bool commitref_fixes_parse(const struct line *l, bool in_block, struct commitref_fixes *f)
 {
 	const char *s = l->p, *e = l->p + l->len, *q;
 	bool colon;
 
-	if (!ci_prefix(s, l->len, "fixes"))
+	if (!ascii_has_prefix_ci(s, l->len, "fixes"))
 		return false;
 	q = skip_blank(s + 5, e);
 	colon = q < e && *q == ':';
 	if (!colon && q == s + 5)
 		return false;
 	q = skip_blank(q + colon, e);
-	f->commit_word = ci_prefix(q, (size_t)(e - q), "commit") && e - q > 6 && ascii_is_blank(q[6]);
+	f->commit_word = ascii_has_prefix_ci(q, (size_t)(e - q), "commit") && e - q > 6 && ascii_is_blank(q[6]);
 	if (f->commit_word)
 		q = skip_blank(q + 6, e);
 	for (f->id = q; q < e && ascii_is_xdigit(*q); q++)
@@ -80,7 +73,7 @@ static bool is_backport_marker(const char *line, const char *at, const char *id_
 		return true;
 	if (ends_with_ci(line, at, "This reverts"))
 		return true;
-	return ci_prefix(after, (size_t)(end - after), "upstream") &&
+	return ascii_has_prefix_ci(after, (size_t)(end - after), "upstream") &&
 	       (end - after == 8 || !ascii_is_alnum(after[8]));
 }
 

@@ -52,15 +52,6 @@ char *msgid_ref_key(const char *id)
 	return k;
 }
 
-static char *dup_trim(const char *s, size_t n)
-{
-	while (n && ascii_is_lws(*s))
-		s++, n--;
-	while (n && ascii_is_lws(s[n - 1]))
-		n--;
-	return xstrndup(s, n);
-}
-
 char *msgid_strip(const char *s)
 {
 	const char *lt, *gt;
@@ -69,10 +60,10 @@ char *msgid_strip(const char *s)
 		return xstrdup("");
 	lt = strchr(s, '<');
 	if (lt && (gt = strchr(lt + 1, '>')))
-		return dup_trim(lt + 1, (size_t)(gt - lt - 1));
+		return xstrndup_trim(lt + 1, (size_t)(gt - lt - 1));
 	if (lt)
-		return dup_trim(lt + 1, strlen(lt + 1));
-	return dup_trim(s, strlen(s));
+		return xstrndup_trim(lt + 1, strlen(lt + 1));
+	return xstrndup_trim(s, strlen(s));
 }
 
 bool msgid_same(const char *a, const char *b)

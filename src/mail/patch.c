@@ -36,22 +36,6 @@ bool patch_checkable(const struct patch *p)
 
 /* ---- small string helpers ---------------------------------------------- */
 
-static char *dup_trim(const char *s, size_t n)
-{
-	while (n && ascii_is_lws(*s))
-		s++, n--;
-	while (n && ascii_is_lws(s[n - 1]))
-		n--;
-	return xstrndup(s, n);
-}
-
-static bool starts_ci(const char *s, size_t n, const char *prefix)
-{
-	size_t k = strlen(prefix);
-
-	return n >= k && !strncasecmp(s, prefix, k);
-}
-
 static bool starts(const char *s, size_t n, const char *prefix)
 {
 	size_t k = strlen(prefix);
@@ -254,9 +238,9 @@ static char *list_id(const struct message *m)
 	const char *lt, *gt;
 
 	if (v && (lt = strrchr(v, '<')) && (gt = strchr(lt, '>')))
-		return dup_trim(lt + 1, (size_t)(gt - lt - 1));
+		return xstrndup_trim(lt + 1, (size_t)(gt - lt - 1));
 	if (v)
-		return dup_trim(v, strlen(v));
+		return xstrndup_trim(v, strlen(v));
 	v = hdr_value(m, "X-Mailing-List");
 	return v ? msgid_strip(v) : xstrdup("");
 }
@@ -482,7 +466,7 @@ static void parse_group(const char *s, size_t n, struct series *ser, bool *pull)
 
 			while (j < n && ascii_is_lws(s[j]))
 				j++;
-			if (starts_ci(s + j, n - j, "PULL"))
+			if (ascii_has_prefix_ci(s + j, n - j, "PULL"))
 				continue;
 		}
 		parse_word(s + b, i - b, ser, pull);
@@ -548,17 +532,17 @@ static size_t header_shape(const struct line *l)
 
 static bool inbody_name(const struct line *l, size_t vo)
 {
-	return (vo == 5 && starts_ci(l->p, l->len, "From:")) ||
-	       (vo == 5 && starts_ci(l->p, l->len, "Date:")) ||
-	       (vo == 8 && starts_ci(l->p, l->len, "Subject:"));
+	return (vo == 5 && ascii_has_prefix_ci(l->p, l->len, "From:")) ||
+	       (vo == 5 && ascii_has_prefix_ci(l->p, l->len, "Date:")) ||
+	       (vo == 8 && ascii_has_prefix_ci(l->p, l->len, "Subject:"));
 }
 
 static void inbody_start(struct inbody *ib, const struct line *l, size_t vo)
 {
-	if (vo == 5 && starts_ci(l->p, l->len, "From:") && !ib->have_from) {
+	if (vo == 5 && ascii_has_prefix_ci(l->p, l->len, "From:") && !ib->have_from) {
 		ib->cur = &ib->from_b;
 		ib->have_from = true;
-	} else if (vo == 8 && starts_ci(l->p, l->len, "Subject:") && !ib->have_subject) {
+	} else if (vo == 8 && ascii_has_prefix_ci(l->p, l->len, "Subject:") && !ib->have_subject) {
 		ib->cur = &ib->subject_b;
 		ib->have_subject = true;
 	} else {
@@ -574,9 +558,9 @@ static char *inbody_value(const struct buf *b)
 	char *d, *t;
 
 	if (!memmem(b->data, b->len, "=?", 2))
-		return dup_trim(b->data, b->len);
+		return xstrndup_trim(b->data, b->len);
 	d = message_decode_2047(b->data, b->len);
-	t = dup_trim(d, strlen(d));
+	t = xstrndup_trim(d, strlen(d));
 	free(d);
 	return t;
 }
@@ -617,7 +601,7 @@ static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
 		*c = k;
 	}
 	/* raw: address_parse_mailbox() decodes the name, never the address */
-	ib->from = ib->have_from ? dup_trim(ib->from_b.data, ib->from_b.len) : NULL;
+	ib->from = ib->have_from ? xstrndup_trim(ib->from_b.data, ib->from_b.len) : NULL;
 	ib->subject = ib->have_subject ? inbody_value(&ib->subject_b) : NULL;
 	buf_release(&ib->from_b);
 	buf_release(&ib->subject_b);
@@ -650,7 +634,7 @@ static void sender_from(struct person *p, const struct message *m)
 	if (raw && hdr_count(m, "From") == 1 && address_parse_mailbox(p, raw, strlen(raw)) == 0)
 		return;
 	person_release(p);
-	p->name = v ? dup_trim(v, strlen(v)) : xstrdup("");
+	p->name = v ? xstrndup_trim(v, strlen(v)) : xstrdup("");
 	p->email = xstrdup("");
 }
 
@@ -772,7 +756,7 @@ static char *find_change_id(const char *s, size_t n, size_t lineno)
 
 	while (cursor_next(&c, &l))
 		if (starts(l.p, l.len, "change-id: "))
-			return dup_trim(l.p + 11, l.len - 11);
+			return xstrndup_trim(l.p + 11, l.len - 11);
 	return xstrdup("");
 }
 
@@ -871,9 +855,9 @@ static void fill_subject(struct patch *p, const char *subject, bool *reply, bool
 {
 	size_t off;
 
-	p->subject = dup_trim(subject ? subject : "", subject ? strlen(subject) : 0);
+	p->subject = xstrndup_trim(subject ? subject : "", subject ? strlen(subject) : 0);
 	off = patch_parse_subject(p->subject, &p->series, reply, pull);
-	p->subject_body = dup_trim(p->subject + off, strlen(p->subject + off));
+	p->subject_body = xstrndup_trim(p->subject + off, strlen(p->subject + off));
 }
 
 /* ---- splitting ---------------------------------------------------------- */
@@ -1034,7 +1018,7 @@ void patch_parse_commit_msg(const struct message *msg, struct patch *p)
 		if (l.len && l.p[0] == '#')
 			continue;	/* git strips comments when it commits */
 		if (!p->subject && !line_blank(&l))
-			p->subject = dup_trim(l.p, l.len);
+			p->subject = xstrndup_trim(l.p, l.len);
 		else if (p->subject && (p->nlines || !line_blank(&l)) && p->nlines < PATCH_MAX_LINES)
 			add_line(p, &alloc, &l);
 	}

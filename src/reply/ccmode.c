@@ -185,20 +185,6 @@ bool ccmode_is_request(const struct patch *p, const struct policy_settings *ps)
 	return ccmode_to_bot(p->msg, ps);
 }
 
-/* addr without its "+sub" part; malloc'ed. */
-static char *strip_plus(const char *addr)
-{
-	const char *at = strrchr(addr, '@'), *plus = strchr(addr, '+');
-	char *out;
-
-	if (!at || !plus || plus > at)
-		return xstrdup(addr);
-	out = xmalloc(strlen(addr) + 1);
-	memcpy(out, addr, (size_t)(plus - addr));
-	strcpy(out + (plus - addr), at);
-	return out;
-}
-
 static bool is_pattern(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
@@ -219,7 +205,7 @@ static bool maint_match(const char *entry, const char *addr)
 	}
 	if (!fnmatch(entry, addr, FNM_CASEFOLD))
 		return true;
-	bare = strip_plus(addr);
+	bare = address_strip_plus(addr);
 	hit = !fnmatch(entry, bare, FNM_CASEFOLD);
 	free(bare);
 	return hit;

@@ -119,20 +119,6 @@ static bool has_header(const struct patch *p, const char *name)
 	return p->msg && message_header(p->msg, name);
 }
 
-/* addr without its "+sub" part; malloc'ed. */
-static char *strip_plus(const char *addr)
-{
-	const char *at = strrchr(addr, '@'), *plus = strchr(addr, '+');
-	char *out;
-
-	if (!at || !plus || plus > at)
-		return xstrdup(addr);
-	out = xmalloc(strlen(addr) + 1);
-	memcpy(out, addr, (size_t)(plus - addr));
-	strcpy(out + (plus - addr), at);
-	return out;
-}
-
 static bool glob_addr(const char *pat, const char *addr)
 {
 	char *bare;
@@ -142,7 +128,7 @@ static bool glob_addr(const char *pat, const char *addr)
 		return false;
 	if (!fnmatch(pat, addr, FNM_CASEFOLD))
 		return true;
-	bare = strip_plus(addr);
+	bare = address_strip_plus(addr);
 	hit = !fnmatch(pat, bare, FNM_CASEFOLD);
 	free(bare);
 	return hit;
@@ -267,7 +253,7 @@ static char *addr_key(const char *a)
 
 	if (!a || !*a)
 		return NULL;
-	k = strip_plus(a);
+	k = address_strip_plus(a);
 	for (char *c = k; *c; c++)
 		*c = (char)ascii_tolower((unsigned char)*c);
 	return k;

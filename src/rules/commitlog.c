@@ -21,13 +21,6 @@ static bool is_word(int c)
 	return ascii_is_alnum(c) || c == '_';
 }
 
-static bool has_prefix_ci(const char *s, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-
-	return n >= k && !strncasecmp(s, pre, k);
-}
-
 /* Offset of needle in n bytes at s, or n. */
 static size_t find(const char *s, size_t n, const char *needle)
 {
@@ -94,10 +87,10 @@ bool rules_version_note(const struct line *l)
 	}
 	for (size_t w = 0; w < ARRAY_SIZE(changes_words); w++) {
 		k = strlen(changes_words[w]);
-		if (has_prefix_ci(s, n, changes_words[w]))
+		if (ascii_has_prefix_ci(s, n, changes_words[w]))
 			return version_at(s + k, n - k) > 0;
 	}
-	if (has_prefix_ci(s, n, "changelog") || has_prefix_ci(s, n, "change log")) {
+	if (ascii_has_prefix_ci(s, n, "changelog") || ascii_has_prefix_ci(s, n, "change log")) {
 		i = s[6] == ' ' ? 10 : 9;
 		while (i < n && ascii_is_blank((unsigned char)s[i]))
 			i++;
@@ -143,7 +136,7 @@ static void check_lines(struct rule_ctx *c)
 				  "git drops commit-message lines that start with #: please indent this line or reword it.");
 		while (k < l->len && ascii_is_blank((unsigned char)l->p[k]))
 			k++;
-		if (has_prefix_ci(l->p + k, l->len - k, "change-id:"))
+		if (ascii_has_prefix_ci(l->p + k, l->len - k, "change-id:"))
 			rule_emit(c, R_GERRIT_CHANGE_ID, l,
 				  "Gerrit Change-Id: trailers mean nothing outside Gerrit: please remove it before posting.");
 	}
@@ -173,7 +166,7 @@ static bool tool_context_at(const char *s, size_t n)
 	while (i < n && ascii_is_blank((unsigned char)s[i]))
 		i++;
 	for (size_t t = 0; t < ARRAY_SIZE(tool_context); t++)
-		if (has_prefix_ci(s + i, n - i, tool_context[t]))
+		if (ascii_has_prefix_ci(s + i, n - i, tool_context[t]))
 			return true;
 	return false;
 }
@@ -192,7 +185,7 @@ static const char *tool_named(const char *s, size_t n)
 			if (strncasecmp(s + i, tools[t].name, k) || (i && (is_word((unsigned char)s[i - 1]) ||
 			    s[i - 1] == '/')) || (rest && is_word((unsigned char)*e)))
 				continue;
-			if ((rest && *e == ':') || has_prefix_ci(e, rest, ".pl:"))
+			if ((rest && *e == ':') || ascii_has_prefix_ci(e, rest, ".pl:"))
 				continue;
 			if (!tools[t].needs_context || tool_context_at(e, rest))
 				return tools[t].name;

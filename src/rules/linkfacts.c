@@ -51,13 +51,6 @@ const struct lookup_result *lookup_results_find(const struct lookup_results *r,
 
 /* --- which lines hold a link -------------------------------------------- */
 
-static bool has_prefix_ci(const char *s, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-
-	return n >= k && !strncasecmp(s, pre, k);
-}
-
 static bool is_version_label(const char *s, size_t n)
 {
 	size_t i = 2;
@@ -92,9 +85,9 @@ bool lookup_link_line(const struct line *l, const char **url, size_t *n, bool *i
 	const char *s = l->p, *e = l->p + l->len, *q;
 	size_t k;
 
-	if (has_prefix_ci(s, l->len, "Link"))
+	if (ascii_has_prefix_ci(s, l->len, "Link"))
 		q = s + 4, *is_link = true;
-	else if (has_prefix_ci(s, l->len, "Closes"))
+	else if (ascii_has_prefix_ci(s, l->len, "Closes"))
 		q = s + 6, *is_link = false;
 	else
 		return false;
@@ -107,7 +100,7 @@ bool lookup_link_line(const struct line *l, const char **url, size_t *n, bool *i
 	for (k = 0; q + k < e && !ascii_is_blank((unsigned char)q[k]); k++)
 		;
 	k = cut_label(q, k);
-	if (!((has_prefix_ci(q, k, "http://") && k > 7) || (has_prefix_ci(q, k, "https://") && k > 8)))
+	if (!((ascii_has_prefix_ci(q, k, "http://") && k > 7) || (ascii_has_prefix_ci(q, k, "https://") && k > 8)))
 		return false;
 	*url = q;
 	*n = k;

@@ -48,14 +48,6 @@ struct linkctx {
 	bool fresh;		/* not a backport: provenance links are the author's */
 };
 
-/* Case-insensitive prefix test on n bytes. */
-static bool has_prefix_ci(const char *s, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-
-	return n >= k && !strncasecmp(s, pre, k);
-}
-
 static bool tok_is(const struct tagline *t, const char *name)
 {
 	return t->toklen == strlen(name) && !strncasecmp(t->tok, name, t->toklen);
@@ -92,7 +84,7 @@ static bool split_tag(const struct line *l, struct tagline *t)
 
 static bool is_http(const char *s, size_t n)
 {
-	return (has_prefix_ci(s, n, "http://") && n > 7) || (has_prefix_ci(s, n, "https://") && n > 8);
+	return (ascii_has_prefix_ci(s, n, "http://") && n > 7) || (ascii_has_prefix_ci(s, n, "https://") && n > 8);
 }
 
 static size_t token_len(const char *s, size_t n)
@@ -120,7 +112,7 @@ static int label_version(const char *s, size_t n)
 
 	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '#' || s[i] == '[' || s[i] == '('))
 		i++;
-	if (has_prefix_ci(s + i, n - i, "patch") && i + 5 < n && ascii_is_blank((unsigned char)s[i + 5]))
+	if (ascii_has_prefix_ci(s + i, n - i, "patch") && i + 5 < n && ascii_is_blank((unsigned char)s[i + 5]))
 		for (i += 5; i < n && ascii_is_blank((unsigned char)s[i]); i++)
 			;
 	if (i >= n || (s[i] != 'v' && s[i] != 'V'))
@@ -294,14 +286,14 @@ static bool upstream_marker(const struct line *l)
 
 	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '[' || s[i] == '('))
 		i++;
-	if (has_prefix_ci(s + i, n - i, "upstream commit") ||
-	    has_prefix_ci(s + i, n - i, "cherry picked from commit"))
+	if (ascii_has_prefix_ci(s + i, n - i, "upstream commit") ||
+	    ascii_has_prefix_ci(s + i, n - i, "cherry picked from commit"))
 		return true;
-	if (!has_prefix_ci(s + i, n - i, "commit "))
+	if (!ascii_has_prefix_ci(s + i, n - i, "commit "))
 		return false;
 	for (i += 7, h = i; i < n && ascii_is_xdigit((unsigned char)s[i]); i++)
 		;
-	return i - h >= 12 && has_prefix_ci(s + i, n - i, " upstream");
+	return i - h >= 12 && ascii_has_prefix_ci(s + i, n - i, " upstream");
 }
 
 static bool is_backport(const struct patch *p)
@@ -442,7 +434,7 @@ static bool own_series(struct linkctx *x, const char *id)
 static const char *msgid_link_host(const char *u, size_t n)
 {
 	static const char *const hosts[] = { "patch.msgid.link", "msgid.link" };
-	size_t skip = has_prefix_ci(u, n, "https://") ? 8 : 7;
+	size_t skip = ascii_has_prefix_ci(u, n, "https://") ? 8 : 7;
 
 	for (size_t i = 0; i < ARRAY_SIZE(hosts); i++) {
 		size_t k = strlen(hosts[i]);
@@ -558,7 +550,7 @@ static void check_old_archive(struct linkctx *x, const struct line *l)
 		const char *u = l->p + i;
 		size_t n = l->len - i;
 
-		if (!has_prefix_ci(u, n, "http://") && !has_prefix_ci(u, n, "https://"))
+		if (!ascii_has_prefix_ci(u, n, "http://") && !ascii_has_prefix_ci(u, n, "https://"))
 			continue;
 		n = token_len(u, n > LINK_MAX_URL ? LINK_MAX_URL : n);
 		if (pattern_list_match(old, u, n, NULL, NULL) >= 0) {

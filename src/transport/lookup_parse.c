@@ -31,13 +31,6 @@ static void set_str(char **field, const char *v, size_t n)
 
 /* --- which lines hold a link -------------------------------------------- */
 
-static bool has_prefix_ci(const char *s, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-
-	return n >= k && !strncasecmp(s, pre, k);
-}
-
 /* --- the archive's URLs ------------------------------------------------- */
 
 char *lookup_archive_url(const char *base, const char *msgid, const char *suffix)
@@ -76,7 +69,7 @@ static void xml_unescape(const char *s, size_t n, struct buf *out)
 		size_t j;
 
 		for (j = 0; s[i] == '&' && j < ARRAY_SIZE(ents); j++)
-			if (has_prefix_ci(s + i, n - i, ents[j].ent))
+			if (ascii_has_prefix_ci(s + i, n - i, ents[j].ent))
 				break;
 		if (s[i] == '&' && j < ARRAY_SIZE(ents)) {
 			buf_addch(out, ents[j].c);
