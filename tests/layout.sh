@@ -23,7 +23,7 @@ OUTSIDE = {
 }
 # mail/message.c parses MIME with libetpan's MIME API (STYLE.md), the one
 # exception to one folder per library: its IMAP side is transport's.
-EXTRA = {("libetpan/", "mail/message.c"), ("libetpan/", "mail/mime_decode.c")}
+EXTRA = {("libetpan/", "mail/message.c")}
 
 def folder(path):
     d = os.path.dirname(path)
