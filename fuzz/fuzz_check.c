@@ -17,14 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ccmode.h"
-#include "context.h"
-#include "err.h"
-#include "maildate.h"
-#include "message.h"
-#include "output.h"
-#include "patch.h"
-#include "rules.h"
+#include "reply/ccmode.h"
+#include "mail/context.h"
+#include "lib/err.h"
+#include "mail/maildate.h"
+#include "mail/message.h"
+#include "cli/output.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_check.h"
-#include "cmd_replay.h"
-#include "cmd_run.h"
+#include "cli/cli.h"
+#include "transport/transport.h"
 
 static const char usage[] =
 	"usage: tagbot <command> [options]\n"
@@ -64,6 +63,24 @@ static int help(int argc, char **argv)
 	return c->run(2, args);
 }
 
+/* libcurl's global state lives exactly as long as the command: a module
+ * that frees its curl handles (a SIGHUP reload) must not tear it down under
+ * another's (transport/transport.h). */
+static int run_command(const struct command *c, int argc, char **argv)
+{
+	struct err e;
+	int rc;
+
+	err_init(&e);
+	if (transport_init(&e) < 0) {
+		fprintf(stderr, "tagbot: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	rc = c->run(argc, argv);
+	transport_cleanup();
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -80,7 +97,7 @@ int main(int argc, char **argv)
 	}
 	c = find_command(argv[1]);
 	if (c)
-		return c->run(argc - 1, argv + 1);
+		return run_command(c, argc - 1, argv + 1);
 	fprintf(stderr, "tagbot: unknown command '%s'\n\n%s", argv[1], usage);
 	return EXIT_USAGE;
 }

@@ -5,8 +5,8 @@
 # sanitizer report), finish within HANG_LIMIT seconds (a hang guard, not a
 # benchmark), and give the per-message error or best-effort result written
 # next to it (asserted on the JSON output).  The inputs are generated in a
-# temporary directory; the sizes come from the named limits in src/message.h
-# and src/patch.h, read at run time, so the cases follow the code's limits.
+# temporary directory; the sizes come from the named limits in src/mail/message.h
+# and src/mail/patch.h, read at run time, so the cases follow the code's limits.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 HANG_LIMIT=${BADINPUT_TIMEOUT:-20}	# seconds per tagbot run
@@ -38,7 +38,7 @@ def limits(*headers):
                 vals[m.group(1)] = eval(expr)
     return vals
 
-L = limits("message.h", "patch.h")
+L = limits("mail/message.h", "mail/patch.h")
 MB = 1024 * 1024
 
 def hdr(msgid, subject="[PATCH] leds: fix a thing", extra=b""):

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "address.h"
-#include "buf.h"
+#include "mail/address.h"
+#include "lib/buf.h"
 #include "testhelp.h"
 
 static const struct {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "authres.h"
-#include "buf.h"
-#include "message.h"
+#include "mail/authres.h"
+#include "lib/buf.h"
+#include "mail/message.h"
 #include "testhelp.h"
 
 #define TRUSTED "mx.example.net"

@@ -2,8 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "err.h"
+#include "lib/buf.h"
+#include "lib/lib.h"
+#include "lib/err.h"
 #include "testhelp.h"
 
 START_TEST(test_add_and_detach)

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "ccmode.h"
-#include "config.h"
-#include "message.h"
-#include "patch.h"
-#include "reply.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "reply/ccmode.h"
+#include "config/config.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "reply/reply.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 #define BOT "tagbot <tagbot@example.org>"

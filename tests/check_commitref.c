@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "commitref.h"
-#include "fix.h"
-#include "message.h"
-#include "patch.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "mail/commitref.h"
+#include "cli/fix.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 #define SOB "Signed-off-by: Alice Example <alice@example.org>\n"

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "config.h"
-#include "policy.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "reply/policy.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 #define BUNDLED TEST_DATA "/../../etc/tagbot.ini"

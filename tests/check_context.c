@@ -5,11 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "context.h"
-#include "message.h"
-#include "patch.h"
-#include "store.h"
+#include "mail/context.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "store/store.h"
 #include "testhelp.h"
+#include "daemon/linkstore.h"
 
 #define V2C "20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"
 #define V2P1 "20250204-must_check-devm_mutex_init-v2-1-7b6271c4b7e6@weissschuh.net"
@@ -308,7 +309,7 @@ START_TEST(test_earlier_version)
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		put(st, known[i], T0 + (time_t)i);
 	load(versions[_i].file, T0 + 10, &c);
-	ck_assert(context_is_earlier_version(st, &c, versions[_i].target, &yes, &e) == 0);
+	ck_assert(linkstore_earlier_version(st, &c, versions[_i].target, &yes, &e) == 0);
 	ck_assert_msg(yes == versions[_i].earlier, "%s -> %s", versions[_i].file,
 		      versions[_i].target);
 	msg_context_release(&c);
@@ -341,7 +342,7 @@ START_TEST(test_same_series)
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		put(st, known[i], T0 + (time_t)i);
 	load(same_series[_i].file, T0 + 10, &c);
-	ck_assert(context_same_series(st, &c, same_series[_i].target, &yes, &e) == 0);
+	ck_assert(linkstore_same_series(st, &c, same_series[_i].target, &yes, &e) == 0);
 	ck_assert_msg(yes == same_series[_i].same, "%s -> %s", same_series[_i].file,
 		      same_series[_i].target);
 	msg_context_release(&c);

@@ -20,8 +20,8 @@
 
 #include <sqlite3.h>
 
-#include "deliver.h"
-#include "store.h"
+#include "daemon/deliver.h"
+#include "store/store.h"
 #include "testhelp.h"
 
 #define NREPLIES	6

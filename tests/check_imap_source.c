@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "imap_source.h"
+#include "lib/buf.h"
+#include "transport/imap_source.h"
 #include "testhelp.h"
 
 #define USER		"bot@example.org"

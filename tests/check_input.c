@@ -18,9 +18,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "buf.h"
-#include "input.h"
-#include "message.h"
+#include "lib/buf.h"
+#include "cli/input.h"
+#include "mail/message.h"
 #include "testhelp.h"
 
 #define MAX_GOT 16

@@ -2,10 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "linkref.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "mail/linkref.h"
+#include "rules/rules.h"
 #include "testhelp.h"
+#include "mail/msgid.h"
 
 static struct rule_settings settings;
 
@@ -117,16 +118,16 @@ static const struct {
 
 START_TEST(test_same_msgid)
 {
-	ck_assert_msg(linkref_same_msgid(same_cases[_i].a, same_cases[_i].b) == same_cases[_i].same,
+	ck_assert_msg(msgid_same(same_cases[_i].a, same_cases[_i].b) == same_cases[_i].same,
 		      "%s vs %s", same_cases[_i].a, same_cases[_i].b);
-	ck_assert(linkref_same_msgid(same_cases[_i].b, same_cases[_i].a) == same_cases[_i].same);
+	ck_assert(msgid_same(same_cases[_i].b, same_cases[_i].a) == same_cases[_i].same);
 }
 END_TEST
 
 START_TEST(test_same_msgid_null)
 {
-	ck_assert(!linkref_same_msgid(NULL, "a@b"));
-	ck_assert(!linkref_same_msgid("a@b", NULL));
+	ck_assert(!msgid_same(NULL, "a@b"));
+	ck_assert(!msgid_same("a@b", NULL));
 }
 END_TEST
 

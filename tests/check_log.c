@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "lib/log.h"
 #include "testhelp.h"
 
 static FILE *out;

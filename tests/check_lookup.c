@@ -11,15 +11,16 @@
 /* Only to reach below the API: to fake a database of schema version 1. */
 #include <sqlite3.h>
 
-#include "buf.h"
-#include "config.h"
-#include "context.h"
-#include "lookup.h"
-#include "message.h"
-#include "patch.h"
-#include "rules.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "mail/context.h"
+#include "transport/lookup.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
+#include "store/store.h"
 #include "testhelp.h"
+#include "daemon/linkstore.h"
 
 /* --- which lines hold a link ------------------------------------------- */
 
@@ -1086,18 +1087,18 @@ START_TEST(test_from_store)
 
 	checked_open(&c, "lookup-v2-links-v1.eml", NULL);
 	/* The store does not know the target: nothing. */
-	ck_assert_int_eq(lookup_from_store(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 0);
 	/* It knows v1 (same subject and sender, version 1 < 2). */
 	remember(st, "lookup-v1-maintainer-acked.eml", time(NULL) - 3600);
-	ck_assert_int_eq(lookup_from_store(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	ck_assert_str_eq(c.res.v[0].msgid, M_ACKED);
 	ck_assert(c.res.v[0].earlier_version);
 	ck_assert(!c.res.v[0].same_series);
 	ck_assert_int_eq(c.res.v[0].status, LOOKUP_UNKNOWN);
 	/* Found once: a second call (or a lookup) adds nothing for that URL. */
-	ck_assert_int_eq(lookup_from_store(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	/* The rule, with lookups off. */
 	c.s.lookups = false;

@@ -6,8 +6,8 @@
 #include "autoconf.h"
 #include <stdlib.h>
 
-#include "buf.h"
-#include "maildate.h"
+#include "lib/buf.h"
+#include "mail/maildate.h"
 #include "testhelp.h"
 
 static const struct {

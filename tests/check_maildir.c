@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "maildir.h"
+#include "transport/maildir.h"
 #include "testhelp.h"
 
 static char dir[64];

@@ -5,8 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "message.h"
+#include "lib/buf.h"
+#include "mail/mail.h"
+#include "mail/message.h"
 #include "testhelp.h"
 
 /* ---------------------------------------------------------------------

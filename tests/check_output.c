@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "output.h"
+#include "lib/buf.h"
+#include "cli/output.h"
 #include "testhelp.h"
 
 /* Captures what fn writes to a FILE. */

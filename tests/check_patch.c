@@ -5,10 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "message.h"
-#include "patch.h"
+#include "lib/buf.h"
+#include "mail/message.h"
+#include "mail/patch.h"
 #include "testhelp.h"
+#include "mail/msgid.h"
 
 /* A 7-line unified diff. */
 #define DIFF "diff --git a/f.c b/f.c\n" "index 1111111..2222222 100644\n" \
@@ -189,11 +190,11 @@ static const struct {
 
 START_TEST(test_msgid)
 {
-	char *s = patch_normalize_msgid(msgid_cases[_i].in);
+	char *s = msgid_strip(msgid_cases[_i].in);
 
 	ck_assert_str_eq(s, msgid_cases[_i].out);
 	free(s);
-	s = patch_normalize_msgid(NULL);
+	s = msgid_strip(NULL);
 	ck_assert_str_eq(s, "");
 	free(s);
 }

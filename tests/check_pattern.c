@@ -3,8 +3,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "pattern.h"
+#include "lib/buf.h"
+#include "lib/pattern.h"
 #include "testhelp.h"
 
 static const struct {

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message.h"
-#include "patch.h"
-#include "policy.h"
-#include "rules.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "reply/policy.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 static const char *const bot_aliases[] = { "Tagbot Alias <bot-alias@example.net>" };

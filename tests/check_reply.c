@@ -4,11 +4,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "message.h"
-#include "patch.h"
-#include "reply.h"
-#include "rules.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "reply/reply.h"
+#include "rules/rules.h"
 #include "testhelp.h"
+#include "mail/msgid.h"
+#include "lib/utf8.h"
+#include "mail/address.h"
 
 #define NOW 1700000000	/* Tue, 14 Nov 2023 22:13:20 +0000 */
 
@@ -210,7 +213,7 @@ START_TEST(test_basic_reply)
 	ck_assert_uint_eq(strlen(id), strlen("<tagbot.1700000000.@example.org>") + 16);
 	ck_assert_str_eq(id + 19 + 16, "@example.org>");
 	ck_assert_int_eq(strncmp(id + 1, fx.r.msgid, strlen(fx.r.msgid)), 0);
-	ck_assert(reply_msgid_valid(fx.r.msgid));
+	ck_assert(msgid_header_safe(fx.r.msgid));
 
 	ck_assert_str_eq(rcpts(&fx.r), "jane@example.org");
 	ck_assert_str_eq(fx.r.envelope_from, "tagbot@example.org");
@@ -975,8 +978,8 @@ START_TEST(test_addr_valid)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(reply_addr_valid(cases[i].a) == cases[i].ok, "case %zu: %s", i, cases[i].a);
-	ck_assert(!reply_addr_valid(NULL));
+		ck_assert_msg(address_header_safe(cases[i].a) == cases[i].ok, "case %zu: %s", i, cases[i].a);
+	ck_assert(!address_header_safe(NULL));
 }
 END_TEST
 
@@ -1004,17 +1007,17 @@ START_TEST(test_msgid_valid)
 		{ "\xc3\xa9@example.org", false },
 		{ "", false },
 	};
-	char big[REPLY_MSGID_MAX + 2];
+	char big[MSGID_HEADER_MAX + 2];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(reply_msgid_valid(cases[i].id) == cases[i].ok, "case %zu: %s", i,
+		ck_assert_msg(msgid_header_safe(cases[i].id) == cases[i].ok, "case %zu: %s", i,
 			      cases[i].id);
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	big[5] = '@';
-	ck_assert(!reply_msgid_valid(big));
-	big[REPLY_MSGID_MAX] = '\0';
-	ck_assert(reply_msgid_valid(big));
+	ck_assert(!msgid_header_safe(big));
+	big[MSGID_HEADER_MAX] = '\0';
+	ck_assert(msgid_header_safe(big));
 }
 END_TEST
 
@@ -1038,7 +1041,7 @@ START_TEST(test_clean_text)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *got = reply_clean_text(cases[i].in, strlen(cases[i].in), cases[i].max);
+		char *got = utf8_clean_line(cases[i].in, strlen(cases[i].in), cases[i].max);
 
 		ck_assert_msg(!strcmp(got, cases[i].out), "case %zu: [%s]", i, got);
 		free(got);

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "config.h"
-#include "patch.h"
-#include "rules.h"
-#include "rules/families.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
+#include "rules/rules_p.h"
 #include "testhelp.h"
 
 /*

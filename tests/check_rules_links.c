@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "rules/rules.h"
 #include "testhelp.h"
 
 /*

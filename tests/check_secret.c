@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "secret.h"
+#include "lib/buf.h"
+#include "config/secret.h"
 #include "testhelp.h"
 
 /* Each test gets a fresh directory under the current (build) directory. */

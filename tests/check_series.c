@@ -5,14 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "context.h"
-#include "message.h"
-#include "patch.h"
-#include "reply.h"
-#include "rules.h"
-#include "series.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "mail/context.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "reply/reply.h"
+#include "rules/rules.h"
+#include "daemon/series.h"
+#include "store/store.h"
 #include "testhelp.h"
 
 #define V2C "20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"

@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "secret.h"
-#include "smtp_sink.h"
+#include "lib/buf.h"
+#include "config/secret.h"
+#include "transport/smtp_sink.h"
 #include "testhelp.h"
 
 static const char *const to_author[] = { "author@example.org" };

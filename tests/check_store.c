@@ -12,9 +12,10 @@
  * one-reply constraint, and to fake a database from a newer tagbot. */
 #include <sqlite3.h>
 
-#include "buf.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "store/store.h"
 #include "testhelp.h"
+#include "mail/msgid.h"
 
 /* Each test gets a fresh directory under the current (build) directory. */
 static char dir[64];
@@ -122,7 +123,7 @@ START_TEST(test_msgid_key)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *k = store_msgid_key(cases[i].in);
+		char *k = msgid_key(cases[i].in);
 
 		if (!cases[i].key)
 			ck_assert_msg(k == NULL, "case %zu: expected NULL, got %s", i, k);
@@ -136,17 +137,17 @@ END_TEST
 
 START_TEST(test_msgid_key_too_long)
 {
-	char id[STORE_MSGID_MAX + 3];
+	char id[MSGID_MAX + 3];
 	char *k;
 
 	memset(id, 'a', sizeof(id) - 1);
 	id[sizeof(id) - 1] = '\0';
 	id[10] = '@';
-	ck_assert_ptr_null(store_msgid_key(id));	/* STORE_MSGID_MAX + 2 bytes */
-	id[STORE_MSGID_MAX] = '\0';
-	k = store_msgid_key(id);
+	ck_assert_ptr_null(msgid_key(id));	/* MSGID_MAX + 2 bytes */
+	id[MSGID_MAX] = '\0';
+	k = msgid_key(id);
 	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(strlen(k), STORE_MSGID_MAX);
+	ck_assert_uint_eq(strlen(k), MSGID_MAX);
 	free(k);
 }
 END_TEST

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "trailer.h"
+#include "lib/buf.h"
+#include "mail/trailer.h"
 #include "testhelp.h"
 
 #define MAX_TEST_LINES 16

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "testhelp.h"
-#include "utf8.h"
+#include "lib/utf8.h"
 
 /* Byte strings with an explicit length, so NUL and truncation can be tested. */
 #define S(lit) lit, sizeof(lit) - 1

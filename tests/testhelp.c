@@ -4,11 +4,12 @@
 
 #include <string.h>
 
-#include "buf.h"
-#include "message.h"
-#include "patch.h"
-#include "rules.h"
+#include "lib/buf.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
 #include "testhelp.h"
+#include "transport/transport.h"
 
 char *th_read_data(const char *name, size_t *len)
 {
@@ -33,9 +34,13 @@ int th_run_suite(Suite *s)
 	SRunner *sr = srunner_create(s);
 	int failed;
 
+	/* As main() does: libcurl's global state for the whole run. */
+	if (transport_init(NULL) < 0)
+		return EXIT_FAILURE;
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	transport_cleanup();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

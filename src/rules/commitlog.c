@@ -10,31 +10,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
-#include "rules/families.h"
+#include "lib/buf.h"
+#include "rules/rules_p.h"
+#include "lib/ascii.h"
 
 #define SUBJECT_MAX	4096	/* bytes of a subject looked at */
 
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static bool is_word(int c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
-}
-
-static bool is_ws(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool has_prefix_ci(const char *s, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-
-	return n >= k && !strncasecmp(s, pre, k);
+	return ascii_is_alnum(c) || c == '_';
 }
 
 /* Offset of needle in n bytes at s, or n. */
@@ -48,7 +32,7 @@ static size_t find(const char *s, size_t n, const char *needle)
 static bool blank(const struct line *l)
 {
 	for (size_t i = 0; i < l->len; i++)
-		if (!is_ws((unsigned char)l->p[i]))
+		if (!ascii_is_blank((unsigned char)l->p[i]))
 			return false;
 	return true;
 }
@@ -87,7 +71,7 @@ static size_t version_at(const char *s, size_t n)
 
 	if (!n || (s[0] != 'v' && s[0] != 'V'))
 		return 0;
-	while (i < n && is_digit((unsigned char)s[i]))
+	while (i < n && ascii_is_digit((unsigned char)s[i]))
 		i++;
 	return i > 1 ? i : 0;
 }
@@ -100,17 +84,17 @@ bool rules_version_note(const struct line *l)
 	const char *s = l->p;
 	size_t n = l->len, i = 0, k;
 
-	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '-' || s[i] == '*'))
+	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '-' || s[i] == '*'))
 		i++;
 	s += i;
 	n -= i;
 	if ((k = version_at(s, n))) {
-		for (i = k; i < n && is_ws((unsigned char)s[i]); i++)
+		for (i = k; i < n && ascii_is_blank((unsigned char)s[i]); i++)
 			;
 		if (i < n && s[i] == ':')
 			return true;
 		if (i + 1 < n && s[i] == '-' && s[i + 1] == '>') {
-			for (i += 2; i < n && is_ws((unsigned char)s[i]); i++)
+			for (i += 2; i < n && ascii_is_blank((unsigned char)s[i]); i++)
 				;
 			return version_at(s + i, n - i) > 0;
 		}
@@ -118,12 +102,12 @@ bool rules_version_note(const struct line *l)
 	}
 	for (size_t w = 0; w < ARRAY_SIZE(changes_words); w++) {
 		k = strlen(changes_words[w]);
-		if (has_prefix_ci(s, n, changes_words[w]))
+		if (ascii_has_prefix_ci(s, n, changes_words[w]))
 			return version_at(s + k, n - k) > 0;
 	}
-	if (has_prefix_ci(s, n, "changelog") || has_prefix_ci(s, n, "change log")) {
+	if (ascii_has_prefix_ci(s, n, "changelog") || ascii_has_prefix_ci(s, n, "change log")) {
 		i = s[6] == ' ' ? 10 : 9;
-		while (i < n && is_ws((unsigned char)s[i]))
+		while (i < n && ascii_is_blank((unsigned char)s[i]))
 			i++;
 		return i == n || s[i] == ':' || version_at(s + i, n - i) > 0;
 	}
@@ -165,9 +149,9 @@ static void check_lines(struct rule_ctx *c)
 		if (l->len && l->p[0] == '#' && i < p->block_start)
 			rule_emit(c, R_COMMIT_COMMENT_SYMBOL, l,
 				  "git drops commit-message lines that start with #: please indent this line or reword it.");
-		while (k < l->len && is_ws((unsigned char)l->p[k]))
+		while (k < l->len && ascii_is_blank((unsigned char)l->p[k]))
 			k++;
-		if (has_prefix_ci(l->p + k, l->len - k, "change-id:"))
+		if (ascii_has_prefix_ci(l->p + k, l->len - k, "change-id:"))
 			rule_emit(c, R_GERRIT_CHANGE_ID, l,
 				  "Gerrit Change-Id: trailers mean nothing outside Gerrit: please remove it before posting.");
 	}
@@ -194,10 +178,10 @@ static bool tool_context_at(const char *s, size_t n)
 {
 	size_t i = 0;
 
-	while (i < n && is_ws((unsigned char)s[i]))
+	while (i < n && ascii_is_blank((unsigned char)s[i]))
 		i++;
 	for (size_t t = 0; t < ARRAY_SIZE(tool_context); t++)
-		if (has_prefix_ci(s + i, n - i, tool_context[t]))
+		if (ascii_has_prefix_ci(s + i, n - i, tool_context[t]))
 			return true;
 	return false;
 }
@@ -216,7 +200,7 @@ static const char *tool_named(const char *s, size_t n)
 			if (strncasecmp(s + i, tools[t].name, k) || (i && (is_word((unsigned char)s[i - 1]) ||
 			    s[i - 1] == '/')) || (rest && is_word((unsigned char)*e)))
 				continue;
-			if ((rest && *e == ':') || has_prefix_ci(e, rest, ".pl:"))
+			if ((rest && *e == ':') || ascii_has_prefix_ci(e, rest, ".pl:"))
 				continue;
 			if (!tools[t].needs_context || tool_context_at(e, rest))
 				return tools[t].name;

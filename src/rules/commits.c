@@ -8,8 +8,8 @@
 #include "autoconf.h"
 #include <string.h>
 
-#include "commitref.h"
-#include "rules/families.h"
+#include "mail/commitref.h"
+#include "rules/rules_p.h"
 
 /* rule's finding on line l among this patch's findings (from first on). */
 static struct finding *finding_on(const struct rule_ctx *c, size_t first, enum rule_id rule,

@@ -11,7 +11,7 @@
 #include "autoconf.h"
 #include <string.h>
 
-#include "rules/families.h"
+#include "rules/rules_p.h"
 
 #define CUSTOM_MAX_FINDINGS	100	/* per rule and patch: one bad diff is enough */
 #define CUSTOM_MAX_LINES	PATCH_MAX_LINES

@@ -16,9 +16,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
-#include "linkref.h"
-#include "rules/families.h"
+#include "lib/buf.h"
+#include "mail/linkref.h"
+#include "rules/rules_p.h"
+#include "lib/ascii.h"
+#include "mail/msgid.h"
 
 #define LINK_MAX_TOKEN	64	/* longer "tokens" are prose, not tags */
 #define LINK_MAX_URL	4096	/* URLs looked at; longer ones are cut */
@@ -46,39 +48,6 @@ struct linkctx {
 	bool fresh;		/* not a backport: provenance links are the author's */
 };
 
-static bool is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alnum(int c)
-{
-	return is_alpha(c) || is_digit(c);
-}
-
-static bool is_ws(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_hex(int c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* Case-insensitive prefix test on n bytes. */
-static bool has_prefix_ci(const char *s, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-
-	return n >= k && !strncasecmp(s, pre, k);
-}
-
 static bool tok_is(const struct tagline *t, const char *name)
 {
 	return t->toklen == strlen(name) && !strncasecmp(t->tok, name, t->toklen);
@@ -90,23 +59,23 @@ static bool split_tag(const struct line *l, struct tagline *t)
 	const char *s = l->p, *e = l->p + l->len;
 	const char *q = s;
 
-	if (q == e || !is_alpha((unsigned char)*q))
+	if (q == e || !ascii_is_alpha((unsigned char)*q))
 		return false;
-	while (q < e && (is_alnum((unsigned char)*q) || *q == '-'))
+	while (q < e && (ascii_is_alnum((unsigned char)*q) || *q == '-'))
 		q++;
 	if ((size_t)(q - s) > LINK_MAX_TOKEN)
 		return false;
 	t->l = l;
 	t->tok = s;
 	t->toklen = (size_t)(q - s);
-	while (q < e && is_ws((unsigned char)*q))
+	while (q < e && ascii_is_blank((unsigned char)*q))
 		q++;
 	if (q == e || *q != ':')
 		return false;
 	q++;
-	while (q < e && is_ws((unsigned char)*q))
+	while (q < e && ascii_is_blank((unsigned char)*q))
 		q++;
-	while (e > q && is_ws((unsigned char)e[-1]))
+	while (e > q && ascii_is_blank((unsigned char)e[-1]))
 		e--;
 	t->val = q;
 	t->vallen = (size_t)(e - q);
@@ -115,14 +84,14 @@ static bool split_tag(const struct line *l, struct tagline *t)
 
 static bool is_http(const char *s, size_t n)
 {
-	return (has_prefix_ci(s, n, "http://") && n > 7) || (has_prefix_ci(s, n, "https://") && n > 8);
+	return (ascii_has_prefix_ci(s, n, "http://") && n > 7) || (ascii_has_prefix_ci(s, n, "https://") && n > 8);
 }
 
 static size_t token_len(const char *s, size_t n)
 {
 	size_t k = 0;
 
-	while (k < n && !is_ws((unsigned char)s[k]))
+	while (k < n && !ascii_is_blank((unsigned char)s[k]))
 		k++;
 	return k;
 }
@@ -141,16 +110,16 @@ static int label_version(const char *s, size_t n)
 	size_t i = 0, d;
 	int v = 0;
 
-	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '#' || s[i] == '[' || s[i] == '('))
+	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '#' || s[i] == '[' || s[i] == '('))
 		i++;
-	if (has_prefix_ci(s + i, n - i, "patch") && i + 5 < n && is_ws((unsigned char)s[i + 5]))
-		for (i += 5; i < n && is_ws((unsigned char)s[i]); i++)
+	if (ascii_has_prefix_ci(s + i, n - i, "patch") && i + 5 < n && ascii_is_blank((unsigned char)s[i + 5]))
+		for (i += 5; i < n && ascii_is_blank((unsigned char)s[i]); i++)
 			;
 	if (i >= n || (s[i] != 'v' && s[i] != 'V'))
 		return 0;
-	for (d = ++i; i < n && is_digit((unsigned char)s[i]) && i - d < 3; i++)
+	for (d = ++i; i < n && ascii_is_digit((unsigned char)s[i]) && i - d < 3; i++)
 		v = v * 10 + (s[i] - '0');
-	if (i == d || (i < n && (is_alnum((unsigned char)s[i]) || s[i] == '.')))
+	if (i == d || (i < n && (ascii_is_alnum((unsigned char)s[i]) || s[i] == '.')))
 		return 0;
 	return v;
 }
@@ -184,7 +153,7 @@ static bool same_change(const char *stem_a, const char *stem_b)
 {
 	if (strlen(stem_a) <= B4_DATE_PREFIX || strlen(stem_b) <= B4_DATE_PREFIX)
 		return false;
-	return linkref_same_msgid(stem_a + B4_DATE_PREFIX, stem_b + B4_DATE_PREFIX);
+	return msgid_same(stem_a + B4_DATE_PREFIX, stem_b + B4_DATE_PREFIX);
 }
 
 /* The change name of a b4 "change-id:" footer (YYYYMMDD-<name>-<hash>). */
@@ -228,16 +197,16 @@ static char *gse_key(const char *id, const char *at, const char *domain)
 	const char *q = id, *stamp_end;
 	char *tail, *key;
 
-	while (q < at && is_digit((unsigned char)*q))
+	while (q < at && ascii_is_digit((unsigned char)*q))
 		q++;
 	if (q - id != GSE_STAMP_LEN || *q != '.')
 		return NULL;
-	for (q++; q < at && is_digit((unsigned char)*q); q++)
+	for (q++; q < at && ascii_is_digit((unsigned char)*q); q++)
 		;
 	stamp_end = q;
-	if (q >= at || *q != '-' || !is_digit((unsigned char)q[1]))
+	if (q >= at || *q != '-' || !ascii_is_digit((unsigned char)q[1]))
 		return NULL;
-	for (q++; q < at && is_digit((unsigned char)*q); q++)
+	for (q++; q < at && ascii_is_digit((unsigned char)*q); q++)
 		;
 	if (q + 1 >= at || *q != '-')
 		return NULL;
@@ -304,9 +273,9 @@ static bool is_stable_tag(const char *t)
 {
 	size_t i = 0;
 
-	while (is_digit((unsigned char)t[i]))
+	while (ascii_is_digit((unsigned char)t[i]))
 		i++;
-	return i > 0 && t[i] == '.' && is_digit((unsigned char)t[i + 1]);
+	return i > 0 && t[i] == '.' && ascii_is_digit((unsigned char)t[i + 1]);
 }
 
 /* Lines a backport starts or ends with (stable-kernel-rules.rst). */
@@ -315,16 +284,16 @@ static bool upstream_marker(const struct line *l)
 	const char *s = l->p;
 	size_t n = l->len, i = 0, h;
 
-	while (i < n && (is_ws((unsigned char)s[i]) || s[i] == '[' || s[i] == '('))
+	while (i < n && (ascii_is_blank((unsigned char)s[i]) || s[i] == '[' || s[i] == '('))
 		i++;
-	if (has_prefix_ci(s + i, n - i, "upstream commit") ||
-	    has_prefix_ci(s + i, n - i, "cherry picked from commit"))
+	if (ascii_has_prefix_ci(s + i, n - i, "upstream commit") ||
+	    ascii_has_prefix_ci(s + i, n - i, "cherry picked from commit"))
 		return true;
-	if (!has_prefix_ci(s + i, n - i, "commit "))
+	if (!ascii_has_prefix_ci(s + i, n - i, "commit "))
 		return false;
-	for (i += 7, h = i; i < n && is_hex((unsigned char)s[i]); i++)
+	for (i += 7, h = i; i < n && ascii_is_xdigit((unsigned char)s[i]); i++)
 		;
-	return i - h >= 12 && has_prefix_ci(s + i, n - i, " upstream");
+	return i - h >= 12 && ascii_has_prefix_ci(s + i, n - i, " upstream");
 }
 
 static bool is_backport(const struct patch *p)
@@ -427,10 +396,10 @@ static bool previous_version(struct linkctx *x, const char *id, const char *labe
 
 static bool in_refs(const struct patch *p, const char *id)
 {
-	if (p->in_reply_to && linkref_same_msgid(id, p->in_reply_to))
+	if (p->in_reply_to && msgid_same(id, p->in_reply_to))
 		return true;
 	for (size_t i = 0; i < p->nreferences; i++)
-		if (linkref_same_msgid(id, p->references[i]))
+		if (msgid_same(id, p->references[i]))
 			return true;
 	return false;
 }
@@ -458,14 +427,14 @@ static bool own_series(struct linkctx *x, const char *id)
 	if (p->series.total <= 0 || !in_refs(p, id))
 		return false;
 	root = p->nreferences ? p->references[0] : p->in_reply_to;
-	return !linkref_same_msgid(id, root) || (*x->own_id && same_family(id, x->own_id));
+	return !msgid_same(id, root) || (*x->own_id && same_family(id, x->own_id));
 }
 
 /* The host of a b4 provenance link, or NULL. */
 static const char *msgid_link_host(const char *u, size_t n)
 {
 	static const char *const hosts[] = { "patch.msgid.link", "msgid.link" };
-	size_t skip = has_prefix_ci(u, n, "https://") ? 8 : 7;
+	size_t skip = ascii_has_prefix_ci(u, n, "https://") ? 8 : 7;
 
 	for (size_t i = 0; i < ARRAY_SIZE(hosts); i++) {
 		size_t k = strlen(hosts[i]);
@@ -518,7 +487,7 @@ static void check_link(struct linkctx *x, const struct tagline *t, bool is_link)
 	if (n > LINK_MAX_URL)
 		n = LINK_MAX_URL;
 	id = linkref_msgid(&x->c->settings->archives, t->val, n);
-	if (id && *x->own_id && linkref_same_msgid(id, x->own_id))
+	if (id && *x->own_id && msgid_same(id, x->own_id))
 		rule_emit(x->c, R_LINK_TO_SELF, t->l,
 			  "This %.*s: points at this very mail, which adds nothing that is not in the commit: please drop it.",
 			  (int)t->toklen, t->tok);
@@ -581,7 +550,7 @@ static void check_old_archive(struct linkctx *x, const struct line *l)
 		const char *u = l->p + i;
 		size_t n = l->len - i;
 
-		if (!has_prefix_ci(u, n, "http://") && !has_prefix_ci(u, n, "https://"))
+		if (!ascii_has_prefix_ci(u, n, "http://") && !ascii_has_prefix_ci(u, n, "https://"))
 			continue;
 		n = token_len(u, n > LINK_MAX_URL ? LINK_MAX_URL : n);
 		if (pattern_list_match(old, u, n, NULL, NULL) >= 0) {

@@ -2,7 +2,7 @@
  * lookups.c - RULES.md section 4, the rules that need to know what a link
  * points at: LINK_DEAD, LINK_NO_NEW_INFO and the archive signal of
  * LINK_TO_PREVIOUS_VERSION; and, from what the daemon's store knows of
- * the target (lookup_from_store), LINK_TO_PREVIOUS_VERSION and
+ * the target (linkstore_results), LINK_TO_PREVIOUS_VERSION and
  * LINK_TO_OWN_SERIES, which need no [lookup].  No I/O here: the caller
  * fetched the results and passed them to rules_run_lookups().  A result
  * the lookup could not settle (LOOKUP_UNKNOWN, others < 0) never becomes a
@@ -13,14 +13,14 @@
  * from here.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "linkref.h"
-#include "lookup.h"
-#include "rules/families.h"
+#include "lib/buf.h"
+#include "mail/linkref.h"
+#include "rules/linkfacts.h"
+#include "rules/rules_p.h"
+#include "lib/ascii.h"
 
 /* Whether rules/links.c reported a link rule on line l of this patch
  * (findings from first on). */
@@ -42,34 +42,29 @@ static bool already_reported(const struct rule_ctx *c, size_t first, const struc
 	return false;
 }
 
-static bool is_space(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
 /* Subjects compared case-insensitively, runs of white space as one. */
 static bool same_subject(const char *a, const char *b)
 {
-	while (is_space((unsigned char)*a))
+	while (ascii_is_blank((unsigned char)*a))
 		a++;
-	while (is_space((unsigned char)*b))
+	while (ascii_is_blank((unsigned char)*b))
 		b++;
 	while (*a && *b) {
-		if (is_space((unsigned char)*a) && is_space((unsigned char)*b)) {
-			while (is_space((unsigned char)*a))
+		if (ascii_is_blank((unsigned char)*a) && ascii_is_blank((unsigned char)*b)) {
+			while (ascii_is_blank((unsigned char)*a))
 				a++;
-			while (is_space((unsigned char)*b))
+			while (ascii_is_blank((unsigned char)*b))
 				b++;
 			continue;
 		}
-		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+		if (ascii_tolower((unsigned char)*a) != ascii_tolower((unsigned char)*b))
 			return false;
 		a++;
 		b++;
 	}
-	while (is_space((unsigned char)*a))
+	while (ascii_is_blank((unsigned char)*a))
 		a++;
-	while (is_space((unsigned char)*b))
+	while (ascii_is_blank((unsigned char)*b))
 		b++;
 	return !*a && !*b;
 }

@@ -7,10 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "address.h"
-#include "buf.h"
-#include "commitref.h"
-#include "rules/families.h"
+#include "mail/address.h"
+#include "lib/buf.h"
+#include "mail/commitref.h"
+#include "rules/rules_p.h"
+#include "lib/ascii.h"
 
 #define SHA_MIN		COMMITREF_SHA_MIN
 #define SHA_MAX		COMMITREF_SHA_MAX
@@ -29,24 +30,11 @@ static const struct {
 	{ "syzkaller", true },
 };
 
-static bool is_blank(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static const char *skip_blank(const char *s, const char *end)
 {
-	while (s < end && is_blank(*s))
+	while (s < end && ascii_is_blank(*s))
 		s++;
 	return s;
-}
-
-/* Case-insensitive: do the n bytes at s start with lit? */
-static bool ci_prefix(const char *s, size_t n, const char *lit)
-{
-	size_t k = strlen(lit);
-
-	return n >= k && !strncasecmp(s, lit, k);
 }
 
 /* Offset of the first occurrence of lit in n bytes at s, or n. */
@@ -81,7 +69,7 @@ static bool is_report_link(const struct trailer *t, unsigned follow)
 		return false;
 	if (*v == '<')
 		v++;
-	return ci_prefix(v, strlen(v), "http://") || ci_prefix(v, strlen(v), "https://");
+	return ascii_has_prefix_ci(v, strlen(v), "http://") || ascii_has_prefix_ci(v, strlen(v), "https://");
 }
 
 static const char *report_followers(unsigned follow)
@@ -147,7 +135,7 @@ static bool fixes_wrapped(const struct patch *p, size_t i)
 	n = &p->lines[i + 1];
 	if (!n->len)
 		return false;
-	return is_blank(n->p[0]) || find_text(n->p, n->len, "\")", false) < n->len;
+	return ascii_is_blank(n->p[0]) || find_text(n->p, n->len, "\")", false) < n->len;
 }
 
 static const char *fixes_subject_problem(const struct patch *p, size_t i,
@@ -239,7 +227,7 @@ static enum stable_kind line_stable_cc(const struct line *l)
 	enum stable_kind k;
 	const char *v;
 
-	if (!ci_prefix(l->p, l->len, "cc:"))
+	if (!ascii_has_prefix_ci(l->p, l->len, "cc:"))
 		return NOT_STABLE;
 	v = skip_blank(l->p + 3, l->p + l->len);
 	k = address_parse(&who, v, (size_t)(l->p + l->len - v), NULL) < 0 ? NOT_STABLE
@@ -262,7 +250,7 @@ static bool is_revert(const struct patch *p)
 	if (p->subject_body && !strncmp(p->subject_body, "Revert ", 7))
 		return true;
 	for (size_t i = 0; i < p->nlines; i++)
-		if (ci_prefix(p->lines[i].p, p->lines[i].len, "This reverts commit") &&
+		if (ascii_has_prefix_ci(p->lines[i].p, p->lines[i].len, "This reverts commit") &&
 		    !memcmp(p->lines[i].p, "This", 4))
 			return true;
 	return false;

@@ -14,11 +14,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "address.h"
-#include "buf.h"
-#include "message.h"
-#include "rules/families.h"
-#include "utf8.h"
+#include "mail/address.h"
+#include "lib/buf.h"
+#include "mail/message.h"
+#include "rules/rules_p.h"
+#include "lib/utf8.h"
+#include "lib/ascii.h"
 
 #define SUGGEST_DISTANCE 2	/* RULES.md: suggest within edit distance 2 */
 #define QUOTE_MAX	80	/* bytes of mail text quoted back in a message */
@@ -60,11 +61,6 @@ struct signoffs {
 static int lower(int c)
 {
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static bool is_blank(int c)
-{
-	return c == ' ' || c == '\t';
 }
 
 static bool ends_with_by(const char *tok)
@@ -186,7 +182,7 @@ static void check_spacing(struct rule_ctx *c, const struct trailer *t)
 			  "Please remove the white space before the colon of %s:.", t->token);
 		return;
 	}
-	for (i++; i < l->len && is_blank(l->p[i]); i++, spaces++)
+	for (i++; i < l->len && ascii_is_blank(l->p[i]); i++, spaces++)
 		tab |= l->p[i] == '\t';
 	if (i < l->len && (spaces != 1 || tab))
 		rule_emit(c, R_BAD_SIGN_OFF, l,
@@ -196,9 +192,9 @@ static void check_spacing(struct rule_ctx *c, const struct trailer *t)
 /* What may follow an address: nothing, "# comment" or "(comment)". */
 static bool comment_ok(const char *s, const char *end)
 {
-	while (s < end && is_blank(*s))
+	while (s < end && ascii_is_blank(*s))
 		s++;
-	while (end > s && is_blank(end[-1]))
+	while (end > s && ascii_is_blank(end[-1]))
 		end--;
 	if (s == end)
 		return true;
@@ -222,7 +218,7 @@ static void check_person(struct rule_ctx *c, const struct trailer *t)
 	}
 	if (rest && rest >= t->value && rest <= t->value + n &&
 	    !comment_ok(rest, t->value + n)) {
-		while (is_blank(*rest))
+		while (ascii_is_blank(*rest))
 			rest++;
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
 			  "Only a \"# comment\" or a \"(comment)\" may follow the address in %s:; "
@@ -387,7 +383,7 @@ static size_t by_token_len(const char *s, size_t n)
 			 (lower((unsigned char)s[i]) >= 'a' && lower((unsigned char)s[i]) <= 'z')))
 		i++;
 	end = i;
-	while (i < n && is_blank(s[i]))
+	while (i < n && ascii_is_blank(s[i]))
 		i++;
 	if (i == n || s[i] != ':' || end < 4 || strncasecmp(s + end - 3, "-by", 3))
 		return 0;
@@ -419,7 +415,7 @@ static void check_indented(struct rule_ctx *c, struct signoffs *s)
 		const struct line *l = &p->lines[i];
 		size_t ws = 0, tl;
 
-		while (ws < l->len && is_blank(l->p[ws]))
+		while (ws < l->len && ascii_is_blank(l->p[ws]))
 			ws++;
 		if (!ws || !(tl = by_token_len(l->p + ws, l->len - ws)))
 			continue;
@@ -449,7 +445,7 @@ static char *trailer_key(const struct trailer *t)
 		buf_addch(&b, lower((unsigned char)*s));
 	buf_addch(&b, ':');
 	for (const char *s = t->value; *s; s++)
-		if (!is_blank(*s))
+		if (!ascii_is_blank(*s))
 			buf_addch(&b, lower((unsigned char)*s));
 	return buf_detach(&b, NULL);
 }
@@ -559,7 +555,7 @@ static const struct line *end_of_message(const struct patch *p, struct line *out
 		const struct line *l = &p->lines[i];
 		size_t k = 0;
 
-		while (k < l->len && (is_blank(l->p[k]) || l->p[k] == '\r'))
+		while (k < l->len && (ascii_is_blank(l->p[k]) || l->p[k] == '\r'))
 			k++;
 		if (k < l->len) {
 			*out = (struct line){ l->p, 0, l->lineno };

@@ -18,6 +18,9 @@
 #   2c) a listener that offers no STARTTLS
 #   2d) the right settings: each queued reply arrives exactly once, the
 #       sink is ok again
+# 3) SIGHUP while the SMTP pool holds a warm connection, with [lookup] on
+#    (a reload frees the lookup context and makes a new one): libcurl's
+#    global state stays up, the bot lives on and the next reply goes out.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
 U=unknown@example.org F=x@foreign.invalid MT=maint@example.org A=author@example.org
@@ -175,7 +178,32 @@ check "2d) Postfix logged the SASL login" grep -q 'sasl_username=bot@example.org
 check "2) SIGTERM: exit 0" bot_stop
 check "2) the wrong password is in no log or status" \
 	eval '! grep -rqF Wr0ng-pa55-4-tagbot "$W/bot.log" "$SRV_DIR/postfix/maillog" "$SRV_DIR/dovecot/dovecot.log"'
+
+# --- 3) SIGHUP with a warm SMTP pool ------------------------------------------------
+INI=$W/reload.ini STATE=$W/reload.db TO=author
+sink_ini "smtp://127.0.0.1:$SMTP_PORT" "user = $BOT" "password_file = $SRV_DIR/password"
+# Nothing answers there; these patches have no link, so nothing is fetched.
+printf '\n[lookup]\nenabled = yes\narchive_url = http://127.0.0.1:%s/\n' "$(srv_free_port)" >>"$INI"
+mkmail 3a && mkmail 3b || exit 99
+bot_start
+check "3) the bot starts, lookups on" eval 'wait_ready 20 && wait_log 10 1 "lookups on: http://127.0.0.1:"'
+$MAIL append $BOT "$W/3a-1.eml"
+check "3a) recorded" wait_seen 20 3a-1
+check "3a) its reply goes out" settle 30
+check "3a) author@ gets it once" test "$(replies_to $A 3a)" -eq 1
+# Within SMTP_REUSE_IDLE_S of that send: the connection waits in the pool.
+reloads=$(grep -c "info: reloaded " "$W/bot.log")
+kill -HUP "$BOT_PID"
+check "3) SIGHUP: the bot reloads" wait_log 10 $((reloads + 1)) "info: reloaded "
+$MAIL append $BOT "$W/3b-1.eml"
+check "3b) recorded after the reload" wait_seen 20 3b-1
+check "3b) its reply goes out" settle 30
+check "3b) author@ gets it once" test "$(replies_to $A 3b)" -eq 1
+check "3b) marked sent" eval '[ "$(outbox 3b | cut -d" " -f1)" = sent ]'
+check "3) the bot is still running" bot_alive
+check "3) SIGTERM: exit 0" bot_stop
+
 sleep 1
 check "no reply was sent twice (author@ holds one per patch)" \
-	test "$(for n in 1a 2a 2b 2c; do replies_to $A $n; done | paste -sd' ')" = "1 1 1 1"
+	test "$(for n in 1a 2a 2b 2c 3a 3b; do replies_to $A $n; done | paste -sd' ')" = "1 1 1 1 1 1"
 finish

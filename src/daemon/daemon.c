@@ -1,0 +1,627 @@
+/*
+ * daemon.c - `tagbot run`: fetch -> parse -> check -> decide -> record ->
+ * reply, and `tagbot status`.
+ *
+ * Delivery guarantee: each patch gets at most one reply, and every patch
+ * that needs one gets it, across the list copy plus a Cc copy of one mail,
+ * restarts, SIGKILL at any point, IMAP and SMTP outages.  How:
+ *
+ * 1. Every fetched message is keyed by its normalized Message-ID
+ *    (msgid_key; a mail without one by a hash of its content).  A key
+ *    the store has seen is skipped: the Cc copy, a second delivery under
+ *    another file name, a rescan after a UIDVALIDITY change, a restart.
+ *    A message that cannot be parsed is logged with its UID or file name
+ *    and recorded with decision error: never retried forever.
+ * 2. The policy decides.  For a reply, reply.c builds it with a fresh
+ *    Message-ID, and store_record_reply() writes the message row and the
+ *    outbox row in one transaction (the outbox's parent column is UNIQUE)
+ *    before anything is sent; any other decision is store_record_message().
+ *    The folder checkpoint (UIDVALIDITY, last UID) moves in the same
+ *    transaction as the message it covers.  So SIGKILL at any point leaves
+ *    the message either unrecorded (it is fetched again: fine, nothing was
+ *    sent) or recorded with its reply queued.
+ * 3. The outbox is drained after each batch and on a timer (deliver.c):
+ *    claim (mark_retry with a hold, so a crash mid-send is seen as
+ *    attempts > 0), send, mark sent.  The window between "SMTP accepted"
+ *    and "marked sent" is closed by the bot's own address as an extra
+ *    ENVELOPE recipient (never a header): the server delivers a copy to the
+ *    bot's mailbox in the same SMTP transaction that accepts the reply.  A
+ *    reply found with attempts > 0 is first looked up by its Message-ID in
+ *    that folder (imap_find_msgid; for a Maildir sink, the sink Maildir)
+ *    and marked sent if it is there; the hold ([sink] resend_after, default
+ *    120 s) gives the asynchronous delivery time to arrive before that
+ *    lookup decides to send again.  The copy is the bot's own mail: the
+ *    policy never answers it (bot address, Auto-Submitted).
+ * 4. First start without a checkpoint begins at UIDNEXT unless backfill =
+ *    yes; a UIDVALIDITY change rescans from UID 1, deduplicated by (1).
+ *
+ * 5. A fault of the SMTP sink itself (a certificate, STARTTLS, a refused
+ *    login: ERR_SETUP) fails no reply: the replies stay queued as they
+ *    were, the sink backs off (daemon_backoff_next) and its state goes to
+ *    the store for `tagbot status`; SIGHUP with a fixed [sink] resumes.  A
+ *    refused Cc is dropped and noted, a refused To fails the reply
+ *    (smtp_sink.h).  A send in progress never holds SIGTERM up: it is
+ *    dropped, its claim stands, and (3) sends it after the next start.
+ *
+ * The exceptions, by design: a patch held back by a rate limit is recorded
+ * as skipped (logged) and not answered later; with an SMTP sink and a
+ * Maildir source there is no mailbox to look in, so a reply whose send was
+ * interrupted is sent again after the hold (at least once in that window).
+ *
+ * Signals only set flags.  They are blocked while we work and let through
+ * at the points where stopping or reloading is safe (between messages, and
+ * while waiting: ppoll() and imap_wait() sleep with them unblocked).
+ */#include "autoconf.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+#include <sys/random.h>
+
+#include "daemon/daemon_int.h"
+#include "lib/log.h"
+#include "config/secret.h"
+
+#define WAIT_MIN_S		1
+
+/* ------------------------------------------------------------ signals */
+
+volatile sig_atomic_t daemon_got_stop, daemon_got_reload;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	daemon_got_stop = 1;
+}
+
+static void on_reload(int sig)
+{
+	(void)sig;
+	daemon_got_reload = 1;
+}
+
+
+static const int handled_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
+
+static void signals_install(struct signals *s)
+{
+	sigset_t ours;
+
+	daemon_got_stop = daemon_got_reload = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		/* No SA_RESTART: a sleep must end when a signal comes. */
+		sa.sa_handler = handled_signals[i] == SIGHUP ? on_reload :
+				handled_signals[i] == SIGPIPE ? SIG_IGN : on_stop;
+		sigaction(handled_signals[i], &sa, &s->old[i]);
+	}
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGTERM);
+	sigaddset(&ours, SIGINT);
+	sigaddset(&ours, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ours, &s->saved);
+	sigprocmask(SIG_BLOCK, NULL, &s->run_mask);
+	s->wait_mask = s->run_mask;
+	sigdelset(&s->wait_mask, SIGTERM);
+	sigdelset(&s->wait_mask, SIGINT);
+	sigdelset(&s->wait_mask, SIGHUP);
+}
+
+static void signals_restore(struct signals *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
+		sigaction(handled_signals[i], &s->old[i], NULL);
+	sigprocmask(SIG_SETMASK, &s->saved, NULL);
+}
+
+/* Lets a pending signal run its handler (sets its flag), then blocks again. */
+void daemon_signals_deliver(const struct signals *s)
+{
+	sigprocmask(SIG_SETMASK, &s->wait_mask, NULL);
+	sigprocmask(SIG_SETMASK, &s->run_mask, NULL);
+}
+
+/* Sleeps up to seconds, ended early by a signal. */
+void daemon_sleep_for(const struct signals *s, double seconds)
+{
+	struct timespec ts;
+
+	if (seconds <= 0)
+		return;
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	ppoll(NULL, 0, &ts, &s->wait_mask);
+}
+
+
+time_t daemon_now(const struct daemon *d)
+{
+	return d->clock ? d->clock : time(NULL);
+}
+
+/* ------------------------------------------------------------ settings */
+
+static const char *const no_patterns[1] = { NULL };
+
+/* reply.c's and policy.c's settings point into d->cfg: rebuilt on reload. */
+static void settings_build(struct daemon *d)
+{
+	const struct config_reply *c = &d->cfg.reply;
+
+	reply_settings_init(&d->rs);
+	d->rs.from = c->from;
+	d->rs.to = c->to;
+	d->rs.reply_to = c->reply_to;
+	d->rs.footer = c->footer;
+	d->rs.min_severity = d->cfg.tagbot.min_reply_severity;
+	d->rs.bot_addresses = (const char *const *)c->bot_addresses.v;
+	d->rs.nbot_addresses = c->bot_addresses.n;
+	d->rs.cc_author = c->cc_author;
+	d->rs.list_addresses = d->cfg.lists.addresses;
+	d->rs.nlist_addresses = d->cfg.lists.naddresses;
+
+	policy_settings_init(&d->ps);
+	d->ps.min_reply_severity = d->cfg.tagbot.min_reply_severity;
+	d->ps.from = c->from;
+	d->ps.bot_addresses = d->rs.bot_addresses;
+	d->ps.nbot_addresses = d->rs.nbot_addresses;
+	if (c->ignore_senders.set) {
+		d->ps.ignore_senders = c->ignore_senders.n ?
+			(const char *const *)c->ignore_senders.v : no_patterns;
+		d->ps.nignore_senders = c->ignore_senders.n;
+	}
+	d->ps.max_per_author_per_hour = (unsigned)c->max_per_author_per_hour;
+	d->ps.max_per_minute = (unsigned)c->max_per_minute;
+	d->ps.max_share_per_sender = (unsigned)c->max_share_per_sender;
+	d->ps.rs = &d->rs;
+}
+
+/* The addr-spec of "Name <addr>" or addr; malloc'ed, NULL when none. */
+static char *addr_spec(const char *s)
+{
+	struct person p = { NULL, NULL };
+	char *a = NULL;
+
+	if (s && address_parse(&p, s, strlen(s), NULL) == 0 && p.email && *p.email)
+		a = xstrdup(p.email);
+	person_release(&p);
+	return a;
+}
+
+/* ------------------------------------------------------------ the loop */
+
+double daemon_backoff_next(unsigned *n)
+{
+	double step = DAEMON_BACKOFF_MIN_S;
+	uint32_t r = 0;
+
+	for (unsigned i = 0; i < *n && step < DAEMON_BACKOFF_MAX_S; i++)
+		step *= 2;
+	if (step > DAEMON_BACKOFF_MAX_S)
+		step = DAEMON_BACKOFF_MAX_S;
+	++*n;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint32_t)time(NULL) * 2654435761u;
+	return step / 2 + step / 2 * (r / 4294967296.0);
+}
+
+/* SIGHUP: rules and [reply] from the file; the rest as at the start. */
+static void reload(struct daemon *d)
+{
+	struct config fresh;
+	struct config_source src;
+	struct config_sink sink;
+	bool sink_new;
+	char *state;
+	struct err e;
+
+	daemon_got_reload = 0;
+	config_init(&fresh);
+	if (config_load(&fresh, d->o->config, &e) < 0) {
+		log_msg(LOGL_ERROR, "reload: %s; keeping the old settings", e.msg);
+		config_release(&fresh);
+		return;
+	}
+	/* The old [source] and state move into fresh, and the old [sink]
+	 * unless the new one can take over (an SMTP sink fixed after a fault);
+	 * what fresh read of them is released with the old settings. */
+	src = fresh.source;
+	fresh.source = d->cfg.source;
+	d->cfg.source = src;
+	sink_new = !d->dry && daemon_sink_reload(d, &fresh.sink, &e) == 0;
+	if (!sink_new && !d->dry && fresh.sink.type == SINK_SMTP && d->cfg.sink.type == SINK_SMTP)
+		log_msg(LOGL_ERROR, "reload: %s; keeping the old [sink]", e.msg);
+	if (!sink_new) {
+		sink = fresh.sink;
+		fresh.sink = d->cfg.sink;
+		d->cfg.sink = sink;
+	}
+	state = fresh.tagbot.state;
+	fresh.tagbot.state = d->cfg.tagbot.state;
+	d->cfg.tagbot.state = state;
+	config_release(&d->cfg);
+	d->cfg = fresh;
+	d->folder = d->src == &daemon_imap_source ? d->cfg.source.folder : "";
+	settings_build(d);
+	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
+	if (daemon_lookup_open(d, &e) < 0)
+		log_msg(LOGL_ERROR, "reload: %s; lookups are off", e.msg);
+	log_msg(LOGL_INFO, "reloaded %s (rules, [reply], [lookup]%s; [source]%s and state keep "
+		"their values until a restart)", d->o->config, sink_new ? " and [sink]" : "",
+		sink_new ? "" : ", [sink]");
+}
+
+/* Seconds to wait: the poll interval, or less when a reply comes due. */
+static int wait_seconds(struct daemon *d)
+{
+	int max = d->cfg.source.poll_interval;
+	time_t when, now = time(NULL);
+	struct err e;
+	bool found;
+
+	if (d->src == &daemon_imap_source && d->imap && d->cfg.source.idle) {
+		struct imap_stats is;
+
+		imap_get_stats(d->imap, &is);
+		if (is.has_idle)
+			max = IMAP_IDLE_MAX_S;
+	}
+	/* A failing sink: its queued replies are due, but wait for it. */
+	if (d->sink_failing && d->sink_retry_at > now)
+		max = daemon_sink_wait(d, max);
+	else if (d->st && !d->dry && store_outbox_next_time(d->st, &when, &found, &e) == 0 &&
+		 found && when - now < max)
+		max = when - now < WAIT_MIN_S ? WAIT_MIN_S : (int)(when - now);
+	return daemon_series_wait(d, now, max);
+}
+
+/* One round: connect if needed, fetch, send.  -1: e says what. */
+static int round_trip(struct daemon *d, struct err *e)
+{
+	if (d->src == &daemon_imap_source && !d->imap && d->src->open(d, e) < 0)
+		return -1;
+	if (d->src->poll(d, e) < 0)
+		return -1;
+	/* Series whose series_wait ran out get their one reply (per-series). */
+	if (daemon_series_flush(d, time(NULL), e) < 0)
+		return -1;
+	return daemon_drain(d, e);
+}
+
+/* After a failed round: give up (-1) or back off and go on (0). */
+static int recover(struct daemon *d, const struct err *e)
+{
+	double delay;
+
+	if (d->src == &daemon_imap_source && d->imap) {
+		imap_close(d->imap);
+		d->imap = NULL;
+	}
+	if (d->o->once || e->cls == ERR_FINAL)
+		return -1;
+	delay = daemon_backoff_next(&d->backoff_step);
+	log_msg(LOGL_WARNING, "%s; retrying in %.1f s", e->msg, delay);
+	daemon_sleep_for(&d->sig, delay);
+	return 0;
+}
+
+static int loop(struct daemon *d, struct err *e)
+{
+	while (!daemon_got_stop) {
+		struct err we;
+
+		if (daemon_got_reload)
+			reload(d);
+		err_init(e);
+		if (round_trip(d, e) < 0) {
+			if (recover(d, e) < 0)
+				return -1;
+			continue;
+		}
+		d->backoff_step = 0;
+		if (d->o->once || daemon_got_stop)
+			break;
+		daemon_signals_deliver(&d->sig);
+		if (daemon_got_stop || daemon_got_reload)
+			continue;
+		if (d->src->wait(d, wait_seconds(d), &we) < 0 && recover(d, &we) < 0) {
+			*e = we;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------- start, stop */
+
+static char *source_id_of(const struct config *c)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (c->source.type == SOURCE_IMAP)
+		buf_printf(&b, "imap:%s@%s", c->source.user, c->source.host);
+	else
+		buf_printf(&b, "maildir:%s", c->source.path);
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * A dry run decides into a scratch copy of the state (an empty one when
+ * there is no state yet): the series, held replies, rate limits and
+ * checkpoints take the paths of a real run, and the state is not written.
+ */
+static int store_open_dry(struct daemon *d, struct err *e)
+{
+	struct store_settings ss;
+
+	store_settings_init(&ss);
+	if (scratch_create(&d->scratch, "dry-run", e) < 0 ||
+	    store_snapshot(d->cfg.tagbot.state, d->scratch.db, ss.busy_timeout_ms, e) < 0)
+		return err_prefix(e, "[tagbot] state");
+	ss.path = d->scratch.db;
+	if (store_open(&d->st, &ss, e) < 0)
+		return err_prefix(e, "[tagbot] state (its scratch copy)");
+	return 0;
+}
+
+static int store_open_for(struct daemon *d, struct err *e)
+{
+	struct store_settings ss;
+	char *dir, *slash;
+	int rc;
+
+	if (d->dry)
+		return store_open_dry(d, e);
+	dir = xstrdup(d->cfg.tagbot.state);
+	slash = strrchr(dir, '/');
+	rc = 0;
+	if (slash && slash != dir) {
+		*slash = '\0';
+		rc = daemon_make_dirs(dir, e);
+	}
+	free(dir);
+	if (rc < 0)
+		return err_prefix(e, "[tagbot] state");
+	store_settings_init(&ss);
+	ss.path = d->cfg.tagbot.state;
+	if (store_open(&d->st, &ss, e) < 0)
+		return err_prefix(e, "[tagbot] state");
+	return 0;
+}
+
+/* Every rate event goes to the store too (policy.h), in the transaction of
+ * the reply it counts. */
+static void rate_journal(void *ctx, const char *key, time_t t)
+{
+	struct daemon *d = ctx;
+	struct err e;
+
+	if (store_rate_note(d->st, key, t, &e) < 0)
+		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
+}
+
+static void rate_load(void *ctx, const char *key, time_t t)
+{
+	policy_load_event(ctx, key, t);
+}
+
+/* The rate limits' windows of the last hour, as the store kept them: a
+ * restart does not reset them. */
+static int rate_restore(struct daemon *d, struct err *e)
+{
+	if (store_rate_load(d->st, daemon_now(d) - DAEMON_RATE_WINDOW_S, rate_load, d->pol, e) < 0)
+		return err_prefix(e, "[tagbot] state");
+	policy_set_journal(d->pol, rate_journal, d);
+	return 0;
+}
+
+static int start(struct daemon *d, struct err *e)
+{
+	if (config_load(&d->cfg, d->o->config, e) < 0 || config_check_daemon(&d->cfg, e) < 0)
+		return -1;
+	d->dry = d->o->dry_run || d->cfg.tagbot.dry_run;
+	if (d->dry)	/* the source's flags are the real run's to set */
+		d->cfg.source.mark_seen = false;
+	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
+	settings_build(d);
+	d->pol = policy_new();
+	d->src = d->cfg.source.type == SOURCE_IMAP ? &daemon_imap_source : &daemon_maildir_source;
+	d->folder = d->cfg.source.type == SOURCE_IMAP ? d->cfg.source.folder : "";
+	d->source_id = source_id_of(&d->cfg);
+	if (d->cfg.sink.type == SINK_SMTP && d->cfg.source.type == SOURCE_IMAP)
+		d->copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
+	if (store_open_for(d, e) < 0 || rate_restore(d, e) < 0 || daemon_sink_open(d, e) < 0 ||
+	    daemon_lookup_open(d, e) < 0)
+		return -1;
+	if (d->src == &daemon_maildir_source)
+		return d->src->open(d, e);
+	return 0;
+}
+
+static void finish(struct daemon *d)
+{
+	if (d->src && (d->src != &daemon_imap_source || d->imap))
+		d->src->close(d);
+	daemon_lookup_close(d);
+	smtp_pool_free(d->smtp_pool);	/* before the password it may still use */
+	secret_free(d->smtp_password);
+	maildir_release(&d->out);
+	store_close(d->st);
+	scratch_release(&d->scratch);	/* after the store: its files are in there */
+	policy_free(d->pol);
+	daemon_batch_release(&d->b);
+	buf_release(&d->raw);
+	free(d->source_id);
+	free(d->copy_to);
+	config_release(&d->cfg);
+}
+
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e)
+{
+	struct store_settings ss;
+
+	memset(d, 0, sizeof(*d));
+	scratch_init(&d->scratch);
+	d->o = o;
+	config_init(&d->cfg);
+	maildir_init(&d->in);
+	maildir_init(&d->out);
+	buf_init(&d->raw, MESSAGE_MAX_SIZE);
+	if (config_load(&d->cfg, o->config, e) < 0)
+		return -1;
+	d->cfg.source.mark_seen = false;	/* the messages are not the source's */
+	settings_build(d);
+	d->pol = policy_new();
+	d->folder = "";
+	d->source_id = xstrdup("replay");
+	if (scratch_create(&d->scratch, "replay", e) < 0)
+		return -1;
+	store_settings_init(&ss);
+	ss.path = d->scratch.db;
+	return store_open(&d->st, &ss, e);
+}
+
+void daemon_close_offline(struct daemon *d)
+{
+	finish(d);
+}
+
+int daemon_run(const struct daemon_opts *o, struct err *e)
+{
+	struct daemon d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	scratch_init(&d.scratch);
+	d.o = o;
+	config_init(&d.cfg);
+	maildir_init(&d.in);
+	maildir_init(&d.out);
+	buf_init(&d.raw, MESSAGE_MAX_SIZE);
+	signals_install(&d.sig);
+	rc = start(&d, e);
+	if (rc == 0) {
+		log_msg(LOGL_INFO, "running: %s -> %s%s%s", d.source_id,
+			d.cfg.sink.type == SINK_SMTP ? d.cfg.sink.url : d.cfg.sink.path,
+			d.dry ? " (dry run: decided into a scratch copy of the state, nothing sent)" : "",
+			o->once ? " (once)" : "");
+		rc = loop(&d, e);
+		if (d.dry)
+			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies printed (dry run)",
+				daemon_got_stop ? "stopped" : "done", d.handled, d.printed);
+		else
+			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu "
+				"confirmed, %zu failed", daemon_got_stop ? "stopped" : "done",
+				d.handled, d.ds.sent, d.ds.confirmed, d.ds.failed);
+	}
+	finish(&d);
+	signals_restore(&d.sig);
+	return rc;
+}
+
+/* -------------------------------------------------------------- status */
+
+static void print_checkpoint(void *ctx, const char *source, const char *folder,
+			     const struct store_checkpoint *cp)
+{
+	fprintf(ctx, "checkpoint %s %s: uidvalidity %" PRIu32 ", last uid %" PRIu32 "\n", source,
+		*folder ? folder : "-", cp->uidvalidity, cp->last_uid);
+}
+
+struct error_list {
+	FILE *out;
+	size_t n;
+};
+
+static void print_error(void *ctx, const struct store_error_row *r)
+{
+	struct error_list *l = ctx;
+	char when[32];
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&r->time, &tm));
+	fprintf(l->out, "  %s %s <%s>: %s\n", when, r->what, r->msgid, r->detail);
+	l->n++;
+}
+
+static void when_str(time_t t, char *b, size_t n)
+{
+	struct tm tm;
+
+	strftime(b, n, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+}
+
+/* "sink URL: ok since ..." or "sink URL: failing since ...: REASON". */
+static int print_sink(struct store *st, FILE *out, struct err *e)
+{
+	struct store_sink_state ss = { 0 };
+	char since[32], next[32];
+	bool found;
+
+	if (store_sink_state_get(st, &ss, &found, e) < 0)
+		return -1;
+	if (!found) {
+		fprintf(out, "sink: no fault seen\n");
+		return 0;
+	}
+	when_str(ss.since, since, sizeof(since));
+	when_str(ss.next_try, next, sizeof(next));
+	if (ss.failing)
+		fprintf(out, "sink %s: failing since %s, %d tries, next at %s (or on SIGHUP): %s\n",
+			ss.sink, since, ss.failures, next, ss.reason);
+	else
+		fprintf(out, "sink %s: ok since %s\n", ss.sink, since);
+	store_sink_state_release(&ss);
+	return 0;
+}
+
+int daemon_status(const char *config, FILE *out, struct err *e)
+{
+	struct store_settings ss;
+	struct store_counts c;
+	struct config cfg;
+	struct store *st = NULL;
+	struct error_list errors = { out, 0 };
+	int rc = -1;
+
+	config_init(&cfg);
+	if (config_load(&cfg, config, e) < 0)
+		goto out;
+	if (access(cfg.tagbot.state, F_OK) < 0) {
+		err_set(e, ERR_FINAL, "%s: no state yet (tagbot run has not run): %s",
+			cfg.tagbot.state, strerror(errno));
+		goto out;
+	}
+	store_settings_init(&ss);
+	ss.path = cfg.tagbot.state;
+	if (store_open(&st, &ss, e) < 0) {
+		err_prefix(e, "[tagbot] state");
+		goto out;
+	}
+	fprintf(out, "state %s\n", cfg.tagbot.state);
+	if (store_checkpoint_foreach(st, print_checkpoint, out, e) < 0 ||
+	    store_counts(st, &c, e) < 0)
+		goto out;
+	fprintf(out, "messages %ld: replied %ld, clean %ld, skipped %ld, error %ld\n",
+		c.messages, c.replied, c.clean, c.skipped, c.errors);
+	fprintf(out, "outbox: queued %ld, sent %ld, failed %ld\n", c.queued, c.sent, c.failed);
+	if (print_sink(st, out, e) < 0)
+		goto out;
+	fprintf(out, "last errors:\n");
+	rc = store_recent_errors(st, DAEMON_STATUS_ERRORS, print_error, &errors, e);
+	if (rc == 0 && errors.n == 0)
+		fprintf(out, "  none\n");
+out:
+	store_close(st);
+	config_release(&cfg);
+	return rc;
+}

@@ -1,0 +1,329 @@
+/*
+ * daemon_int.h - what daemon.c (the loop, signals, reload, status),
+ * daemon_msg.c (one message: parse, check, decide, record; batches) and
+ * daemon_io.c (the sources and sinks) share.  Not a public header.
+ */
+#ifndef TAGBOT_DAEMON_INT_H
+#define TAGBOT_DAEMON_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lib/buf.h"
+#include "config/config.h"
+#include "daemon/daemon.h"
+#include "daemon/deliver.h"
+#include "lib/err.h"
+#include "transport/imap_source.h"
+#include "transport/maildir.h"
+#include "reply/policy.h"
+#include "reply/reply.h"
+#include "daemon/scratch.h"
+#include "transport/smtp_sink.h"
+#include "store/store.h"
+#include "mail/msgid.h"
+
+#define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
+#define DAEMON_RATE_WINDOW_S	3600	/* rate events kept: the longest window (an hour) */
+
+/* Set by the handlers; read between messages and after waits. */
+extern volatile sig_atomic_t daemon_got_stop, daemon_got_reload;
+
+struct signals {
+	sigset_t run_mask;	/* while working: ours blocked */
+	sigset_t wait_mask;	/* while sleeping: ours let through */
+	sigset_t saved;		/* the caller's mask, restored at the end */
+	struct sigaction old[4];
+};
+
+/* Lets a pending signal run its handler (sets its flag), then blocks again. */
+void daemon_signals_deliver(const struct signals *s);
+/* Sleeps up to seconds, ended early by a signal. */
+void daemon_sleep_for(const struct signals *s, double seconds);
+
+/* Messages handled since the last commit, to mark seen once it is durable. */
+struct batch {
+	bool open;		/* the outer transaction is open */
+	size_t n;
+	uint32_t *uids;		/* owned */
+	size_t nuids, auids;
+	char **names;		/* owned; Maildir names */
+	size_t nnames, anames;
+	bool failed;		/* a store error: roll the batch back */
+};
+
+/* A mail whose links need a transfer: checked once the batch's lookups
+ * ran (daemon_lookup.c).  Not in the store: fetched again after a crash. */
+struct pending_mail {
+	uint32_t uid;		/* 0 for a Maildir */
+	char *name;		/* owned; Maildir name, NULL for IMAP */
+	char *raw;		/* owned */
+	size_t len;
+	bool done;		/* decided (or being decided): no longer holds the checkpoint */
+};
+
+struct pending {
+	struct pending_mail *v;	/* owned */
+	size_t n, alloc;
+	size_t bytes;		/* raw bytes held */
+};
+
+struct daemon;
+
+/* What the daemon decided for one message, for a decision hook (replay). */
+struct daemon_decision {
+	const char *key;		/* foreign; the Message-ID or synthetic key */
+	enum store_decision decision;	/* STORE_REPLIED: a reply was queued */
+	const char *why;		/* foreign; the reason of a STORE_SKIPPED, else NULL */
+	const struct findings *f;	/* foreign; the findings behind it, or NULL */
+	enum severity min;		/* the reply's min severity (the mail's list) */
+	time_t date;			/* the clock the decision was made at */
+};
+
+/* Called after a decision is recorded (or, for a mail already seen, with
+ * decision STORE_SKIPPED and why "seen"). */
+typedef void (*daemon_decision_fn)(void *arg, const struct daemon_decision *dd);
+
+/* Called for every reply put into the outbox (a patch's, a series', the
+ * held replies of one recipient, a Cc-mode answer), after its decision
+ * hook; parent is the Message-ID it answers.  Both are foreign. */
+typedef void (*daemon_reply_fn)(void *arg, const char *parent, const struct reply *r);
+
+struct source_ops {
+	const char *name;
+	int (*open)(struct daemon *d, struct err *e);
+	/* Hands every new message to daemon_process_one(), batch by batch. */
+	int (*poll)(struct daemon *d, struct err *e);
+	/* Waits up to max_s for new mail or a signal. */
+	int (*wait)(struct daemon *d, int max_s, struct err *e);
+	void (*close)(struct daemon *d);
+};
+
+struct daemon {
+	const struct daemon_opts *o;
+	struct config cfg;		/* owned; rules and [reply] reloaded on SIGHUP */
+	bool dry;
+	struct signals sig;
+	struct store *st;		/* owned */
+	struct scratch scratch;		/* owned; the directory of st when it is a
+					 * throw-away store (replay, a dry run) */
+	struct policy *pol;		/* owned */
+	struct reply_settings rs;	/* points into cfg */
+	struct policy_settings ps;	/* points into cfg */
+
+	const struct source_ops *src;
+	char *source_id;		/* owned; "imap:user@host" or "maildir:PATH" */
+	const char *folder;		/* foreign (cfg); "" for a Maildir */
+	struct maildir in;		/* Maildir source */
+	struct maildir_list md_done;	/* its names handled by the last poll, sorted */
+	struct imap_source *imap;	/* owned; NULL while disconnected */
+	struct store_checkpoint cp;	/* as of the last message handled */
+	struct store_checkpoint cp_committed;
+	bool cp_known;
+	bool batch_full;		/* the fetch stopped for a commit */
+	uint32_t rescan_until;		/* rescanning after a UIDVALIDITY change up to this UID */
+	time_t first_time;		/* the first message recorded from the folder; 0: unknown */
+
+	struct maildir out;		/* Maildir sink */
+	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
+	char *smtp_password;		/* owned; a secret */
+	struct smtp_pool *smtp_pool;	/* owned; its connections are kept between replies */
+	time_t smtp_used;		/* when a reply last came back from it */
+	char *copy_to;			/* owned; extra envelope recipient, or NULL */
+	/* A fault of the sink (ERR_SETUP): nothing is sent until sink_retry_at,
+	 * backing off by sink_step; the store keeps it for `tagbot status`. */
+	bool sink_failing;
+	unsigned sink_step;
+	int sink_failures;		/* tries that failed in a row */
+	time_t sink_since, sink_retry_at;
+
+	struct batch b;
+	struct buf raw;			/* a Maildir message being read */
+	struct deliver_stats ds;
+	unsigned backoff_step;
+	size_t handled;			/* messages looked at */
+	size_t printed;			/* replies a dry run printed */
+
+	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
+	struct pending pend;		/* mails waiting for their lookups */
+	const struct lookup_results *ready; /* set while a waiting mail is decided */
+	bool deferred;			/* handle() put the mail into pend */
+
+	/* tagbot replay (cmd_replay.c): a hook on every decision, and the
+	 * clock (the mail's Date) instead of the wall clock when set. */
+	daemon_decision_fn on_decision;
+	void *on_decision_arg;
+	daemon_reply_fn on_reply;	/* replay --show-replies */
+	void *on_reply_arg;
+	time_t clock;			/* 0: time(NULL) */
+	const struct findings *cur_findings; /* foreign; set while decide() records */
+	enum severity cur_min;		/* the deciding mail's min_reply_severity */
+	bool warned_no_authserv;	/* said once that [reply] trusted_authserv_id
+					 * is not set (daemon_cc.c) */
+};
+
+/* d->clock when set, else the time of day. */
+time_t daemon_now(const struct daemon *d);
+
+/*
+ * tagbot replay: d set up as `tagbot run` would be from o->config, but
+ * over a fresh scratch store (scratch.h), with no source, no sink and no
+ * lookups opened: daemon_process_one() decides and records, nothing is
+ * fetched or sent.  daemon_close_offline() releases it and removes the
+ * scratch store (also after a failed open).
+ */
+int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e);
+void daemon_close_offline(struct daemon *d);
+
+/* Where a message came from, for the store and the log. */
+struct origin {
+	uint32_t uid;		/* 0 for a Maildir */
+	const char *name;	/* Maildir name, NULL for IMAP */
+};
+
+/* --- daemon_msg.c ------------------------------------------------------ */
+
+/*
+ * One message inside the batch's transaction, with its checkpoint (uid),
+ * in a savepoint of its own.  raw NULL: a message that could not be read
+ * (too large).  -1 only for a store error: the batch is then rolled back
+ * by daemon_batch_end().
+ */
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e);
+/* Commits (or, after a store error, rolls back) the batch; marks its
+ * messages seen once their rows are durable.  e may be NULL. */
+int daemon_batch_end(struct daemon *d, struct err *e);
+void daemon_batch_release(struct batch *b);
+/* One warning for each custom rule that could not check all of message
+ * key, after its rules ran into f (rule_budget_describe()). */
+void daemon_log_budgets(const char *key, const struct findings *f);
+/* Records key's decision. */
+int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		  enum store_decision dec, const char *why, struct err *e);
+/* Queues the built reply r under parent key (store_record_reply; *res
+ * STORE_ALREADY_QUEUED when key had one), to be sent not before
+ * not_before (0: now). */
+int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
+		       const char *kind, const struct reply *r, time_t not_before,
+		       enum store_enqueue *res, struct err *e);
+/* After r was put into the outbox under parent: a dry run prints it
+ * (mboxrd, to d->o->out), and d->on_reply is called. */
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r);
+
+/*
+ * What a person was told, so that a problem is told once ([reply]
+ * repeat_after days; 0 turns this off):
+ * - a finding on a patch is not told again to the same person about the
+ *   same patch (about: its context_subject()), as when a resend keeps it,
+ *   while the context remembers the patch;
+ * - a finding about the sender's setup (rule_about_setup()) is said once a
+ *   reply; it and MISSING_SIGN_OFF (rule_told_per_person()) are told to the
+ *   same person once per repeat_after days, whatever the patch.
+ * daemon_told_filter() turns off (SEV_OFF) those of f->v[from..end), the
+ * findings of the part about, already told to the person a reply to `to`
+ * goes to; daemon_told_note() records the ones a queued reply told (at or
+ * above min).
+ */
+void daemon_told_filter(struct daemon *d, const struct patch *to,
+			const struct reply_settings *rs, const char *about, struct findings *f,
+			size_t from, size_t end);
+void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
+		      const char *about, const struct findings *f, size_t from, size_t end,
+		      enum severity min);
+
+/* --- daemon_cc.c ------------------------------------------------------- */
+
+/*
+ * In handle(), for a parsed mail the store has not seen, before it is
+ * checked: maintainer Cc mode (the mail reaches the bot directly: its
+ * commands, the check of the patch it answers, the reply to its sender),
+ * and the threads a maintainer quieted.  *done: the mail was recorded
+ * here; else it takes the normal path.  -1 only for a store error.
+ */
+int daemon_cc_handle(struct daemon *d, const struct origin *o, const char *key,
+		     const struct patch *p, size_t np, bool *done, struct err *e);
+
+/* --- daemon_lookup.c --------------------------------------------------- */
+
+/* The lookup context of d->cfg ([lookup] enabled), replacing any old one. */
+int daemon_lookup_open(struct daemon *d, struct err *e);
+void daemon_lookup_close(struct daemon *d);
+/*
+ * In handle(), for a mail about to be checked: 1 when it was put into
+ * d->pend (its links need a transfer; decide nothing now), else 0 with
+ * *use set to the results to check it with (d->ready, or what the cache
+ * gave into res).
+ */
+int daemon_lookup_gate(struct daemon *d, const struct origin *o, const struct patch *p,
+		       size_t np, const char *raw, size_t len, struct lookup_results *res,
+		       const struct lookup_results **use);
+/* The checkpoint UID the store may hold while mails wait: below the first. */
+uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid);
+/* After the batch committed: sends what is due, runs the lookups of d->pend
+ * together, then hands each waiting mail to daemon_process_one() again. */
+int daemon_lookup_resolve(struct daemon *d, struct err *e);
+/* Forgets the waiting mails (unrecorded: they are fetched again). */
+void daemon_lookup_drop(struct daemon *d);
+
+/* --- daemon_io.c ------------------------------------------------------- */
+
+extern const struct source_ops daemon_maildir_source, daemon_imap_source;
+
+/* Sends the replies that are due, in chunks, stopping for a signal.  A
+ * fault of the sink is no error here: it is logged (error level) and
+ * stored, the replies stay queued, and the sink is left alone until its
+ * back-off ends (daemon_sink_wait) or a reload. */
+int daemon_drain(struct daemon *d, struct err *e);
+/* Seconds until the failing sink is tried again (max when it works). */
+int daemon_sink_wait(const struct daemon *d, int max);
+/* SIGHUP: the SMTP sink of c in place of the running one (whose pool is
+ * closed), tried again at once; -1 (the old one kept) when c is not an
+ * SMTP sink or its settings or password are not right. */
+int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err *e);
+/* Capped exponential backoff with jitter (half to all of the step): the
+ * delay of *step, which it moves on.  DAEMON_BACKOFF_MIN_S to _MAX_S. */
+double daemon_backoff_next(unsigned *step);
+/* Opens the sink of d->cfg (nothing in a dry run). */
+int daemon_sink_open(struct daemon *d, struct err *e);
+/* Creates path and its missing parents, mode 0700. */
+int daemon_make_dirs(const char *path, struct err *e);
+
+
+/* --- daemon_series.c --------------------------------------------------- */
+
+/* Records the context of the message keyed key (lead: its checked part),
+ * in the caller's transaction. */
+int daemon_context_note(struct daemon *d, const char *key, const struct patch *lead,
+			struct err *e);
+/* Prunes old context rows, at most once a day. */
+void daemon_context_prune(struct daemon *d, time_t now);
+/* Whether p is a stray in a series' send (series_stray()): the store has
+ * the cover letter it answers.  Such mail is skipped as STRAY_REASON. */
+#define STRAY_REASON "stray"
+bool daemon_series_stray(struct daemon *d, const struct patch *p);
+/* Puts a series part in its series; per-series (and not skipped by the
+ * policy) *taken: the part is recorded, its reply left to the series. */
+int daemon_series_take(struct daemon *d, const struct origin *o, const char *key,
+		       const struct patch *lead, const struct findings *f,
+		       const struct policy_decision *dec, bool *taken, struct err *e);
+/*
+ * A reply a rate limit holds back (reply_mode = per-patch) is kept, not
+ * dropped: the patch is held in the store under its recipient
+ * (store_held_add) and recorded skipped:held; once the limit has room,
+ * every patch held for that recipient goes out in one reply (the series
+ * reply's form, REPLY_HELD), which marks them all replied.
+ */
+int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
+		     const struct patch *lead, const struct findings *f,
+		     const struct policy_settings *ps, const struct reply_settings *rs,
+		     struct err *e);
+/* Sends the series replies and the held replies that are due. */
+int daemon_series_flush(struct daemon *d, time_t now, struct err *e);
+/* max, or less when a pending series or held reply comes due sooner. */
+int daemon_series_wait(struct daemon *d, time_t now, int max);
+
+#endif

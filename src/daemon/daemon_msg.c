@@ -1,0 +1,913 @@
+/*
+ * daemon_msg.c - one fetched message through the daemon: the quick
+ * "seen?" test on the raw Message-ID, parse, check, the policy's decision,
+ * the reply queued or the decision recorded; and the batches (one
+ * transaction per batch, a savepoint per message) that make a message and
+ * its checkpoint durable together.  The guarantee these keep is written at
+ * the top of daemon.c.
+ */
+#include "autoconf.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mail/address.h"
+#include "mail/context.h"
+#include "daemon/daemon_int.h"
+#include "config/listpolicy.h"
+#include "reply/recipients.h"
+#include "lib/log.h"
+#include "mail/maildate.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "rules/rules.h"
+#include "lib/ascii.h"
+#include "mail/msgid.h"
+
+
+/* ------------------------------------------------------- raw messages */
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* A key for a mail without a usable Message-ID: the same content under
+ * another file name or UID gives the same key. */
+static char *synthetic_key(const struct message *msg, const char *raw, size_t len)
+{
+	static const char *const names[] = { "From", "Subject", "Date" };
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char key[64];
+
+	if (msg) {
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			const char *v = message_header_raw(msg, names[i]);
+
+			if (v)
+				h = fnv1a(h, v, strlen(v) + 1);
+		}
+		h = fnv1a(h, msg->text, msg->text_len);
+	} else {
+		h = fnv1a(h, raw, len);
+	}
+	snprintf(key, sizeof(key), "no-message-id.%016" PRIx64 "@tagbot.invalid", h);
+	return xstrdup(key);
+}
+
+/* ----------------------------------------------------------- recording */
+
+
+static void origin_text(const struct daemon *d, const struct origin *o, char *out, size_t n)
+{
+	if (o->name)
+		snprintf(out, n, "file %s", o->name);
+	else
+		snprintf(out, n, "%s uid %" PRIu32, d->folder, o->uid);
+}
+
+/* Whether the store can key a message by s. */
+static bool key_usable(const char *s)
+{
+	char *k = s ? msgid_key(s) : NULL;
+
+	free(k);
+	return k != NULL;
+}
+
+static int seen(struct daemon *d, const char *key, bool *yes, struct err *e)
+{
+	*yes = false;
+	if (!key_usable(key))
+		return 0;	/* the caller uses another key */
+	return store_seen(d->st, key, yes, e);
+}
+
+static void fill_row(const struct daemon *d, const struct origin *o, const char *key,
+		     const char *kind, enum store_decision dec, const char *why,
+		     struct store_message *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->msgid = key;
+	m->source = d->source_id;
+	m->folder = d->folder;
+	m->uid = o->uid;
+	m->kind = kind;
+	m->decision = dec;
+	m->why = why;
+	m->time = daemon_now(d);
+}
+
+/* The decision hook (tagbot replay), when one is set. */
+static void note(struct daemon *d, const char *key, enum store_decision dec, const char *why)
+{
+	struct daemon_decision dd = { key, dec, why, d->cur_findings, d->cur_min, daemon_now(d) };
+
+	if (d->on_decision)
+		d->on_decision(d->on_decision_arg, &dd);
+}
+
+static int record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		  enum store_decision dec, const char *why, struct err *e)
+{
+	struct store_message m;
+
+	note(d, key, dec, why);
+	fill_row(d, o, key, kind, dec, why, &m);
+	return store_record_message(d->st, &m, NULL, e);
+}
+
+/* mboxrd: what a dry run prints, so it can be read back (tagbot check -). */
+static void print_reply(const struct daemon *d, const struct reply *r)
+{
+	FILE *f = d->o->out ? d->o->out : stdout;
+	time_t now = time(NULL);
+	char date[64];
+	const char *p = r->raw, *end = r->raw + r->len;
+
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", gmtime(&now));
+	fprintf(f, "From %s %s\n", r->envelope_from, date);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *q = p;
+
+		while (q < p + n && *q == '>')
+			q++;
+		if ((size_t)(p + n - q) >= 5 && !strncmp(q, "From ", 5))
+			fputc('>', f);
+		fwrite(p, 1, n && p[n - 1] == '\r' ? n - 1 : n, f);
+		fputc('\n', f);
+		p += n + (nl != NULL);
+	}
+	fputc('\n', f);
+	fflush(f);
+}
+
+/* A reply went into the outbox: a dry run prints it, the hook sees it. */
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r)
+{
+	if (d->dry) {
+		print_reply(d, r);
+		d->printed++;
+	}
+	if (d->on_reply)
+		d->on_reply(d->on_reply_arg, parent, r);
+}
+
+/* The envelope: the reply's recipients, plus the bot's own mailbox. */
+static void envelope(const struct daemon *d, const struct reply *r, const char **rcpt,
+		     size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < r->nrcpt && *n < REPLY_MAX_RCPT; i++)
+		rcpt[(*n)++] = r->rcpt[i];
+	if (!d->copy_to)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcasecmp(rcpt[i], d->copy_to))
+			return;
+	rcpt[(*n)++] = d->copy_to;
+}
+
+static void log_queued(const struct reply *r, const struct patch *p, const struct findings *f)
+{
+	struct buf rules;
+
+	buf_init(&rules, 4096);
+	for (size_t i = 0; i < f->n; i++)
+		if (!strstr(rules.data, f->v[i].rule))
+			buf_printf(&rules, "%s%s", rules.len ? ", " : "", f->v[i].rule);
+	log_message(LOGL_INFO, p->message_id, "reply <%s> queued for %s (%s)", r->msgid,
+		    r->nrcpt ? r->rcpt[0] : "?", rules.data);
+	buf_release(&rules);
+}
+
+/* The checked parts of one mail and where each one's findings start in
+ * the mail's findings (rules appended them part by part). */
+struct mail_parts {
+	const struct patch *p;	/* foreign */
+	size_t np;
+	size_t first[PATCH_MAX_PARTS + 1];	/* first[i]: part i's first finding; first[np]: f->n */
+};
+
+static bool checked(const struct patch *p)
+{
+	return p->kind == KIND_PATCH || p->kind == KIND_COVER;
+}
+
+static size_t count_checked(const struct mail_parts *mp)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mp->np; i++)
+		n += checked(&mp->p[i]);
+	return n;
+}
+
+/* The told key of part i of mp (context_subject()); NULL when it is not
+ * checked. */
+static char *part_about(const struct mail_parts *mp, size_t i)
+{
+	return checked(&mp->p[i]) ? context_subject(&mp->p[i]) : NULL;
+}
+
+/*
+ * A mail with several checked patches (attachments, a pasted mbox) is
+ * answered patch by patch: each part's findings under its subject and
+ * attachment name, since their line numbers are each part's own.
+ */
+static int build_parts_reply(struct reply *r, const struct patch *lead, const struct findings *f,
+			     const struct mail_parts *mp, const struct reply_settings *rs,
+			     time_t now, struct err *e)
+{
+	struct reply_series_part *parts = xcalloc(mp->np, sizeof(*parts));
+	struct findings *views = xcalloc(mp->np, sizeof(*views));
+	char **titles = xcalloc(mp->np, sizeof(*titles));
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; i < mp->np; i++) {
+		const struct patch *p = &mp->p[i];
+		struct buf t;
+
+		if (!checked(p))
+			continue;
+		buf_init(&t, 0);
+		buf_addstr(&t, p->subject_body);
+		if (p->attachment && *p->attachment)
+			buf_printf(&t, " (attachment %s)", p->attachment);
+		titles[n] = buf_detach(&t, NULL);
+		views[n].v = f->v + mp->first[i];
+		views[n].n = mp->first[i + 1] - mp->first[i];
+		parts[n].index = (int)n + 1;
+		parts[n].subject = titles[n];
+		parts[n].findings = &views[n];
+		n++;
+	}
+	rc = reply_build_series(r, lead, parts, n, REPLY_PARTS, rs, now, e);
+	for (size_t i = 0; i < n; i++)
+		free(titles[i]);
+	free(titles);
+	free(views);
+	free(parts);
+	return rc;
+}
+
+static int queue_reply(struct daemon *d, const struct origin *o, const char *key,
+		       const struct patch *p, const struct findings *f,
+		       const struct reply_settings *rs, const struct mail_parts *mp,
+		       struct err *e)
+{
+	const char *rcpt[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	struct store_message m;
+	enum store_enqueue res;
+	struct reply r;
+	struct err re;
+	int rc = 0;
+
+	reply_init(&r);
+	if ((mp && count_checked(mp) > 1 ?
+	     build_parts_reply(&r, p, f, mp, rs, daemon_now(d), &re) :
+	     reply_build(&r, p, f, rs, daemon_now(d), &re)) < 0) {
+		log_message(LOGL_WARNING, key, "no reply: %s", re.msg);
+		reply_release(&r);
+		return record(d, o, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
+	}
+	fill_row(d, o, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, &m);
+	m.reply_msgid = r.msgid;
+	memset(&out, 0, sizeof(out));
+	out.reply_msgid = r.msgid;
+	out.parent_msgid = key;
+	out.envelope_from = r.envelope_from;
+	envelope(d, &r, rcpt, &out.nrcpt);
+	out.rcpt = rcpt;
+	out.raw = r.raw;
+	out.len = r.len;
+	rc = store_record_reply(d->st, &m, &out, daemon_now(d), &res, e);
+	if (rc == 0 && res == STORE_QUEUED) {
+		struct policy_settings ps = d->ps;
+
+		ps.rs = rs;	/* the keys of whom this reply mails */
+		policy_note_reply(d->pol, &ps, p, daemon_now(d));
+		for (size_t i = 0; i < mp->np; i++) {
+			char *about = part_about(mp, i);
+
+			if (about)
+				daemon_told_note(d, p, rs, about, f, mp->first[i], mp->first[i + 1],
+						 rs->min_severity);
+			free(about);
+		}
+		log_queued(&r, p, f);
+	}
+	if (rc == 0)
+		note(d, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+		     res == STORE_QUEUED ? NULL : "already-replied");
+	if (rc == 0 && res == STORE_QUEUED)
+		daemon_reply_queued(d, key, &r);
+	reply_release(&r);
+	return rc;
+}
+
+/* For daemon_cc.c: record() and a built reply queued under key (printed
+ * in a dry run), with the at-most-once guarantee of store_record_reply(). */
+int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		  enum store_decision dec, const char *why, struct err *e)
+{
+	return record(d, o, key, kind, dec, why, e);
+}
+
+int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
+		       const char *kind, const struct reply *r, time_t not_before,
+		       enum store_enqueue *res, struct err *e)
+{
+	const char *rcpt[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	struct store_message m;
+
+	fill_row(d, o, key, kind, STORE_REPLIED, NULL, &m);
+	m.reply_msgid = r->msgid;
+	memset(&out, 0, sizeof(out));
+	out.reply_msgid = r->msgid;
+	out.parent_msgid = key;
+	out.envelope_from = r->envelope_from;
+	envelope(d, r, rcpt, &out.nrcpt);
+	out.rcpt = rcpt;
+	out.raw = r->raw;
+	out.len = r->len;
+	out.not_before = not_before;
+	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
+		return -1;
+	note(d, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+	     *res == STORE_QUEUED ? NULL : "already-replied");
+	if (*res == STORE_QUEUED)
+		daemon_reply_queued(d, key, r);
+	return 0;
+}
+
+/* --- what a person was told ------------------------------------------------ */
+
+/* Whom a reply to p goes to, lower case (the told table's key); NULL when
+ * nobody. */
+/* A lower-case copy of s (the told table's keys compare that way). */
+static char *lowered(const char *s)
+{
+	char *k = xstrdup(s);
+
+	for (char *c = k; *c; c++)
+		*c = (char)ascii_tolower((unsigned char)*c);
+	return k;
+}
+
+static char *told_person(const struct patch *p, const struct reply_settings *rs)
+{
+	struct recipients who;
+	char *k = NULL;
+
+	if (recipients_find(&who, p, rs) == 0)
+		k = lowered(who.to.email);
+	recipients_release(&who);
+	return k;
+}
+
+/* Whether f holds rule at or above SEV_CHECK before index i. */
+static bool earlier(const struct findings *f, size_t i, const char *rule)
+{
+	for (size_t j = 0; j < i; j++)
+		if (f->v[j].severity != SEV_OFF && !strcmp(f->v[j].rule, rule))
+			return true;
+	return false;
+}
+
+/* Whether who was told x: about this patch ever (while remembered), or, for
+ * a rule told per person, about any patch within span. */
+static bool was_told(struct daemon *d, const char *who, const char *about,
+		     const struct finding *x, time_t span, const char *key)
+{
+	const char *keys[2] = { about, "" };
+	size_t n = rule_told_per_person(x->rule) ? 2 : 1;
+	time_t t;
+	bool found;
+	struct err e;
+
+	for (size_t i = 0; i < n; i++) {
+		if (store_told_get(d->st, who, x->rule, keys[i], &t, &found, &e) < 0) {
+			log_message(LOGL_WARNING, key, "%s", e.msg);
+			continue;
+		}
+		if (found && (i == 0 || daemon_now(d) - t < span)) {
+			log_message(LOGL_DEBUG, key, "%s: told to %s %ld days ago%s, not again",
+				    x->rule, who, (long)((daemon_now(d) - t) / 86400),
+				    i == 0 ? " about this patch" : "");
+			return true;
+		}
+	}
+	return false;
+}
+
+void daemon_told_filter(struct daemon *d, const struct patch *to,
+			const struct reply_settings *rs, const char *about, struct findings *f,
+			size_t from, size_t end)
+{
+	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
+	char *who = NULL, *key = NULL;
+
+	for (size_t i = from; i < end && i < f->n; i++) {
+		struct finding *x = &f->v[i];
+
+		if (x->severity == SEV_OFF)
+			continue;
+		if (rule_about_setup(x->rule) && earlier(f, i, x->rule)) {
+			x->severity = SEV_OFF;	/* the same mix-up, once a reply */
+			continue;
+		}
+		if (!d->st || !span || (!who && !(who = told_person(to, rs))))
+			continue;
+		if (!key)
+			key = lowered(about);
+		if (was_told(d, who, key, x, span, to->message_id))
+			x->severity = SEV_OFF;
+	}
+	free(who);
+	free(key);
+}
+
+void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
+		      const char *about, const struct findings *f, size_t from, size_t end,
+		      enum severity min)
+{
+	char *who = NULL, *key;
+	struct err e;
+
+	if (!d->st || !d->cfg.reply.repeat_after)
+		return;
+	key = lowered(about);
+	for (size_t i = from; i < end && i < f->n; i++) {
+		const struct finding *x = &f->v[i];
+
+		if (x->severity == SEV_OFF || x->severity < min)
+			continue;
+		if (!who && !(who = told_person(to, rs)))
+			break;
+		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0 ||
+		    (rule_told_per_person(x->rule) &&
+		     store_told_set(d->st, who, x->rule, "", daemon_now(d), &e) < 0))
+			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
+	}
+	free(who);
+	free(key);
+}
+
+/* The patch the reply is about: the first part that is checked. */
+static const struct patch *lead_part(const struct patch *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].kind == KIND_PATCH || p[i].kind == KIND_COVER)
+			return &p[i];
+	return &p[0];
+}
+
+void daemon_log_budgets(const char *key, const struct findings *f)
+{
+	char why[512];
+
+	for (size_t i = 0; i < f->nbudgets; i++)
+		if (rule_budget_describe(&f->budgets[i], why, sizeof(why)))
+			log_message(LOGL_WARNING, key, "%s", why);
+}
+
+/* decide(): the message is recorded as skipped (why), f released. */
+static int skip(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+		const char *why, struct findings *f, struct err *e)
+{
+	int rc = record(d, o, key, kind, STORE_SKIPPED, why, e);
+
+	d->cur_findings = NULL;
+	findings_release(f);
+	return rc;
+}
+
+static int decide(struct daemon *d, const struct origin *o, const char *key,
+		  const struct patch *p, size_t np, const struct lookup_results *res, struct err *e)
+{
+	const struct patch *lead = lead_part(p, np);
+	const char *kind = patch_kind_name(lead->kind);
+	struct policy_decision dec;
+	struct list_apply la;
+	struct mail_parts mp = { p, np < PATCH_MAX_PARTS ? np : PATCH_MAX_PARTS, { 0 } };
+	struct findings f;
+	bool taken = false;
+	int rc;
+
+	/* The mail's list ([list ID], [default]): severities, to, minimum. */
+	list_apply(&la, &d->cfg, lead->msg, &d->rs, &d->ps);
+	findings_init(&f);
+	for (size_t i = 0; i < mp.np; i++) {
+		mp.first[i] = f.n;
+		if (checked(&p[i]))
+			rules_run_lookups(&p[i], &la.rules, res, &f);
+	}
+	mp.first[mp.np] = f.n;
+	daemon_log_budgets(key, &f);
+	for (size_t i = 0; i < mp.np; i++) {
+		char *about = part_about(&mp, i);
+
+		if (about)
+			daemon_told_filter(d, lead, &la.rs, about, &f, mp.first[i], mp.first[i + 1]);
+		free(about);
+	}
+	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
+	if (daemon_context_note(d, key, lead, e) < 0) {
+		findings_release(&f);
+		return -1;
+	}
+	d->cur_findings = &f;
+	d->cur_min = la.pol->min_reply_severity;
+	if (!la.pol->enabled && (dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD)) {
+		/* enabled = no: checked and recorded, never answered; a copy
+		 * that shows no list waits for one that does */
+		const char *why = la.id[0] ? LIST_DISABLED_REASON : LIST_UNKNOWN_REASON;
+
+		log_message(la.id[0] ? LOGL_DEBUG : LOGL_INFO, key, "skipped: %s %s (%zu findings)%s",
+			    why, la.id[0] ? la.id : "[default]", dec.nfindings,
+			    la.id[0] ? "" : ": no list shows in this copy; its list's copy is "
+			    "decided again");
+		return skip(d, o, key, kind, why, &f, e);
+	}
+	/* reply_mode = per-series: a series part's reply waits for its series. */
+	rc = daemon_series_take(d, o, key, lead, &f, &dec, &taken, e);
+	if (rc < 0 || taken) {
+		d->cur_findings = NULL;
+		findings_release(&f);
+		return rc;
+	}
+	if ((dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD) &&
+	    daemon_series_stray(d, lead)) {
+		log_message(LOGL_INFO, key, "skipped: stray: a patch without n/m sent in the thread "
+			    "of a series' cover letter (%zu findings)", dec.nfindings);
+		return skip(d, o, key, kind, STRAY_REASON, &f, e);
+	}
+	switch (dec.verdict) {
+	case POLICY_REPLY:
+		rc = queue_reply(d, o, key, lead, &f, &la.rs, &mp, e);
+		break;
+	case POLICY_CLEAN:
+		log_message(LOGL_DEBUG, key, "clean");
+		rc = record(d, o, key, kind, STORE_CLEAN, NULL, e);
+		break;
+	case POLICY_HOLD:
+		/* kept until the limit has room */
+		rc = daemon_hold_take(d, o, key, lead, &f, &la.ps, &la.rs, e);
+		break;
+	default:
+		log_message(LOGL_DEBUG, key, "skipped: %s%s%s", policy_reason_name(dec.reason),
+			    dec.matched ? " " : "", dec.matched ? dec.matched : "");
+		rc = record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
+		break;
+	}
+	d->cur_findings = NULL;
+	findings_release(&f);
+	return rc;
+}
+
+/* A mail that cannot be parsed: logged and recorded, never retried. */
+static int unparsable(struct daemon *d, const struct origin *o, const char *rawid,
+		      const char *raw, size_t len, const char *why, struct err *e)
+{
+	char where[512];
+	char *key = key_usable(rawid) ? xstrdup(rawid) : synthetic_key(NULL, raw, len);
+	bool known;
+	int rc = seen(d, key, &known, e);
+
+	if (rc == 0 && !known) {
+		origin_text(d, o, where, sizeof(where));
+		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
+		rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+	}
+	free(key);
+	return rc;
+}
+
+/* A message too large to fetch or unreadable: keyed by where it is, so
+ * it is logged and recorded once. */
+static int unreadable(struct daemon *d, const struct origin *o, struct err *e)
+{
+	char where[512];
+	char *key;
+	bool known;
+	int rc;
+
+	origin_text(d, o, where, sizeof(where));
+	key = synthetic_key(NULL, where, strlen(where));
+	rc = seen(d, key, &known, e);
+	if (rc == 0 && !known) {
+		log_msg(LOGL_WARNING, "%s: skipped: too large or unreadable", where);
+		rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+	}
+	free(key);
+	return rc;
+}
+
+/*
+ * With backfill = no the bot answers only mail from after its start, but
+ * after a UIDVALIDITY change it rescans the folder from UID 1.  Mail of
+ * that rescan the store never saw, dated more than DAEMON_OLD_SLACK_S
+ * (list delays, clock skew) before the first message the bot recorded from
+ * the folder, was there before the bot started: recorded, not answered (no
+ * flood of replies to the folder's history).  Mail without a usable Date
+ * is answered: a patch is never dropped on a guess.  The rescan's extent
+ * is kept in memory: a restart in the middle of it answers the rest (the
+ * rate limits still apply).
+ */
+static bool before_start(struct daemon *d, const struct origin *o, const struct message *msg)
+{
+	const char *date;
+	struct err e;
+	bool found;
+	time_t t;
+
+	if (d->cfg.source.backfill || !o->uid || o->uid > d->rescan_until)
+		return false;
+	if (!d->first_time) {
+		if (store_first_time(d->st, d->source_id, d->folder, &t, &found, &e) < 0 || !found)
+			return false;
+		d->first_time = t;
+	}
+	date = message_header(msg, "Date");
+	return date && maildate_parse(date, &t) == 0 && t < d->first_time - DAEMON_OLD_SLACK_S;
+}
+
+/* One message: everything but store errors is recorded as a decision. */
+/*
+ * A known mail is done with, unless its row says list-unknown (a copy that
+ * showed no list, listpolicy.h): then a copy that shows one is decided
+ * afresh, its old row dropped.  msg NULL: not parsed yet, so such a mail is
+ * taken as not known until it is.
+ */
+static int known_for_good(struct daemon *d, const char *key, const struct message *msg,
+			  bool *known, struct err *e)
+{
+	char dec[64];
+	bool found, forgot;
+
+	if (!*known)
+		return 0;
+	if (store_message_decision(d->st, key, dec, sizeof(dec), &found, e) < 0)
+		return -1;
+	if (!found || strcmp(dec, "skipped:" LIST_UNKNOWN_REASON))
+		return 0;
+	if (!msg) {
+		*known = false;
+		return 0;
+	}
+	if (!message_header_last(msg, "List-Id") && !message_header(msg, "X-Mailing-List"))
+		return 0;
+	if (store_message_forget(d->st, key, dec, &forgot, e) < 0)
+		return -1;
+	if (forgot)
+		log_message(LOGL_INFO, key, "decided again: this copy shows its list");
+	*known = !forgot;
+	return 0;
+}
+
+static int handle(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		  struct err *e)
+{
+	char *rawid = raw ? msgid_from_raw(raw, len) : NULL, *key = NULL;
+	struct message msg;
+	struct patch *p = NULL;
+	size_t np = 0;
+	struct err pe;
+	bool known = false, done = false;
+	struct lookup_results res;
+	const struct lookup_results *use;
+	int rc = -1;
+
+	message_init(&msg);
+	lookup_results_init(&res);
+	if (rawid && (seen(d, rawid, &known, e) < 0 || known_for_good(d, rawid, NULL, &known, e) < 0))
+		goto out;
+	if (known) {
+		note(d, rawid, STORE_SKIPPED, "seen");
+		rc = 0;
+		goto out;
+	}
+	if (!raw) {
+		rc = unreadable(d, o, e);
+		goto out;
+	}
+	if (message_parse(&msg, raw, len, &pe) < 0) {
+		rc = unparsable(d, o, rawid, raw, len, pe.msg, e);
+		goto out;
+	}
+	patch_parse(&msg, &p, &np);
+	key = key_usable(p[0].message_id) ? xstrdup(p[0].message_id)
+					   : synthetic_key(&msg, NULL, 0);
+	if (seen(d, key, &known, e) < 0 || known_for_good(d, key, &msg, &known, e) < 0)
+		goto out;
+	rc = 0;
+	if (known) {
+		note(d, key, STORE_SKIPPED, "seen");
+		goto out;
+	}
+	if (before_start(d, o, &msg)) {
+		log_message(LOGL_INFO, key, "skipped: dated before the bot started on this folder"
+			    " (rescan after a UIDVALIDITY change, backfill = no)");
+		rc = record(d, o, key, patch_kind_name(p[0].kind), STORE_SKIPPED, "before-start", e);
+		goto out;
+	}
+	/* Maintainer Cc mode, and threads a maintainer quieted. */
+	if ((rc = daemon_cc_handle(d, o, key, p, np, &done, e)) < 0 || done)
+		goto out;
+	/* A patch whose links need a transfer is decided after the batch. */
+	if (daemon_lookup_gate(d, o, p, np, raw, len, &res, &use) == 1)
+		d->deferred = true;
+	else
+		rc = decide(d, o, key, p, np, use, e);
+out:
+	lookup_results_release(&res);
+	if (p)
+		patches_free(p, np);
+	message_release(&msg);
+	free(rawid);
+	free(key);
+	return rc;
+}
+
+/* ------------------------------------------------------------- batches */
+
+static int batch_begin(struct daemon *d, struct err *e)
+{
+	if (d->b.open)
+		return 0;
+	if (store_begin(d->st, e) < 0)
+		return -1;
+	d->b.open = true;
+	return 0;
+}
+
+static void batch_forget(struct batch *b)
+{
+	for (size_t i = 0; i < b->nnames; i++)
+		free(b->names[i]);
+	b->nnames = b->nuids = b->n = 0;
+	b->failed = false;
+}
+
+void daemon_batch_release(struct batch *b)
+{
+	batch_forget(b);
+	free(b->names);
+	free(b->uids);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Marks the batch's messages seen, now that their rows are durable. */
+static void mark_seen(struct daemon *d)
+{
+	struct err e;
+
+	if (!d->cfg.source.mark_seen)
+		return;
+	for (size_t i = 0; i < d->b.nuids && d->imap; i++)
+		if (imap_mark_seen(d->imap, d->b.uids[i], &e) < 0) {
+			log_msg(LOGL_WARNING, "%s", e.msg);
+			break;
+		}
+	for (size_t i = 0; i < d->b.nnames; i++)
+		if (maildir_mark_seen(&d->in, d->b.names[i], NULL, &e) < 0)
+			log_msg(LOGL_WARNING, "%s", e.msg);
+}
+
+/* Commits (or, after a store error, rolls back) what the batch holds. */
+static int batch_commit(struct daemon *d, struct err *e)
+{
+	int rc = 0;
+
+	if (d->b.open && d->b.failed) {
+		store_rollback(d->st);
+		d->cp = d->cp_committed;
+	} else if (d->b.open) {
+		rc = store_commit(d->st, e);
+		if (rc == 0) {
+			d->cp_committed = d->cp;
+			d->cp_committed.last_uid = daemon_lookup_hold(d, d->cp.last_uid);
+		} else
+			d->cp = d->cp_committed;
+	}
+	d->b.open = false;
+	if (rc == 0 && !d->b.failed)
+		mark_seen(d);
+	batch_forget(&d->b);
+	return rc;
+}
+
+int daemon_batch_end(struct daemon *d, struct err *e)
+{
+	struct err le;
+	int rc = batch_commit(d, e);
+
+	if (!d->pend.n)
+		return rc;
+	/* The mails that waited for lookups, decided in a batch of their own. */
+	if (rc == 0 && daemon_lookup_resolve(d, e ? e : &le) < 0)
+		rc = -1;
+	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
+		rc = -1;
+	if (rc < 0)
+		d->cp = d->cp_committed;	/* the waiting mails are fetched again */
+	daemon_lookup_drop(d);
+	return rc;
+}
+
+static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
+{
+	struct store_checkpoint cp;
+
+	if (!uid)
+		return 0;
+	/* A mail decided after its lookups (daemon_lookup.c) comes late. */
+	if (uid > d->cp.last_uid)
+		d->cp.last_uid = uid;
+	cp = d->cp;
+	cp.last_uid = daemon_lookup_hold(d, cp.last_uid);
+	return store_checkpoint_set(d->st, d->source_id, d->folder, &cp, e);
+}
+
+/* After handle() failed on something about this mail: its savepoint is
+ * undone and it is recorded as an error in a new one. */
+static int record_failure(struct daemon *d, const struct origin *o, const char *raw,
+			  size_t len, const struct err *why, struct err *e)
+{
+	char *rawid;
+	int rc;
+
+	store_rollback(d->st);
+	if (store_begin(d->st, e) < 0)
+		return -1;
+	rawid = raw ? msgid_from_raw(raw, len) : NULL;
+	rc = raw ? unparsable(d, o, rawid, raw, len, why->msg, e) : unreadable(d, o, e);
+	free(rawid);
+	return rc;
+}
+
+/*
+ * One message inside the batch's transaction, with its checkpoint, in a
+ * savepoint of its own: when recording it fails on something about this
+ * mail (ERR_FINAL), that is undone and the mail is recorded as an error,
+ * so it cannot stop the folder.  Any other store error fails the batch.
+ */
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e)
+{
+	struct err me;
+	int rc;
+
+	daemon_signals_deliver(&d->sig);
+	if (batch_begin(d, e) < 0 || store_begin(d->st, e) < 0) {
+		d->b.failed = true;
+		return -1;
+	}
+	if (!d->ready)
+		d->handled++;
+	err_init(&me);
+	d->deferred = false;
+	rc = handle(d, o, raw, len, &me);
+	if (rc < 0 && me.cls == ERR_FINAL)
+		rc = record_failure(d, o, raw, len, &me, e);
+	else if (rc < 0)
+		*e = me;
+	if (rc == 0)
+		rc = save_checkpoint(d, o->uid, e);
+	if (rc < 0)
+		store_rollback(d->st);	/* the savepoint; the batch follows */
+	/* store_commit() undoes the savepoint itself when it fails. */
+	if (rc < 0 || store_commit(d->st, e) < 0) {
+		d->b.failed = true;
+		return -1;
+	}
+	d->b.n++;
+	if (d->deferred)
+		return 0;	/* seen and checkpoint wait for its decision */
+	if (o->uid) {
+		ARRAY_GROW(d->b.uids, d->b.auids, d->b.nuids + 1);
+		d->b.uids[d->b.nuids++] = o->uid;
+	} else if (o->name) {
+		ARRAY_GROW(d->b.names, d->b.anames, d->b.nnames + 1);
+		d->b.names[d->b.nnames++] = xstrdup(o->name);
+	}
+	return 0;
+}
+

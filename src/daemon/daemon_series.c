@@ -1,0 +1,952 @@
+/*
+ * daemon_series.c - what the daemon keeps of every message (its context)
+ * and reply_mode = per-series: the parts of a series are held in the store
+ * until all of 1..total arrived or series_wait passed, then one reply goes
+ * to the lead (the cover letter, else the first patch).
+ *
+ * A held part is kept as a re-serialized mail (its decoded headers and
+ * text, which parse back to the same patch) with its findings as text, so
+ * a restart or SIGKILL loses nothing: the pending series is flushed by the
+ * next daemon.  The reply is queued with the lead as the outbox parent
+ * (UNIQUE), so a series is answered at most once.
+ */
+#include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "mail/context.h"
+#include "daemon/daemon_int.h"
+#include "lib/log.h"
+#include "mail/message.h"
+#include "mail/patch.h"
+#include "reply/recipients.h"
+#include "rules/rules.h"
+#include "daemon/series.h"
+#include "lib/ascii.h"
+#include "mail/msgid.h"
+
+#define CONTEXT_KEEP_S		(180L * 24 * 3600)	/* context rows kept this long */
+#define CONTEXT_PRUNE_EVERY_S	(24L * 3600)		/* how often they are pruned */
+#define SERIES_FLUSH_MAX	16	/* series flushed per timer round */
+#define FINDING_FIELDS		6	/* rule, severity, line, text, message, doc */
+
+static time_t last_prune;
+
+/* ---------------------------------------------------------------- context */
+
+int daemon_context_note(struct daemon *d, const char *key, const struct patch *lead,
+			struct err *e)
+{
+	struct msg_context c;
+	int rc;
+
+		msg_context_init(&c);
+	context_from_patch(lead->msg, lead, daemon_now(d), &c);
+	if (!c.message_id)
+		c.message_id = msgid_key(key);
+	rc = c.message_id ? store_context_put(d->st, &c, e) : 0;
+	msg_context_release(&c);
+	return rc;
+}
+
+void daemon_context_prune(struct daemon *d, time_t now)
+{
+	struct err e;
+	long n = 0;
+
+	if (last_prune && now - last_prune < CONTEXT_PRUNE_EVERY_S)
+		return;
+	last_prune = now;
+	if (store_rate_prune(d->st, now - DAEMON_RATE_WINDOW_S, &e) < 0)
+		log_msg(LOGL_WARNING, "%s", e.msg);
+	if (store_context_prune(d->st, now - CONTEXT_KEEP_S, &n, &e) < 0)
+		log_msg(LOGL_WARNING, "%s", e.msg);
+	else if (n)
+		log_msg(LOGL_INFO, "pruned the context of %ld messages older than %ld days", n,
+			CONTEXT_KEEP_S / (24 * 3600));
+}
+
+/* ------------------------------------------------- a held part, as text */
+
+/* The headers but the MIME ones, and the decoded text as 8bit UTF-8:
+ * message_parse() reads it back to the same headers and text. */
+static int serialize_mail(const struct message *m, struct buf *b)
+{
+	static const char *const mime[] = { "Content-Type", "Content-Transfer-Encoding",
+					    "MIME-Version", "Content-Disposition" };
+	int rc = 0;
+
+	for (size_t i = 0; i < m->nheaders && rc == 0; i++) {
+		const struct header *h = &m->headers[i];
+		bool skip = false;
+
+		for (size_t j = 0; j < ARRAY_SIZE(mime); j++)
+			skip = skip || !strcasecmp(h->name, mime[j]);
+		if (!skip && !strpbrk(h->name, "\r\n:") && !strpbrk(h->raw, "\r\n"))
+			rc = buf_printf(b, "%s: %s\n", h->name, h->raw);
+	}
+	if (rc == 0)
+		rc = buf_addstr(b, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
+			       "Content-Transfer-Encoding: 8bit\n\n");
+	return rc == 0 ? buf_add(b, m->text, m->text_len) : -1;
+}
+
+/* '\\', '\n' and the field separator escaped: one finding per line. */
+static void put_field(struct buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\')
+			buf_addstr(b, "\\\\");
+		else if (*s == '\n')
+			buf_addstr(b, "\\n");
+		else if (*s == '\t')
+			buf_addstr(b, "\\t");
+		else
+			buf_addch(b, *s);
+	}
+}
+
+static char *findings_text(const struct findings *f)
+{
+	struct buf b;
+
+	buf_init(&b, STORE_SERIES_RAW_MAX);
+	for (size_t i = 0; i < f->n; i++) {
+		const struct finding *x = &f->v[i];
+
+		put_field(&b, x->rule);
+		buf_printf(&b, "\t%d\t%zu\t", (int)x->severity, x->line);
+		put_field(&b, x->text);
+		buf_addch(&b, '\t');
+		put_field(&b, x->message);
+		buf_addch(&b, '\t');
+		put_field(&b, x->doc);
+		buf_addch(&b, '\n');
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* Strings a read-back finding points at (rule, doc are foreign there). */
+struct pool {
+	char **v;
+	size_t n, alloc;
+};
+
+static const char *pool_keep(struct pool *p, char *s)
+{
+	ARRAY_GROW(p->v, p->alloc, p->n + 1);
+	p->v[p->n++] = s;
+	return s;
+}
+
+static void pool_release(struct pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Field i of a line, unescaped; malloc'ed. */
+static char *get_field(const char *line, size_t n)
+{
+	char *out = xmalloc(n + 1), *o = out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (line[i] == '\\' && i + 1 < n) {
+			i++;
+			*o++ = line[i] == 'n' ? '\n' : line[i] == 't' ? '\t' : line[i];
+		} else {
+			*o++ = line[i];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static void parse_finding(const char *line, size_t n, struct findings *f, struct pool *pool)
+{
+	char *fld[FINDING_FIELDS] = { 0 };
+	size_t k = 0, start = 0;
+	struct finding *x;
+
+	for (size_t i = 0; i <= n && k < FINDING_FIELDS; i++) {
+		if (i < n && (line[i] != '\t' || (i > start && line[i - 1] == '\\')))
+			continue;
+		fld[k++] = get_field(line + start, i - start);
+		start = i + 1;
+	}
+	if (k == FINDING_FIELDS) {
+		ARRAY_GROW(f->v, f->alloc, f->n + 1);
+		x = &f->v[f->n++];
+		x->rule = pool_keep(pool, fld[0]);
+		x->severity = (enum severity)atoi(fld[1]);
+		x->line = (size_t)strtoul(fld[2], NULL, 10);
+		x->text = fld[3];
+		x->message = fld[4];
+		x->doc = pool_keep(pool, fld[5]);
+		free(fld[1]);
+		free(fld[2]);
+		return;
+	}
+	for (size_t i = 0; i < k; i++)
+		free(fld[i]);
+}
+
+static void findings_read(const char *s, struct findings *f, struct pool *pool)
+{
+	while (s && *s) {
+		size_t n = strcspn(s, "\n");
+
+		parse_finding(s, n, f, pool);
+		s += n;
+		s += *s == '\n';
+	}
+}
+
+/* ------------------------------------------------------------- holding */
+
+/* The decision hook (tagbot replay), when one is set. */
+static void hook(struct daemon *d, const char *key, enum store_decision dec, const char *why,
+		 const struct findings *f)
+{
+	struct daemon_decision dd = { key, dec, why, f, d->cur_min, daemon_now(d) };
+
+	if (d->on_decision)
+		d->on_decision(d->on_decision_arg, &dd);
+}
+
+/* The message row of a part the series reply (why "series") or a folded
+ * held reply ("held") speaks for. */
+static int record_held(struct daemon *d, const struct origin *o, const char *key,
+		       const struct patch *lead, const char *why, struct err *e)
+{
+	struct store_message m;
+
+	memset(&m, 0, sizeof(m));
+	m.msgid = key;
+	m.source = d->source_id;
+	m.folder = d->folder;
+	m.uid = o->uid;
+	m.kind = patch_kind_name(lead->kind);
+	m.decision = STORE_SKIPPED;
+	m.why = why;
+	m.time = daemon_now(d);
+	return store_record_message(d->st, &m, NULL, e);
+}
+
+static int series_state(struct daemon *d, const char *id, enum store_series_state *state,
+			struct store_series *out, struct err *e)
+{
+	struct store_series s;
+	bool found;
+
+	memset(&s, 0, sizeof(s));
+	if (store_series_get(d->st, id, &s, &found, e) < 0)
+		return -1;
+	*state = found ? s.state : STORE_SERIES_DONE;
+	if (out)
+		*out = s;
+	else
+		store_series_release(&s);
+	return 0;
+}
+
+/* A part joined series id: its state, and the wait measured from this part
+ * (series_deadline()). */
+static int stretch(struct daemon *d, const char *id, time_t now, enum store_series_state *state,
+		   struct err *e)
+{
+	struct store_series s;
+	time_t t;
+	int rc = series_state(d, id, state, &s, e);
+
+	if (rc < 0 || *state != STORE_SERIES_PENDING) {
+		store_series_release(&s);
+		return rc;
+	}
+	t = series_deadline(s.first_time, s.deadline, now, d->cfg.reply.series_wait);
+	if (t != s.deadline)
+		rc = store_series_set_deadline(d->st, id, t, e);
+	store_series_release(&s);
+	return rc;
+}
+
+/* A series' members as the flush needs them (copies). */
+struct member {
+	char *msgid;
+	int index;
+	char *raw;
+	size_t len;
+	char *findings;
+};
+
+struct members {
+	struct member *v;
+	size_t n, alloc;
+};
+
+static void member_add(void *ctx, const struct store_series_member *m)
+{
+	struct members *ms = ctx;
+	struct member *x;
+
+	ARRAY_GROW(ms->v, ms->alloc, ms->n + 1);
+	x = &ms->v[ms->n++];
+	x->msgid = xstrdup(m->msgid);
+	x->index = m->index;
+	x->raw = NULL;
+	x->len = 0;
+	if (m->raw) {
+		x->raw = xmalloc(m->len + 1);
+		memcpy(x->raw, m->raw, m->len);
+		x->raw[m->len] = '\0';
+		x->len = m->len;
+	}
+	x->findings = m->findings ? xstrdup(m->findings) : NULL;
+}
+
+static void members_release(struct members *ms)
+{
+	for (size_t i = 0; i < ms->n; i++) {
+		free(ms->v[i].msgid);
+		free(ms->v[i].raw);
+		free(ms->v[i].findings);
+	}
+	free(ms->v);
+	memset(ms, 0, sizeof(*ms));
+}
+
+/* The first patch answers a message the store never saw: most likely the
+ * cover letter, still on its way. */
+static int cover_expected(struct daemon *d, const struct members *ms, bool *yes, struct err *e)
+{
+	struct msg_context c, parent;
+	bool found = false;
+	int rc = 0;
+
+	*yes = false;
+	msg_context_init(&c);
+	msg_context_init(&parent);
+	for (size_t i = 0; i < ms->n && !found; i++) {
+		if (ms->v[i].index != 1)
+			continue;
+		if (store_context_get(d->st, ms->v[i].msgid, &c, &found, e) < 0)
+			rc = -1;
+	}
+	if (rc == 0 && found && c.in_reply_to) {
+		rc = store_context_get(d->st, c.in_reply_to, &parent, &found, e);
+		*yes = rc == 0 && !found;
+	}
+	msg_context_release(&c);
+	msg_context_release(&parent);
+	return rc;
+}
+
+static int is_complete(struct daemon *d, const struct store_series *s, const struct members *ms,
+		       bool *yes, struct err *e)
+{
+	struct series_view v = { .total = s->total };
+	bool *bits = xcalloc((size_t)s->total + 1, sizeof(bool));
+
+	for (size_t i = 0; i < ms->n; i++)
+		series_view_add(&v, bits, ms->v[i].index);
+	free(bits);
+	*yes = false;
+	if (v.nhave < v.total)
+		return 0;
+	if (!v.have_cover && cover_expected(d, ms, &v.cover_expected, e) < 0)
+		return -1;
+	*yes = series_complete(&v);
+	return 0;
+}
+
+static int flush_one(struct daemon *d, const char *id, time_t now, struct err *e);
+
+int daemon_series_take(struct daemon *d, const struct origin *o, const char *key,
+		       const struct patch *lead, const struct findings *f,
+		       const struct policy_decision *dec, bool *taken, struct err *e)
+{
+	const struct list_policy *lp = config_policy_for(&d->cfg, lead->list_id);
+	struct msg_context c;
+	enum store_series_state state = STORE_SERIES_DONE;
+	struct buf raw;
+	char *fdump = NULL, *id = NULL;
+	bool hold;
+	time_t now = daemon_now(d);
+	int rc;
+
+	*taken = false;
+	msg_context_init(&c);
+	context_from_patch(lead->msg, lead, now, &c);
+	if (!context_is_of(&c, key) || !series_is_part(&c)) {
+		msg_context_release(&c);
+		return 0;
+	}
+	buf_init(&raw, STORE_SERIES_RAW_MAX);
+	hold = lp->reply_mode == REPLY_PER_SERIES && dec->verdict != POLICY_SKIP && lead->msg &&
+	       serialize_mail(lead->msg, &raw) == 0;
+	if (hold)
+		fdump = findings_text(f);
+	rc = series_assign(d->st, &c, hold ? STORE_SERIES_PENDING : STORE_SERIES_PASSIVE,
+			   now + d->cfg.reply.series_wait, hold ? raw.data : NULL, raw.len, fdump,
+			   &id, e);
+	buf_release(&raw);
+	free(fdump);
+	msg_context_release(&c);
+	if (rc == 0 && hold)
+		rc = stretch(d, id, now, &state, e);
+	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
+		rc = record_held(d, o, key, lead, "series", e);
+		*taken = rc == 0;
+		if (rc == 0)
+			hook(d, key, STORE_SKIPPED, "series", f);
+		log_message(LOGL_DEBUG, key, "held for the reply to series <%s>", id);
+		if (rc == 0)
+			rc = flush_one(d, id, now, e);
+	}
+	free(id);
+	return rc;
+}
+
+bool daemon_series_stray(struct daemon *d, const struct patch *p)
+{
+	struct msg_context c, parent;
+	bool found = false, stray = false;
+	struct err e;
+
+	if (!d->st || !p->in_reply_to || !*p->in_reply_to || p->series.total > 0)
+		return false;
+	msg_context_init(&c);
+	msg_context_init(&parent);
+	context_from_patch(p->msg, p, daemon_now(d), &c);
+	if (c.in_reply_to && store_context_get(d->st, c.in_reply_to, &parent, &found, &e) < 0)
+		log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
+	stray = found && series_stray(&c, &parent);
+	msg_context_release(&c);
+	msg_context_release(&parent);
+	return stray;
+}
+
+/* -------------------------------------------------------------- flushing */
+
+/* The envelope: the reply's recipients, plus the bot's own mailbox. */
+static void envelope(const struct daemon *d, const struct reply *r, const char **rcpt,
+		     size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < r->nrcpt && *n < REPLY_MAX_RCPT; i++)
+		rcpt[(*n)++] = r->rcpt[i];
+	if (!d->copy_to)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcasecmp(rcpt[i], d->copy_to))
+			return;
+	rcpt[(*n)++] = d->copy_to;
+}
+
+/* out for reply r to lp; rcpt (REPLY_MAX_RCPT + 1) holds the envelope. */
+static void outgoing(const struct daemon *d, const struct reply *r, const struct patch *lp,
+		     const char **rcpt, struct store_outgoing *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->reply_msgid = r->msgid;
+	out->parent_msgid = lp->message_id;
+	out->envelope_from = r->envelope_from;
+	envelope(d, r, rcpt, &out->nrcpt);
+	out->rcpt = rcpt;
+	out->raw = r->raw;
+	out->len = r->len;
+}
+
+/* What one flush holds: the parts' findings and their strings. */
+struct flush {
+	struct reply_series_part *parts;
+	struct findings *f;
+	char **subjects;
+	size_t n;
+	struct pool pool;
+};
+
+static void flush_release(struct flush *fl)
+{
+	for (size_t i = 0; i < fl->n; i++) {
+		findings_release(&fl->f[i]);
+		free(fl->subjects[i]);
+	}
+	free(fl->parts);
+	free(fl->f);
+	free(fl->subjects);
+	pool_release(&fl->pool);
+}
+
+/* All parts' findings in one list, shallow (for the decision hook). */
+static void merge_parts(const struct flush *fl, struct findings *all)
+{
+	findings_init(all);
+	for (size_t i = 0; i < fl->n; i++)
+		for (size_t j = 0; j < fl->f[i].n; j++) {
+			ARRAY_GROW(all->v, all->alloc, all->n + 1);
+			all->v[all->n++] = fl->f[i].v[j];
+		}
+}
+
+/* Part k's setup findings said at an earlier part (setup_once()) were told
+ * about k's patch too. */
+static void note_folded(struct daemon *d, const struct patch *lp, const struct reply_settings *rs,
+			const struct flush *fl, size_t k)
+{
+	struct findings t;
+
+	findings_init(&t);
+	for (size_t j = 0; j < fl->f[k].n; j++) {
+		const struct finding *x = &fl->f[k].v[j];
+
+		if (x->severity != SEV_OFF || !rule_about_setup(x->rule))
+			continue;
+		ARRAY_GROW(t.v, t.alloc, t.n + 1);
+		t.v[t.n] = *x;		/* shallow: the strings stay fl's */
+		t.v[t.n++].severity = rs->min_severity > SEV_CHECK ? rs->min_severity : SEV_CHECK;
+	}
+	daemon_told_note(d, lp, rs, fl->subjects[k], &t, 0, t.n, rs->min_severity);
+	free(t.v);
+}
+
+/* A series' or held replies' reply r to lp was queued: the decision hook,
+ * the rate windows, what the person was told, the log ("series" or "held"). */
+static void note_queued(struct daemon *d, const char *what, const struct reply *r,
+			const struct patch *lp, const struct policy_settings *ps,
+			const struct reply_settings *rs, const struct flush *fl, time_t now)
+{
+	struct findings all;
+
+	merge_parts(fl, &all);
+	hook(d, lp->message_id, STORE_REPLIED, NULL, &all);
+	free(all.v);	/* shallow: the findings are fl's */
+	policy_note_reply(d->pol, ps, lp, now);
+	for (size_t i = 0; i < fl->n; i++)
+		if (fl->subjects[i])
+			daemon_told_note(d, lp, rs, fl->subjects[i], &fl->f[i], 0, fl->f[i].n,
+					 rs->min_severity);
+	for (size_t i = 0; i < fl->n; i++)
+		if (fl->parts[i].folded)
+			note_folded(d, lp, rs, fl, i);
+	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
+		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
+	daemon_reply_queued(d, lp->message_id, r);
+}
+
+/* rs (a copy of the daemon's) with the settings of p's list; its policy. */
+static const struct list_policy *list_settings(const struct daemon *d, const struct patch *p,
+					       struct reply_settings *rs)
+{
+	const struct list_policy *lp = config_policy_for(&d->cfg, p->list_id);
+
+	*rs = d->rs;
+	rs->to = lp->to;
+	rs->list_address = lp->address;
+	rs->min_severity = lp->min_reply_severity;
+	return lp;
+}
+
+static int queue(struct daemon *d, const char *id, const struct reply *r, const struct patch *lp,
+		 const struct flush *fl, time_t now, struct err *e)
+{
+	const char *rcpt[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	enum store_enqueue res;
+	int rc;
+
+	outgoing(d, r, lp, rcpt, &out);
+	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
+	if (rc == 0 && res == STORE_QUEUED)
+		note_queued(d, "series", r, lp, &d->ps, &d->rs, fl, now);
+	return rc;
+}
+
+static char *subject_of(struct daemon *d, const char *msgid)
+{
+	struct msg_context c;
+	struct err e;
+	bool found = false;
+	char *s = NULL;
+
+	msg_context_init(&c);
+	if (store_context_get(d->st, msgid, &c, &found, &e) == 0 && found) {
+		s = c.subject;
+		c.subject = NULL;
+	}
+	msg_context_release(&c);
+	return s ? s : xstrdup("");
+}
+
+/* How a part is named where a folded finding points to it. */
+static void part_label(struct buf *b, const struct flush *fl, size_t k, int total, bool series)
+{
+	if (series)
+		buf_printf(b, "%d/%d", fl->parts[k].index, total);
+	else
+		buf_printf(b, "\"%s\"", fl->subjects[k] ? fl->subjects[k] : "");
+}
+
+/*
+ * A finding about the sender's setup (rule_about_setup()) is said once in
+ * a reply: at its first part, whose message then names the other parts
+ * that have it ("The same in patches 3/7 and 6/7."); in those it is turned
+ * off, and a part left with nothing else is marked folded (not counted as
+ * clean).
+ */
+static void setup_once(struct flush *fl, int total, bool series)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		for (size_t m = 0; m < fl->f[i].n; m++) {
+			struct finding *first = &fl->f[i].v[m];
+			struct buf also;
+			size_t nalso = 0;
+
+			if (first->severity == SEV_OFF || !rule_about_setup(first->rule))
+				continue;
+			buf_init(&also, 4096);
+			for (size_t k = i + 1; k < fl->n; k++)
+				for (size_t j = 0; j < fl->f[k].n; j++) {
+					struct finding *x = &fl->f[k].v[j];
+
+					if (x->severity == SEV_OFF || strcmp(x->rule, first->rule))
+						continue;
+					x->severity = SEV_OFF;
+					fl->parts[k].folded = true;
+					buf_addstr(&also, nalso++ ? ", " : "");
+					part_label(&also, fl, k, total, series);
+				}
+			if (nalso) {
+				struct buf msg;
+
+				buf_init(&msg, 8192);
+				buf_printf(&msg, "%s The same in %s %s.", first->message,
+					   nalso == 1 ? "patch" : "patches", also.data);
+				free(first->message);
+				first->message = buf_detach(&msg, NULL);
+			}
+			buf_release(&also);
+		}
+}
+
+/* One entry per index 0..total: the first member with that index, the
+ * cover only when it came, a missing patch as a part without subject. */
+static void flush_parts(struct daemon *d, const struct members *ms, int total, bool series,
+			struct flush *fl)
+{
+	size_t max = (size_t)total + 1;
+
+	fl->parts = xcalloc(max, sizeof(*fl->parts));
+	fl->f = xcalloc(max, sizeof(*fl->f));
+	fl->subjects = xcalloc(max, sizeof(*fl->subjects));
+	for (int i = 0; i <= total; i++) {
+		const struct member *m = NULL;
+
+		for (size_t j = 0; j < ms->n && !m; j++)
+			if (ms->v[j].index == i && ms->v[j].raw)
+				m = &ms->v[j];
+		if (!m && i == 0)
+			continue;
+		findings_init(&fl->f[fl->n]);
+		fl->parts[fl->n].index = i;
+		if (m) {
+			fl->subjects[fl->n] = subject_of(d, m->msgid);
+			fl->parts[fl->n].subject = fl->subjects[fl->n];
+			fl->parts[fl->n].findings = &fl->f[fl->n];
+			findings_read(m->findings, &fl->f[fl->n], &fl->pool);
+		}
+		fl->n++;
+	}
+	setup_once(fl, total, series);
+}
+
+/* A series reply over a rate limit is held, not dropped: the series stays
+ * pending with its deadline moved to when the limit has room again, and
+ * that flush tries again ("every patch that needs one gets it"); the
+ * lead's row stays skipped:series until then. */
+static int rate_hold(struct daemon *d, const char *id, const char *key, const struct patch *lp,
+		     time_t now, bool *held, struct err *e)
+{
+	enum policy_reason why;
+	time_t at;
+
+	*held = policy_rate_check_patch(d->pol, &d->ps, lp, now, &why, &at) == POLICY_HOLD;
+	if (!*held)
+		return 0;
+	log_message(LOGL_WARNING, key, "series <%s>: reply held back: %s (tried again in %ld s)",
+		    id, policy_reason_name(why), (long)(at - now));
+	return store_series_set_deadline(d->st, id, at > now ? at : now + 1, e);
+}
+
+/* Builds and queues the series reply; a series with nothing to say, or
+ * whose lead cannot be answered, is only marked done. */
+static int flush_build(struct daemon *d, const char *id, const struct store_series *s,
+		       const struct member *lead, const struct members *ms, time_t now,
+		       struct err *e)
+{
+	struct message msg;
+	struct patch *p = NULL;
+	size_t np = 0;
+	struct flush fl;
+	struct reply r;
+	struct reply_settings rs;
+	const struct list_policy *lp;
+	struct err pe;
+	bool held = false;
+	int rc;
+
+	memset(&fl, 0, sizeof(fl));
+	message_init(&msg);
+	reply_init(&r);
+	if (message_parse(&msg, lead->raw, lead->len, &pe) < 0) {
+		log_message(LOGL_WARNING, lead->msgid, "series <%s>: %s", id, pe.msg);
+		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
+		goto out;
+	}
+	patch_parse(&msg, &p, &np);
+	lp = list_settings(d, &p[0], &rs);
+	flush_parts(d, ms, s->total, true, &fl);
+	if (!lp->enabled ||
+	    reply_build_series(&r, &p[0], fl.parts, fl.n, s->total, &rs, now, &pe) < 0) {
+		log_message(LOGL_DEBUG, lead->msgid, "series <%s>: no reply: %s", id,
+			    lp->enabled ? pe.msg : "list not enabled");
+		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
+		goto out;
+	}
+	rc = rate_hold(d, id, lead->msgid, &p[0], now, &held, e);
+	if (rc == 0 && !held)
+		rc = queue(d, id, &r, &p[0], &fl, now, e);
+out:
+	reply_release(&r);
+	flush_release(&fl);
+	if (p)
+		patches_free(p, np);
+	message_release(&msg);
+	return rc;
+}
+
+/* Flushes series id when it is complete or past its deadline. */
+static int flush_one(struct daemon *d, const char *id, time_t now, struct err *e)
+{
+	struct store_series s;
+	enum store_series_state state;
+	struct members ms = { 0 };
+	const struct member *lead = NULL;
+	bool complete = false;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	rc = series_state(d, id, &state, &s, e);
+	if (rc == 0 && state == STORE_SERIES_PENDING)
+		rc = store_series_members(d->st, id, member_add, &ms, e);
+	if (rc == 0 && state == STORE_SERIES_PENDING && now < s.deadline)
+		rc = is_complete(d, &s, &ms, &complete, e);
+	if (rc < 0 || state != STORE_SERIES_PENDING || (now < s.deadline && !complete))
+		goto out;
+	for (size_t i = 0; i < ms.n && !lead; i++)
+		if (ms.v[i].raw)
+			lead = &ms.v[i];	/* by index: the cover, else the first patch */
+	if (!lead)
+		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
+	else
+		rc = flush_build(d, id, &s, lead, &ms, now, e);
+out:
+	members_release(&ms);
+	store_series_release(&s);
+	return rc;
+}
+
+/* ------------------------------------------------- replies a limit held */
+
+int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
+		     const struct patch *lead, const struct findings *f,
+		     const struct policy_settings *ps, const struct reply_settings *rs,
+		     struct err *e)
+{
+	struct recipients who;
+	struct store_held h;
+	enum policy_reason why;
+	struct buf raw;
+	char *fdump = NULL, *rk = NULL;
+	time_t now = daemon_now(d), at = now;
+	int rc;
+
+	buf_init(&raw, STORE_SERIES_RAW_MAX);
+	if (recipients_find(&who, lead, rs) < 0 || !lead->msg ||
+	    serialize_mail(lead->msg, &raw) < 0) {
+		/* nobody to answer, or too large to keep: as before, recorded */
+		policy_rate_check_patch(d->pol, ps, lead, now, &why, NULL);
+		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
+			    policy_reason_name(why), who.why ? who.why : "too large to keep");
+		rc = daemon_record(d, o, key, patch_kind_name(lead->kind), STORE_SKIPPED,
+				   policy_reason_name(why), e);
+		goto out;
+	}
+	policy_rate_check_patch(d->pol, ps, lead, now, &why, &at);
+	fdump = findings_text(f);
+	rk = xstrdup(who.to.email);
+	for (char *c = rk; *c; c++)
+		*c = (char)ascii_tolower((unsigned char)*c);
+	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
+	rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
+	if (rc == 0)
+		rc = record_held(d, o, key, lead, "held", e);
+	if (rc == 0) {
+		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f);	/* replay: "held: why" */
+		log_message(LOGL_WARNING, key, "reply held back: %s; it goes to %s with any other "
+			    "held for that address in %ld s", policy_reason_name(why), who.to.email,
+			    (long)(at > now ? at - now : 1));
+	}
+out:
+	recipients_release(&who);
+	buf_release(&raw);
+	free(fdump);
+	free(rk);
+	return rc;
+}
+
+static void held_member_add(void *ctx, const struct store_held *h)
+{
+	struct members *ms = ctx;
+	struct store_series_member m = { h->msgid, (int)ms->n + 1, h->time, h->raw, h->len,
+					 h->findings };
+
+	member_add(ctx, &m);
+}
+
+static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
+		      const struct patch *lp, const struct policy_settings *ps,
+		      const struct flush *fl, time_t now, struct err *e)
+{
+	const char *list[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	enum store_enqueue res;
+	int rc;
+
+	outgoing(d, r, lp, list, &out);
+	rc = store_held_queue_reply(d->st, rcpt, &out, now, &res, e);
+	if (rc == 0 && res == STORE_QUEUED)
+		note_queued(d, "held", r, lp, ps, ps->rs, fl, now);
+	return rc;
+}
+
+/* Builds the folded reply of rcpt's held patches from the first one's
+ * list settings; sends it when the limits have room, else holds on. */
+static int held_build(struct daemon *d, const char *rcpt, const struct members *ms, time_t now,
+		      struct err *e)
+{
+	struct message msg;
+	struct patch *p = NULL;
+	size_t np = 0;
+	struct flush fl;
+	struct reply r;
+	struct reply_settings rs;
+	struct policy_settings ps = d->ps;
+	enum policy_reason why;
+	struct err pe;
+	time_t at;
+	int rc;
+
+	memset(&fl, 0, sizeof(fl));
+	message_init(&msg);
+	reply_init(&r);
+	if (message_parse(&msg, ms->v[0].raw, ms->v[0].len, &pe) < 0) {
+		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: %s", rcpt, pe.msg);
+		rc = store_held_drop(d->st, rcpt, e);
+		goto out;
+	}
+	patch_parse(&msg, &p, &np);
+	list_settings(d, &p[0], &rs);
+	ps.rs = &rs;
+	flush_parts(d, ms, (int)ms->n, false, &fl);
+	if (reply_build_series(&r, &p[0], fl.parts, fl.n, REPLY_HELD, &rs, now, &pe) < 0) {
+		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: no reply: %s", rcpt,
+			    pe.msg);
+		rc = store_held_drop(d->st, rcpt, e);
+		goto out;
+	}
+	if (policy_rate_check_patch(d->pol, &ps, &p[0], now, &why, &at) == POLICY_HOLD) {
+		log_message(LOGL_INFO, ms->v[0].msgid, "held replies for %s: still %s (tried again "
+			    "in %ld s)", rcpt, policy_reason_name(why), (long)(at - now));
+		rc = store_held_set_deadline(d->st, rcpt, at > now ? at : now + 1, e);
+		goto out;
+	}
+	rc = held_queue(d, rcpt, &r, &p[0], &ps, &fl, now, e);
+out:
+	reply_release(&r);
+	flush_release(&fl);
+	if (p)
+		patches_free(p, np);
+	message_release(&msg);
+	return rc;
+}
+
+/* The held replies that are due, a few recipients a round. */
+static int held_flush(struct daemon *d, time_t now, struct err *e)
+{
+	for (int i = 0; i < SERIES_FLUSH_MAX; i++) {
+		struct members ms = { 0 };
+		char *rcpt;
+		int rc;
+
+		if (store_held_next_due(d->st, now, &rcpt, e) < 0)
+			return -1;
+		if (!rcpt)
+			return 0;
+		rc = store_held_members(d->st, rcpt, held_member_add, &ms, e);
+		if (rc == 0)
+			rc = ms.n ? held_build(d, rcpt, &ms, now, e) : 0;
+		members_release(&ms);
+		free(rcpt);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int daemon_series_flush(struct daemon *d, time_t now, struct err *e)
+{
+		daemon_context_prune(d, now);
+	if (held_flush(d, now, e) < 0)
+		return -1;
+	for (int i = 0; i < SERIES_FLUSH_MAX; i++) {
+		char *id;
+		int rc;
+
+		if (store_series_next_due(d->st, now, &id, e) < 0)
+			return -1;
+		if (!id)
+			return 0;
+		rc = flush_one(d, id, now, e);
+		free(id);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int daemon_series_wait(struct daemon *d, time_t now, int max)
+{
+	time_t when;
+	struct err e;
+	bool found;
+
+	time_t held;
+	bool have_held;
+
+	if (store_series_next_time(d->st, &when, &found, &e) < 0 ||
+	    store_held_next_time(d->st, &held, &have_held, &e) < 0)
+		return max;
+	if (have_held && (!found || held < when)) {
+		when = held;
+		found = true;
+	}
+	if (!found || when - now >= max)
+		return max;
+	return when - now < 1 ? 1 : (int)(when - now);
+}

@@ -1,0 +1,363 @@
+/*
+ * deliver.c - the outbox drain: claim, confirm, send, mark (deliver.h).
+ */
+#include "autoconf.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/buf.h"
+#include "daemon/deliver.h"
+#include "lib/log.h"
+
+long deliver_backoff(const struct deliver_settings *s, int tries, bool uncertain)
+{
+	long lo = s->retry_min > 0 ? s->retry_min : DELIVER_RETRY_MIN_S;
+	long hi = s->retry_max > 0 ? s->retry_max : DELIVER_RETRY_MAX_S;
+	long d = lo;
+
+	for (int i = 1; i < tries && d < hi; i++)
+		d *= 2;
+	if (d > hi)
+		d = hi;
+	if (uncertain && d < s->hold)
+		d = s->hold;
+	return d;
+}
+
+enum step {
+	STEP_NEXT,	/* handled; look at the next one */
+	STEP_STOP,	/* leave the rest for later */
+	STEP_ERROR	/* e filled */
+};
+
+/* A reply handed over before: is it there already? */
+static enum step confirm(struct store *st, const struct deliver_ops *ops,
+			 const struct outbox_item *it, bool *done, struct deliver_stats *out,
+			 struct err *e)
+{
+	bool found = false;
+
+	*done = false;
+	if (!ops->confirm || it->attempts == 0)
+		return STEP_NEXT;
+	if (ops->confirm(ops->arg, it->reply_msgid, &found, e) < 0)
+		return STEP_ERROR;
+	if (!found) {
+		log_message(LOGL_INFO, it->parent_msgid, "reply <%s> not found delivered after "
+			    "%d attempt(s): sending it again", it->reply_msgid, (it->attempts + 1) / 2);
+		return STEP_NEXT;
+	}
+	if (store_outbox_mark_sent(st, it->reply_msgid, time(NULL), NULL, e) < 0)
+		return STEP_ERROR;
+	log_message(LOGL_INFO, it->parent_msgid, "reply <%s> was delivered before: marked sent",
+		    it->reply_msgid);
+	out->confirmed++;
+	*done = true;
+	return STEP_NEXT;
+}
+
+/*
+ * A fault of the sink (ERR_SETUP): nothing was handed over, so the reply
+ * is put back as it was before its claim, due at once; the drain ends and
+ * the caller backs the sink off.  Its log line is the caller's, once for
+ * the sink, not one per reply.
+ */
+static enum step sink_fault(struct store *st, const struct outbox_item *it,
+			    const struct err *why, struct err *fault, struct err *e)
+{
+	char note[ERR_MSG_MAX + 32];
+
+	log_message(LOGL_DEBUG, it->parent_msgid, "reply <%s> stays queued: %s", it->reply_msgid,
+		    why->msg);
+	snprintf(note, sizeof(note), "waiting for the sink: %s", why->msg);
+	if (store_outbox_unclaim(st, it->reply_msgid, time(NULL), note, e) < 0)
+		return STEP_ERROR;
+	*fault = *why;
+	return STEP_STOP;
+}
+
+/* What a failed send leaves in the outbox. */
+static enum step failed(struct store *st, const struct deliver_settings *s,
+			const struct outbox_item *it, const struct err *why,
+			struct deliver_stats *out, struct err *fault, struct err *e)
+{
+	long backoff;
+
+	if (why->cls == ERR_SETUP)
+		return sink_fault(st, it, why, fault, e);
+	if (why->cls == ERR_FINAL) {
+		log_message(LOGL_ERROR, it->parent_msgid, "reply <%s> refused, not retried: %s",
+			    it->reply_msgid, why->msg);
+		out->failed++;
+		if (store_outbox_mark_failed(st, it->reply_msgid, time(NULL), why->msg, e) < 0)
+			return STEP_ERROR;
+		return STEP_NEXT;
+	}
+	/* attempts counts the claim of each try and the outcome of the earlier
+	 * ones: (attempts + 1) / 2 tries so far. */
+	backoff = deliver_backoff(s, (it->attempts + 1) / 2, why->cls == ERR_TEMP);
+	log_message(LOGL_WARNING, it->parent_msgid, "reply <%s> not sent, retrying in %ld s: %s",
+		    it->reply_msgid, backoff, why->msg);
+	out->retried++;
+	if (store_outbox_mark_retry(st, it->reply_msgid, time(NULL), backoff, why->msg, e) < 0)
+		return STEP_ERROR;
+	return STEP_STOP;
+}
+
+/* A handover that ended, to be recorded in the next transaction. */
+struct ended {
+	size_t slot;
+	int rc;			/* as send's */
+	struct err why;
+};
+
+/* One deliver_drain(): the replies with the sink, or back from it. */
+struct drain {
+	struct store *st;
+	const struct deliver_ops *ops;
+	const struct deliver_settings *s;
+	struct deliver_stats *out;
+	struct outbox_item *items;	/* owned; parallel of them */
+	bool *used;			/* owned; with the sink, or ended and not recorded */
+	struct ended *ended;		/* owned */
+	size_t parallel, running, nended;
+	bool stalled;			/* the reply due first is still with the sink */
+	struct err fault;		/* a fault of the sink (ERR_SETUP), or none */
+};
+
+static void drain_init(struct drain *d, struct store *st, const struct deliver_ops *ops,
+		       const struct deliver_settings *s, struct deliver_stats *out)
+{
+	memset(d, 0, sizeof(*d));
+	d->st = st;
+	d->ops = ops;
+	d->s = s;
+	d->out = out;
+	err_init(&d->fault);
+	d->parallel = ops->start && s->parallel > 1 ? s->parallel : 1;
+	d->items = xcalloc(d->parallel, sizeof(*d->items));
+	d->used = xcalloc(d->parallel, sizeof(*d->used));
+	d->ended = xcalloc(d->parallel, sizeof(*d->ended));
+	for (size_t i = 0; i < d->parallel; i++)
+		outbox_item_init(&d->items[i]);
+}
+
+static void drain_release(struct drain *d)
+{
+	for (size_t i = 0; i < d->parallel; i++)
+		outbox_item_release(&d->items[i]);
+	free(d->items);
+	free(d->used);
+	free(d->ended);
+}
+
+static void push_ended(struct drain *d, size_t slot, int rc, const struct err *why)
+{
+	struct ended *x = &d->ended[d->nended++];
+
+	x->slot = slot;
+	x->rc = rc;
+	x->why = *why;
+}
+
+/* Hands slot's reply to the sink: started, or (a synchronous sink, or
+ * refused at once) ended already. */
+static void hand_over(struct drain *d, size_t slot)
+{
+	struct outbox_item *it = &d->items[slot];
+	struct err why;
+	int rc;
+
+	err_init(&why);
+	if (!d->ops->start) {
+		rc = d->ops->send(d->ops->arg, it, &why);
+		push_ended(d, slot, rc, &why);
+	} else if ((rc = d->ops->start(d->ops->arg, it, &why)) < 0) {
+		push_ended(d, slot, rc, &why);
+	} else {
+		d->running++;
+	}
+}
+
+/* Takes in the handovers that ended; with wait, at least one. */
+static void collect(struct drain *d, bool wait)
+{
+	while (d->running) {
+		struct outbox_item *it = NULL;
+		struct err why;
+		int rc;
+
+		err_init(&why);
+		rc = d->ops->finish(d->ops->arg, wait, &it, &why);
+		if (rc > 0 || !it) {
+			if (wait)	/* the sink has none running: never wait forever */
+				d->running = 0;
+			return;
+		}
+		d->running--;
+		push_ended(d, (size_t)(it - d->items), rc, &why);
+		wait = false;
+	}
+}
+
+/* What an ended handover leaves in the outbox. */
+static enum step record(struct drain *d, const struct ended *x, struct err *e)
+{
+	struct outbox_item *it = &d->items[x->slot];
+
+	const char *note = x->why.msg[0] ? x->why.msg : NULL;
+
+	d->used[x->slot] = false;
+	if (x->rc < 0)
+		return failed(d->st, d->s, it, &x->why, d->out, &d->fault, e);
+	if (store_outbox_mark_sent(d->st, it->reply_msgid, time(NULL), note, e) < 0)
+		return STEP_ERROR;
+	log_message(note ? LOGL_WARNING : LOGL_INFO, it->parent_msgid, "reply <%s> sent to %s%s%s%s",
+		    it->reply_msgid, it->nrcpt ? it->rcpt[0] : "?",
+		    it->nrcpt > 1 && !note ? " and others" : "", note ? "; " : "", note ? note : "");
+	d->out->sent++;
+	d->out->dropped += note != NULL;
+	return STEP_NEXT;
+}
+
+static size_t idle_slot(const struct drain *d)
+{
+	for (size_t i = 0; i < d->parallel; i++)
+		if (!d->used[i])
+			return i;
+	return d->parallel;
+}
+
+/* Whether slot's reply is also in another slot: with the sink for longer
+ * than its hold, it came due again. */
+static bool in_flight(const struct drain *d, size_t slot)
+{
+	for (size_t i = 0; i < d->parallel; i++)
+		if (i != slot && d->used[i] &&
+		    !strcmp(d->items[i].reply_msgid, d->items[slot].reply_msgid))
+			return true;
+	return false;
+}
+
+/*
+ * The next due reply into slot, confirmed delivered before (then marked
+ * sent, *claimed false) or claimed: from here a crash shows as attempts > 0.
+ * One still with the sink is left alone (d->stalled): the round ends, and
+ * the drain waits for a handover to end first.
+ */
+static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *claimed,
+			    struct err *e)
+{
+	struct outbox_item *it = &d->items[slot];
+	enum step r;
+	bool done;
+
+	*claimed = false;
+	if (store_outbox_next_due(d->st, time(NULL), it, found, e) < 0)
+		return STEP_ERROR;
+	if (!*found)
+		return STEP_NEXT;
+	if (in_flight(d, slot)) {
+		d->stalled = true;
+		return STEP_NEXT;
+	}
+	r = confirm(d->st, d->ops, it, &done, d->out, e);
+	if (r != STEP_NEXT || done)
+		return r;
+	if (store_outbox_mark_retry(d->st, it->reply_msgid, time(NULL), d->s->hold,
+				    "sending (claimed)", e) < 0)
+		return STEP_ERROR;
+	it->attempts++;
+	d->used[slot] = true;
+	*claimed = true;
+	return STEP_NEXT;
+}
+
+/*
+ * One transaction: the outcomes that came back, then claims for the free
+ * slots.  Committed before anything claimed goes to the sink, so each
+ * commit (one fsync) carries a round of outcomes and claims.  *fresh
+ * lists the slots claimed.
+ */
+static enum step drain_round(struct drain *d, bool may_claim, size_t *handled, size_t max,
+			     size_t *fresh, size_t *nfresh, bool *more, struct err *e)
+{
+	enum step r = STEP_NEXT, rr;
+	size_t slot;
+
+	*nfresh = 0;
+	d->stalled = false;
+	if (store_begin(d->st, e) < 0)
+		return STEP_ERROR;
+	for (size_t i = 0; i < d->nended && r != STEP_ERROR; i++)
+		if ((rr = record(d, &d->ended[i], e)) != STEP_NEXT)
+			r = rr;
+	d->nended = 0;
+	while (r == STEP_NEXT && may_claim && *more && !d->stalled && *handled < max &&
+	       (slot = idle_slot(d)) < d->parallel) {
+		bool claimed;
+
+		r = claim_next(d, slot, more, &claimed, e);
+		if (*more && !d->stalled && r == STEP_NEXT)
+			++*handled;
+		if (claimed)
+			fresh[(*nfresh)++] = slot;
+	}
+	if (r == STEP_ERROR) {
+		store_rollback(d->st);
+		return r;
+	}
+	return store_commit(d->st, e) < 0 ? STEP_ERROR : r;
+}
+
+/* After an error: what is with the sink still ends (its claim stands; the
+ * next drain confirms or sends it again). */
+static void abandon(struct drain *d)
+{
+	while (d->running)
+		collect(d, true);
+}
+
+int deliver_drain(struct store *st, const struct deliver_ops *ops,
+		  const struct deliver_settings *s, const volatile sig_atomic_t *stop,
+		  struct deliver_stats *out, struct err *e)
+{
+	size_t max = s->max_items ? s->max_items : DELIVER_MAX_PER_DRAIN;
+	size_t handled = 0, nfresh, *fresh;
+	bool more = true, stopping = false;
+	struct drain d;
+	int rc = 0;
+
+	drain_init(&d, st, ops, s, out);
+	fresh = xcalloc(d.parallel, sizeof(*fresh));
+	for (;;) {
+		bool may_claim = !stopping && more && !(stop && *stop) && handled < max;
+		enum step r;
+
+		if (d.running)
+			collect(&d, !may_claim || d.stalled || idle_slot(&d) == d.parallel);
+		if (!d.nended && !d.running && !may_claim)
+			break;
+		r = drain_round(&d, may_claim, &handled, max, fresh, &nfresh, &more, e);
+		if (r == STEP_ERROR) {
+			rc = -1;
+			break;
+		}
+		/* A temporary failure: the server is likely down, the rest wait. */
+		if (r == STEP_STOP)
+			stopping = true;
+		for (size_t i = 0; i < nfresh; i++)
+			hand_over(&d, fresh[i]);
+		if (!d.nended && !d.running && !more)
+			break;
+	}
+	abandon(&d);
+	free(fresh);
+	if (rc == 0 && d.fault.cls == ERR_SETUP) {
+		*e = d.fault;
+		rc = -1;
+	}
+	drain_release(&d);
+	return rc;
+}

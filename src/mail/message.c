@@ -1,0 +1,959 @@
+#include "autoconf.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libetpan/libetpan.h>
+
+#include "lib/buf.h"
+#include "mail/message.h"
+#include "mail/message_p.h"
+#include "lib/utf8.h"
+
+#define MIME_TYPE_MAX	128	/* "type/subtype" as we keep it */
+#define BOUNDARY_MAX	200	/* RFC 2046 says 70; senders are sloppier */
+
+/* ---------------------------------------------------------------------
+ * Small helpers.
+ */
+
+/* True when the n bytes at s equal the lower-case word w, ignoring case. */
+static bool mem_ieq(const char *s, size_t n, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < n && w[i]; i++)
+		if (ascii_tolower((unsigned char)s[i]) != w[i])
+			return false;
+	return i == n && !w[i];
+}
+
+static bool ends_with_ci(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && mem_ieq(s + n - k, k, suffix);
+}
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && ascii_is_lws((unsigned char)**s))
+		(*s)++, (*n)--;
+	while (*n && ascii_is_lws((unsigned char)(*s)[*n - 1]))
+		(*n)--;
+}
+
+/* The length of s[0..n) without a UTF-8 sequence cut at its end. */
+static size_t utf8_clip(const char *s, size_t n)
+{
+	size_t lead = n, want;
+	unsigned char c;
+
+	while (lead > 0 && n - lead < 4 && ((unsigned char)s[lead - 1] & 0xC0) == 0x80)
+		lead--;
+	if (lead == 0)
+		return n;
+	c = (unsigned char)s[lead - 1];
+	want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+	return want > n - lead + 1 ? lead - 1 : n;
+}
+
+/* ---------------------------------------------------------------------
+ * Header fields.
+ */
+
+struct field {
+	const char *name;
+	size_t name_len;
+	const char *val;	/* after the colon up to the end of the field */
+	size_t val_len;		/* line ends of continuation lines included */
+};
+
+/* Finds the end of the line at s[i]: *eol is where its content ends (CR
+ * of CR LF excluded), the return value where the next line starts. */
+static size_t line_end(const char *s, size_t n, size_t i, size_t *eol)
+{
+	const char *nl = memchr(s + i, '\n', n - i);
+	size_t e = nl ? (size_t)(nl - s) : n;
+
+	*eol = e > i && s[e - 1] == '\r' ? e - 1 : e;
+	return nl ? e + 1 : n;
+}
+
+static bool valid_name(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] > '~')
+			return false;
+	return true;
+}
+
+/*
+ * Reads the header field at s[*i].  Returns false at the end of the header
+ * block, with *i at the first byte of the body: after the blank line, or
+ * at a line that is no header field (as git mailinfo does).
+ */
+static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
+{
+	for (;;) {
+		size_t start = *i, eol, next, name_end;
+		const char *colon;
+
+		if (start >= n)
+			return false;
+		next = line_end(s, n, start, &eol);
+		if (eol == start) {
+			*i = next;
+			return false;
+		}
+		if (ascii_is_blank((unsigned char)s[start])) {
+			*i = next;	/* continues nothing: skip it */
+			continue;
+		}
+		colon = memchr(s + start, ':', eol - start);
+		name_end = colon ? (size_t)(colon - s) : start;
+		while (name_end > start && ascii_is_blank((unsigned char)s[name_end - 1]))
+			name_end--;
+		if (!colon || !valid_name(s + start, name_end - start))
+			return false;
+		f->name = s + start;
+		f->name_len = name_end - start;
+		f->val = colon + 1;
+		while (next < n && ascii_is_blank((unsigned char)s[next]))
+			next = line_end(s, n, next, &eol);
+		f->val_len = (size_t)(s + next - f->val);
+		*i = next;
+		return true;
+	}
+}
+
+/*
+ * Unfolds a field value: line breaks before white space go, a stray CR
+ * becomes a space, NULs are dropped; the result is trimmed and holds at
+ * most MESSAGE_MAX_HEADER_LEN bytes (*cut tells when more were dropped).
+ */
+static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
+{
+	size_t cap = n < MESSAGE_MAX_HEADER_LEN ? n : MESSAGE_MAX_HEADER_LEN;
+	char *d = xmalloc(cap + 1);
+	size_t i = 0, j = 0;
+
+	trim(&v, &n);
+	/* Line by line, with memchr: a 1 MB header line is one memcpy. */
+	while (i < n && j < cap) {
+		const char *nl = memchr(v + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - v) : n;
+		size_t len = (nl && e > i && v[e - 1] == '\r' ? e - 1 : e) - i;
+
+		if (len > cap - j) {
+			memcpy(d + j, v + i, cap - j);
+			i += cap - j;
+			j = cap;
+			break;
+		}
+		memcpy(d + j, v + i, len);
+		j += len;
+		i = nl ? e + 1 : n;
+	}
+	*cut = false;
+	for (; i < n && !*cut; i++)
+		*cut = !ascii_is_lws((unsigned char)v[i]) && v[i] != '\0';
+	j = mime_sanitize(d, j);
+	if (*cut)
+		j = utf8_clip(d, j);
+	while (j && ascii_is_lws((unsigned char)d[j - 1]))
+		j--;
+	d[j] = '\0';
+	*out_len = j;
+	return d;
+}
+
+static bool needs_decoding(const char *s, size_t n)
+{
+	const char *eq = s;
+
+	if (mime_ascii_run(s, 0, n) < n)
+		return true;
+	while ((eq = memchr(eq, '=', n - (size_t)(eq - s))) && eq + 1 < s + n)
+		if (*++eq == '?')
+			return true;
+	return false;
+}
+
+/* The decoded, capped, trimmed value of an unfolded raw value. */
+static char *decode_value(const char *raw, size_t n, bool *cut)
+{
+	char *v, *t;
+	const char *p;
+	size_t len;
+
+	if (!needs_decoding(raw, n))
+		return xstrndup(raw, n);
+	v = message_decode_2047(raw, n);
+	len = strlen(v);
+	if (len > MESSAGE_MAX_HEADER_LEN) {
+		len = utf8_clip(v, MESSAGE_MAX_HEADER_LEN);
+		*cut = true;
+	}
+	p = v;
+	trim(&p, &len);
+	t = xstrndup(p, len);
+	free(v);
+	return t;
+}
+
+static void add_header(struct message *m, size_t *alloc, const struct field *f)
+{
+	struct header *h;
+	size_t raw_len;
+	bool cut = false;
+
+	ARRAY_GROW(m->headers, *alloc, m->nheaders + 1);
+	h = &m->headers[m->nheaders++];
+	h->name = xstrndup(f->name, f->name_len);
+	h->raw = unfold(f->val, f->val_len, &raw_len, &cut);
+	h->value = decode_value(h->raw, raw_len, &cut);
+	if (cut)
+		m->warnings |= MSG_WARN_LONG_HEADER;
+}
+
+/* ---------------------------------------------------------------------
+ * MIME entities.
+ */
+
+enum cte { CTE_IDENTITY, CTE_QP, CTE_BASE64 };
+
+struct part {
+	char type[MIME_TYPE_MAX];	/* "text/plain", lower case */
+	char charset[CHARSET_MAX + 1];	/* lower case; "" when not given */
+	char *boundary;			/* owned; NULL when not given */
+	bool flowed, delsp;
+	bool patch_name;		/* its file name ends in .patch or .diff */
+	char name[MESSAGE_MAX_NAME + 1];	/* its file name (decoded, no directory), "" when none */
+	bool have_type, have_cte;
+	enum cte cte;
+	const char *body;		/* foreign: points into the raw message */
+	size_t body_len;
+};
+
+static void part_init(struct part *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	strcpy(pt->type, "text/plain");
+}
+
+static bool is_patch_filename(const char *v)
+{
+	char *d = NULL;
+	const char *s = v;
+	size_t n;
+	bool r;
+
+	if (strstr(v, "=?"))
+		s = d = message_decode_2047(v, strlen(v));
+	n = strlen(s);
+	while (n && (ascii_is_lws((unsigned char)s[n - 1]) || s[n - 1] == '"'))
+		n--;
+	r = ends_with_ci(s, n, ".patch") || ends_with_ci(s, n, ".diff");
+	free(d);
+	return r;
+}
+
+/*
+ * Keeps a name or filename parameter as the part's file name: RFC 2047
+ * decoded (as mailers write it, against RFC 2231), without quotes or a
+ * directory.  A name split into RFC 2231 pieces ("filename*0*") is not
+ * glued together: the part just has no name then.
+ */
+static void part_filename(struct part *pt, const char *name, const char *v)
+{
+	char *d = message_decode_2047(v, strlen(v));
+	const char *s = d, *slash;
+	size_t n;
+
+	if (strchr(name, '*')) {
+		free(d);
+		return;
+	}
+	if ((slash = strrchr(s, '/')) || (slash = strrchr(s, '\\')))
+		s = slash + 1;
+	while (*s == '"' || ascii_is_lws((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == '"' || ascii_is_lws((unsigned char)s[n - 1])))
+		n--;
+	if (n >= sizeof(pt->name))
+		n = utf8_clip(s, sizeof(pt->name) - 1);
+	if (n) {
+		memcpy(pt->name, s, n);
+		pt->name[n] = '\0';
+	}
+	free(d);
+}
+
+/* A "name" or "filename" parameter, or an RFC 2231 piece of one
+ * ("filename*1*"): the last piece is the one with the extension. */
+static bool is_name_param(const char *name)
+{
+	size_t n = strcspn(name, "*");
+
+	return mem_ieq(name, n, "name") || mem_ieq(name, n, "filename");
+}
+
+static const char *discrete_names[] = {
+	[MAILMIME_DISCRETE_TYPE_TEXT] = "text",
+	[MAILMIME_DISCRETE_TYPE_IMAGE] = "image",
+	[MAILMIME_DISCRETE_TYPE_AUDIO] = "audio",
+	[MAILMIME_DISCRETE_TYPE_VIDEO] = "video",
+	[MAILMIME_DISCRETE_TYPE_APPLICATION] = "application",
+};
+
+static const char *type_name(const struct mailmime_type *t)
+{
+	if (t->tp_type == MAILMIME_TYPE_DISCRETE_TYPE) {
+		const struct mailmime_discrete_type *d = t->tp_data.tp_discrete_type;
+
+		if (d->dt_type == MAILMIME_DISCRETE_TYPE_EXTENSION)
+			return d->dt_extension;
+		if (d->dt_type > 0 && (size_t)d->dt_type < ARRAY_SIZE(discrete_names))
+			return discrete_names[d->dt_type];
+		return "";
+	}
+	switch (t->tp_data.tp_composite_type->ct_type) {
+	case MAILMIME_COMPOSITE_TYPE_MESSAGE:
+		return "message";
+	case MAILMIME_COMPOSITE_TYPE_MULTIPART:
+		return "multipart";
+	default:
+		return t->tp_data.tp_composite_type->ct_token;
+	}
+}
+
+static void part_param(struct part *pt, const char *name, const char *value)
+{
+	size_t vl = strlen(value);
+
+	if (!strcasecmp(name, "charset")) {
+		mime_copy_lower(pt->charset, sizeof(pt->charset), value, vl);
+	} else if (!strcasecmp(name, "boundary")) {
+		if (vl && vl <= BOUNDARY_MAX && !pt->boundary)
+			pt->boundary = xstrdup(value);
+	} else if (!strcasecmp(name, "format")) {
+		pt->flowed = mem_ieq(value, vl, "flowed");
+	} else if (!strcasecmp(name, "delsp")) {
+		pt->delsp = mem_ieq(value, vl, "yes");
+	} else if (is_name_param(name)) {
+		pt->patch_name |= is_patch_filename(value);
+		if (!pt->name[0])	/* Content-Disposition's filename wins */
+			part_filename(pt, name, value);
+	}
+}
+
+/*
+ * Returns a copy of v with its (comments) replaced by spaces.  libetpan
+ * parses comments by recursion, a frame per "(": 64 KB of them overflow a
+ * 1 MB stack, so none may reach it.
+ */
+static char *strip_comments(const char *v, size_t n, size_t *len)
+{
+	char *d = xmalloc(n + 1);
+	size_t j = 0, depth = 0;
+	bool quoted = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+
+		if (c == '\\' && (quoted || depth) && i + 1 < n) {
+			if (!depth)
+				d[j++] = c, d[j++] = v[i + 1];
+			i++;
+			continue;
+		}
+		if (!depth && c == '"')
+			quoted = !quoted;
+		else if (!quoted && c == '(')
+			depth++;
+		else if (!quoted && depth && c == ')' && --depth == 0)
+			c = ' ';
+		if (!depth)
+			d[j++] = c;
+	}
+	d[j] = '\0';
+	*len = j;
+	return d;
+}
+
+/* Content-Type by libetpan's parser; one it cannot read leaves the
+ * default, text/plain (RFC 2045 5.2). */
+static void part_content_type(struct part *pt, const char *value, size_t vn)
+{
+	struct mailmime_content *c = NULL;
+	size_t idx = 0, n;
+	char *v = strip_comments(value, vn, &n);
+	const char *t;
+	int r = mailmime_content_parse(v, n, &idx, &c);
+
+	free(v);
+	if (r != MAILIMF_NO_ERROR)
+		return;
+	t = type_name(c->ct_type);
+	mime_copy_lower(pt->type, sizeof(pt->type), t ? t : "", t ? strlen(t) : 0);
+	if (strlen(pt->type) + 1 < sizeof(pt->type) && c->ct_subtype) {
+		strcat(pt->type, "/");
+		mime_copy_lower(pt->type + strlen(pt->type), sizeof(pt->type) - strlen(pt->type),
+			   c->ct_subtype, strlen(c->ct_subtype));
+	}
+	for (clistiter *it = clist_begin(c->ct_parameters); it; it = clist_next(it)) {
+		struct mailmime_parameter *p = clist_content(it);
+
+		part_param(pt, p->pa_name, p->pa_value);
+	}
+	mailmime_content_free(c);
+}
+
+static void part_disposition(struct part *pt, const char *value, size_t vn)
+{
+	struct mailmime_disposition *d = NULL;
+	size_t idx = 0, n;
+	char *v = strip_comments(value, vn, &n);
+	int r = mailmime_disposition_parse(v, n, &idx, &d);
+
+	free(v);
+	if (r != MAILIMF_NO_ERROR)
+		return;
+	for (clistiter *it = clist_begin(d->dsp_parms); it; it = clist_next(it)) {
+		struct mailmime_disposition_parm *p = clist_content(it);
+
+		if (p->pa_type == MAILMIME_DISPOSITION_PARM_FILENAME) {
+			pt->patch_name |= is_patch_filename(p->pa_data.pa_filename);
+			part_filename(pt, "filename", p->pa_data.pa_filename);
+		} else if (p->pa_type == MAILMIME_DISPOSITION_PARM_PARAMETER &&
+			   is_name_param(p->pa_data.pa_parameter->pa_name)) {
+			pt->patch_name |= is_patch_filename(p->pa_data.pa_parameter->pa_value);
+			part_filename(pt, p->pa_data.pa_parameter->pa_name,
+				      p->pa_data.pa_parameter->pa_value);
+		}
+	}
+	mailmime_disposition_free(d);
+}
+
+static void part_encoding(struct part *pt, const char *v, size_t n)
+{
+	trim(&v, &n);
+	if (mem_ieq(v, n, "quoted-printable"))
+		pt->cte = CTE_QP;
+	else if (mem_ieq(v, n, "base64"))
+		pt->cte = CTE_BASE64;
+	else
+		pt->cte = CTE_IDENTITY;
+}
+
+/* Feeds one unfolded header to pt; the first of each kind counts. */
+static void part_header(struct part *pt, const char *name, size_t nl, const char *v, size_t n)
+{
+	if (mem_ieq(name, nl, "content-type") && !pt->have_type) {
+		pt->have_type = true;
+		part_content_type(pt, v, n);
+	} else if (mem_ieq(name, nl, "content-transfer-encoding") && !pt->have_cte) {
+		pt->have_cte = true;
+		part_encoding(pt, v, n);
+	} else if (mem_ieq(name, nl, "content-disposition")) {
+		part_disposition(pt, v, n);
+	}
+}
+
+static bool is_mime_field(const struct field *f)
+{
+	return f->name_len > 8 && mem_ieq(f->name, 8, "content-");
+}
+
+/* Reads the headers of a body part into pt; pt->body is what follows. */
+static void parse_part(const char *s, size_t n, struct part *pt)
+{
+	size_t i = 0;
+	struct field f;
+
+	part_init(pt);
+	while (next_field(s, n, &i, &f)) {
+		char *v;
+		size_t len;
+		bool cut;
+
+		if (!is_mime_field(&f))
+			continue;
+		v = unfold(f.val, f.val_len, &len, &cut);
+		part_header(pt, f.name, f.name_len, v, len);
+		free(v);
+	}
+	pt->body = s + i;
+	pt->body_len = n - i;
+}
+
+static bool is_patch_part(const struct part *pt)
+{
+	if (!strcmp(pt->type, "text/x-patch") || !strcmp(pt->type, "text/x-diff"))
+		return true;
+	return pt->patch_name &&
+	       (!strcmp(pt->type, "text/plain") || !strcmp(pt->type, "application/octet-stream"));
+}
+
+/* ---------------------------------------------------------------------
+ * The text: transfer decoding, charset, NUL and CR LF, format=flowed.
+ */
+
+static bool starts_with(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(s, prefix, k);
+}
+
+/* A unified diff: "diff --git", or "--- ", "+++ ", "@@ " on three lines. */
+static bool has_diff(const char *s, size_t n)
+{
+	size_t i = 0, state = 0;
+
+	while (i < n) {
+		size_t eol, next = line_end(s, n, i, &eol), len = eol - i;
+
+		if (starts_with(s + i, len, "diff --git "))
+			return true;
+		if (state == 2 && starts_with(s + i, len, "@@ "))
+			return true;
+		if (state == 1 && starts_with(s + i, len, "+++ "))
+			state = 2;
+		else
+			state = starts_with(s + i, len, "--- ") ? 1 : 0;
+		i = next;
+	}
+	return false;
+}
+
+/* A quoted line: ">", "> ...", ">> ..."; not an mbox-escaped ">From ". */
+static bool has_quote(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t eol, next = line_end(s, n, i, &eol), len = eol - i;
+
+		if (len && s[i] == '>' && (len == 1 || s[i + 1] == ' ' || s[i + 1] == '>'))
+			return true;
+		i = next;
+	}
+	return false;
+}
+
+/* Drops NULs and turns CR LF into LF, in place. */
+static void normalize(struct buf *b, unsigned *warnings)
+{
+	size_t j = 0;
+
+	if (!memchr(b->data, '\r', b->len) && !memchr(b->data, '\0', b->len))
+		return;
+	for (size_t i = 0; i < b->len; i++) {
+		char c = b->data[i];
+
+		if (c == '\0') {
+			*warnings |= MSG_WARN_NUL_BYTES;
+			continue;
+		}
+		if (c == '\r' && i + 1 < b->len && b->data[i + 1] == '\n')
+			continue;
+		b->data[j++] = c;
+	}
+	b->len = j;
+	b->data[j] = '\0';
+}
+
+/*
+ * Undoes format=flowed (RFC 3676 4.2): a line ending in a space continues
+ * on the next line of the same quote depth; the space goes too with
+ * DelSp=yes; a leading space is stuffing; "-- " never flows.
+ */
+static void unflow(struct buf *out, const char *s, size_t n, bool delsp)
+{
+	size_t i = 0, para_q = 0;
+	bool in_para = false;
+
+	while (i < n) {
+		size_t eol, next = line_end(s, n, i, &eol), q = 0, c, len;
+		bool flowed;
+
+		while (i + q < eol && s[i + q] == '>')
+			q++;
+		c = i + q;
+		if (c < eol && s[c] == ' ')
+			c++;
+		len = eol - c;
+		flowed = len && s[eol - 1] == ' ' && !(len == 3 && !memcmp(s + c, "-- ", 3));
+		if (in_para && q != para_q) {
+			buf_addch(out, '\n');
+			in_para = false;
+		}
+		if (!in_para && q)
+			buf_add(out, s + i, c - i);
+		buf_add(out, s + c, flowed && delsp ? len - 1 : len);
+		in_para = flowed;
+		para_q = q;
+		if (!flowed && next > eol)
+			buf_addch(out, '\n');
+		i = next;
+	}
+	if (in_para && n && s[n - 1] == '\n')
+		buf_addch(out, '\n');
+}
+
+/* Decodes a leaf part into UTF-8 text with LF line ends. */
+static char *decode_text(const struct part *pt, size_t *len, unsigned *warnings)
+{
+	struct buf raw, u;
+	const char *s = pt->body;
+	size_t n = pt->body_len;
+	bool bad = false;
+
+	buf_init(&raw, 0);
+	if (pt->cte == CTE_QP)
+		mime_decode_qp(&raw, s, n, false);
+	else if (pt->cte == CTE_BASE64)
+		mime_decode_base64(&raw, s, n);
+	if (pt->cte != CTE_IDENTITY)
+		s = raw.data, n = raw.len;
+	buf_init(&u, 0);
+	if (!mime_convert(&u, s, n, pt->charset, &bad) || bad)
+		*warnings |= MSG_WARN_BAD_CHARSET;
+	buf_release(&raw);
+	normalize(&u, warnings);
+	if (pt->flowed) {
+		struct buf f;
+
+		buf_init(&f, 0);
+		unflow(&f, u.data, u.len, pt->delsp);
+		buf_release(&u);
+		u = f;
+	}
+	return buf_detach(&u, len);
+}
+
+/* ---------------------------------------------------------------------
+ * Walking the MIME tree for the text.
+ */
+
+struct walk {
+	struct message *m;
+	size_t nparts;
+	bool stop;
+	bool have_text;
+	struct part text;		/* boundary always NULL */
+	struct part *patches;		/* owned array, boundaries NULL: patch attachments */
+	size_t npatches, patches_alloc;
+	char *text_data;		/* owned: the decoded text part */
+	size_t text_len;
+	bool text_diff;
+};
+
+static void walk_entity(struct walk *w, struct part *pt, int depth);
+
+/* A delimiter line "--boundary" or "--boundary--" (RFC 2046 5.1.1). */
+struct delim {
+	size_t start;	/* the line break before it: where the previous part ends */
+	size_t next;	/* the first byte after its line */
+	bool close;
+};
+
+/* Checks for a delimiter whose "--" is at s[at]; needle is "\n--boundary". */
+static bool delim_at(const char *s, size_t n, size_t at, size_t blen, struct delim *d)
+{
+	size_t j = at + 2 + blen, k;
+
+	d->close = j + 1 < n && s[j] == '-' && s[j + 1] == '-';
+	if (d->close)
+		j += 2;
+	for (k = j; k < n && ascii_is_blank((unsigned char)s[k]); k++)
+		;
+	if (k < n && s[k] != '\n' && !(s[k] == '\r' && (k + 1 == n || s[k + 1] == '\n')))
+		return false;
+	d->start = at == 0 ? 0 : at >= 2 && s[at - 2] == '\r' ? at - 2 : at - 1;
+	d->next = k == n ? n : s[k] == '\n' ? k + 1 : k + 2 > n ? n : k + 2;
+	return true;
+}
+
+static bool find_delim(const char *s, size_t n, size_t from, const char *needle, size_t nl, struct delim *d)
+{
+	size_t pos = from;
+
+	if (from == 0 && n >= nl - 1 && !memcmp(s, needle + 1, nl - 1) && delim_at(s, n, 0, nl - 3, d))
+		return true;
+	while (pos < n) {
+		const char *hit = memmem(s + pos, n - pos, needle, nl);
+		size_t at;
+
+		if (!hit)
+			return false;
+		at = (size_t)(hit - s) + 1;
+		if (delim_at(s, n, at, nl - 3, d))
+			return true;
+		pos = at;
+	}
+	return false;
+}
+
+/*
+ * Without a boundary parameter: the first "--token" line that is followed
+ * by a Content- header is taken for the boundary.
+ */
+static char *guess_boundary(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t eol, next = line_end(s, n, i, &eol), e2, len = eol - i;
+
+		while (len > 2 && ascii_is_blank((unsigned char)s[i + len - 1]))
+			len--;
+		if (len > 2 && len - 2 <= BOUNDARY_MAX && s[i] == '-' && s[i + 1] == '-' && next < n) {
+			line_end(s, n, next, &e2);
+			if (e2 - next > 8 && mem_ieq(s + next, 8, "content-") &&
+			    !memchr(s + i + 2, ' ', len - 2) && !memchr(s + i + 2, '\t', len - 2))
+				return xstrndup(s + i + 2, len - 2);
+		}
+		i = next;
+	}
+	return NULL;
+}
+
+/* The body of a multipart that cannot be split is read as text. */
+static void walk_as_text(struct walk *w, const struct part *pt, int depth)
+{
+	struct part tp = *pt;
+
+	tp.boundary = NULL;
+	strcpy(tp.type, "text/plain");
+	walk_entity(w, &tp, depth + 1);
+}
+
+static void walk_multipart(struct walk *w, struct part *pt, int depth)
+{
+	const char *s = pt->body;
+	size_t n = pt->body_len, nl, cur;
+	struct delim d;
+	char *needle, *b;
+
+	if (depth >= MESSAGE_MAX_MIME_DEPTH) {
+		w->m->warnings |= MSG_WARN_TOO_DEEP;
+		return;
+	}
+	b = pt->boundary;
+	if (!b) {
+		w->m->warnings |= MSG_WARN_NO_BOUNDARY;
+		b = guess_boundary(s, n);
+	}
+	if (!b) {
+		walk_as_text(w, pt, depth);
+		return;
+	}
+	nl = strlen(b) + 3;
+	needle = xmalloc(nl + 1);
+	snprintf(needle, nl + 1, "\n--%s", b);
+	if (!find_delim(s, n, 0, needle, nl, &d)) {
+		w->m->warnings |= MSG_WARN_TRUNCATED_MIME;
+		walk_as_text(w, pt, depth);
+		d.close = true;
+	}
+	while (!d.close && !w->stop) {
+		struct part child;
+		size_t end;
+
+		cur = d.next;
+		if (!find_delim(s, n, cur, needle, nl, &d)) {
+			w->m->warnings |= MSG_WARN_TRUNCATED_MIME;
+			d.close = true;
+			d.start = n;
+		}
+		end = d.start > cur ? d.start : cur;
+		parse_part(s + cur, end - cur, &child);
+		walk_entity(w, &child, depth + 1);
+		free(child.boundary);
+	}
+	free(needle);
+	if (b != pt->boundary)
+		free(b);
+}
+
+static void take_leaf(struct walk *w, const struct part *pt)
+{
+	if (!w->have_text && !strcmp(pt->type, "text/plain")) {
+		w->have_text = true;
+		w->text = *pt;
+		w->text.boundary = NULL;
+		w->text_data = decode_text(pt, &w->text_len, &w->m->warnings);
+		w->text_diff = has_diff(w->text_data, w->text_len);
+		w->m->body_quotes = has_quote(w->text_data, w->text_len);
+		/* a diff in the mail's own words: attachments are not read */
+		w->stop = w->text_diff;
+	} else if (w->npatches < MESSAGE_MAX_ATTACHMENTS && is_patch_part(pt)) {
+		ARRAY_GROW(w->patches, w->patches_alloc, w->npatches + 1);
+		w->patches[w->npatches] = *pt;
+		w->patches[w->npatches++].boundary = NULL;
+	}
+}
+
+static void walk_entity(struct walk *w, struct part *pt, int depth)
+{
+	if (w->stop)
+		return;
+	if (++w->nparts > MESSAGE_MAX_PARTS) {
+		w->stop = true;
+		return;
+	}
+	if (!strncmp(pt->type, "multipart/", 10))
+		walk_multipart(w, pt, depth);
+	else
+		take_leaf(w, pt);
+}
+
+/* Puts the chosen text into m (RULES.md 1: the first text/plain part,
+ * unless it holds no diff and a patch attachment does). */
+static void choose_text(struct walk *w)
+{
+	struct message *m = w->m;
+	const struct part *pt;
+
+	if (w->npatches && !w->text_diff) {
+		free(w->text_data);
+		m->text = decode_text(&w->patches[0], &m->text_len, &m->warnings);
+		pt = &w->patches[0];
+		m->text_name = xstrdup(pt->name);
+		if (w->npatches > 1)
+			m->more = xcalloc(w->npatches - 1, sizeof(*m->more));
+		for (size_t i = 1; i < w->npatches; i++, m->nmore++) {
+			m->more[m->nmore].name = xstrdup(w->patches[i].name);
+			m->more[m->nmore].text = decode_text(&w->patches[i], &m->more[m->nmore].len,
+							     &m->warnings);
+		}
+	} else if (w->have_text) {
+		m->text = w->text_data;
+		m->text_len = w->text_len;
+		pt = &w->text;
+	} else {
+		m->text = xstrdup("");
+		m->text_charset = xstrdup("us-ascii");
+		m->text_name = xstrdup("");
+		m->warnings |= MSG_WARN_NO_TEXT;
+		return;
+	}
+	m->text_is_attachment = is_patch_part(pt);
+	if (!m->text_name)
+		m->text_name = xstrdup(m->text_is_attachment ? pt->name : "");
+	m->text_charset = xstrdup(pt->charset[0] ? pt->charset : "us-ascii");
+}
+
+/* ---------------------------------------------------------------------
+ * The interface.
+ */
+
+void message_init(struct message *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+/* Reads the top-level header block into m and its MIME fields into top. */
+static size_t parse_headers(struct message *m, const char *raw, size_t len, struct part *top)
+{
+	size_t i = 0, alloc = 0;
+	struct field f;
+
+	part_init(top);
+	while (next_field(raw, len, &i, &f)) {
+		const struct header *h;
+
+		if (m->nheaders >= MESSAGE_MAX_HEADERS)
+			continue;
+		add_header(m, &alloc, &f);
+		h = &m->headers[m->nheaders - 1];
+		if (is_mime_field(&f))
+			part_header(top, h->name, strlen(h->name), h->raw, strlen(h->raw));
+	}
+	return i;
+}
+
+int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
+{
+	struct walk w;
+	struct part top;
+	size_t body;
+
+	message_init(m);
+	if (len > MESSAGE_MAX_SIZE)
+		return err_set(e, ERR_FINAL, "message is %zu bytes, over the %zu MiB limit", len,
+			       MESSAGE_MAX_SIZE >> 20);
+	if (!raw || !len)
+		return err_set(e, ERR_FINAL, "message is empty");
+	if (len >= 5 && !memcmp(raw, "From ", 5)) {
+		const char *nl = memchr(raw, '\n', len);
+
+		body = nl ? (size_t)(nl - raw) + 1 : len;
+		raw += body, len -= body;
+	}
+	body = parse_headers(m, raw, len, &top);
+	top.body = raw + body;
+	top.body_len = len - body;
+	memset(&w, 0, sizeof(w));
+	w.m = m;
+	walk_entity(&w, &top, 0);
+	free(top.boundary);
+	choose_text(&w);
+	free(w.patches);
+	return 0;
+}
+
+static const struct header *find_header(const struct message *m, const char *name)
+{
+	for (size_t i = 0; i < m->nheaders; i++)
+		if (!strcasecmp(m->headers[i].name, name))
+			return &m->headers[i];
+	return NULL;
+}
+
+const char *message_header(const struct message *m, const char *name)
+{
+	const struct header *h = find_header(m, name);
+
+	return h ? h->value : NULL;
+}
+
+const char *message_header_last(const struct message *m, const char *name)
+{
+	for (size_t i = m->nheaders; i-- > 0;)
+		if (!strcasecmp(m->headers[i].name, name))
+			return m->headers[i].value;
+	return NULL;
+}
+
+const char *message_header_raw(const struct message *m, const char *name)
+{
+	const struct header *h = find_header(m, name);
+
+	return h ? h->raw : NULL;
+}
+
+void message_release(struct message *m)
+{
+	for (size_t i = 0; i < m->nheaders; i++) {
+		free(m->headers[i].name);
+		free(m->headers[i].value);
+		free(m->headers[i].raw);
+	}
+	free(m->headers);
+	free(m->text);
+	free(m->text_name);
+	for (size_t i = 0; i < m->nmore; i++) {
+		free(m->more[i].name);
+		free(m->more[i].text);
+	}
+	free(m->more);
+	free(m->text_charset);
+	message_init(m);
+}

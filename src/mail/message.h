@@ -1,0 +1,116 @@
+/*
+ * message.h - raw RFC 5322 bytes -> decoded headers and the text that holds
+ * the patch (RULES.md section 1, first two bullets).
+ *
+ * This is the only module that uses libetpan's MIME parser.  Everything it
+ * returns is UTF-8 with LF line ends: RFC 2047 words are decoded, folded
+ * header lines unfolded, the text part's transfer encoding (quoted-printable,
+ * base64, 7bit/8bit) undone, its charset converted and format=flowed undone.
+ *
+ * Limits are named below; crossing one is a per-message error (or, where the
+ * comment says so, a best-effort truncation flagged in m->warnings).
+ */
+#ifndef TAGBOT_MESSAGE_H
+#define TAGBOT_MESSAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/err.h"
+
+#define MESSAGE_MAX_SIZE	((size_t)128 * 1024 * 1024) /* raw bytes */
+#define MESSAGE_MAX_HEADERS	2000	/* more are ignored */
+#define MESSAGE_MAX_HEADER_LEN	((size_t)64 * 1024) /* one unfolded value; longer is cut */
+#define MESSAGE_MAX_MIME_DEPTH	32	/* deeper parts are not searched */
+#define MESSAGE_MAX_PARTS	1000	/* parts visited at most */
+#define MESSAGE_MAX_ATTACHMENTS	64	/* patch attachments decoded at most */
+#define MESSAGE_MAX_NAME	255	/* bytes of an attachment's file name kept */
+
+/* A patch attachment besides the one in text. */
+struct attachment {
+	char *name;	/* owned; its file name (name= or filename=), "" when none */
+	char *text;	/* owned; decoded as text is, NUL-terminated */
+	size_t len;
+};
+
+struct header {
+	char *name;	/* owned; as written (compare case-insensitively) */
+	char *value;	/* owned; unfolded, RFC 2047 decoded, UTF-8, trimmed */
+	char *raw;	/* owned; unfolded but not decoded (for Message-ID etc.) */
+};
+
+struct message {
+	struct header *headers;	/* owned, in order of appearance */
+	size_t nheaders;
+
+	char *text;		/* owned; the patch-holding text, UTF-8, LF, NUL-terminated */
+	size_t text_len;
+	bool text_is_attachment; /* the text came from a .patch/.diff/x-patch part */
+	char *text_name;	/* owned; that attachment's file name (decoded, no
+				 * directory), "" when none, inline, or split (RFC
+				 * 2231); NULL in a message not made by message_parse() */
+	/* owned; when text is an attachment, the further patch attachments in
+	 * MIME order (git format-patch files sent together), at most
+	 * MESSAGE_MAX_ATTACHMENTS in all; none when the text is inline */
+	struct attachment *more;
+	size_t nmore;
+	char *text_charset;	/* owned; the charset the text was declared in, lower case ("us-ascii" default) */
+	bool body_quotes;	/* the mail's own words (its first text/plain part, even
+				 * when text is an attachment) hold a quoted line: one
+				 * that is ">" or starts "> " or ">>" (not mboxrd's ">From ") */
+
+	unsigned warnings;	/* MSG_WARN_* bits: best-effort results */
+};
+
+enum {
+	MSG_WARN_TRUNCATED_MIME	= 1 << 0, /* a multipart ended without its close boundary */
+	MSG_WARN_BAD_CHARSET	= 1 << 1, /* unknown charset or invalid bytes: replaced by U+FFFD */
+	MSG_WARN_NUL_BYTES	= 1 << 2, /* NUL bytes in the text were dropped */
+	MSG_WARN_TOO_DEEP	= 1 << 3, /* MIME nesting beyond MESSAGE_MAX_MIME_DEPTH */
+	MSG_WARN_LONG_HEADER	= 1 << 4, /* a header value was cut at MESSAGE_MAX_HEADER_LEN */
+	MSG_WARN_NO_TEXT	= 1 << 5, /* no text/plain or patch attachment was found */
+	MSG_WARN_NO_BOUNDARY	= 1 << 6, /* a multipart without a boundary parameter: guessed, or read as text */
+};
+
+/* Allocates nothing. */
+void message_init(struct message *m);
+
+/*
+ * Parses len bytes at raw (need not be NUL-terminated; CRLF or LF; an mbox
+ * "From " line at the very start is skipped).  On success m holds the
+ * result and 0 is returned.  On failure (-1) e says why (ERR_FINAL) and m
+ * is left empty.  A message with no usable text part is not a failure: text
+ * is "" and MSG_WARN_NO_TEXT is set.
+ */
+int message_parse(struct message *m, const char *raw, size_t len, struct err *e);
+
+/* The decoded value of the first header named name (case-insensitive), or
+ * NULL.  message_header_raw() gives the undecoded value. */
+const char *message_header(const struct message *m, const char *name);
+const char *message_header_raw(const struct message *m, const char *name);
+
+/*
+ * The decoded value of the last header named name, or NULL.  For List-Id:
+ * the one a list server added is the last, since Mailman and mlmmj append
+ * their list headers at the end of the header block they received and
+ * hops after them prepend only trace fields (Received:,
+ * Authentication-Results:); a List-Id the sender wrote comes before it.
+ */
+const char *message_header_last(const struct message *m, const char *name);
+
+/* Frees the contents. */
+void message_release(struct message *m);
+
+/*
+ * Helpers exposed for tests and for other modules that decode header-like
+ * text.  Each returns a malloc'ed UTF-8 string.
+ */
+char *message_decode_2047(const char *s, size_t n);
+/* Converts n bytes in charset to UTF-8; invalid bytes become U+FFFD and set
+ * *bad (when non-NULL). NULL or unknown charset: treated as UTF-8, falling
+ * back to Latin-1 when the bytes are not valid UTF-8 (byte by byte; 0x80-0x9F
+ * as windows-1252, as browsers do); an unknown charset also sets *bad.
+ * iso-8859-1 is read as windows-1252 too. *out_len may be NULL. */
+char *message_to_utf8(const char *s, size_t n, const char *charset, size_t *out_len, bool *bad);
+
+#endif

@@ -1,0 +1,1063 @@
+#include "autoconf.h"
+#include "mail/patch.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/buf.h"
+#include "lib/ascii.h"
+#include "mail/msgid.h"
+
+#define SUBJECT_MAX_GROUPS	16	/* bracket groups parsed in a subject */
+#define SUBJECT_MAX_PREFIXES	16	/* "Re: Re: AW: ..." prefixes stripped */
+#define SERIES_MAX_TAGS		32	/* other bracket tags kept */
+#define SERIES_MAX_NUMBER	99999	/* larger "v"/"n/m" numbers are tags */
+#define INBODY_MAX_LINES	64	/* in-body header lines looked at */
+#define PATCH_MAX_REFERENCES	1000	/* References: IDs kept */
+
+_Static_assert(PATCH_MAX_TRAILERS == TRAILER_MAX, "trailers_parse caps at TRAILER_MAX");
+
+static const char *const kind_names[] = {
+	[KIND_PATCH] = "patch", [KIND_COVER] = "cover", [KIND_REPLY] = "reply",
+	[KIND_PULL] = "pull", [KIND_OTHER] = "other",
+};
+
+const char *patch_kind_name(enum patch_kind k)
+{
+	return (unsigned)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "other";
+}
+
+bool patch_checkable(const struct patch *p)
+{
+	return p->kind == KIND_PATCH || p->kind == KIND_COVER ||
+	       (p->kind == KIND_OTHER && p->has_diff);
+}
+
+/* ---- small string helpers ---------------------------------------------- */
+
+static bool starts(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(s, prefix, k);
+}
+
+/* ---- lines -------------------------------------------------------------- */
+
+/* Walks text line by line, counting lines of msg->text from 1. */
+struct cursor {
+	const char *p, *end;
+	size_t lineno;	/* number of the line at p */
+};
+
+static bool cursor_next(struct cursor *c, struct line *l)
+{
+	const char *nl;
+
+	if (c->p >= c->end)
+		return false;
+	nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
+	l->p = c->p;
+	l->len = (size_t)((nl ? nl : c->end) - c->p);
+	if (l->len && l->p[l->len - 1] == '\r')
+		l->len--;
+	l->lineno = c->lineno++;
+	c->p = nl ? nl + 1 : c->end;
+	return true;
+}
+
+static bool line_blank(const struct line *l)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (!ascii_is_lws(l->p[i]))
+			return false;
+	return true;
+}
+
+/* "From <40 hex> Mon Sep 17 00:00:00 2001", git format-patch's mbox line. */
+static bool is_mbox_from(const struct line *l)
+{
+	if (l->len < 46 || !starts(l->p, l->len, "From ") || l->p[45] != ' ')
+		return false;
+	for (size_t i = 5; i < 45; i++)
+		if (!ascii_is_lxdigit(l->p[i]))
+			return false;
+	return true;
+}
+
+/*
+ * A scissors line: dashes and blanks around a ">8" / "8<" mark ("-- >8 --",
+ * "--- >8 ---", "-->8--").  Unlike git we want no prose on the line, and
+ * accept short forms people type by hand.
+ */
+static bool is_scissors(const char *p, size_t len)
+{
+	size_t dashes = 0, marks = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = p[i], d = i + 1 < len ? p[i + 1] : '\0';
+
+		if (c == '-')
+			dashes++;
+		else if ((c == '>' && (d == '8' || d == '%')) ||
+			 ((c == '8' || c == '%') && d == '<'))
+			marks++, i++;
+		else if (!ascii_is_lws(c))
+			return false;
+	}
+	return marks > 0 && dashes >= 2;
+}
+
+static bool is_dashes(const struct line *l)
+{
+	if (!starts(l->p, l->len, "---"))
+		return false;
+	for (size_t i = 3; i < l->len; i++)
+		if (l->p[i] != ' ' && l->p[i] != '\t')
+			return false;
+	return true;
+}
+
+static bool next_starts(const struct cursor *c, const char *prefix)
+{
+	struct cursor k = *c;
+	struct line l;
+
+	return cursor_next(&k, &l) && starts(l.p, l.len, prefix);
+}
+
+/* Which separator line l is; c stands on the line after it. */
+static enum patch_sep sep_kind(const struct line *l, const struct cursor *c)
+{
+	if (is_scissors(l->p, l->len))
+		return SEP_SCISSORS;
+	if (is_dashes(l))
+		return SEP_DASHES;
+	if (starts(l->p, l->len, "diff -"))
+		return SEP_DIFF;
+	if (starts(l->p, l->len, "Index: "))
+		return SEP_INDEX;
+	/* a diff without a "diff" line, like git's patchbreak() */
+	if (starts(l->p, l->len, "--- ") && next_starts(c, "+++ "))
+		return SEP_DIFF;
+	return SEP_NONE;
+}
+
+/* A unified diff: "diff --git", or "--- " + "+++ " + "@@ " lines in a row. */
+static bool find_diff(const char *p, size_t n, size_t lineno)
+{
+	struct cursor c = { p, p + n, lineno };
+	struct line l;
+	int state = 0;	/* 1: after "--- ", 2: after "+++ " */
+
+	while (cursor_next(&c, &l)) {
+		if (starts(l.p, l.len, "diff --git "))
+			return true;
+		if (state == 2 && starts(l.p, l.len, "@@ "))
+			return true;
+		if (state == 1 && starts(l.p, l.len, "+++ "))
+			state = 2;
+		else
+			state = starts(l.p, l.len, "--- ") ? 1 : 0;
+	}
+	return false;
+}
+
+/* ---- headers ------------------------------------------------------------ */
+
+static const struct header *hdr_find(const struct message *m, const char *name)
+{
+	for (size_t i = 0; i < m->nheaders; i++)
+		if (m->headers[i].name && !strcasecmp(m->headers[i].name, name))
+			return &m->headers[i];
+	return NULL;
+}
+
+static const char *hdr_value(const struct message *m, const char *name)
+{
+	const struct header *h = hdr_find(m, name);
+
+	return h && h->value ? h->value : NULL;
+}
+
+/* Message-IDs are ASCII: the undecoded value avoids RFC 2047 surprises. */
+static const char *hdr_raw(const struct message *m, const char *name)
+{
+	const struct header *h = hdr_find(m, name);
+
+	if (!h)
+		return NULL;
+	return h->raw ? h->raw : h->value;
+}
+
+/* The end of the next ID at s: "<id>" or a bare word. */
+static const char *msgid_end(const char *s)
+{
+	const char *e;
+
+	if (*s == '<') {
+		e = strchr(s, '>');
+		return e ? e + 1 : s + strlen(s);
+	}
+	for (e = s; *e && !ascii_is_lws(*e) && *e != '<'; e++)
+		;
+	return e;
+}
+
+/* References: "<a@x> <b@x>", also run together ("<a@x><b@x>"). */
+static void parse_references(struct patch *p, const char *s)
+{
+	size_t alloc = 0;
+
+	while (s && *s && p->nreferences < PATCH_MAX_REFERENCES) {
+		const char *e;
+		char *word, *id;
+
+		while (ascii_is_lws(*s))
+			s++;
+		if (!*s)
+			break;
+		e = msgid_end(s);
+		word = xstrndup(s, (size_t)(e - s));
+		id = msgid_strip(word);
+		free(word);
+		s = e;
+		if (!*id) {
+			free(id);
+			continue;
+		}
+		ARRAY_GROW(p->references, alloc, p->nreferences + 1);
+		p->references[p->nreferences++] = id;
+	}
+}
+
+static char *list_id(const struct message *m)
+{
+	const char *v = message_header_last(m, "List-Id");	/* the list server's */
+	const char *lt, *gt;
+
+	if (v && (lt = strrchr(v, '<')) && (gt = strchr(lt, '>')))
+		return xstrndup_trim(lt + 1, (size_t)(gt - lt - 1));
+	if (v)
+		return xstrndup_trim(v, strlen(v));
+	v = hdr_value(m, "X-Mailing-List");
+	return v ? msgid_strip(v) : xstrdup("");
+}
+
+static void fill_ids(struct patch *p, const struct message *m)
+{
+	p->message_id = msgid_strip(hdr_raw(m, "Message-ID"));
+	p->in_reply_to = msgid_strip(hdr_raw(m, "In-Reply-To"));
+	parse_references(p, hdr_raw(m, "References"));
+	p->list_id = list_id(m);
+}
+
+/* ---- subject ------------------------------------------------------------ */
+
+/* Reply and forward prefixes of mail clients in many languages. */
+static const char *const reply_words[] = {
+	"re", "aw", "fwd", "fw", "wg", "sv", "vs", "odp", "antw", "ynt", "rif", "tr",
+	"\xe5\x9b\x9e\xe5\xa4\x8d",	/* 回复 */
+	"\xe7\xad\x94\xe5\xa4\x8d",	/* 答复 */
+	"\xe5\x9b\x9e\xe8\xa6\x86",	/* 回覆 */
+	"\xe8\xbd\xac\xe5\x8f\x91",	/* 转发 */
+};
+
+/* CJK mail clients end the prefix with a full-width colon, U+FF1A. */
+#define FULLWIDTH_COLON "\xef\xbc\x9a"
+
+static size_t colon_at(const char *s)
+{
+	if (*s == ':')
+		return 1;
+	return strncmp(s, FULLWIDTH_COLON, 3) ? 0 : 3;
+}
+
+static bool known_reply_word(const char *w, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(reply_words); i++)
+		if (strlen(reply_words[i]) == n && !strncasecmp(w, reply_words[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * One "Word:" prefix at s ("Re:", "RE :", "Re[2]:", "Отв:"): returns its
+ * length including the white space after it, 0 if none; *letters gets the
+ * number of characters of the word.
+ */
+static size_t prefix_at(const char *s, size_t *letters, size_t *wlen)
+{
+	size_t i = 0, n = 0, c;
+
+	while ((ascii_is_alpha(s[i]) || (unsigned char)s[i] >= 0x80) && !colon_at(s + i)) {
+		if ((unsigned char)s[i] < 0x80 || (unsigned char)s[i] >= 0xc0)
+			n++;
+		i++;
+	}
+	*wlen = i;
+	*letters = n;
+	if (!n || n > 4)
+		return 0;
+	if (s[i] == '[' || s[i] == '^') {	/* "Re[2]:", "Re^2:" */
+		size_t j = i + 1;
+
+		while (ascii_is_digit(s[j]))
+			j++;
+		if (j > i + 1 && (s[i] == '^' || s[j++] == ']'))
+			i = j;
+	}
+	while (s[i] == ' ')
+		i++;
+	if (!(c = colon_at(s + i)))
+		return 0;
+	for (i += c; ascii_is_lws(s[i]); i++)
+		;
+	return i;
+}
+
+/*
+ * Skips reply prefixes.  A known word ("Re", "AW", "Odp") always counts; any
+ * other 2-3 letter word ("Ynt", "Odg") only when a '[' follows the run of
+ * prefixes, so that "net: fix foo" stays a subject.
+ */
+static size_t skip_reply(const char *s, bool *reply)
+{
+	size_t i = 0, sure = 0;
+
+	*reply = false;
+	while (ascii_is_lws(s[i]))
+		i++;
+	sure = i;
+	for (int k = 0; k < SUBJECT_MAX_PREFIXES; k++) {
+		size_t letters, wlen, n = prefix_at(s + i, &letters, &wlen);
+		bool known;
+
+		if (!n)
+			break;
+		known = known_reply_word(s + i, wlen);
+		if (!known && (letters < 2 || letters > 3))
+			break;
+		i += n;
+		if (known)
+			sure = i, *reply = true;
+	}
+	if (i > sure && s[i] == '[') {
+		*reply = true;
+		return i;
+	}
+	return sure;
+}
+
+bool patch_subject_is_reply(const char *subject)
+{
+	bool reply;
+
+	skip_reply(subject ? subject : "", &reply);
+	return reply;
+}
+
+static bool parse_number(const char *s, size_t n, int *out)
+{
+	int v = 0;
+
+	if (!n || n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!ascii_is_digit(s[i]))
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > SERIES_MAX_NUMBER)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "v3", "V3" */
+static bool parse_version(const char *s, size_t n, struct series *ser)
+{
+	int v;
+
+	if (n < 2 || (s[0] != 'v' && s[0] != 'V') || !parse_number(s + 1, n - 1, &v) || !v)
+		return false;
+	ser->version = v;
+	return true;
+}
+
+/* "2/7", "02/12" */
+static bool parse_index(const char *s, size_t n, struct series *ser)
+{
+	const char *slash = memchr(s, '/', n);
+	int a, b;
+
+	if (!slash || !parse_number(s, (size_t)(slash - s), &a) ||
+	    !parse_number(slash + 1, n - (size_t)(slash - s) - 1, &b) || !b)
+		return false;
+	ser->index = a;
+	ser->total = b;
+	return true;
+}
+
+static void add_tag(struct series *ser, const char *s, size_t n)
+{
+	if (ser->ntags >= SERIES_MAX_TAGS)
+		return;
+	ser->tags = xrealloc(ser->tags, (ser->ntags + 1) * sizeof(*ser->tags));
+	ser->tags[ser->ntags++] = xstrndup(s, n);
+}
+
+static bool parse_numbers(const char *s, size_t n, struct series *ser)
+{
+	return parse_version(s, n, ser) || parse_index(s, n, ser);
+}
+
+/* One word of a bracket group; *pull is set by "PULL" ("[GIT PULL]"). */
+static void parse_word(const char *s, size_t n, struct series *ser, bool *pull)
+{
+	if (n == 5 && !strncasecmp(s, "PATCH", 5)) {
+		ser->prefixed = true;
+		return;
+	}
+	if (n == 3 && !strncasecmp(s, "RFC", 3)) {
+		ser->rfc = true;	/* a submission with PATCH or n/m only */
+		return;
+	}
+	if (n == 6 && !strncasecmp(s, "RESEND", 6)) {
+		ser->resend = true;
+		return;
+	}
+	if (n == 4 && !strncasecmp(s, "PULL", 4)) {
+		*pull = true;
+		return;
+	}
+	if (parse_numbers(s, n, ser))
+		return;
+	/* "PATCHv2", "PATCH1/8", "RFCv2": a marker glued to a number */
+	if (n > 5 && !strncasecmp(s, "PATCH", 5) && parse_numbers(s + 5, n - 5, ser)) {
+		ser->prefixed = true;
+		return;
+	}
+	if (n > 3 && !strncasecmp(s, "RFC", 3) && parse_version(s + 3, n - 3, ser)) {
+		ser->rfc = true;
+		return;
+	}
+	add_tag(ser, s, n);
+}
+
+static void parse_group(const char *s, size_t n, struct series *ser, bool *pull)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t b;
+
+		while (i < n && (ascii_is_lws(s[i]) || s[i] == ','))
+			i++;
+		b = i;
+		while (i < n && !ascii_is_lws(s[i]) && s[i] != ',')
+			i++;
+		if (i == b)
+			break;
+		/* "GIT" only matters in "GIT PULL" */
+		if (i - b == 3 && !strncasecmp(s + b, "GIT", 3)) {
+			size_t j = i;
+
+			while (j < n && ascii_is_lws(s[j]))
+				j++;
+			if (ascii_has_prefix_ci(s + j, n - j, "PULL"))
+				continue;
+		}
+		parse_word(s + b, i - b, ser, pull);
+	}
+}
+
+size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply, bool *is_pull)
+{
+	size_t i;
+	bool reply, pull = false;
+
+	memset(s, 0, sizeof(*s));
+	s->version = 1;
+	if (!subject)
+		subject = "";
+	i = skip_reply(subject, &reply);
+	for (int g = 0; g < SUBJECT_MAX_GROUPS && subject[i] == '['; g++) {
+		const char *close = strchr(subject + i, ']');
+
+		if (!close)
+			break;
+		parse_group(subject + i + 1, (size_t)(close - subject - i - 1), s, &pull);
+		i = (size_t)(close - subject) + 1;
+		while (ascii_is_lws(subject[i]))
+			i++;
+	}
+	/* "[RFC PATCH]" and "[RFC 1/3]" are patches; a bare "[RFC]" or "[RFC
+	 * RESEND]" is a discussion, whatever diff it shows */
+	if (s->rfc && s->total > 0)
+		s->prefixed = true;
+	if (is_reply)
+		*is_reply = reply;
+	if (is_pull)
+		*is_pull = pull;
+	return i;
+}
+
+void series_release(struct series *s)
+{
+	for (size_t i = 0; i < s->ntags; i++)
+		free(s->tags[i]);
+	free(s->tags);
+	s->tags = NULL;
+	s->ntags = 0;
+}
+
+/* ---- in-body headers ---------------------------------------------------- */
+
+struct inbody {
+	char *from, *subject;	/* owned; NULL when absent */
+	struct buf *cur;	/* the header being read (for folded lines) */
+	struct buf from_b, subject_b, other_b;
+	bool have_from, have_subject;
+};
+
+/* "Name: value" with a header name; returns the offset of the value. */
+static size_t header_shape(const struct line *l)
+{
+	size_t i = 0;
+
+	while (i < l->len && (ascii_is_alpha(l->p[i]) || ascii_is_digit(l->p[i]) || l->p[i] == '-'))
+		i++;
+	if (!i || i >= l->len || l->p[i] != ':' || !ascii_is_alpha(l->p[0]))
+		return 0;
+	return i + 1;
+}
+
+static bool inbody_name(const struct line *l, size_t vo)
+{
+	return (vo == 5 && ascii_has_prefix_ci(l->p, l->len, "From:")) ||
+	       (vo == 5 && ascii_has_prefix_ci(l->p, l->len, "Date:")) ||
+	       (vo == 8 && ascii_has_prefix_ci(l->p, l->len, "Subject:"));
+}
+
+static void inbody_start(struct inbody *ib, const struct line *l, size_t vo)
+{
+	if (vo == 5 && ascii_has_prefix_ci(l->p, l->len, "From:") && !ib->have_from) {
+		ib->cur = &ib->from_b;
+		ib->have_from = true;
+	} else if (vo == 8 && ascii_has_prefix_ci(l->p, l->len, "Subject:") && !ib->have_subject) {
+		ib->cur = &ib->subject_b;
+		ib->have_subject = true;
+	} else {
+		ib->cur = &ib->other_b;
+	}
+	buf_reset(ib->cur);
+	buf_add(ib->cur, l->p + vo, l->len - vo);
+}
+
+/* git format-patch writes non-ASCII in-body headers RFC 2047 encoded too. */
+static char *inbody_value(const struct buf *b)
+{
+	char *d, *t;
+
+	if (!memmem(b->data, b->len, "=?", 2))
+		return xstrndup_trim(b->data, b->len);
+	d = message_decode_2047(b->data, b->len);
+	t = xstrndup_trim(d, strlen(d));
+	free(d);
+	return t;
+}
+
+/*
+ * Reads in-body headers at the top of the text at *c: From:, Date:,
+ * Subject: lines (any header when any is set: a pasted mbox message),
+ * folded lines joined, ended by a blank line.  Advances *c past them only
+ * when there were some.
+ */
+static void inbody_read(struct cursor *c, bool any, struct inbody *ib)
+{
+	struct cursor k = *c;
+	struct line l;
+	size_t n = 0, vo;
+
+	memset(ib, 0, sizeof(*ib));
+	buf_init(&ib->from_b, MESSAGE_MAX_HEADER_LEN);
+	buf_init(&ib->subject_b, MESSAGE_MAX_HEADER_LEN);
+	buf_init(&ib->other_b, MESSAGE_MAX_HEADER_LEN);
+	while (cursor_next(&k, &l) && line_blank(&l))
+		*c = k;
+	for (k = *c; n < INBODY_MAX_LINES; n++) {
+		if (!cursor_next(&k, &l))
+			break;
+		if (line_blank(&l)) {
+			if (n)
+				*c = k;
+			break;
+		}
+		if (n && ib->cur && (l.p[0] == ' ' || l.p[0] == '\t')) {
+			buf_add(ib->cur, l.p, l.len);	/* unfold: the WSP stays */
+		} else if ((vo = header_shape(&l)) && (any || inbody_name(&l, vo))) {
+			inbody_start(ib, &l, vo);
+		} else {
+			break;	/* prose right after the headers */
+		}
+		*c = k;
+	}
+	/* raw: address_parse_mailbox() decodes the name, never the address */
+	ib->from = ib->have_from ? xstrndup_trim(ib->from_b.data, ib->from_b.len) : NULL;
+	ib->subject = ib->have_subject ? inbody_value(&ib->subject_b) : NULL;
+	buf_release(&ib->from_b);
+	buf_release(&ib->subject_b);
+	buf_release(&ib->other_b);
+}
+
+/* ---- people ------------------------------------------------------------- */
+
+/* How many headers are named name. */
+static size_t hdr_count(const struct message *m, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nheaders; i++)
+		n += m->headers[i].name && !strcasecmp(m->headers[i].name, name);
+	return n;
+}
+
+/*
+ * The header From:'s one mailbox, parsed raw (address.h); a value that is
+ * not one well-formed mailbox keeps its decoded text as the name and no
+ * address.  So does a mail with two From: headers (RFC 5322 allows one):
+ * which one a DKIM verifier vouched for, or a reader shows, is anyone's
+ * guess.
+ */
+static void sender_from(struct person *p, const struct message *m)
+{
+	const char *raw = hdr_raw(m, "From"), *v = hdr_value(m, "From");
+
+	if (raw && hdr_count(m, "From") == 1 && address_parse_mailbox(p, raw, strlen(raw)) == 0)
+		return;
+	person_release(p);
+	p->name = v ? xstrndup_trim(v, strlen(v)) : xstrdup("");
+	p->email = xstrdup("");
+}
+
+static void person_copy(struct person *dst, const struct person *src)
+{
+	dst->name = xstrdup(src->name);
+	dst->email = xstrdup(src->email);
+}
+
+/* " via B4 Relay", " via Linux-leds": where the relay suffix of a name starts. */
+static const char *via_suffix(const char *name)
+{
+	const char *v = NULL, *s = name;
+
+	while ((s = strstr(s, " via ")))
+		v = s++;
+	return v && v[5] ? v : NULL;
+}
+
+static bool is_relay(const struct person *s)
+{
+	return !strncasecmp(s->email, "devnull+", 8) || via_suffix(s->name);
+}
+
+/* name with the relay suffix (" via B4 Relay") cut; malloc'ed. */
+static char *name_without_via(const char *name)
+{
+	char *n = xstrdup(name ? name : "");
+	const char *via = via_suffix(n);
+
+	if (via)
+		n[via - n] = '\0';
+	return n;
+}
+
+/*
+ * Who is behind a relay's From: sender: X-Original-From:, else Reply-To:
+ * (b4's relay sets a bare "Reply-To: addr": then the From: name without
+ * " via ..." is theirs).  0 and *out filled; -1 (out empty) when neither
+ * holds one well-formed mailbox.
+ */
+static int relay_original(const struct message *m, const struct person *sender,
+			  struct person *out)
+{
+	static const char *const relay_hdrs[] = { "X-Original-From", "Reply-To" };
+
+	for (size_t i = 0; m && i < ARRAY_SIZE(relay_hdrs); i++) {
+		const char *v = hdr_raw(m, relay_hdrs[i]);
+
+		if (!v)
+			continue;
+		if (address_parse_mailbox(out, v, strlen(v)) == 0) {
+			if (!*out->name) {
+				free(out->name);
+				out->name = name_without_via(sender->name);
+			}
+			return 0;
+		}
+		person_release(out);	/* filled with "" even on failure */
+	}
+	return -1;
+}
+
+/*
+ * The author: in-body From:, else for a relay (b4's web relay, a list that
+ * rewrote From: for DMARC) X-Original-From: or Reply-To:, else From:.
+ */
+static void fill_author(struct patch *p, const struct message *m, const char *inbody_from)
+{
+	sender_from(&p->sender, m);
+	if (inbody_from && address_parse_mailbox(&p->author, inbody_from, strlen(inbody_from)) == 0) {
+		p->author_from_body = true;
+		return;
+	}
+	person_release(&p->author);
+	if (is_relay(&p->sender) && relay_original(m, &p->sender, &p->author) == 0)
+		return;
+	/* no original address known: at least drop the " via X" from the name */
+	p->author.email = xstrdup(p->sender.email);
+	p->author.name = name_without_via(p->sender.name);
+}
+
+int patch_submitter(const struct patch *p, struct person *out)
+{
+	const struct person *s = &p->sender;
+
+	if (s->email && *s->email) {
+		if (!is_relay(s)) {
+			person_copy(out, s);
+			return 0;
+		}
+		if (relay_original(p->msg, s, out) == 0)
+			return 0;
+	}
+	out->name = xstrdup("");
+	out->email = xstrdup("");
+	return -1;
+}
+
+/* ---- the commit message ------------------------------------------------- */
+
+static void add_line(struct patch *p, size_t *alloc, const struct line *l)
+{
+	ARRAY_GROW(p->lines, *alloc, p->nlines + 1);
+	p->lines[p->nlines++] = *l;
+}
+
+static void trim_blank_tail(struct patch *p)
+{
+	while (p->nlines && line_blank(&p->lines[p->nlines - 1]))
+		p->nlines--;
+}
+
+/* b4's footer line "change-id: 20240101-foo-bar-0123456789ab". */
+static char *find_change_id(const char *s, size_t n, size_t lineno)
+{
+	struct cursor c = { s, s + n, lineno };
+	struct line l;
+
+	while (cursor_next(&c, &l))
+		if (starts(l.p, l.len, "change-id: "))
+			return xstrndup_trim(l.p + 11, l.len - 11);
+	return xstrdup("");
+}
+
+static void finish_body(struct patch *p)
+{
+	trim_blank_tail(p);
+	p->block_start = trailer_block_find(p->lines, p->nlines);
+	trailers_parse(p->lines, p->nlines, p->block_start, &p->trailers, &p->ntrailers);
+	p->has_diff = p->after_len && find_diff(p->after, p->after_len, p->sep_lineno);
+	p->change_id = p->after_len ? find_change_id(p->after, p->after_len, p->sep_lineno)
+				    : xstrdup("");
+}
+
+/* Reads the commit message at *c up to the separator; fills after. */
+static void read_body(struct patch *p, struct cursor *c)
+{
+	const char *end = c->end;
+	struct line l;
+	size_t alloc = 0;
+
+	p->after = end;
+	while (cursor_next(c, &l)) {
+		enum patch_sep s = sep_kind(&l, c);
+
+		if (s != SEP_NONE) {
+			p->sep = s;
+			p->sep_lineno = l.lineno;
+			/* the diff and an Index: line belong to what follows */
+			p->after = (s == SEP_DIFF || s == SEP_INDEX) ? l.p : c->p;
+			break;
+		}
+		if ((p->nlines || !line_blank(&l)) && p->nlines < PATCH_MAX_LINES)
+			add_line(p, &alloc, &l);
+	}
+	p->after_len = (size_t)(end - p->after);
+	finish_body(p);
+}
+
+/* What the mail's own headers say about every part of it (patch.h). */
+struct mail_facts {
+	bool reply;	/* a reply marker: each part is KIND_REPLY */
+	bool prefixed;	/* its Subject opens with a patch prefix */
+};
+
+/* "(was: ...)", "[Was: Re: ...]": a thread that changed its subject. */
+static bool has_was_marker(const char *s)
+{
+	for (; *s; s++) {
+		size_t i = 1;
+
+		if (*s != '(' && *s != '[')
+			continue;
+		while (s[i] == ' ')
+			i++;
+		if (strncasecmp(s + i, "was", 3))
+			continue;
+		for (i += 3; s[i] == ' '; i++)
+			;
+		if (colon_at(s + i))
+			return true;
+	}
+	return false;
+}
+
+static void mail_facts(const struct message *msg, struct mail_facts *mf)
+{
+	const char *subj = hdr_value(msg, "Subject"), *irt = hdr_raw(msg, "In-Reply-To");
+	struct series s;
+	bool reply, pull, marked;
+
+	patch_parse_subject(subj, &s, &reply, &pull);
+	marked = s.prefixed || pull;
+	mf->prefixed = s.prefixed;
+	mf->reply = reply || (!marked && subj && has_was_marker(subj)) ||
+		    (!marked && irt && *irt && msg->body_quotes);
+	series_release(&s);
+}
+
+static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull,
+				   const struct mail_facts *mf)
+{
+	if (reply || mf->reply)
+		return KIND_REPLY;	/* a reply that quotes a diff is never a patch */
+	if (pull)
+		return KIND_PULL;
+	if (!mf->prefixed)
+		return KIND_OTHER;	/* no submission, whatever it holds */
+	if (p->has_diff)
+		return KIND_PATCH;
+	if (p->series.index == 0 && p->series.total > 0)
+		return KIND_COVER;
+	return KIND_OTHER;
+}
+
+static void fill_subject(struct patch *p, const char *subject, bool *reply, bool *pull)
+{
+	size_t off;
+
+	p->subject = xstrndup_trim(subject ? subject : "", subject ? strlen(subject) : 0);
+	off = patch_parse_subject(p->subject, &p->series, reply, pull);
+	p->subject_body = xstrndup_trim(p->subject + off, strlen(p->subject + off));
+}
+
+/* ---- splitting ---------------------------------------------------------- */
+
+struct part {
+	const char *p, *end;
+	size_t lineno;
+	bool mbox;	/* starts after a "From <sha>" line: a whole pasted mail */
+	const char *attachment;	/* foreign: the file name of the text it is in */
+};
+
+/* After a scissors line: does an in-body From:/Subject:/Date: follow? */
+static bool inbody_follows(const struct cursor *c)
+{
+	struct cursor k = *c;
+	struct line l;
+	size_t vo;
+
+	while (cursor_next(&k, &l))
+		if (!line_blank(&l))
+			return (vo = header_shape(&l)) && inbody_name(&l, vo);
+	return false;
+}
+
+/* Splits text into up to max parts at v. */
+static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
+{
+	struct cursor c = { text, text + len, 1 };
+	struct line l;
+	size_t n = 1;
+
+	v[0] = (struct part){ c.p, c.end, 1, false, "" };
+	while (n < max && cursor_next(&c, &l)) {
+		bool mbox = is_mbox_from(&l);
+
+		if (!mbox && !(is_scissors(l.p, l.len) && inbody_follows(&c)))
+			continue;
+		v[n - 1].end = l.p;
+		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, "" };
+	}
+	return n;
+}
+
+static void parse_part(const struct message *msg, const struct mail_facts *mf,
+		       const struct part *pt, struct patch *p)
+{
+	struct cursor c = { pt->p, pt->end, pt->lineno };
+	struct inbody ib;
+	bool reply, pull;
+
+	memset(p, 0, sizeof(*p));
+	p->msg = msg;
+	p->text = pt->p;
+	p->text_len = (size_t)(pt->end - pt->p);
+	p->first_lineno = pt->lineno;
+	p->attachment = pt->attachment;
+	inbody_read(&c, pt->mbox, &ib);
+	fill_ids(p, msg);
+	fill_author(p, msg, ib.from);
+	fill_subject(p, ib.subject ? ib.subject : hdr_value(msg, "Subject"), &reply, &pull);
+	read_body(p, &c);
+	p->kind = decide_kind(p, reply, pull, mf);
+	free(ib.from);
+	free(ib.subject);
+}
+
+static void patch_release(struct patch *p)
+{
+	free(p->subject);
+	free(p->subject_body);
+	free(p->message_id);
+	free(p->in_reply_to);
+	for (size_t i = 0; i < p->nreferences; i++)
+		free(p->references[i]);
+	free(p->references);
+	free(p->list_id);
+	person_release(&p->author);
+	person_release(&p->sender);
+	series_release(&p->series);
+	free(p->lines);
+	trailers_free(p->trailers, p->ntrailers);
+	free(p->change_id);
+}
+
+/* Parses one text (the mail's, or an attachment's) into v; how many. */
+static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
+			 const char *text, size_t len, const char *name, struct patch *v,
+			 size_t max)
+{
+	struct part parts[PATCH_MAX_PARTS];
+	size_t n = split_parts(text, len, parts, max);
+
+	for (size_t i = 0; i < n; i++) {
+		parts[i].attachment = name ? name : "";
+		parse_part(msg, mf, &parts[i], &v[i]);
+	}
+	/* like git am --scissors: the chat above the first patch is dropped */
+	if (n > 1 && !v[0].has_diff) {
+		patch_release(&v[0]);
+		memmove(v, v + 1, (n - 1) * sizeof(*v));
+		n--;
+	}
+	return n;
+}
+
+void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
+{
+	struct patch *v = xcalloc(PATCH_MAX_PARTS, sizeof(*v));
+	struct mail_facts mf;
+	size_t n;
+
+	mail_facts(msg, &mf);
+	n = parse_text(msg, &mf, msg->text, msg->text_len, msg->text_name, v, PATCH_MAX_PARTS);
+	for (size_t i = 0; i < msg->nmore && n < PATCH_MAX_PARTS; i++)
+		n += parse_text(msg, &mf, msg->more[i].text, msg->more[i].len, msg->more[i].name,
+				v + n, PATCH_MAX_PARTS - n);
+	*out = v;
+	*nout = n;
+}
+
+void patches_free(struct patch *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		patch_release(&p[i]);
+	free(p);
+}
+
+/* ---- bare commit messages ----------------------------------------------- */
+
+/* git commit --verbose: "# ------------------------ >8 ------------------------" */
+static bool is_git_cut_line(const struct line *l)
+{
+	return l->len > 2 && l->p[0] == '#' && is_scissors(l->p + 1, l->len - 1);
+}
+
+void patch_parse_commit_msg(const struct message *msg, struct patch *p)
+{
+	struct cursor c = { msg->text, msg->text + msg->text_len, 1 };
+	struct line l;
+	size_t alloc = 0;
+	bool reply, pull;
+
+	memset(p, 0, sizeof(*p));
+	p->msg = msg;
+	p->kind = KIND_PATCH;
+	p->text = msg->text;
+	p->text_len = msg->text_len;
+	p->first_lineno = 1;
+	p->attachment = "";
+	p->after = c.end;
+	while (cursor_next(&c, &l)) {
+		if (is_git_cut_line(&l)) {
+			p->sep = SEP_SCISSORS;
+			p->sep_lineno = l.lineno;
+			p->after = c.p;
+			break;
+		}
+		if (l.len && l.p[0] == '#')
+			continue;	/* git strips comments when it commits */
+		if (!p->subject && !line_blank(&l))
+			p->subject = xstrndup_trim(l.p, l.len);
+		else if (p->subject && (p->nlines || !line_blank(&l)) && p->nlines < PATCH_MAX_LINES)
+			add_line(p, &alloc, &l);
+	}
+	p->after_len = (size_t)(c.end - p->after);
+	if (!p->subject)
+		p->subject = xstrdup("");
+	p->subject_body = xstrdup(p->subject + patch_parse_subject(p->subject, &p->series, &reply, &pull));
+	p->message_id = xstrdup("");
+	p->in_reply_to = xstrdup("");
+	p->list_id = xstrdup("");
+	p->author.name = xstrdup("");
+	p->author.email = xstrdup("");
+	person_copy(&p->sender, &p->author);
+	finish_body(p);
+}
+
+bool patch_trailers_adjacent(const struct patch *p, const struct trailer *a,
+			     const struct trailer *b)
+{
+	size_t base;
+
+	if (!p->nlines || b->line.lineno <= a->line.lineno)
+		return false;
+	base = p->lines[0].lineno;
+	for (size_t k = a->line.lineno + 1; k < b->line.lineno; k++) {
+		const struct line *l;
+		size_t j = 0;
+
+		if (k < base || k - base >= p->nlines || p->lines[k - base].lineno != k)
+			return a->in_block && b->in_block;	/* numbering gap: trust the block */
+		l = &p->lines[k - base];
+		while (j < l->len && (l->p[j] == ' ' || l->p[j] == '\t'))
+			j++;
+		if (j == l->len || (j == 0 && l->p[0] != '#'))
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,207 @@
+/*
+ * patch.h - a parsed message -> what a maintainer sees: kind, subject tags,
+ * author, commit message, trailers, the diff (RULES.md section 1).
+ *
+ * A mail that holds several patches (an mbox pasted into the body, a
+ * second patch after a scissors line, or several patch attachments: see
+ * message.h text and more) yields several struct patch, one per part, each
+ * with its own commit message and trailers.  Each attachment is split on
+ * its own, in MIME order, and its parts name it (attachment).
+ *
+ * Splitting: a part starts after a "From <40 hex> ..." line (git
+ * format-patch's mbox line; the pasted headers up to the first blank line
+ * are read as in-body headers, any name allowed) or after a scissors line
+ * that is followed by an in-body From:/Subject:/Date:.  A scissors line not
+ * followed by one is just the SEP_SCISSORS separator.  When there are
+ * several parts and the first (the text above the first split) holds no
+ * diff, it is dropped, as git am --scissors drops the chat above the cut.
+ * A part without an in-body Subject: has the mail's subject.
+ *
+ * Only submissions are patches.  The mail's own headers decide the kind of
+ * every part of it, attachments and pasted or scissors patches included:
+ *
+ *  (a) a reply: every part is KIND_REPLY (never checked, never answered),
+ *      whatever it holds, when the mail's Subject
+ *        - opens with a reply or forward prefix (patch_subject_is_reply():
+ *          Re, RE, Aw, AW, Fwd, Fw, WG, Sv, VS, Odp, Antw, Ynt, Rif, Tr,
+ *          回复, 答复, 回覆, 转发, any case, ASCII or full-width colon;
+ *          another 2-3 letter word only before a '['), or
+ *        - holds "(was: ...)" or "[Was: ...]" anywhere, and does not open
+ *          with a patch prefix ("[PATCH v2] foo (was: bar)" renamed a patch), or
+ *        - has no patch prefix (nor [GIT PULL]), the mail has a non-empty
+ *          In-Reply-To: and its own words quote (message.h body_quotes):
+ *          a reply whose client dropped the "Re:".
+ *  (b) no submission: every part is KIND_OTHER, even one holding a diff
+ *      inline or attached, when the mail's Subject has no patch prefix: a
+ *      leading bracket group holding the word PATCH or RFC ("[PATCH]",
+ *      "[RFC PATCH v2 1/3]", "[net-next PATCH]", "[PATCHv2]", "[RFC]",
+ *      "[PATCH 6.1.y]"; reply prefixes before it skipped).  git send-email
+ *      and b4 always write one; a question with a sketch diff, a bug
+ *      report with a tentative fix, or "Please apply <commit> to 6.1" with
+ *      the backport attached carries none.  A stable backport with one
+ *      ("[PATCH 6.1.y]", "[PATCH 5.15 and 6.1]") is a submission.  A part's
+ *      in-body Subject: never makes a mail a submission.
+ *      tagbot check still runs the rules on such a part when it holds a
+ *      diff (patch_checkable()), as on `git format-patch -k` output; the
+ *      daemon answers only KIND_PATCH and KIND_COVER.
+ *  (c) otherwise each part is KIND_PULL ([GIT PULL]), KIND_PATCH (a diff),
+ *      KIND_COVER ([... 0/N], no diff) or KIND_OTHER.
+ *
+ * In-body headers (From:, Date:, Subject: at the top of a part, folded
+ * lines joined, RFC 2047 decoded) end at a blank line or at the first line
+ * that is not one of them.  The header From: is a relay when its address
+ * starts "devnull+" or its name ends " via <something>" ("via B4 Relay",
+ * "via Linux-leds"); then the author is X-Original-From:, else Reply-To:
+ * (a bare address there keeps the From: name without " via ..."), else
+ * the From: address with the " via ..." cut from the name.
+ */
+#ifndef TAGBOT_PATCH_H
+#define TAGBOT_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mail/address.h"
+#include "mail/message.h"
+#include "mail/trailer.h"
+
+#define PATCH_MAX_PARTS		64	/* patches split out of one mail */
+#define PATCH_MAX_LINES		200000	/* commit-message lines looked at */
+#define PATCH_MAX_TRAILERS	10000	/* trailers parsed; more are ignored */
+
+enum patch_kind {
+	KIND_PATCH,
+	KIND_COVER,
+	KIND_REPLY,
+	KIND_PULL,
+	KIND_OTHER
+};
+
+/* "patch", "cover", "reply", "pull", "other". */
+const char *patch_kind_name(enum patch_kind k);
+
+struct patch;
+
+/* Whether tagbot check runs the rules on p: a patch or cover letter, or a
+ * diff in a mail that is no submission ((b) above: KIND_OTHER with
+ * has_diff), since whoever runs check asked for it. */
+bool patch_checkable(const struct patch *p);
+
+struct series {
+	int version;	/* 1 when not given */
+	int index;	/* 0 when not given */
+	int total;	/* 0 when not given */
+	bool rfc;
+	bool resend;
+	bool prefixed;	/* a bracket group holds PATCH, or RFC with an n/m: a patch prefix */
+	char **tags;	/* owned; other bracket tags ("net-next", "6.1", "AUTOSEL") */
+	size_t ntags;
+};
+
+/* Which separator ended the commit message. */
+enum patch_sep {
+	SEP_NONE,	/* no separator: the commit message runs to the end */
+	SEP_DASHES,	/* "---" */
+	SEP_DIFF,	/* "diff -" */
+	SEP_INDEX,	/* "Index: " */
+	SEP_SCISSORS	/* "-- >8 --" */
+};
+
+struct patch {
+	const struct message *msg;	/* foreign: the mail this came from */
+	enum patch_kind kind;
+
+	char *subject;		/* owned; full decoded subject (in-body Subject: wins) */
+	char *subject_body;	/* owned; subject without the bracket prefix and Re:s */
+	char *message_id;	/* owned; without <>, "" when absent */
+	char *in_reply_to;	/* owned; without <>, "" when absent */
+	char **references;	/* owned; Message-IDs without <>, in order */
+	size_t nreferences;
+	char *list_id;		/* owned; List-Id or X-Mailing-List, "" when absent */
+
+	struct person author;	/* owned; the real author (in-body From:, relay rules) */
+	struct person sender;	/* owned; the header From: as written */
+	bool author_from_body;	/* author came from an in-body From: */
+	struct series series;	/* owned */
+
+	const char *text;	/* foreign: this part's text inside msg->text, or inside
+				 * msg->more[].text for a further attachment */
+	size_t text_len;
+	size_t first_lineno;	/* line number of text[0] in that text (lines of
+				 * each attachment count from 1) */
+	const char *attachment;	/* foreign: the file name of the attachment the part
+				 * is in (msg->text_name, msg->more[].name), "" when
+				 * inline or unnamed */
+
+	struct line *lines;	/* owned array (pointing into text): the commit message */
+	size_t nlines;
+	size_t block_start;	/* index into lines of the trailer block; nlines if none */
+	struct trailer *trailers; /* owned; see trailers_parse() */
+	size_t ntrailers;
+
+	enum patch_sep sep;
+	size_t sep_lineno;	/* line of the separator, 0 if none */
+	const char *after;	/* foreign: text after the separator (notes, diffstat, diff);
+				 * for SEP_DIFF and SEP_INDEX it starts at the separator
+				 * line itself (that line is the diff's first) */
+	size_t after_len;
+	bool has_diff;		/* a unified diff is in after ("diff --git", or "--- ",
+				 * "+++ ", "@@ " lines in a row) */
+	char *change_id;	/* owned; b4 "change-id:" footer value, "" when absent */
+};
+
+/*
+ * Splits and parses msg into up to PATCH_MAX_PARTS patches.  *out receives a
+ * new array of *nout patches (at least one: a mail with no patch gives one
+ * struct of kind cover/reply/pull/other).  Free with patches_free().
+ */
+void patch_parse(const struct message *msg, struct patch **out, size_t *nout);
+void patches_free(struct patch *p, size_t n);
+
+/* Parses a bare commit message (for --commit-msg): kind is KIND_PATCH with
+ * no headers; text is borrowed from msg->text.  As git does when it commits:
+ * the first non-blank line is the subject (not in lines); lines starting
+ * with '#' are comments and left out of lines (so COMMIT_COMMENT_SYMBOL
+ * cannot apply to them), and a "# ----- >8 -----" line (git commit
+ * --verbose) and all after it is cut (sep SEP_SCISSORS, after = the rest).
+ * "---" is no separator here.  Author and sender are empty; IDs are "". */
+void patch_parse_commit_msg(const struct message *msg, struct patch *out);
+
+/*
+ * Parses a subject's bracket prefix into *s (owned fields) and returns the
+ * offset of the subject body. Exposed for tests and for the store.
+ * Reply prefixes come first ("Re: AW: [PATCH ...]" sets *is_reply); then
+ * bracket groups: PATCH, RFC, RESEND, "GIT PULL"/PULL (*is_pull), vN/VN,
+ * n/m, glued forms (PATCHv2, PATCH1/8, RFCv2); other words are tags.
+ * is_reply and is_pull may be NULL.
+ */
+size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply, bool *is_pull);
+void series_release(struct series *s);
+
+/* True when the subject starts with a reply/forward prefix (Re:, AW:, Fwd: ...).
+ * Known words (Re, Aw, Fwd, Fw, WG, SV, VS, Odp, Antw, Ynt, Rif, Tr, 回复,
+ * 答复, 回覆, 转发, any case, "Re[2]:" too, ':' or the full-width '：')
+ * always count; another 2-3 letter word followed by ':' only when a '['
+ * follows ("Odg: [PATCH"), so "net: fix" is no reply.  This is the
+ * Subject's part of rule (a) above, not the whole of it. */
+bool patch_subject_is_reply(const char *subject);
+
+/*
+ * True when only continuation lines or # comments stand between trailers a
+ * and b of p (a before b): they belong together, as a Reported-by: and its
+ * Closes:, or a Co-developed-by: and its Signed-off-by:.
+ */
+bool patch_trailers_adjacent(const struct patch *p, const struct trailer *a,
+			     const struct trailer *b);
+
+/*
+ * The submitter of p's mail: the header From:, but behind a relay (as for
+ * the author above) X-Original-From:, else Reply-To:.  0 and *out filled
+ * (owned: person_release); -1 when no well-formed address is known (out's
+ * fields "").  Unlike recipients_find(), which mails this person and so
+ * believes " via " only of a configured list, this only names someone in
+ * a finding (SUBMITTER_SIGN_OFF), so it reads the mail as patch_parse() does.
+ */
+int patch_submitter(const struct patch *p, struct person *out);
+
+#endif

@@ -1,0 +1,1183 @@
+#include "autoconf.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "mail/address.h"
+#include "lib/buf.h"
+#include "reply/reply.h"
+#include "reply/recipients.h"
+#include "lib/ascii.h"
+#include "mail/msgid.h"
+#include "lib/utf8.h"
+
+#define HDR_FOLD	78	/* fold before this column when a token allows it */
+#define HDR_WORD_MAX	75	/* one RFC 2047 encoded word */
+#define PLAIN_WORD_MAX	70	/* longer words get encoded (so they can be split) */
+#define LINE_MAX_OCTETS	998	/* RFC 5322 2.1.1 */
+#define QP_LINE		76	/* RFC 2045 6.7 */
+#define RULE_ID_MAX	64	/* of one X-Tagbot-Rules entry */
+#define BODY_CAP	((size_t)4 * 1024 * 1024)
+
+static const char default_footer[] =
+	"tagbot checks patch tags against Documentation/process/ and can be wrong.\n"
+	"Run \"tagbot check\" before sending; reply to this mail to reach a human.";
+
+static const struct {
+	const char *name;
+	enum reply_to to;
+} reply_to_names[] = {
+	{ "author", REPLY_TO_AUTHOR },
+	{ "author+list", REPLY_TO_AUTHOR_LIST },
+	{ "all", REPLY_TO_ALL },
+};
+
+int reply_to_parse(const char *s, enum reply_to *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(reply_to_names); i++) {
+		if (!strcasecmp(s, reply_to_names[i].name)) {
+			*out = reply_to_names[i].to;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void reply_settings_init(struct reply_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->cc_author = true;
+	s->from = "tagbot <tagbot@localhost.localdomain>";
+	s->to = REPLY_TO_AUTHOR;
+	s->min_severity = SEV_WARNING;
+}
+
+void reply_init(struct reply *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void reply_release(struct reply *r)
+{
+	free(r->msgid);
+	free(r->envelope_from);
+	for (size_t i = 0; i < r->nrcpt; i++)
+		free(r->rcpt[i]);
+	free(r->rcpt);
+	free(r->raw);
+	reply_init(r);
+}
+
+/* --- cleaning text from the mail ---------------------------------------- */
+
+/* For the body: keeps spaces and tabs as written (a doubled space may be
+ * the finding), replaces other control characters and bad bytes. */
+static void add_body_text(struct buf *b, const char *s, size_t n, size_t max)
+{
+	size_t start = b->len;
+
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		size_t len = utf8_decode(s + i, n - i, &c);
+
+		if (b->len - start + (len ? len : 3) > max) {
+			buf_addstr(b, " [...]");
+			return;
+		}
+		if (!len || (utf8_is_control(c) && c != '\t'))
+			buf_addstr(b, UTF8_REPLACEMENT);
+		else
+			buf_add(b, s + i, len);
+		i += len ? len : 1;
+	}
+}
+
+/* --- header writing ---------------------------------------------------- */
+
+struct hdr {
+	struct buf *b;
+	size_t col;		/* bytes on the current line */
+	bool first;		/* no token yet on the header's first line */
+};
+
+static void hdr_start(struct hdr *h, struct buf *b, const char *name)
+{
+	h->b = b;
+	buf_addstr(b, name);
+	buf_addch(b, ':');
+	h->col = strlen(name) + 1;
+	h->first = true;
+}
+
+/* Tokens hold no white space; folding goes between them. */
+static void hdr_token(struct hdr *h, const char *tok, size_t n)
+{
+	if (!h->first && h->col + 1 + n > HDR_FOLD) {
+		buf_addstr(h->b, "\r\n");
+		h->col = 0;
+	}
+	buf_addch(h->b, ' ');
+	buf_add(h->b, tok, n);
+	h->col += 1 + n;
+	h->first = false;
+}
+
+static void hdr_end(struct hdr *h)
+{
+	buf_addstr(h->b, "\r\n");
+}
+
+static void hdr_simple(struct buf *b, const char *name, const char *value)
+{
+	struct hdr h;
+
+	hdr_start(&h, b, name);
+	hdr_token(&h, value, strlen(value));
+	hdr_end(&h);
+}
+
+/* Splits clean text at its single spaces into tokens. */
+static void hdr_words(struct hdr *h, const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n)
+			hdr_token(h, s, n);
+		s += n;
+		s += *s == ' ';
+	}
+}
+
+/* The literal characters RFC 2047 5(3) allows in an encoded word in a
+ * phrase; the same set is safe in unstructured text. */
+static bool q_literal(unsigned char c)
+{
+	return ascii_is_alnum(c) || c == '!' || c == '*' || c == '+' || c == '-' || c == '/';
+}
+
+static size_t q_encode_char(const unsigned char *s, size_t len, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == ' ')
+			out[o++] = '_';
+		else if (q_literal(s[i]))
+			out[o++] = (char)s[i];
+		else
+			o += (size_t)sprintf(out + o, "=%02X", s[i]);
+	}
+	return o;
+}
+
+/* Clean UTF-8 text as a run of encoded words, split on character
+ * boundaries so each decodes on its own. */
+static void hdr_encoded(struct hdr *h, const char *s)
+{
+	static const char open[] = "=?UTF-8?Q?";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), wlen;
+	char word[HDR_WORD_MAX + 1], enc[16];
+
+	memcpy(word, open, sizeof(open) - 1);
+	wlen = sizeof(open) - 1;
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		size_t len = utf8_decode(s + i, n - i, &c);
+		size_t elen = q_encode_char(p + i, len ? len : 1, enc);
+
+		if (wlen + elen + 2 > HDR_WORD_MAX) {
+			memcpy(word + wlen, "?=", 2);
+			hdr_token(h, word, wlen + 2);
+			wlen = sizeof(open) - 1;
+		}
+		memcpy(word + wlen, enc, elen);
+		wlen += elen;
+		i += len ? len : 1;
+	}
+	if (wlen > sizeof(open) - 1) {
+		memcpy(word + wlen, "?=", 2);
+		hdr_token(h, word, wlen + 2);
+	}
+}
+
+/* Plain when every byte is printable ASCII, no word is too long to fold
+ * and nothing looks like an encoded word; else encoded. */
+static bool plain_ok(const char *s)
+{
+	size_t word = 0;
+
+	if (strstr(s, "=?"))
+		return false;
+	for (; *s; s++) {
+		if ((unsigned char)*s < ' ' || (unsigned char)*s >= 0x7f)
+			return false;
+		word = *s == ' ' ? 0 : word + 1;
+		if (word > PLAIN_WORD_MAX)
+			return false;
+	}
+	return true;
+}
+
+static void hdr_text(struct hdr *h, const char *clean)
+{
+	if (plain_ok(clean))
+		hdr_words(h, clean);
+	else
+		hdr_encoded(h, clean);
+}
+
+/* A display name: atoms as they are, specials in a quoted-string,
+ * anything else encoded. */
+static void hdr_phrase(struct hdr *h, const char *clean)
+{
+	bool atoms = true;
+	struct buf q;
+
+	if (!*clean)
+		return;
+	if (!plain_ok(clean)) {
+		hdr_encoded(h, clean);
+		return;
+	}
+	for (const char *p = clean; *p; p++)
+		if (!address_is_atext((unsigned char)*p) && *p != ' ')
+			atoms = false;
+	if (atoms) {
+		hdr_words(h, clean);
+		return;
+	}
+	buf_init(&q, 0);
+	buf_addch(&q, '"');
+	for (const char *p = clean; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			buf_addch(&q, '\\');
+		buf_addch(&q, *p);
+	}
+	buf_addch(&q, '"');
+	hdr_token(h, q.data, q.len);
+	buf_release(&q);
+}
+
+/* "Name <addr>" (addr already checked by address_header_safe). */
+static void hdr_mailbox(struct buf *b, const char *header, const char *name, const char *addr)
+{
+	char *clean = utf8_clean_line(name, strlen(name), REPLY_NAME_MAX);
+	struct hdr h;
+	struct buf a;
+
+	buf_init(&a, 0);
+	buf_printf(&a, "<%s>", addr);
+	hdr_start(&h, b, header);
+	hdr_phrase(&h, clean);
+	hdr_token(&h, a.data, a.len);
+	hdr_end(&h);
+	buf_release(&a);
+	free(clean);
+}
+
+/* A list of tokens: Message-IDs in <> separated by white space only, or
+ * addresses and rule IDs separated by commas. */
+static void hdr_list(struct buf *b, const char *header, char *const *v, size_t n,
+		     bool msgids)
+{
+	struct hdr h;
+	struct buf t;
+
+	buf_init(&t, 0);
+	hdr_start(&h, b, header);
+	for (size_t i = 0; i < n; i++) {
+		buf_reset(&t);
+		if (msgids)
+			buf_printf(&t, "<%s>", v[i]);
+		else
+			buf_printf(&t, "%s%s", v[i], i + 1 < n ? "," : "");
+		hdr_token(&h, t.data, t.len);
+	}
+	hdr_end(&h);
+	buf_release(&t);
+}
+
+/* --- recipients -------------------------------------------------------- */
+
+struct addrs {
+	char **v;	/* owned */
+	size_t n, alloc;
+};
+
+static void addrs_release(struct addrs *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+static bool is_bot(const struct reply_settings *s, const char *bot, const char *addr)
+{
+	if (address_same(bot, addr))
+		return true;
+	for (size_t i = 0; i < s->nbot_addresses; i++)
+		if (address_same(s->bot_addresses[i], addr))
+			return true;
+	return false;
+}
+
+/* Adds addr when it is valid, new, not the bot's and there is room. */
+static bool addrs_add(struct addrs *a, const char *addr, const struct reply_settings *s,
+		      const char *bot)
+{
+	if (!address_header_safe(addr) || a->n >= REPLY_MAX_RCPT || is_bot(s, bot, addr))
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcasecmp(a->v[i], addr))
+			return false;
+	ARRAY_GROW(a->v, a->alloc, a->n + 1);
+	a->v[a->n++] = xstrdup(addr);
+	return true;
+}
+
+/* Each mailbox of a raw To:/Cc: value that may be mailed (to = all). */
+static void add_raw_list(struct addrs *a, const char *raw, const struct patch *p,
+			 const struct reply_settings *s, const char *bot)
+{
+	struct address_list l;
+
+	if (!raw)
+		return;
+	address_list_parse(&l, raw, strnlen(raw, 64 * 1024), REPLY_MAX_RCPT);
+	for (size_t i = 0; i < l.n; i++)
+		if (recipients_may_mail(p, s, l.v[i].email))
+			addrs_add(a, l.v[i].email, s, bot);
+	address_list_release(&l);
+}
+
+static const char *hdr_raw(const struct patch *p, const char *name)
+{
+	return p->msg ? message_header_raw(p->msg, name) : NULL;
+}
+
+/* Cc per recipients.h: the in-body author, the configured list, and for
+ * to = all the mail's To and Cc. */
+static void collect_cc(struct addrs *cc, const struct patch *p, const struct recipients *who,
+		       const struct reply_settings *s, const char *bot)
+{
+	if (who->author.email[0])
+		addrs_add(cc, who->author.email, s, bot);
+	if (who->list)
+		addrs_add(cc, who->list, s, bot);
+	if (s->to != REPLY_TO_ALL)
+		return;
+	add_raw_list(cc, hdr_raw(p, "To"), p, s, bot);
+	add_raw_list(cc, hdr_raw(p, "Cc"), p, s, bot);
+}
+
+/* --- ids, dates -------------------------------------------------------- */
+
+static char *new_msgid(const char *domain, time_t now)
+{
+	uint64_t rnd = 0;
+	char *id;
+
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		rnd ^= ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&rnd ^ (uint64_t)now;
+	id = xmalloc(64 + strlen(domain));
+	sprintf(id, "tagbot.%lld.%016llx@%s", (long long)now, (unsigned long long)rnd, domain);
+	return id;
+}
+
+static void rfc5322_date(char *out, size_t size, time_t t)
+{
+	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(out, size, "%s, %02d %s %04d %02d:%02d:%02d +0000", days[tm.tm_wday],
+		 tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+		 tm.tm_sec);
+}
+
+/* The parent's References (valid ones only), then the parent itself;
+ * trimmed to the first and the last ones, as RFC 5322 3.6.4 allows. */
+static void collect_refs(struct addrs *refs, const struct patch *p, bool parent_ok)
+{
+	struct addrs all = { 0 };
+	size_t keep_tail = REPLY_MAX_REFERENCES - 1;
+
+	for (size_t i = 0; i < p->nreferences; i++) {
+		if (!msgid_header_safe(p->references[i]))
+			continue;
+		ARRAY_GROW(all.v, all.alloc, all.n + 1);
+		all.v[all.n++] = xstrdup(p->references[i]);
+	}
+	if (parent_ok && (all.n == 0 || strcmp(all.v[all.n - 1], p->message_id))) {
+		ARRAY_GROW(all.v, all.alloc, all.n + 1);
+		all.v[all.n++] = xstrdup(p->message_id);
+	}
+	for (size_t i = 0; i < all.n; i++) {
+		if (i == 0 || i + keep_tail >= all.n) {
+			ARRAY_GROW(refs->v, refs->alloc, refs->n + 1);
+			refs->v[refs->n++] = all.v[i];
+		} else {
+			free(all.v[i]);
+		}
+	}
+	free(all.v);
+}
+
+/* The distinct rule IDs of the findings used, in order. */
+static void collect_rules(struct addrs *ids, const struct finding *const *used, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *id = utf8_clean_line(used[i]->rule, strlen(used[i]->rule), RULE_ID_MAX);
+		bool dup = !*id || strchr(id, ' ');
+
+		for (size_t j = 0; j < ids->n && !dup; j++)
+			dup = !strcmp(ids->v[j], id);
+		if (dup) {
+			free(id);
+			continue;
+		}
+		ARRAY_GROW(ids->v, ids->alloc, ids->n + 1);
+		ids->v[ids->n++] = id;
+	}
+}
+
+/* --- body -------------------------------------------------------------- */
+
+/* "Token:" as a trailer starts (Signed-off-by:, Fixes:, Link:). */
+static bool trailer_word(const char *w, size_t n)
+{
+	if (n < 2 || w[n - 1] != ':' || !((w[0] | 0x20) >= 'a' && (w[0] | 0x20) <= 'z'))
+		return false;
+	for (size_t i = 1; i + 1 < n; i++)
+		if (!ascii_is_alnum((unsigned char)w[i]) && w[i] != '-')
+			return false;
+	return true;
+}
+
+struct word {
+	const char *p;
+	size_t n;
+};
+
+static void put_line(struct buf *b, const char *indent, const struct word *w, size_t from,
+		     size_t to)
+{
+	buf_addstr(b, indent);
+	for (size_t i = from; i < to; i++) {
+		if (i > from)
+			buf_addch(b, ' ');
+		buf_add(b, w[i].p, w[i].n);
+	}
+	buf_addch(b, '\n');
+}
+
+/*
+ * Word-wraps clean text (one line, single spaces) at REPLY_WRAP columns,
+ * each line starting with indent.  A wrapped line never starts with a
+ * trailer-shaped word ("... add a\n   Signed-off-by: line"): the word
+ * before it moves down too, so no tool reads our prose as a tag.
+ */
+static void wrap(struct buf *b, const char *text, const char *indent)
+{
+	struct word *w = NULL;
+	size_t n = 0, alloc = 0, ind = strlen(indent), start = 0, col;
+
+	for (const char *t = text; *t;) {
+		size_t len = strcspn(t, " ");
+
+		if (len) {
+			ARRAY_GROW(w, alloc, n + 1);
+			w[n].p = t;
+			w[n++].n = len;
+		}
+		t += len;
+		t += *t == ' ';
+	}
+	while (start < n) {
+		size_t end = start + 1;
+
+		col = ind + w[start].n;
+		while (end < n && col + 1 + w[end].n <= REPLY_WRAP)
+			col += 1 + w[end++].n;
+		if (end < n && end - start > 1 && trailer_word(w[end].p, w[end].n))
+			end--;
+		put_line(b, indent, w, start, end);
+		start = end;
+	}
+	free(w);
+}
+
+static void wrap_raw(struct buf *b, const char *s, const char *indent)
+{
+	char *clean = utf8_clean_line(s, strlen(s), 4096);
+
+	wrap(b, clean, indent);
+	free(clean);
+}
+
+static void body_finding(struct buf *b, size_t i, const struct finding *f)
+{
+	char *rule = utf8_clean_line(f->rule, strlen(f->rule), RULE_ID_MAX);
+
+	if (f->line)
+		buf_printf(b, "%zu. %s (%s), line %zu:\n", i + 1, rule, severity_name(f->severity),
+			   f->line);
+	else
+		buf_printf(b, "%zu. %s (%s):\n", i + 1, rule, severity_name(f->severity));
+	free(rule);
+	if (f->text && *f->text) {
+		/* "| " keeps the quoted tag from being read as a tag of the reply. */
+		buf_addstr(b, "\n| ");
+		add_body_text(b, f->text, strlen(f->text), REPLY_QUOTE_MAX);
+		buf_addstr(b, "\n");
+	}
+	buf_addch(b, '\n');
+	if (f->message && *f->message)
+		wrap_raw(b, f->message, "   ");
+	if (f->doc && *f->doc) {
+		struct buf see;
+
+		buf_init(&see, 0);
+		buf_printf(&see, "See: %s", f->doc);
+		wrap_raw(b, see.data, "   ");
+		buf_release(&see);
+	}
+	buf_addch(b, '\n');
+}
+
+/* The footer, line by line, each line cleaned (an admin's text still must
+ * not carry control characters into the mail). */
+static void body_footer(struct buf *b, const char *footer)
+{
+	const char *s = footer ? footer : default_footer;
+
+	buf_addstr(b, "-- \n");
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		char *line = utf8_clean_line(s, n, LINE_MAX_OCTETS / 2);
+
+		buf_addstr(b, line);
+		buf_addch(b, '\n');
+		free(line);
+		s += n;
+		s += *s == '\n';
+	}
+}
+
+static void body_hello(struct buf *b, const struct person *to)
+{
+	char *name = utf8_clean_line(to->name ? to->name : "", to->name ? strlen(to->name) : 0,
+				      REPLY_NAME_MAX);
+
+	if (*name)
+		buf_printf(b, "Hello %s,\n\n", name);
+	else
+		buf_addstr(b, "Hello,\n\n");
+	free(name);
+}
+
+/*
+ * What was checked: the patch by its subject, or, when the patch came as an
+ * attachment, the attachment by its file name (the mail's subject may say
+ * anything, "patch attached" or a question).
+ */
+static void body_what(struct buf *b, const struct patch *p, const char *subject)
+{
+	const struct message *m = p->msg;
+	char *file;
+
+	if (!m || !m->text_is_attachment) {
+		buf_addstr(b, "tagbot checked the tags of your patch\n\n");
+		wrap(b, subject, "    ");
+		return;
+	}
+	file = utf8_clean_line(m->text_name ? m->text_name : "",
+				m->text_name ? strlen(m->text_name) : 0, REPLY_SUBJECT_MAX);
+	if (*file) {
+		buf_addstr(b, "tagbot checked the tags of the patch you attached\n\n");
+		wrap(b, file, "    ");
+	} else {
+		buf_addstr(b, "tagbot checked the tags of the patch attached to your mail");
+	}
+	free(file);
+}
+
+static void build_body(struct buf *b, const struct person *to, const struct patch *p,
+		       const char *subject, const struct finding *const *used, size_t n,
+		       size_t nall, const struct reply_settings *s)
+{
+	body_hello(b, to);
+	body_what(b, p, subject);
+	buf_printf(b, "\nand found %zu thing%s to look at:\n\n", nall, nall == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		body_finding(b, i, used[i]);
+	if (nall > n)
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the patch lists them all.\n\n",
+			   nall - n);
+	body_footer(b, s->footer);
+}
+
+/* 7bit when every byte is ASCII and no line passes 998 octets. */
+static bool body_7bit(const struct buf *body)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < body->len; i++) {
+		unsigned char c = (unsigned char)body->data[i];
+
+		if (c >= 0x80)
+			return false;
+		col = c == '\n' ? 0 : col + 1;
+		if (col > LINE_MAX_OCTETS)
+			return false;
+	}
+	return true;
+}
+
+static void put_crlf(struct buf *out, const struct buf *body)
+{
+	for (size_t i = 0; i < body->len; i++) {
+		if (body->data[i] == '\n')
+			buf_addch(out, '\r');
+		buf_addch(out, body->data[i]);
+	}
+}
+
+/* Quoted-printable (RFC 2045 6.7): soft breaks keep lines at 76. */
+static void put_qp(struct buf *out, const struct buf *body)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < body->len; i++) {
+		unsigned char c = (unsigned char)body->data[i];
+		bool eol = i + 1 == body->len || body->data[i + 1] == '\n';
+		char enc[4];
+		size_t n;
+
+		if (c == '\n') {
+			buf_addstr(out, "\r\n");
+			col = 0;
+			continue;
+		}
+		/* White space at the end of a line is encoded: transports strip it. */
+		if ((c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !eol))
+			enc[0] = (char)c, n = 1;
+		else
+			n = (size_t)snprintf(enc, sizeof(enc), "=%02X", c);
+		if (col + n > QP_LINE - 1 && !(eol && col + n <= QP_LINE)) {
+			buf_addstr(out, "=\r\n");
+			col = 0;
+		}
+		buf_add(out, enc, n);
+		col += n;
+	}
+}
+
+/* --- assembly ---------------------------------------------------------- */
+
+struct parts {
+	struct person from;	/* owned */
+	struct recipients who;	/* owned */
+	const struct person *to; /* foreign (who.to) */
+	struct addrs cc, refs, rules;
+	const struct finding **used; /* owned array of foreign findings */
+	size_t nused, nall;
+	char *subject;		/* owned; cleaned original subject */
+	bool parent_ok;
+};
+
+static void addrs_drop(struct addrs *a, const char *addr)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		if (!strcasecmp(a->v[i], addr)) {
+			free(a->v[i]);
+			memmove(a->v + i, a->v + i + 1, (--a->n - i) * sizeof(char *));
+			return;
+		}
+	}
+}
+
+static void parts_release(struct parts *p)
+{
+	person_release(&p->from);
+	recipients_release(&p->who);
+	addrs_release(&p->cc);
+	addrs_release(&p->refs);
+	addrs_release(&p->rules);
+	free(p->used);
+	free(p->subject);
+}
+
+static bool has_re(const char *subject)
+{
+	return !strncasecmp(subject, "re:", 3);
+}
+
+static void put_headers(struct buf *b, const struct parts *pp, const struct patch *parent,
+			const struct reply *r, const struct reply_settings *s, time_t now,
+			bool qp)
+{
+	struct hdr h;
+	char date[64], id[MSGID_HEADER_MAX + 64];
+
+	hdr_mailbox(b, "From", pp->from.name, pp->from.email);
+	hdr_mailbox(b, "To", pp->to->name ? pp->to->name : "", pp->to->email);
+	if (pp->cc.n)
+		hdr_list(b, "Cc", pp->cc.v, pp->cc.n, false);
+	if (s->reply_to && address_header_safe(s->reply_to))
+		hdr_mailbox(b, "Reply-To", "", s->reply_to);
+	hdr_start(&h, b, "Subject");
+	if (!has_re(pp->subject))
+		hdr_token(&h, "Re:", 3);
+	hdr_text(&h, pp->subject);
+	hdr_end(&h);
+	rfc5322_date(date, sizeof(date), now);
+	buf_printf(b, "Date: %s\r\n", date);
+	snprintf(id, sizeof(id), "<%s>", r->msgid);
+	hdr_simple(b, "Message-ID", id);
+	if (pp->parent_ok) {
+		snprintf(id, sizeof(id), "<%s>", parent->message_id);
+		hdr_simple(b, "In-Reply-To", id);
+	}
+	if (pp->refs.n)
+		hdr_list(b, "References", pp->refs.v, pp->refs.n, true);
+	buf_addstr(b, "Auto-Submitted: auto-generated\r\n");
+	buf_addstr(b, "X-Mailer: tagbot " PACKAGE_VERSION "\r\n");
+	if (pp->rules.n)
+		hdr_list(b, "X-Tagbot-Rules", pp->rules.v, pp->rules.n, false);
+	buf_addstr(b, "MIME-Version: 1.0\r\n");
+	buf_addstr(b, "Content-Type: text/plain; charset=UTF-8\r\n");
+	buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
+}
+
+static int gather(struct parts *pp, const struct patch *parent, const struct findings *f,
+		  const struct reply_settings *s, struct err *e)
+{
+	const char *subj = parent->msg ? message_header(parent->msg, "Subject") : NULL;
+
+	if (!subj)
+		subj = parent->subject ? parent->subject : "";
+	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
+	    !address_header_safe(pp->from.email))
+		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
+	if (recipients_find(&pp->who, parent, s) < 0)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
+			       parent->message_id ? parent->message_id : "", pp->who.why);
+	pp->to = &pp->who.to;
+	pp->used = xcalloc(f->n ? f->n : 1, sizeof(*pp->used));
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
+			continue;
+		if (pp->nused < REPLY_MAX_FINDINGS)
+			pp->used[pp->nused++] = &f->v[i];
+		pp->nall++;
+	}
+	if (!pp->nall)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
+			       parent->message_id ? parent->message_id : "");
+	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	pp->parent_ok = parent->message_id && msgid_header_safe(parent->message_id);
+	collect_cc(&pp->cc, parent, &pp->who, s, pp->from.email);
+	addrs_drop(&pp->cc, pp->to->email);	/* in To: never Cc'd again */
+	collect_refs(&pp->refs, parent, pp->parent_ok);
+	collect_rules(&pp->rules, pp->used, pp->nused);
+	return 0;
+}
+
+static const char *bot_domain(const struct reply_settings *s, const char *from)
+{
+	if (s->msgid_domain && address_domain_safe(s->msgid_domain))
+		return s->msgid_domain;
+	return strchr(from, '@') + 1;
+}
+
+static void fill_rcpt(struct reply *r, const struct parts *pp)
+{
+	r->rcpt = xcalloc(pp->cc.n + 1, sizeof(*r->rcpt));
+	r->rcpt[r->nrcpt++] = xstrdup(pp->to->email);
+	for (size_t i = 0; i < pp->cc.n; i++)
+		r->rcpt[r->nrcpt++] = xstrdup(pp->cc.v[i]);
+}
+
+int reply_build(struct reply *r, const struct patch *parent, const struct findings *f,
+		const struct reply_settings *s, time_t now, struct err *e)
+{
+	struct parts pp;
+	struct buf body, out;
+	bool qp;
+
+	reply_init(r);
+	memset(&pp, 0, sizeof(pp));
+	if (gather(&pp, parent, f, s, e) < 0) {
+		parts_release(&pp);
+		return -1;
+	}
+	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
+	r->envelope_from = xstrdup(pp.from.email);
+	r->nfindings = pp.nall;
+	fill_rcpt(r, &pp);
+	buf_init(&body, BODY_CAP);
+	build_body(&body, pp.to, parent, pp.subject, pp.used, pp.nused, pp.nall, s);
+	qp = !body_7bit(&body);
+	buf_init(&out, 0);
+	put_headers(&out, &pp, parent, r, s, now, qp);
+	buf_addstr(&out, "\r\n");
+	if (qp)
+		put_qp(&out, &body);
+	else
+		put_crlf(&out, &body);
+	r->raw = buf_detach(&out, &r->len);
+	buf_release(&body);
+	parts_release(&pp);
+	return 0;
+}
+
+/* --- maintainer Cc mode (issue 4, item 4) ------------------------------ */
+
+/* The patch's submitter and in-body author first (always: the copy for
+ * them is the point), then what s->to adds from the request; never the
+ * request's sender, who is in To. */
+static void cc_recipients(struct parts *pp, const struct reply_cc *c,
+			  const struct reply_settings *s)
+{
+	struct recipients pw;
+
+	if (c->patch && recipients_find(&pw, c->patch, s) == 0) {
+		addrs_add(&pp->cc, pw.to.email, s, pp->from.email);
+		if (pw.author.email[0])
+			addrs_add(&pp->cc, pw.author.email, s, pp->from.email);
+	}
+	if (c->patch)
+		recipients_release(&pw);
+	if (pp->who.list)
+		addrs_add(&pp->cc, pp->who.list, s, pp->from.email);
+	if (s->to == REPLY_TO_ALL) {
+		add_raw_list(&pp->cc, hdr_raw(c->request, "To"), c->request, s, pp->from.email);
+		add_raw_list(&pp->cc, hdr_raw(c->request, "Cc"), c->request, s, pp->from.email);
+	}
+	addrs_drop(&pp->cc, pp->to->email);
+}
+
+static void cc_pick_findings(struct parts *pp, const struct findings *f,
+			     const struct reply_settings *s)
+{
+	pp->used = xcalloc(f && f->n ? f->n : 1, sizeof(*pp->used));
+	for (size_t i = 0; f && i < f->n; i++) {
+		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
+			continue;
+		if (pp->nused < REPLY_MAX_FINDINGS)
+			pp->used[pp->nused++] = &f->v[i];
+		pp->nall++;
+	}
+}
+
+static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct reply_settings *s,
+		     struct err *e)
+{
+	const struct patch *rq = c->request;
+	const char *subj = rq->msg ? message_header(rq->msg, "Subject") : NULL;
+
+	if (!subj)
+		subj = rq->subject ? rq->subject : "";
+	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
+	    !address_header_safe(pp->from.email))
+		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
+	if (recipients_find(&pp->who, rq, s) < 0)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
+			       rq->message_id ? rq->message_id : "", pp->who.why);
+	if (!c->findings && !c->nexplain && !c->note)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
+			       rq->message_id ? rq->message_id : "");
+	pp->to = &pp->who.to;
+	cc_pick_findings(pp, c->findings, s);
+	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	pp->parent_ok = rq->message_id && msgid_header_safe(rq->message_id);
+	cc_recipients(pp, c, s);
+	collect_refs(&pp->refs, rq, pp->parent_ok);
+	collect_rules(&pp->rules, pp->used, pp->nused);
+	return 0;
+}
+
+/* "the patch\n\n    SUBJECT\n\nby NAME <ADDR>." */
+static void cc_body_patch(struct buf *b, const struct patch *p)
+{
+	const char *subj = p->msg ? message_header(p->msg, "Subject") : NULL;
+	const struct person *author = p->author.email && address_header_safe(p->author.email) ?
+				      &p->author : NULL;
+	char *clean;
+
+	if (!subj)
+		subj = p->subject ? p->subject : "";
+	clean = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
+	buf_addstr(b, "tagbot checked the tags of the patch\n\n");
+	wrap(b, clean, "    ");
+	free(clean);
+	if (author) {
+		clean = utf8_clean_line(author->name ? author->name : "",
+					 author->name ? strlen(author->name) : 0, REPLY_NAME_MAX);
+		buf_printf(b, "\nby %s%s<%s>.", clean, *clean ? " " : "", author->email);
+		free(clean);
+	}
+	buf_addch(b, '\n');
+}
+
+static void cc_body_check(struct buf *b, const struct reply_cc *c, const struct parts *pp)
+{
+	cc_body_patch(b, c->patch);
+	if (!pp->nall) {
+		buf_addstr(b, "\nNo tag problems found.\n\n");
+		return;
+	}
+	buf_printf(b, "\nIt found %zu thing%s to look at:\n\n", pp->nall, pp->nall == 1 ? "" : "s");
+	for (size_t i = 0; i < pp->nused; i++)
+		body_finding(b, i, pp->used[i]);
+	if (pp->nall > pp->nused)
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the patch lists them all.\n\n",
+			   pp->nall - pp->nused);
+}
+
+/* One labelled paragraph, indented so no line reads as a trailer. */
+static void cc_para(struct buf *b, const char *label, const char *text)
+{
+	struct buf t;
+
+	if (!text || !*text)
+		return;
+	buf_init(&t, 0);
+	buf_printf(&t, "%s%s", label, text);
+	wrap_raw(b, t.data, "   ");
+	buf_release(&t);
+}
+
+static void cc_body_explain(struct buf *b, const struct reply_explain *x)
+{
+	char *id = utf8_clean_line(x->id ? x->id : "", x->id ? strlen(x->id) : 0, RULE_ID_MAX);
+
+	if (!x->known) {
+		buf_printf(b, "There is no rule %s here. \"tagbot check\" names the rule of each\n"
+			   "finding; the rules are listed in tagbot(1).\n\n", *id ? id : "(none)");
+		free(id);
+		return;
+	}
+	buf_printf(b, "%s (%s here):\n\n", id, x->severity ? x->severity : "?");
+	free(id);
+	cc_para(b, "", x->summary);
+	cc_para(b, "It reports ", x->checks);
+	cc_para(b, "Why it matters: ", x->why);
+	cc_para(b, "How to fix: ", x->fix);
+	cc_para(b, "See: ", x->doc);
+	buf_addch(b, '\n');
+}
+
+static void cc_build_body(struct buf *b, const struct reply_cc *c, const struct parts *pp,
+			  const struct reply_settings *s)
+{
+	char *name = utf8_clean_line(pp->to->name ? pp->to->name : "",
+				      pp->to->name ? strlen(pp->to->name) : 0, REPLY_NAME_MAX);
+
+	if (*name)
+		buf_printf(b, "Hello %s,\n\n", name);
+	else
+		buf_addstr(b, "Hello,\n\n");
+	free(name);
+	if (c->findings && c->patch)
+		cc_body_check(b, c, pp);
+	for (size_t i = 0; i < c->nexplain && i < REPLY_MAX_EXPLAIN; i++)
+		cc_body_explain(b, &c->explain[i]);
+	if (c->note) {
+		wrap_raw(b, c->note, "");
+		buf_addch(b, '\n');
+	}
+	body_footer(b, s->footer);
+}
+
+int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply_settings *s,
+		   time_t now, struct err *e)
+{
+	struct parts pp;
+	struct buf body, out;
+	bool qp;
+
+	reply_init(r);
+	memset(&pp, 0, sizeof(pp));
+	if (!c || !c->request)
+		return err_set(e, ERR_FINAL, "reply: no request to answer");
+	if (cc_gather(&pp, c, s, e) < 0) {
+		parts_release(&pp);
+		return -1;
+	}
+	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
+	r->envelope_from = xstrdup(pp.from.email);
+	r->nfindings = pp.nall;
+	fill_rcpt(r, &pp);
+	buf_init(&body, BODY_CAP);
+	cc_build_body(&body, c, &pp, s);
+	qp = !body_7bit(&body);
+	buf_init(&out, 0);
+	put_headers(&out, &pp, c->request, r, s, now, qp);
+	buf_addstr(&out, "\r\n");
+	if (qp)
+		put_qp(&out, &body);
+	else
+		put_crlf(&out, &body);
+	r->raw = buf_detach(&out, &r->len);
+	buf_release(&body);
+	parts_release(&pp);
+	return 0;
+}
+
+/* --- series replies (issue 4, item 2) ---------------------------------- */
+
+/* All parts' findings in one list (shallow copies: the strings stay the
+ * parts'), for the recipients, References and X-Tagbot-Rules. */
+static void series_merge_findings(const struct reply_series_part *parts, size_t n,
+				  struct findings *all)
+{
+	findings_init(all);
+	for (size_t i = 0; i < n; i++) {
+		const struct findings *f = parts[i].findings;
+
+		for (size_t j = 0; f && j < f->n; j++) {
+			ARRAY_GROW(all->v, all->alloc, all->n + 1);
+			all->v[all->n++] = f->v[j];
+		}
+	}
+}
+
+static bool series_reported(const struct finding *f, const struct reply_settings *s)
+{
+	return f->severity >= s->min_severity && f->severity != SEV_OFF;
+}
+
+static void series_part_title(struct buf *b, const struct reply_series_part *p, int total)
+{
+	char *subj = p->subject ? utf8_clean_line(p->subject, strlen(p->subject),
+						   REPLY_SUBJECT_MAX) : NULL;
+
+	/* The subject goes on indented lines: a word of it at the start of a
+	 * line could read as a tag. */
+	if (total == REPLY_HELD || total == REPLY_PARTS)
+		buf_addstr(b, "Patch:\n");
+	else if (p->index == 0)
+		buf_printf(b, "Cover letter (0/%d):\n", total);
+	else
+		buf_printf(b, "Patch %d/%d:\n", p->index, total);
+	if (subj && *subj)
+		wrap(b, subj, "    ");
+	free(subj);
+}
+
+/* How many of p's findings the reply reports. */
+static size_t part_reported(const struct reply_series_part *p, const struct reply_settings *s)
+{
+	size_t mine = 0;
+
+	for (size_t j = 0; p->findings && j < p->findings->n; j++)
+		mine += series_reported(&p->findings->v[j], s);
+	return mine;
+}
+
+/* One part's paragraphs (a part that arrived with nothing to report is
+ * left out: the caller counts it); *k counts the findings written so far. */
+static void series_body_part(struct buf *b, const struct reply_series_part *p, int total,
+			     const struct reply_settings *s, size_t *k)
+{
+	series_part_title(b, p, total);
+	if (!p->subject) {
+		buf_addstr(b, "   did not arrive; not checked.\n\n");
+		return;
+	}
+	buf_addch(b, '\n');
+	for (size_t j = 0; j < p->findings->n; j++) {
+		if (!series_reported(&p->findings->v[j], s))
+			continue;
+		if (*k < REPLY_MAX_FINDINGS)
+			body_finding(b, *k, &p->findings->v[j]);
+		(*k)++;
+	}
+}
+
+static void series_body(struct buf *b, const struct parts *pp,
+			const struct reply_series_part *parts, size_t n, int total,
+			const struct reply_settings *s)
+{
+	size_t k = 0, clean = 0;
+
+	body_hello(b, pp->to);
+	if (total == REPLY_HELD) {
+		buf_addstr(b, "tagbot checked the tags of your patches below (its rate limit held\n"
+			   "the replies back, so they come in this one)\n\n");
+	} else if (total == REPLY_PARTS) {
+		buf_addstr(b, "tagbot checked the tags of the patches of your mail\n\n");
+		wrap(b, pp->subject, "    ");
+		buf_addch(b, '\n');
+	} else {
+		buf_addstr(b, "tagbot checked the tags of your series\n\n");
+		wrap(b, pp->subject, "    ");
+		buf_addch(b, '\n');
+	}
+	buf_printf(b, "and found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
+		   pp->nall == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		if (parts[i].subject && !part_reported(&parts[i], s))
+			clean += !parts[i].folded;
+		else
+			series_body_part(b, &parts[i], total, s, &k);
+	}
+	if (clean)
+		buf_printf(b, "The other %zu %s had nothing to look at.\n\n", clean,
+			   total > 0 ? (clean == 1 ? "part" : "parts")	/* a series */
+				     : (clean == 1 ? "patch" : "patches"));
+	if (k > REPLY_MAX_FINDINGS)
+		buf_printf(b, "... and %zu more; \"tagbot check\" on the %s lists them all.\n\n",
+			   k - REPLY_MAX_FINDINGS, total == REPLY_PARTS ? "mail" : "series");
+	body_footer(b, s->footer);
+}
+
+int reply_build_series(struct reply *r, const struct patch *lead,
+		       const struct reply_series_part *parts, size_t n, int total,
+		       const struct reply_settings *s, time_t now, struct err *e)
+{
+	struct findings all;
+	struct parts pp;
+	struct buf body, out;
+	bool qp;
+	int rc = -1;
+
+	reply_init(r);
+	memset(&pp, 0, sizeof(pp));
+	series_merge_findings(parts, n, &all);
+	if (gather(&pp, lead, &all, s, e) < 0)
+		goto out;
+	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
+	r->envelope_from = xstrdup(pp.from.email);
+	r->nfindings = pp.nall;
+	fill_rcpt(r, &pp);
+	buf_init(&body, BODY_CAP);
+	series_body(&body, &pp, parts, n, total, s);
+	qp = !body_7bit(&body);
+	buf_init(&out, 0);
+	put_headers(&out, &pp, lead, r, s, now, qp);
+	buf_addstr(&out, "\r\n");
+	if (qp)
+		put_qp(&out, &body);
+	else
+		put_crlf(&out, &body);
+	r->raw = buf_detach(&out, &r->len);
+	buf_release(&body);
+	rc = 0;
+out:
+	free(all.v);	/* the findings themselves belong to the parts */
+	parts_release(&pp);
+	return rc;
+}

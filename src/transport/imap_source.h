@@ -1,0 +1,212 @@
+/*
+ * imap_source.h - the daemon's IMAP folder (libetpan): connect with
+ * implicit TLS, STARTTLS or, on loopback only, in plain; verify the server's
+ * certificate; log in; select one folder; hand out new mail by UID in
+ * batches; wait for more with IDLE (or a NOOP poll); mark mail seen; keep
+ * copies of replies in a Sent folder and look them up there.  The only
+ * module that includes libetpan's IMAP headers (and GnuTLS).
+ *
+ * Errors (err.h).  Every message starts "imap: HOST:PORT: ".
+ *   ERR_TEMP   the connection could not be made, dropped, timed out or
+ *              went out of step (a BYE, a BAD, an unparsable response).
+ *              The session is dead from then on: every further call fails
+ *              with ERR_TEMP at once.  imap_close() it and imap_open() a new
+ *              one after a backoff.
+ *   ERR_FINAL  bad settings, tls = none for a host that is not loopback,
+ *              certificate verification failed, login refused, no such
+ *              folder, a command the server answered NO to.
+ * The password never appears in an error message or a log line; the user
+ * name, host and folder do.
+ *
+ * TLS: libetpan does not check certificates, so imap_open() does, right
+ * after the handshake and before anything is sent: the chain must lead to a
+ * CA of ca_file (or of the system store when ca_file is NULL) and the leaf
+ * must carry tls_name (a DNS name or an IP address).  There is no switch to
+ * turn this off; tls = none is the only way to go without TLS, and it is
+ * refused unless every address of host is a loopback address.  After
+ * STARTTLS, bytes the server sent before the handshake are refused
+ * (CVE-2020-15953) and the capabilities are asked for again.
+ *
+ * Signals: libetpan takes an interrupted read or write for a dropped
+ * connection.  So while a call here talks to the server it blocks SIGHUP,
+ * SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD and SIGPIPE,
+ * and restores the caller's mask before returning; a signal that arrived
+ * meanwhile is delivered then.  A SIGPIPE raised by writing to a closed
+ * connection is consumed (the call fails with ERR_TEMP instead), so the
+ * process need not ignore SIGPIPE.  imap_wait() sleeps in ppoll() with
+ * wait_sigmask (default: the mask at the call), which is the pselect()
+ * pattern: block your signals, check your flags, call imap_wait() with a
+ * wait_sigmask that unblocks them.
+ *
+ * One source is one connection; it is not for use by two threads at once.
+ */
+#ifndef TAGBOT_IMAP_SOURCE_H
+#define TAGBOT_IMAP_SOURCE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+
+#define IMAP_TIMEOUT_DEFAULT_S	60	/* connect, and each read or write */
+#define IMAP_BATCH_DEFAULT	50	/* messages per UID FETCH of bodies */
+#define IMAP_BATCH_MAX		1000
+#define IMAP_BATCH_BYTES	((size_t)32 * 1024 * 1024) /* body bytes per UID FETCH */
+#define IMAP_UID_WINDOW		10000	/* UIDs looked at per UID FETCH of sizes */
+#define IMAP_MESSAGE_MAX	((size_t)128 * 1024 * 1024) /* as MESSAGE_MAX_SIZE */
+#define IMAP_IDLE_MAX_S		(28 * 60) /* RFC 2177: re-issue IDLE before 29 minutes */
+#define IMAP_NAME_MAX		1024	/* user, folder, host, Message-ID */
+#define IMAP_CHAIN_MAX		16	/* certificates of the server's chain looked at */
+
+enum imap_tls {
+	IMAP_TLS_IMPLICIT = 0,	/* TLS from the first byte (port 993) */
+	IMAP_TLS_STARTTLS,	/* plain connect, then STARTTLS; no fallback */
+	IMAP_TLS_NONE		/* loopback hosts only */
+};
+
+enum imap_auth {
+	IMAP_AUTH_AUTO = 0,	/* AUTHENTICATE PLAIN when offered, else LOGIN */
+	IMAP_AUTH_LOGIN,
+	IMAP_AUTH_PLAIN
+};
+
+struct imap_settings {
+	const char *host;	/* foreign; name or address literal */
+	int port;		/* 0: 993 for implicit TLS, else 143 */
+	enum imap_tls tls;
+	const char *tls_name;	/* foreign; the name the certificate must carry, sent
+				 * as SNI unless an address; NULL: host */
+	const char *ca_file;	/* foreign; PEM file of the CAs to trust instead of
+				 * the system's; NULL: the system store */
+	enum imap_auth auth;
+	const char *user;	/* foreign */
+	const char *password;	/* foreign; secret: never logged, never in an error */
+	const char *folder;	/* foreign; the watched folder; NULL: "INBOX" */
+	bool mark_seen;		/* SELECT the folder (read-write); else EXAMINE it */
+	bool idle;		/* use IDLE when the server offers it */
+	int idle_max_s;		/* re-issue IDLE after this long; 0 or more than
+				 * IMAP_IDLE_MAX_S: IMAP_IDLE_MAX_S */
+	int timeout_s;		/* 0: IMAP_TIMEOUT_DEFAULT_S */
+	size_t batch;		/* 0: IMAP_BATCH_DEFAULT; capped at IMAP_BATCH_MAX */
+	size_t max_message;	/* larger mail is not fetched; 0: IMAP_MESSAGE_MAX */
+	const sigset_t *wait_sigmask; /* foreign, copied by imap_open; the signal mask
+				 * while imap_wait sleeps; NULL: the mask at the call */
+};
+
+/* Everything zero or NULL except idle (true); tls is IMAP_TLS_IMPLICIT. */
+void imap_settings_init(struct imap_settings *s);
+
+/* "implicit", "starttls", "none" <-> enum; -1 when unknown. */
+int imap_tls_parse(const char *s, enum imap_tls *out);
+const char *imap_tls_name(enum imap_tls t);
+
+struct imap_source;	/* opaque: the libetpan session and what we learnt */
+
+/*
+ * Connects, does TLS and verifies the certificate, logs in and selects the
+ * folder (EXAMINE unless mark_seen).  *out is NULL on failure.  s and its
+ * strings need not outlive the call.
+ */
+int imap_open(struct imap_source **out, const struct imap_settings *s, struct err *e);
+
+/* LOGOUT (skipped when the session is dead) and frees; NULL is fine. */
+void imap_close(struct imap_source *src);
+
+/*
+ * UIDVALIDITY and UIDNEXT of the watched folder as of its last SELECT (at
+ * imap_open, or when imap_find_msgid selected it again).  The daemon starts
+ * at uidnext on first run and rescans when uidvalidity changes.
+ */
+int imap_mailbox(struct imap_source *src, uint32_t *uidvalidity, uint32_t *uidnext,
+		 struct err *e);
+
+/*
+ * Called by imap_fetch_from for each message, in ascending UID order.  raw
+ * and len are the whole message as the server stores it (CRLF; may hold
+ * NULs), valid only during the call.  raw is NULL when the message is larger
+ * than max_message: len is then its size, and the caller logs and skips it.
+ * Returns 0 to go on, > 0 to stop cleanly, -1 to stop with e filled.
+ */
+typedef int imap_fetch_fn(void *arg, uint32_t uid, const char *raw, size_t len,
+			  struct err *e);
+
+/*
+ * Hands fn every message of the watched folder whose UID is >= first_uid
+ * (0 counts as 1) and was there when the call began.  The bodies are
+ * fetched with BODY.PEEK[] (which sets no flag) in batches of at most
+ * batch messages and IMAP_BATCH_BYTES bytes, never the whole folder at
+ * once; the UIDs are learnt IMAP_UID_WINDOW at a time with their sizes,
+ * and a window is kept for the next call that starts inside it (a caller
+ * that stops after each batch does not learn it again).  fn must not call
+ * imap_fetch_from (ERR_FINAL).
+ * "UID n:*" names the last message even when its UID is below n, so it is
+ * never used to fetch.  Returns 0 when done or when fn returned > 0, -1 on
+ * an IMAP error or when fn returned -1 (e as fn left it).
+ */
+int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *fn,
+		    void *arg, struct err *e);
+
+/*
+ * Waits up to max_s seconds (capped at idle_max_s) for new mail: with IDLE
+ * when the server offers it and s->idle is set, else by sleeping and then
+ * sending NOOP.  *activity is true when the server reported EXISTS or
+ * RECENT (including ones that came in the answers to earlier commands and
+ * were not yet followed by imap_fetch_from): fetch then.  It is false after
+ * a timeout or when a signal interrupted the wait (return 0 either way, so
+ * the caller can look at its flags).  The session is out of IDLE again when
+ * this returns.  A server that closes the connection (BYE, shutdown) is
+ * ERR_TEMP.
+ */
+int imap_wait(struct imap_source *src, int max_s, bool *activity, struct err *e);
+
+/* Sets \Seen on uid (UID STORE +FLAGS.SILENT); ERR_FINAL when the folder was
+ * opened read-only (mark_seen false). */
+int imap_mark_seen(struct imap_source *src, uint32_t uid, struct err *e);
+
+/*
+ * APPENDs len bytes of raw (LF or CRLF line ends; no NUL) to folder, with
+ * \Seen when seen: the Sent-folder copy of a reply.  A missing folder is
+ * ERR_FINAL.
+ */
+int imap_append(struct imap_source *src, const char *folder, const char *raw, size_t len,
+		bool seen, struct err *e);
+
+/*
+ * Whether folder holds a message whose Message-ID is msgid (with or without
+ * <>): EXAMINE folder, UID SEARCH HEADER Message-ID "<msgid>", then select
+ * the watched folder again.  Closes the window between "SMTP accepted" and
+ * "marked sent": a reply found in Sent went out.  If the watched folder
+ * comes back with another UIDVALIDITY the session is ended with ERR_TEMP so
+ * that the caller starts over (and rescans).
+ */
+int imap_find_msgid(struct imap_source *src, const char *folder, const char *msgid,
+		    bool *found, struct err *e);
+
+struct buf;
+
+/*
+ * The message of the watched folder whose Message-ID is msgid (with or
+ * without <>), for maintainer Cc mode: UID SEARCH HEADER Message-ID, then
+ * BODY.PEEK[] of the lowest such UID into out (reset; its cap applies).
+ * *found is false when there is none or it is larger than max_message.
+ * Safe between the callbacks of imap_fetch_from (its batch is read whole
+ * before they run).
+ */
+int imap_fetch_msgid(struct imap_source *src, const char *msgid, struct buf *out, bool *found,
+		     struct err *e);
+
+/* Counters since imap_open, for tests, the benchmark and `tagbot status`. */
+struct imap_stats {
+	unsigned long commands;		/* tagged commands sent */
+	unsigned long body_fetches;	/* UID FETCH commands for bodies */
+	unsigned long messages;		/* bodies handed to a callback */
+	unsigned long long bytes;	/* their bytes */
+	unsigned long idles;		/* IDLE commands */
+	bool has_idle;			/* the server offers IDLE */
+};
+
+void imap_get_stats(const struct imap_source *src, struct imap_stats *st);
+
+#endif

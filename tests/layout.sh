@@ -1,0 +1,103 @@
+#!/bin/sh
+# tests/layout.sh - the include graph of src/ keeps the shape README's
+# layout describes:
+#   - no include circle between modules (a module is foo.c with foo.h);
+#   - lib/, mail/, rules/, reply/, store/ and transport/ include no header of
+#     config/, daemon/ or cli/; and no folder includes one above it
+#     (lib < mail < rules < reply < store < transport < config < daemon < cli);
+#   - a folder's _p.h is included from that folder only;
+#   - each outside library's headers are included by one folder.
+# With -v it prints the module graph's edges between folders too.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+exec python3 - "$top_srcdir/src" "$@" <<'PY'
+import os, re, sys
+
+src = sys.argv[1]
+verbose = "-v" in sys.argv[2:]
+ORDER = ["lib", "mail", "rules", "reply", "store", "transport", "config", "daemon", "cli", "."]
+LOW = ORDER[:6]
+# outside library: the include prefix, the one folder allowed to use it
+OUTSIDE = {
+    "sqlite3.h": "store", "iniparser": "config", "curl/": "transport",
+    "libetpan/": "transport", "gnutls/": "transport", "pcre2.h": "lib",
+}
+# mail/message.c parses MIME with libetpan's MIME API (STYLE.md), the one
+# exception to one folder per library: its IMAP side is transport's.
+EXTRA = {("libetpan/", "mail/message.c")}
+
+def folder(path):
+    d = os.path.dirname(path)
+    return d if d else "."
+
+def module(path):
+    # foo_p.h (and daemon_int.h, which cli/cmd_replay.c still shares) is
+    # the inside of module foo, not a module of its own.
+    return re.sub(r"_(p|int)$", "", re.sub(r"\.[ch]$", "", path))
+
+files = {}
+for root, _, names in os.walk(src):
+    for n in names:
+        if n.endswith((".c", ".h")) and n != "autoconf.h":
+            p = os.path.relpath(os.path.join(root, n), src)
+            files[p] = open(os.path.join(root, n), errors="replace").read()
+
+bad = []
+edges = {}
+for p, text in sorted(files.items()):
+    for inc in re.findall(r'(?m)^\s*#\s*include\s+"([^"]+)"', text):
+        if inc == "autoconf.h":
+            continue
+        if inc not in files:
+            bad.append(f"{p}: includes {inc}, which is not under src/")
+            continue
+        f, g = folder(p), folder(inc)
+        if ORDER.index(g) > ORDER.index(f):
+            bad.append(f"{p}: {f}/ includes {inc} of {g}/, a folder above it")
+        if inc.endswith("_p.h") and g != f:
+            bad.append(f"{p}: includes {inc}, private to {g}/")
+        a, b = module(p), module(inc)
+        if a != b:
+            edges.setdefault(a, set()).add(b)
+    for inc in re.findall(r'(?m)^\s*#\s*include\s+<([^>]+)>', text):
+        for prefix, owner in OUTSIDE.items():
+            if inc.startswith(prefix) and folder(p) != owner and (prefix, p) not in EXTRA:
+                bad.append(f"{p}: includes <{inc}>, which only {owner}/ may")
+
+# Tarjan: every strongly connected component of more than one module is a circle.
+index, low, stack, on, sccs, n = {}, {}, [], set(), [], [0]
+def visit(v):
+    index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+    for w in sorted(edges.get(v, ())):
+        if w not in index:
+            visit(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        c = []
+        while True:
+            w = stack.pop(); on.discard(w); c.append(w)
+            if w == v:
+                break
+        if len(c) > 1:
+            sccs.append(sorted(c))
+sys.setrecursionlimit(10000)
+for v in sorted(set(edges) | {w for ws in edges.values() for w in ws}):
+    if v not in index:
+        visit(v)
+for c in sccs:
+    bad.append("include circle: " + " <-> ".join(c))
+
+if verbose:
+    fe = {}
+    for a, ws in edges.items():
+        for b in ws:
+            if folder(a) != folder(b):
+                fe.setdefault((folder(a), folder(b)), 0)
+                fe[(folder(a), folder(b))] += 1
+    for (a, b), k in sorted(fe.items(), key=lambda x: (ORDER.index(x[0][0]), ORDER.index(x[0][1]))):
+        print(f"{a} -> {b}: {k}")
+    print(f"{sum(len(w) for w in edges.values())} module arrows, {len(sccs)} circles")
+for b in bad:
+    print("layout:", b)
+sys.exit(1 if bad else 0)
+PY
