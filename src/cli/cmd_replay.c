@@ -8,7 +8,6 @@
  * the daemon's reply hook prints each reply as it is queued.
  */
 #include "autoconf.h"
-#include <ctype.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>

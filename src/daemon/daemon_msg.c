@@ -359,8 +359,6 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 
 /* --- what a person was told ------------------------------------------------ */
 
-/* Whom a reply to p goes to, lower case (the told table's key); NULL when
- * nobody. */
 /* A lower-case copy of s (the told table's keys compare that way). */
 static char *lowered(const char *s)
 {
@@ -371,6 +369,8 @@ static char *lowered(const char *s)
 	return k;
 }
 
+/* Whom a reply to p goes to, lower case (the told table's key); NULL when
+ * nobody. */
 static char *told_person(const struct patch *p, const struct reply_settings *rs)
 {
 	struct recipients who;
