@@ -241,7 +241,6 @@ static int answered_before(struct daemon *d, const char *id, bool *yes, struct e
 /* So the patch, arriving later through the list, is not answered twice. */
 static int note_parent(struct daemon *d, const struct parent *pa, struct err *e)
 {
-	struct origin none = { 0, NULL };
 	bool known;
 
 	if (!key_ok(pa->lead->message_id))
@@ -250,7 +249,7 @@ static int note_parent(struct daemon *d, const struct parent *pa, struct err *e)
 		return -1;
 	if (known)
 		return 0;
-	return daemon_record(d, &none, pa->lead->message_id, patch_kind_name(pa->lead->kind),
+	return daemon_record(d, NULL, pa->lead->message_id, patch_kind_name(pa->lead->kind),
 			     STORE_SKIPPED, "cc-checked", e);
 }
 
@@ -289,7 +288,7 @@ static void log_answer(const char *key, const struct reply *r, const struct answ
 		    a->c.nexplain);
 }
 
-static int queue_answer(struct daemon *d, const struct origin *o, const char *key,
+static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 			struct answer *a, struct err *e)
 {
 	const char *to = a->c.request->sender.email, *kind = patch_kind_name(a->c.request->kind);
@@ -312,9 +311,9 @@ static int queue_answer(struct daemon *d, const struct origin *o, const char *ke
 	if (reply_build_cc(&r, &a->c, &a->la.rs, time(NULL), &re) < 0) {
 		log_message(LOGL_WARNING, key, "no Cc-mode reply: %s", re.msg);
 		reply_release(&r);
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, "no-reply", e);
+		return daemon_record(d, j, key, kind, STORE_SKIPPED, "no-reply", e);
 	}
-	rc = daemon_queue_built(d, o, key, kind, &r, at, &res, e);
+	rc = daemon_queue_built(d, j, key, kind, &r, at, &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
 		policy_note_reply_to(d->pol, to, at ? at : now);	/* as a patch's reply */
 		log_answer(key, &r, a);
@@ -385,7 +384,7 @@ static int check_request(struct daemon *d, const char *key, const struct patch *
 	return 0;
 }
 
-static int answer(struct daemon *d, const struct origin *o, const char *key,
+static int answer(struct daemon *d, const struct job *j, const char *key,
 		  const struct patch *rq, const struct cc_commands *cmds, struct err *e)
 {
 	struct answer a;
@@ -403,9 +402,9 @@ static int answer(struct daemon *d, const struct origin *o, const char *key,
 	if (cmds->recheck || !a.c.nexplain)
 		rc = check_request(d, key, rq, cmds->recheck, &a, &why, e);
 	if (rc == 0 && why && !a.c.nexplain)
-		rc = daemon_record(d, o, key, patch_kind_name(rq->kind), STORE_SKIPPED, why, e);
+		rc = daemon_record(d, j, key, patch_kind_name(rq->kind), STORE_SKIPPED, why, e);
 	else if (rc == 0)
-		rc = queue_answer(d, o, key, &a, e);
+		rc = queue_answer(d, j, key, &a, e);
 	findings_release(&a.f);
 	parent_release(&a.pa);
 	return rc;
@@ -488,7 +487,7 @@ static bool list_enabled(const struct daemon *d, const struct patch *rq)
 	return la.pol->enabled;
 }
 
-static int request(struct daemon *d, const struct origin *o, const char *key,
+static int request(struct daemon *d, const struct job *j, const char *key,
 		   const struct patch *rq, struct err *e)
 {
 	const char *kind = patch_kind_name(rq->kind), *why = loop_reason(d, rq);
@@ -498,39 +497,39 @@ static int request(struct daemon *d, const struct origin *o, const char *key,
 
 	if (why) {
 		log_message(LOGL_DEBUG, key, "Cc mode: skipped: %s", why);
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, why, e);
+		return daemon_record(d, j, key, kind, STORE_SKIPPED, why, e);
 	}
 	ccmode_parse_commands(rq->msg ? rq->msg->text : NULL, rq->msg ? rq->msg->text_len : 0,
 			      &cmds);
 	if (!list_enabled(d, rq)) {
 		log_message(LOGL_DEBUG, key, "Cc mode: skipped: its list has enabled = no");
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, LIST_DISABLED_REASON, e);
+		return daemon_record(d, j, key, kind, STORE_SKIPPED, LIST_DISABLED_REASON, e);
 	}
 	if (cmds.n && !is_maintainer(d, rq->sender.email)) {
 		log_message(LOGL_WARNING, key, "Cc mode: commands from %s ignored: not in [reply] "
 			    "maintainers", rq->sender.email ? rq->sender.email : "?");
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, "cc-not-maintainer", e);
+		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-not-maintainer", e);
 	}
 	if (cmds.n && !authenticated(d, key, rq))
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, "cc-not-authenticated", e);
+		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-not-authenticated", e);
 	if (thread_quiet(d, root, &quiet, e) < 0)
 		return -1;
 	if (quiet) {
 		log_message(LOGL_INFO, key, "Cc mode: thread <%s> is quiet: not answered", root);
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, "quiet", e);
+		return daemon_record(d, j, key, kind, STORE_SKIPPED, "quiet", e);
 	}
 	if (cmds.quiet) {
 		if (key_ok(root) &&
 		    store_thread_quiet_set(d->st, root, time(NULL), e) < 0)
 			return -1;
 		log_message(LOGL_INFO, key, "Cc mode: %s quieted thread <%s>", rq->sender.email, root);
-		return daemon_record(d, o, key, kind, STORE_SKIPPED, "cc-quiet", e);
+		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-quiet", e);
 	}
-	return answer(d, o, key, rq, &cmds, e);
+	return answer(d, j, key, rq, &cmds, e);
 }
 
 /* A patch in a thread a maintainer quieted is recorded, not answered. */
-static int quiet_gate(struct daemon *d, const struct origin *o, const char *key,
+static int quiet_gate(struct daemon *d, const struct job *j, const char *key,
 		      const struct patch *p, size_t np, bool *done, struct err *e)
 {
 	const struct patch *lead = checked_part(p, np);
@@ -546,17 +545,16 @@ static int quiet_gate(struct daemon *d, const struct origin *o, const char *key,
 		return 0;
 	*done = true;
 	log_message(LOGL_INFO, key, "thread <%s> is quiet: not answered", root);
-	return daemon_record(d, o, key, patch_kind_name(lead->kind), STORE_SKIPPED, "quiet", e);
+	return daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED, "quiet", e);
 }
 
-int daemon_cc_handle(struct daemon *d, const struct origin *o, const char *key,
-		     const struct patch *p, size_t np, bool *done, struct err *e)
+int daemon_cc_handle(struct daemon *d, const struct job *j, bool *done, struct err *e)
 {
 	*done = false;
-	if (!np)
+	if (!j->np)
 		return 0;
-	if (!ccmode_is_request(&p[0], &d->ps))
-		return quiet_gate(d, o, key, p, np, done, e);
+	if (!ccmode_is_request(&j->p[0], &d->ps))
+		return quiet_gate(d, j, j->key, j->p, j->np, done, e);
 	*done = true;
-	return request(d, o, key, &p[0], e);
+	return request(d, j, j->key, &j->p[0], e);
 }

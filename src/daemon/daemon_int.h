@@ -24,7 +24,10 @@
 #include "daemon/scratch.h"
 #include "transport/smtp_sink.h"
 #include "store/store.h"
+#include "mail/message.h"
 #include "mail/msgid.h"
+#include "mail/patch.h"
+#include "rules/linkfacts.h"
 
 #define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
 #define DAEMON_RATE_WINDOW_S	3600	/* rate events kept: the longest window (an hour) */
@@ -55,23 +58,17 @@ struct batch {
 	bool failed;		/* a store error: roll the batch back */
 };
 
-/* A mail whose links need a transfer: checked once the batch's lookups
- * ran (daemon_lookup.c).  Not in the store: fetched again after a crash. */
-struct pending_mail {
-	uint32_t uid;		/* 0 for a Maildir */
-	char *name;		/* owned; Maildir name, NULL for IMAP */
-	char *raw;		/* owned */
-	size_t len;
-	bool done;		/* decided (or being decided): no longer holds the checkpoint */
-};
-
+/* Mails whose links need a transfer (daemon_lookup.c): their jobs, kept
+ * until the batch's lookups ran.  Not in the store: fetched again after a
+ * crash. */
 struct pending {
-	struct pending_mail *v;	/* owned */
+	struct job **v;		/* owned */
 	size_t n, alloc;
 	size_t bytes;		/* raw bytes held */
 };
 
 struct daemon;
+struct job;
 
 /* What the daemon decided for one message, for a decision hook (replay). */
 struct daemon_decision {
@@ -148,9 +145,7 @@ struct daemon {
 	size_t printed;			/* replies a dry run printed */
 
 	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
-	struct pending pend;		/* mails waiting for their lookups */
-	const struct lookup_results *ready; /* set while a waiting mail is decided */
-	bool deferred;			/* handle() put the mail into pend */
+	struct pending pend;		/* jobs waiting for their lookups */
 
 	/* tagbot replay (cmd_replay.c): a hook on every decision, and the
 	 * clock (the mail's Date) instead of the wall clock when set. */
@@ -159,8 +154,6 @@ struct daemon {
 	daemon_reply_fn on_reply;	/* replay --show-replies */
 	void *on_reply_arg;
 	time_t clock;			/* 0: time(NULL) */
-	const struct findings *cur_findings; /* foreign; set while decide() records */
-	enum severity cur_min;		/* the deciding mail's min_reply_severity */
 	bool warned_no_authserv;	/* said once that [reply] trusted_authserv_id
 					 * is not set (daemon_cc.c) */
 };
@@ -184,6 +177,32 @@ struct origin {
 	const char *name;	/* Maildir name, NULL for IMAP */
 };
 
+/*
+ * One message on its way through the daemon (daemon_msg.c), from the
+ * source's hand-over to its decision.  It is parsed once: when its links
+ * need a transfer it waits, job and all, in d->pend (daemon_lookup.c) and
+ * is decided from where it stopped once the batch's lookups ran.
+ */
+struct job {
+	struct origin o;		/* o.name foreign, or own_name once kept */
+	const char *raw;		/* foreign, or own_raw once kept; NULL: too
+					 * large or unreadable */
+	size_t len;
+	char *own_name, *own_raw;	/* owned; the copies a kept job holds */
+	char *rawid;			/* owned; the Message-ID read from raw, or NULL */
+	bool parsed;			/* msg, p and key are set */
+	struct message msg;		/* owned */
+	struct patch *p;		/* owned; the parts of msg */
+	size_t np;
+	char *key;			/* owned; the store's key for it */
+	struct lookup_results res;	/* owned; what its links are known to be */
+	bool resumed;			/* its lookups ran: res is final */
+	bool deferred;			/* it waits in d->pend (owned there) */
+	/* While it is decided, for the decision hook (replay): */
+	const struct findings *findings; /* foreign, or NULL */
+	enum severity min;		/* its list's min_reply_severity */
+};
+
 /* --- daemon_msg.c ------------------------------------------------------ */
 
 /*
@@ -194,6 +213,9 @@ struct origin {
  */
 int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		       struct err *e);
+/* A job that waits (d->pend) takes copies of its foreign name and raw. */
+void daemon_job_keep(struct job *j);
+void daemon_job_free(struct job *j);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
@@ -201,13 +223,14 @@ void daemon_batch_release(struct batch *b);
 /* One warning for each custom rule that could not check all of message
  * key, after its rules ran into f (rule_budget_describe()). */
 void daemon_log_budgets(const char *key, const struct findings *f);
-/* Records key's decision. */
-int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+/* Records key's decision, for job j (NULL: another message than the one
+ * being handled; no origin, no findings for the hook). */
+int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e);
 /* Queues the built reply r under parent key (store_record_reply; *res
  * STORE_ALREADY_QUEUED when key had one), to be sent not before
  * not_before (0: now). */
-int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
+int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
 		       const char *kind, const struct reply *r, time_t not_before,
 		       enum store_enqueue *res, struct err *e);
 /* After r was put into the outbox under parent: a dry run prints it
@@ -244,8 +267,7 @@ void daemon_told_note(struct daemon *d, const struct patch *to, const struct rep
  * and the threads a maintainer quieted.  *done: the mail was recorded
  * here; else it takes the normal path.  -1 only for a store error.
  */
-int daemon_cc_handle(struct daemon *d, const struct origin *o, const char *key,
-		     const struct patch *p, size_t np, bool *done, struct err *e);
+int daemon_cc_handle(struct daemon *d, const struct job *j, bool *done, struct err *e);
 
 /* --- daemon_lookup.c --------------------------------------------------- */
 
@@ -253,20 +275,16 @@ int daemon_cc_handle(struct daemon *d, const struct origin *o, const char *key,
 int daemon_lookup_open(struct daemon *d, struct err *e);
 void daemon_lookup_close(struct daemon *d);
 /*
- * In handle(), for a mail about to be checked: 1 when it was put into
- * d->pend (its links need a transfer; decide nothing now), else 0 with
- * *use set to the results to check it with (d->ready, or what the cache
- * gave into res).
+ * In handle(), for a job about to be checked: 1 when it was put into
+ * d->pend (its links need a transfer; decide nothing now; d->pend owns it),
+ * else 0 with j->res holding what the store and the cache know.
  */
-int daemon_lookup_gate(struct daemon *d, const struct origin *o, const struct patch *p,
-		       size_t np, const char *raw, size_t len, struct lookup_results *res,
-		       const struct lookup_results **use);
+int daemon_lookup_gate(struct daemon *d, struct job *j);
 /* The checkpoint UID the store may hold while mails wait: below the first. */
 uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid);
-/* After the batch committed: sends what is due, runs the lookups of d->pend
- * together, then hands each waiting mail to daemon_process_one() again. */
-int daemon_lookup_resolve(struct daemon *d, struct err *e);
-/* Forgets the waiting mails (unrecorded: they are fetched again). */
+/* Runs the lookups of the jobs in d->pend together (into each one's res). */
+void daemon_lookup_resolve(struct daemon *d);
+/* Forgets the waiting jobs (unrecorded: they are fetched again). */
 void daemon_lookup_drop(struct daemon *d);
 
 /* --- daemon_io.c ------------------------------------------------------- */
@@ -307,7 +325,7 @@ void daemon_context_prune(struct daemon *d, time_t now);
 bool daemon_series_stray(struct daemon *d, const struct patch *p);
 /* Puts a series part in its series; per-series (and not skipped by the
  * policy) *taken: the part is recorded, its reply left to the series. */
-int daemon_series_take(struct daemon *d, const struct origin *o, const char *key,
+int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 		       const struct patch *lead, const struct findings *f,
 		       const struct policy_decision *dec, bool *taken, struct err *e);
 /*
@@ -317,7 +335,7 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
  * every patch held for that recipient goes out in one reply (the series
  * reply's form, REPLY_HELD), which marks them all replied.
  */
-int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
+int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
 		     const struct patch *lead, const struct findings *f,
 		     const struct policy_settings *ps, const struct reply_settings *rs,
 		     struct err *e);

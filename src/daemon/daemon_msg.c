@@ -94,7 +94,7 @@ static int seen(struct daemon *d, const char *key, bool *yes, struct err *e)
 	return store_seen(d->st, key, yes, e);
 }
 
-static void fill_row(const struct daemon *d, const struct origin *o, const char *key,
+static void fill_row(const struct daemon *d, const struct job *j, const char *key,
 		     const char *kind, enum store_decision dec, const char *why,
 		     struct store_message *m)
 {
@@ -102,7 +102,7 @@ static void fill_row(const struct daemon *d, const struct origin *o, const char 
 	m->msgid = key;
 	m->source = d->source_id;
 	m->folder = d->folder;
-	m->uid = o->uid;
+	m->uid = j ? j->o.uid : 0;
 	m->kind = kind;
 	m->decision = dec;
 	m->why = why;
@@ -110,21 +110,23 @@ static void fill_row(const struct daemon *d, const struct origin *o, const char 
 }
 
 /* The decision hook (tagbot replay), when one is set. */
-static void note(struct daemon *d, const char *key, enum store_decision dec, const char *why)
+static void note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
+		 const char *why)
 {
-	struct daemon_decision dd = { key, dec, why, d->cur_findings, d->cur_min, daemon_now(d) };
+	struct daemon_decision dd = { key, dec, why, j ? j->findings : NULL,
+				      j ? j->min : SEV_OFF, daemon_now(d) };
 
 	if (d->on_decision)
 		d->on_decision(d->on_decision_arg, &dd);
 }
 
-static int record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+static int record(struct daemon *d, const struct job *j, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e)
 {
 	struct store_message m;
 
-	note(d, key, dec, why);
-	fill_row(d, o, key, kind, dec, why, &m);
+	note(d, j, key, dec, why);
+	fill_row(d, j, key, kind, dec, why, &m);
 	return store_record_message(d->st, &m, NULL, e);
 }
 
@@ -265,7 +267,7 @@ static int build_parts_reply(struct reply *r, const struct patch *lead, const st
 	return rc;
 }
 
-static int queue_reply(struct daemon *d, const struct origin *o, const char *key,
+static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 		       const struct patch *p, const struct findings *f,
 		       const struct reply_settings *rs, const struct mail_parts *mp,
 		       struct err *e)
@@ -284,9 +286,9 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 	     reply_build(&r, p, f, rs, daemon_now(d), &re)) < 0) {
 		log_message(LOGL_WARNING, key, "no reply: %s", re.msg);
 		reply_release(&r);
-		return record(d, o, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
+		return record(d, j, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
 	}
-	fill_row(d, o, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, &m);
+	fill_row(d, j, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, &m);
 	m.reply_msgid = r.msgid;
 	memset(&out, 0, sizeof(out));
 	out.reply_msgid = r.msgid;
@@ -313,7 +315,7 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 		log_queued(&r, p, f);
 	}
 	if (rc == 0)
-		note(d, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+		note(d, j, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
 		     res == STORE_QUEUED ? NULL : "already-replied");
 	if (rc == 0 && res == STORE_QUEUED)
 		daemon_reply_queued(d, key, &r);
@@ -323,13 +325,13 @@ static int queue_reply(struct daemon *d, const struct origin *o, const char *key
 
 /* For daemon_cc.c: record() and a built reply queued under key (printed
  * in a dry run), with the at-most-once guarantee of store_record_reply(). */
-int daemon_record(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e)
 {
-	return record(d, o, key, kind, dec, why, e);
+	return record(d, j, key, kind, dec, why, e);
 }
 
-int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key,
+int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
 		       const char *kind, const struct reply *r, time_t not_before,
 		       enum store_enqueue *res, struct err *e)
 {
@@ -337,7 +339,7 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 	struct store_outgoing out;
 	struct store_message m;
 
-	fill_row(d, o, key, kind, STORE_REPLIED, NULL, &m);
+	fill_row(d, j, key, kind, STORE_REPLIED, NULL, &m);
 	m.reply_msgid = r->msgid;
 	memset(&out, 0, sizeof(out));
 	out.reply_msgid = r->msgid;
@@ -350,7 +352,7 @@ int daemon_queue_built(struct daemon *d, const struct origin *o, const char *key
 	out.not_before = not_before;
 	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
 		return -1;
-	note(d, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+	note(d, j, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
 	     *res == STORE_QUEUED ? NULL : "already-replied");
 	if (*res == STORE_QUEUED)
 		daemon_reply_queued(d, key, r);
@@ -489,19 +491,21 @@ void daemon_log_budgets(const char *key, const struct findings *f)
 }
 
 /* decide(): the message is recorded as skipped (why), f released. */
-static int skip(struct daemon *d, const struct origin *o, const char *key, const char *kind,
+static int skip(struct daemon *d, struct job *j, const char *key, const char *kind,
 		const char *why, struct findings *f, struct err *e)
 {
-	int rc = record(d, o, key, kind, STORE_SKIPPED, why, e);
+	int rc = record(d, j, key, kind, STORE_SKIPPED, why, e);
 
-	d->cur_findings = NULL;
+	j->findings = NULL;
 	findings_release(f);
 	return rc;
 }
 
-static int decide(struct daemon *d, const struct origin *o, const char *key,
-		  const struct patch *p, size_t np, const struct lookup_results *res, struct err *e)
+static int decide(struct daemon *d, struct job *j, struct err *e)
 {
+	const char *key = j->key;
+	const struct patch *p = j->p;
+	size_t np = j->np;
 	const struct patch *lead = lead_part(p, np);
 	const char *kind = patch_kind_name(lead->kind);
 	struct policy_decision dec;
@@ -517,7 +521,7 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	for (size_t i = 0; i < mp.np; i++) {
 		mp.first[i] = f.n;
 		if (checked(&p[i]))
-			rules_run_lookups(&p[i], &la.rules, res, &f);
+			rules_run_lookups(&p[i], &la.rules, &j->res, &f);
 	}
 	mp.first[mp.np] = f.n;
 	daemon_log_budgets(key, &f);
@@ -533,8 +537,8 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 		findings_release(&f);
 		return -1;
 	}
-	d->cur_findings = &f;
-	d->cur_min = la.pol->min_reply_severity;
+	j->findings = &f;
+	j->min = la.pol->min_reply_severity;
 	if (!la.pol->enabled && (dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD)) {
 		/* enabled = no: checked and recorded, never answered; a copy
 		 * that shows no list waits for one that does */
@@ -544,12 +548,12 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 			    why, la.id[0] ? la.id : "[default]", dec.nfindings,
 			    la.id[0] ? "" : ": no list shows in this copy; its list's copy is "
 			    "decided again");
-		return skip(d, o, key, kind, why, &f, e);
+		return skip(d, j, key, kind, why, &f, e);
 	}
 	/* reply_mode = per-series: a series part's reply waits for its series. */
-	rc = daemon_series_take(d, o, key, lead, &f, &dec, &taken, e);
+	rc = daemon_series_take(d, j, key, lead, &f, &dec, &taken, e);
 	if (rc < 0 || taken) {
-		d->cur_findings = NULL;
+		j->findings = NULL;
 		findings_release(&f);
 		return rc;
 	}
@@ -557,44 +561,44 @@ static int decide(struct daemon *d, const struct origin *o, const char *key,
 	    daemon_series_stray(d, lead)) {
 		log_message(LOGL_INFO, key, "skipped: stray: a patch without n/m sent in the thread "
 			    "of a series' cover letter (%zu findings)", dec.nfindings);
-		return skip(d, o, key, kind, STRAY_REASON, &f, e);
+		return skip(d, j, key, kind, STRAY_REASON, &f, e);
 	}
 	switch (dec.verdict) {
 	case POLICY_REPLY:
-		rc = queue_reply(d, o, key, lead, &f, &la.rs, &mp, e);
+		rc = queue_reply(d, j, key, lead, &f, &la.rs, &mp, e);
 		break;
 	case POLICY_CLEAN:
 		log_message(LOGL_DEBUG, key, "clean");
-		rc = record(d, o, key, kind, STORE_CLEAN, NULL, e);
+		rc = record(d, j, key, kind, STORE_CLEAN, NULL, e);
 		break;
 	case POLICY_HOLD:
 		/* kept until the limit has room */
-		rc = daemon_hold_take(d, o, key, lead, &f, &la.ps, &la.rs, e);
+		rc = daemon_hold_take(d, j, key, lead, &f, &la.ps, &la.rs, e);
 		break;
 	default:
 		log_message(LOGL_DEBUG, key, "skipped: %s%s%s", policy_reason_name(dec.reason),
 			    dec.matched ? " " : "", dec.matched ? dec.matched : "");
-		rc = record(d, o, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
+		rc = record(d, j, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
 		break;
 	}
-	d->cur_findings = NULL;
+	j->findings = NULL;
 	findings_release(&f);
 	return rc;
 }
 
 /* A mail that cannot be parsed: logged and recorded, never retried. */
-static int unparsable(struct daemon *d, const struct origin *o, const char *rawid,
-		      const char *raw, size_t len, const char *why, struct err *e)
+static int unparsable(struct daemon *d, const struct job *j, const char *why, struct err *e)
 {
+	const char *rawid = j->rawid;
 	char where[512];
-	char *key = key_usable(rawid) ? xstrdup(rawid) : synthetic_key(NULL, raw, len);
+	char *key = key_usable(rawid) ? xstrdup(rawid) : synthetic_key(NULL, j->raw, j->len);
 	bool known;
 	int rc = seen(d, key, &known, e);
 
 	if (rc == 0 && !known) {
-		origin_text(d, o, where, sizeof(where));
+		origin_text(d, &j->o, where, sizeof(where));
 		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
-		rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+		rc = record(d, j, key, "other", STORE_ERROR, NULL, e);
 	}
 	free(key);
 	return rc;
@@ -602,19 +606,19 @@ static int unparsable(struct daemon *d, const struct origin *o, const char *rawi
 
 /* A message too large to fetch or unreadable: keyed by where it is, so
  * it is logged and recorded once. */
-static int unreadable(struct daemon *d, const struct origin *o, struct err *e)
+static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 {
 	char where[512];
 	char *key;
 	bool known;
 	int rc;
 
-	origin_text(d, o, where, sizeof(where));
+	origin_text(d, &j->o, where, sizeof(where));
 	key = synthetic_key(NULL, where, strlen(where));
 	rc = seen(d, key, &known, e);
 	if (rc == 0 && !known) {
 		log_msg(LOGL_WARNING, "%s: skipped: too large or unreadable", where);
-		rc = record(d, o, key, "other", STORE_ERROR, NULL, e);
+		rc = record(d, j, key, "other", STORE_ERROR, NULL, e);
 	}
 	free(key);
 	return rc;
@@ -682,71 +686,116 @@ static int known_for_good(struct daemon *d, const char *key, const struct messag
 	return 0;
 }
 
-static int handle(struct daemon *d, const struct origin *o, const char *raw, size_t len,
-		  struct err *e)
+/* Parses j once (msg, p, key); -1 when it cannot be: recorded as an error
+ * (*rc the result of recording it). */
+static int parse_once(struct daemon *d, struct job *j, int *rc, struct err *e)
 {
-	char *rawid = raw ? msgid_from_raw(raw, len) : NULL, *key = NULL;
-	struct message msg;
-	struct patch *p = NULL;
-	size_t np = 0;
 	struct err pe;
+
+	if (j->parsed)
+		return 0;
+	if (message_parse(&j->msg, j->raw, j->len, &pe) < 0) {
+		*rc = unparsable(d, j, pe.msg, e);
+		return -1;
+	}
+	patch_parse(&j->msg, &j->p, &j->np);
+	j->key = key_usable(j->p[0].message_id) ? xstrdup(j->p[0].message_id)
+					       : synthetic_key(&j->msg, NULL, 0);
+	j->parsed = true;
+	return 0;
+}
+
+/* Whether the store has the mail keyed key for good (then noted "seen"). */
+static int already(struct daemon *d, const struct job *j, const char *key,
+		   const struct message *msg, bool *known, struct err *e)
+{
+	if (seen(d, key, known, e) < 0 || known_for_good(d, key, msg, known, e) < 0)
+		return -1;
+	if (*known)
+		note(d, j, key, STORE_SKIPPED, "seen");
+	return 0;
+}
+
+/* One job, from the "seen?" test on its raw Message-ID to its decision; a
+ * job resumed after its lookups takes the same path (the store may have
+ * learnt of it meanwhile), without parsing again. */
+static int handle(struct daemon *d, struct job *j, struct err *e)
+{
 	bool known = false, done = false;
-	struct lookup_results res;
-	const struct lookup_results *use;
 	int rc = -1;
 
-	message_init(&msg);
-	lookup_results_init(&res);
-	if (rawid && (seen(d, rawid, &known, e) < 0 || known_for_good(d, rawid, NULL, &known, e) < 0))
-		goto out;
-	if (known) {
-		note(d, rawid, STORE_SKIPPED, "seen");
-		rc = 0;
-		goto out;
-	}
-	if (!raw) {
-		rc = unreadable(d, o, e);
-		goto out;
-	}
-	if (message_parse(&msg, raw, len, &pe) < 0) {
-		rc = unparsable(d, o, rawid, raw, len, pe.msg, e);
-		goto out;
-	}
-	patch_parse(&msg, &p, &np);
-	key = key_usable(p[0].message_id) ? xstrdup(p[0].message_id)
-					   : synthetic_key(&msg, NULL, 0);
-	if (seen(d, key, &known, e) < 0 || known_for_good(d, key, &msg, &known, e) < 0)
-		goto out;
-	rc = 0;
-	if (known) {
-		note(d, key, STORE_SKIPPED, "seen");
-		goto out;
-	}
-	if (before_start(d, o, &msg)) {
-		log_message(LOGL_INFO, key, "skipped: dated before the bot started on this folder"
+	if (j->rawid && already(d, j, j->rawid, NULL, &known, e) < 0)
+		return -1;
+	if (known)
+		return 0;
+	if (!j->raw)
+		return unreadable(d, j, e);
+	if (parse_once(d, j, &rc, e) < 0)
+		return rc;
+	if (already(d, j, j->key, &j->msg, &known, e) < 0)
+		return -1;
+	if (known)
+		return 0;
+	if (before_start(d, &j->o, &j->msg)) {
+		log_message(LOGL_INFO, j->key, "skipped: dated before the bot started on this folder"
 			    " (rescan after a UIDVALIDITY change, backfill = no)");
-		rc = record(d, o, key, patch_kind_name(p[0].kind), STORE_SKIPPED, "before-start", e);
-		goto out;
+		return record(d, j, j->key, patch_kind_name(j->p[0].kind), STORE_SKIPPED,
+			      "before-start", e);
 	}
 	/* Maintainer Cc mode, and threads a maintainer quieted. */
-	if ((rc = daemon_cc_handle(d, o, key, p, np, &done, e)) < 0 || done)
-		goto out;
+	if ((rc = daemon_cc_handle(d, j, &done, e)) < 0 || done)
+		return rc;
 	/* A patch whose links need a transfer is decided after the batch. */
-	if (daemon_lookup_gate(d, o, p, np, raw, len, &res, &use) == 1)
-		d->deferred = true;
-	else
-		rc = decide(d, o, key, p, np, use, e);
-out:
-	lookup_results_release(&res);
-	if (p)
-		patches_free(p, np);
-	message_release(&msg);
-	free(rawid);
-	free(key);
-	return rc;
+	if (!j->resumed && daemon_lookup_gate(d, j) == 1)
+		return 0;
+	return decide(d, j, e);
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+static struct job *job_new(const struct origin *o, const char *raw, size_t len)
+{
+	struct job *j = xcalloc(1, sizeof(*j));
+
+	j->o = *o;
+	j->raw = raw;
+	j->len = len;
+	j->rawid = raw ? msgid_from_raw(raw, len) : NULL;
+	message_init(&j->msg);
+	lookup_results_init(&j->res);
+	return j;
+}
+
+void daemon_job_keep(struct job *j)
+{
+	if (j->o.name && j->o.name != j->own_name)
+		j->o.name = j->own_name = xstrdup(j->o.name);
+	if (j->raw && j->raw != j->own_raw) {
+		j->own_raw = xmalloc(j->len + 1);
+		memcpy(j->own_raw, j->raw, j->len);
+		j->own_raw[j->len] = '\0';
+		j->raw = j->own_raw;
+	}
+}
+
+void daemon_job_free(struct job *j)
+{
+	if (!j)
+		return;
+	if (j->p)
+		patches_free(j->p, j->np);
+	message_release(&j->msg);
+	lookup_results_release(&j->res);
+	free(j->key);
+	free(j->rawid);
+	free(j->own_raw);
+	free(j->own_name);
+	free(j);
 }
 
 /* ------------------------------------------------------------- batches */
+
+static int process(struct daemon *d, struct job *j, struct err *e);
 
 static int batch_begin(struct daemon *d, struct err *e)
 {
@@ -821,9 +870,16 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 
 	if (!d->pend.n)
 		return rc;
-	/* The mails that waited for lookups, decided in a batch of their own. */
-	if (rc == 0 && daemon_lookup_resolve(d, e ? e : &le) < 0)
-		rc = -1;
+	/* The mails that waited for lookups, decided in a batch of their own,
+	 * after the replies of the first (they need no lookup). */
+	if (rc == 0 && daemon_drain(d, &le) < 0)
+		log_msg(LOGL_WARNING, "sending before the lookups: %s", le.msg);
+	if (rc == 0)
+		daemon_lookup_resolve(d);
+	for (size_t i = 0; rc == 0 && i < d->pend.n; i++) {
+		d->pend.v[i]->resumed = true;
+		rc = process(d, d->pend.v[i], e ? e : &le);
+	}
 	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
 		rc = -1;
 	if (rc < 0)
@@ -848,29 +904,22 @@ static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 
 /* After handle() failed on something about this mail: its savepoint is
  * undone and it is recorded as an error in a new one. */
-static int record_failure(struct daemon *d, const struct origin *o, const char *raw,
-			  size_t len, const struct err *why, struct err *e)
+static int record_failure(struct daemon *d, const struct job *j, const struct err *why,
+			  struct err *e)
 {
-	char *rawid;
-	int rc;
-
 	store_rollback(d->st);
 	if (store_begin(d->st, e) < 0)
 		return -1;
-	rawid = raw ? msgid_from_raw(raw, len) : NULL;
-	rc = raw ? unparsable(d, o, rawid, raw, len, why->msg, e) : unreadable(d, o, e);
-	free(rawid);
-	return rc;
+	return j->raw ? unparsable(d, j, why->msg, e) : unreadable(d, j, e);
 }
 
 /*
- * One message inside the batch's transaction, with its checkpoint, in a
+ * One job inside the batch's transaction, with its checkpoint, in a
  * savepoint of its own: when recording it fails on something about this
  * mail (ERR_FINAL), that is undone and the mail is recorded as an error,
  * so it cannot stop the folder.  Any other store error fails the batch.
  */
-int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
-		       struct err *e)
+static int process(struct daemon *d, struct job *j, struct err *e)
 {
 	struct err me;
 	int rc;
@@ -880,17 +929,16 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 		d->b.failed = true;
 		return -1;
 	}
-	if (!d->ready)
+	if (!j->resumed)
 		d->handled++;
 	err_init(&me);
-	d->deferred = false;
-	rc = handle(d, o, raw, len, &me);
+	rc = handle(d, j, &me);
 	if (rc < 0 && me.cls == ERR_FINAL)
-		rc = record_failure(d, o, raw, len, &me, e);
+		rc = record_failure(d, j, &me, e);
 	else if (rc < 0)
 		*e = me;
 	if (rc == 0)
-		rc = save_checkpoint(d, o->uid, e);
+		rc = save_checkpoint(d, j->o.uid, e);
 	if (rc < 0)
 		store_rollback(d->st);	/* the savepoint; the batch follows */
 	/* store_commit() undoes the savepoint itself when it fails. */
@@ -899,15 +947,25 @@ int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw
 		return -1;
 	}
 	d->b.n++;
-	if (d->deferred)
+	if (j->deferred && !j->resumed)
 		return 0;	/* seen and checkpoint wait for its decision */
-	if (o->uid) {
+	if (j->o.uid) {
 		ARRAY_GROW(d->b.uids, d->b.auids, d->b.nuids + 1);
-		d->b.uids[d->b.nuids++] = o->uid;
-	} else if (o->name) {
+		d->b.uids[d->b.nuids++] = j->o.uid;
+	} else if (j->o.name) {
 		ARRAY_GROW(d->b.names, d->b.anames, d->b.nnames + 1);
-		d->b.names[d->b.nnames++] = xstrdup(o->name);
+		d->b.names[d->b.nnames++] = xstrdup(j->o.name);
 	}
 	return 0;
 }
 
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e)
+{
+	struct job *j = job_new(o, raw, len);
+	int rc = process(d, j, e);
+
+	if (!j->deferred)	/* else d->pend owns it */
+		daemon_job_free(j);
+	return rc;
+}

@@ -211,9 +211,9 @@ static void findings_read(const char *s, struct findings *f, struct pool *pool)
 
 /* The decision hook (tagbot replay), when one is set. */
 static void hook(struct daemon *d, const char *key, enum store_decision dec, const char *why,
-		 const struct findings *f)
+		 const struct findings *f, enum severity min)
 {
-	struct daemon_decision dd = { key, dec, why, f, d->cur_min, daemon_now(d) };
+	struct daemon_decision dd = { key, dec, why, f, min, daemon_now(d) };
 
 	if (d->on_decision)
 		d->on_decision(d->on_decision_arg, &dd);
@@ -221,7 +221,7 @@ static void hook(struct daemon *d, const char *key, enum store_decision dec, con
 
 /* The message row of a part the series reply (why "series") or a folded
  * held reply ("held") speaks for. */
-static int record_held(struct daemon *d, const struct origin *o, const char *key,
+static int record_held(struct daemon *d, const struct job *j, const char *key,
 		       const struct patch *lead, const char *why, struct err *e)
 {
 	struct store_message m;
@@ -230,7 +230,7 @@ static int record_held(struct daemon *d, const struct origin *o, const char *key
 	m.msgid = key;
 	m.source = d->source_id;
 	m.folder = d->folder;
-	m.uid = o->uid;
+	m.uid = j->o.uid;
 	m.kind = patch_kind_name(lead->kind);
 	m.decision = STORE_SKIPPED;
 	m.why = why;
@@ -366,7 +366,7 @@ static int is_complete(struct daemon *d, const struct store_series *s, const str
 
 static int flush_one(struct daemon *d, const char *id, time_t now, struct err *e);
 
-int daemon_series_take(struct daemon *d, const struct origin *o, const char *key,
+int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 		       const struct patch *lead, const struct findings *f,
 		       const struct policy_decision *dec, bool *taken, struct err *e)
 {
@@ -400,10 +400,10 @@ int daemon_series_take(struct daemon *d, const struct origin *o, const char *key
 	if (rc == 0 && hold)
 		rc = stretch(d, id, now, &state, e);
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
-		rc = record_held(d, o, key, lead, "series", e);
+		rc = record_held(d, j, key, lead, "series", e);
 		*taken = rc == 0;
 		if (rc == 0)
-			hook(d, key, STORE_SKIPPED, "series", f);
+			hook(d, key, STORE_SKIPPED, "series", f, j->min);
 		log_message(LOGL_DEBUG, key, "held for the reply to series <%s>", id);
 		if (rc == 0)
 			rc = flush_one(d, id, now, e);
@@ -524,7 +524,7 @@ static void note_queued(struct daemon *d, const char *what, const struct reply *
 	struct findings all;
 
 	merge_parts(fl, &all);
-	hook(d, lp->message_id, STORE_REPLIED, NULL, &all);
+	hook(d, lp->message_id, STORE_REPLIED, NULL, &all, rs->min_severity);
 	free(all.v);	/* shallow: the findings are fl's */
 	policy_note_reply(d->pol, ps, lp, now);
 	for (size_t i = 0; i < fl->n; i++)
@@ -763,7 +763,7 @@ out:
 
 /* ------------------------------------------------- replies a limit held */
 
-int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
+int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
 		     const struct patch *lead, const struct findings *f,
 		     const struct policy_settings *ps, const struct reply_settings *rs,
 		     struct err *e)
@@ -783,7 +783,7 @@ int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
 		policy_rate_check_patch(d->pol, ps, lead, now, &why, NULL);
 		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
 			    policy_reason_name(why), who.why ? who.why : "too large to keep");
-		rc = daemon_record(d, o, key, patch_kind_name(lead->kind), STORE_SKIPPED,
+		rc = daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED,
 				   policy_reason_name(why), e);
 		goto out;
 	}
@@ -795,9 +795,9 @@ int daemon_hold_take(struct daemon *d, const struct origin *o, const char *key,
 	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
 	rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
 	if (rc == 0)
-		rc = record_held(d, o, key, lead, "held", e);
+		rc = record_held(d, j, key, lead, "held", e);
 	if (rc == 0) {
-		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f);	/* replay: "held: why" */
+		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f, j->min);	/* replay: "held: why" */
 		log_message(LOGL_WARNING, key, "reply held back: %s; it goes to %s with any other "
 			    "held for that address in %ld s", policy_reason_name(why), who.to.email,
 			    (long)(at > now ? at - now : 1));
