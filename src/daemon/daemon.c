@@ -283,12 +283,36 @@ static int wait_seconds(struct daemon *d)
 	return daemon_series_wait(d, now, max);
 }
 
+/* A message from the source: through the pipeline, in the open batch. */
+static int take(void *aux, const struct origin *o, const char *raw, size_t len, struct err *e)
+{
+	struct daemon *d = aux;
+
+	if (daemon_process_one(d, o, raw, len, e) < 0)
+		return -1;
+	if (daemon_got_stop)
+		return SOURCE_STOP;
+	return d->b.n >= (size_t)d->cfg.source.batch ? SOURCE_FULL : SOURCE_MORE;
+}
+
+/* The source is between fetches: commit the batch, then send. */
+static int end_batch(void *aux, struct err *e)
+{
+	struct daemon *d = aux;
+
+	if (daemon_batch_end(d, e) < 0 || (e && daemon_drain(d, e) < 0))
+		return -1;
+	return daemon_got_stop ? SOURCE_STOP : SOURCE_MORE;
+}
+
 /* One round: connect if needed, fetch, send.  -1: e says what. */
 static int round_trip(struct daemon *d, struct err *e)
 {
+	const struct source_cb cb = { take, end_batch, d };
+
 	if (d->src == &daemon_imap_source && !d->imap && d->src->open(d, e) < 0)
 		return -1;
-	if (d->src->poll(d, e) < 0)
+	if (d->src->poll(d, &cb, e) < 0)
 		return -1;
 	/* Series whose series_wait ran out get their one reply (per-series). */
 	if (daemon_series_flush(d, time(NULL), e) < 0)

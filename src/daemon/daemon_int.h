@@ -89,11 +89,44 @@ typedef void (*daemon_decision_fn)(void *arg, const struct daemon_decision *dd);
  * hook; parent is the Message-ID it answers.  Both are foreign. */
 typedef void (*daemon_reply_fn)(void *arg, const char *parent, const struct reply *r);
 
+/* Where a message came from, for the store and the log. */
+struct origin {
+	uint32_t uid;		/* 0 for a Maildir */
+	const char *name;	/* Maildir name, NULL for IMAP */
+};
+
+enum { SOURCE_MORE = 0, SOURCE_FULL = 1, SOURCE_STOP = 2 };
+
+/*
+ * What a source hands its messages to: the loop passes it to poll (as
+ * isync's drivers get a callback and its aux).  The source knows nothing
+ * of what happens to a message, nor of batches beyond when its connection
+ * is free for them.
+ */
+struct source_cb {
+	/*
+	 * One message (raw NULL: there, but too large or unreadable; raw is
+	 * foreign and may be reused once take returns).  SOURCE_MORE: go on;
+	 * SOURCE_FULL: the batch is full, call end before the next message;
+	 * SOURCE_STOP: a stop was asked for, hand no more; -1: a store error.
+	 */
+	int (*take)(void *aux, const struct origin *o, const char *raw, size_t len,
+		    struct err *e);
+	/*
+	 * The source's connection is free: the batch so far is made durable
+	 * (its messages are marked seen through the source) and what is due
+	 * is sent.  e NULL: after a failure of the source, the batch is
+	 * committed and nothing sent.  SOURCE_MORE, SOURCE_STOP or -1.
+	 */
+	int (*end)(void *aux, struct err *e);
+	void *aux;
+};
+
 struct source_ops {
 	const char *name;
 	int (*open)(struct daemon *d, struct err *e);
-	/* Hands every new message to daemon_process_one(), batch by batch. */
-	int (*poll)(struct daemon *d, struct err *e);
+	/* Hands every new message to cb, batch by batch. */
+	int (*poll)(struct daemon *d, const struct source_cb *cb, struct err *e);
 	/* Waits up to max_s for new mail or a signal. */
 	int (*wait)(struct daemon *d, int max_s, struct err *e);
 	void (*close)(struct daemon *d);
@@ -120,7 +153,6 @@ struct daemon {
 	struct store_checkpoint cp;	/* as of the last message handled */
 	struct store_checkpoint cp_committed;
 	bool cp_known;
-	bool batch_full;		/* the fetch stopped for a commit */
 	uint32_t rescan_until;		/* rescanning after a UIDVALIDITY change up to this UID */
 	time_t first_time;		/* the first message recorded from the folder; 0: unknown */
 
@@ -170,12 +202,6 @@ time_t daemon_now(const struct daemon *d);
  */
 int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e);
 void daemon_close_offline(struct daemon *d);
-
-/* Where a message came from, for the store and the log. */
-struct origin {
-	uint32_t uid;		/* 0 for a Maildir */
-	const char *name;	/* Maildir name, NULL for IMAP */
-};
 
 /*
  * One message on its way through the daemon (daemon_msg.c), from the

@@ -381,33 +381,33 @@ static void md_remember(struct daemon *d, struct maildir_list *l, size_t n)
 }
 
 /* new/ (and cur/ on backfill), the names the store has not seen. */
-static int md_poll(struct daemon *d, struct err *e)
+static int md_poll(struct daemon *d, const struct source_cb *cb, struct err *e)
 {
 	struct maildir_list l;
-	size_t i;
-	int rc = 0;
+	size_t i = 0;
+	int rc = SOURCE_MORE;
 
 	maildir_list_init(&l);
 	if (maildir_list(&d->in, d->cfg.source.backfill, &l, e) < 0)
 		return -1;
-	for (i = 0; i < l.n && rc == 0 && !daemon_got_stop; i++) {
-		struct origin o = { 0, l.names[i] };
+	while (i < l.n && rc == SOURCE_MORE) {
+		const char *name = l.names[i++];
+		struct origin o = { 0, name };
 		struct err re;
 
-		if (md_done(d, l.names[i]))
+		if (md_done(d, name))
 			continue;
-		if (maildir_read(&d->in, l.names[i], &d->raw, MESSAGE_MAX_SIZE, &re) < 0) {
-			/* Gone meanwhile (a mail reader moved it): nothing to do. */
-			if (still_there(&d->in, l.names[i]))
-				rc = daemon_process_one(d, &o, NULL, 0, e);
-			continue;
-		}
-		rc = daemon_process_one(d, &o, d->raw.data, d->raw.len, e);
-		if (rc == 0 && d->b.n >= (size_t)d->cfg.source.batch)
-			rc = daemon_batch_end(d, e) < 0 || daemon_drain(d, e) < 0 ? -1 : 0;
+		if (maildir_read(&d->in, name, &d->raw, MESSAGE_MAX_SIZE, &re) == 0)
+			rc = cb->take(cb->aux, &o, d->raw.data, d->raw.len, e);
+		else if (still_there(&d->in, name))	/* else a mail reader moved it */
+			rc = cb->take(cb->aux, &o, NULL, 0, e);
+		if (rc == SOURCE_FULL)
+			rc = cb->end(cb->aux, e);
 	}
-	if (daemon_batch_end(d, rc < 0 ? NULL : e) < 0)
+	if (cb->end(cb->aux, rc < 0 ? NULL : e) < 0)
 		rc = -1;
+	if (rc == SOURCE_STOP)
+		rc = 0;
 	/* After a failure a batch may have been rolled back: read all again. */
 	if (rc == 0 && !d->cfg.source.mark_seen)
 		md_remember(d, &l, i);
@@ -498,38 +498,38 @@ static int imap_open_source(struct daemon *d, struct err *e)
 	return imap_start(d, e);
 }
 
+/* One FETCH: its messages go to cb until the batch is full. */
+struct fetch {
+	const struct source_cb *cb;
+	bool full;		/* the fetch stopped for a commit */
+};
+
 static int imap_fetched(void *arg, uint32_t uid, const char *raw, size_t len, struct err *e)
 {
-	struct daemon *d = arg;
+	struct fetch *f = arg;
 	struct origin o = { uid, NULL };
+	int rc = f->cb->take(f->cb->aux, &o, raw, len, e);
 
-	if (daemon_process_one(d, &o, raw, len, e) < 0)
+	if (rc < 0)
 		return -1;
-	if (daemon_got_stop)
-		return 1;
-	if (d->b.n >= (size_t)d->cfg.source.batch) {
-		d->batch_full = true;
-		return 1;
-	}
-	return 0;
+	f->full = rc == SOURCE_FULL;
+	return rc == SOURCE_MORE ? 0 : 1;
 }
 
-/* Fetches from the checkpoint on, a batch at a time: commit, then send. */
-static int imap_poll(struct daemon *d, struct err *e)
+/* Fetches from the checkpoint on, a batch at a time: the connection is
+ * free for the commit (marking seen, finding sent replies) between them. */
+static int imap_poll(struct daemon *d, const struct source_cb *cb, struct err *e)
 {
 	for (;;) {
-		int rc;
+		struct fetch f = { cb, false };
+		int rc, end;
 
-		d->batch_full = false;
-		rc = imap_fetch_from(d->imap, d->cp.last_uid + 1, imap_fetched, d, e);
+		rc = imap_fetch_from(d->imap, d->cp.last_uid + 1, imap_fetched, &f, e);
 		/* What was handled before a lost connection is kept. */
-		if (daemon_batch_end(d, rc < 0 ? NULL : e) < 0 && rc == 0)
+		end = cb->end(cb->aux, rc < 0 ? NULL : e);
+		if (rc < 0 || end < 0)
 			return -1;
-		if (rc < 0)
-			return -1;
-		if (daemon_drain(d, e) < 0)
-			return -1;
-		if (!d->batch_full || daemon_got_stop)
+		if (!f.full || end == SOURCE_STOP)
 			return 0;
 	}
 }
