@@ -30,9 +30,8 @@ def folder(path):
     return d if d else "."
 
 def module(path):
-    # foo_p.h (and daemon_int.h, which cli/cmd_replay.c still shares) is
-    # the inside of module foo, not a module of its own.
-    return re.sub(r"_(p|int)$", "", re.sub(r"\.[ch]$", "", path))
+    # foo_p.h is the inside of module foo, not a module of its own.
+    return re.sub(r"_p$", "", re.sub(r"\.[ch]$", "", path))
 
 files = {}
 for root, _, names in os.walk(src):

@@ -1,7 +1,6 @@
 /*
  * cmd_replay.c - `tagbot replay`: mails from input.h's readers through
- * daemon_process_one() of a daemon opened offline (daemon_int.h) over a
- * scratch store, reported through the daemon's decision hook.  Nothing of
+ * the offline daemon (daemon.h) over a scratch store, reported through the daemon's decision hook.  Nothing of
  * the daemon's logic is repeated here: what replay prints is what `tagbot
  * run` would have decided, with each mail's Date as the clock, so the rate
  * limits and series windows see the list's own pace.  With --show-replies
@@ -18,7 +17,7 @@
 #include "lib/buf.h"
 #include "cli/cmd_check.h"
 #include "cli/cmd_replay.h"
-#include "daemon/daemon_int.h"
+#include "daemon/daemon.h"
 #include "cli/input.h"
 #include "config/listpolicy.h"
 #include "lib/log.h"
@@ -29,7 +28,6 @@
 #include "lib/utf8.h"
 
 #define DEFAULT_CONFIG		SYSCONFDIR "/tagbot.ini"
-#define REPLAY_BATCH		200	/* messages per store transaction */
 #define REPLAY_MAX_TALLY	512	/* distinct decision labels / rule IDs counted */
 #define REPLAY_ID_MAX		200	/* bytes of a Message-ID printed */
 #define REPLAY_HEADER_MAX	998	/* bytes of a reply's header value printed */
@@ -403,8 +401,9 @@ struct replay_opts {
 	size_t nsources;
 };
 
-/* Whether m falls inside the --since/--until window; sets d->clock. */
-static bool in_window(struct daemon *d, struct replay *r, const struct replay_opts *o,
+/* Whether m falls inside the --since/--until window; *clock its Date (0:
+ * none usable). */
+static bool in_window(time_t *clock, struct replay *r, const struct replay_opts *o,
 		      const struct input_msg *m)
 {
 	char v[DATE_VALUE_MAX + 1];
@@ -416,23 +415,15 @@ static bool in_window(struct daemon *d, struct replay *r, const struct replay_op
 			return false;
 		}
 		r->undated++;
-		d->clock = 0;
+		*clock = 0;
 		return true;
 	}
 	if ((o->since && t < o->since) || (o->until && t >= o->until)) {
 		r->outside++;
 		return false;
 	}
-	d->clock = t;
+	*clock = t;
 	return true;
-}
-
-/* A clock at which every series still waiting is due. */
-static time_t end_of_time(const struct daemon *d)
-{
-	time_t now = time(NULL);
-
-	return (d->clock > now ? d->clock : now) + CONFIG_MAX_SERIES_WAIT + 1;
 }
 
 static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o, struct err *e)
@@ -444,61 +435,49 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 	int rc = 0;
 
 	while (rc == 0 && !got_stop && (st = input_next(in, &m, e)) != INPUT_END) {
-		struct origin org = { 0, name };
+		time_t clock;
 
 		if (st == INPUT_SKIP) {
 			fprintf(stderr, "tagbot replay: %s\n", e->msg);
 			r->unreadable++;
 			continue;
 		}
-		if (!in_window(d, r, o, &m))
+		if (!in_window(&clock, r, o, &m))
 			continue;
 		snprintf(name, sizeof(name), "%s#%zu", m.file, m.index);
 		r->messages++;
-		/* per-series: the series whose series_wait ran out by this mail's
-		 * Date are answered before it arrives, as the daemon's timer would */
-		rc = daemon_series_flush(d, daemon_now(d), e);
-		if (rc == 0)
-			rc = daemon_process_one(d, &org, m.data, m.len, e);
-		if (rc == 0 && d->b.n >= REPLAY_BATCH)
-			rc = daemon_batch_end(d, e);
+		rc = daemon_offline_take(d, name, m.data, m.len, clock, e);
 	}
-	/* what still waits is answered as series_wait would have it */
 	if (rc == 0)
-		rc = daemon_series_flush(d, end_of_time(d), e);
-	if (rc == 0)
-		rc = daemon_batch_end(d, e);
+		rc = daemon_offline_finish(d, e);
 	input_free(in);
 	return rc;
 }
 
 static int replay_run(const struct replay_opts *o, struct err *e)
 {
-	struct daemon_opts dopts = { .config = o->config, .out = stdout };
 	struct replay r = { .out = stdout, .quiet = o->quiet, .show_replies = o->show_replies };
+	struct daemon_offline_opts dopts = {
+		.config = o->config, .on_decision = on_decision,
+		.on_reply = o->show_replies ? on_reply : NULL, .arg = &r,
+	};
 	struct sigaction sa;
-	struct daemon d;
+	struct daemon *d = NULL;
 	int rc;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = daemon_open_offline(&d, &dopts, e);
+	rc = daemon_offline_open(&d, &dopts, e);
 	if (rc == 0) {
 		/* the daemon's own lines only when something is wrong */
 		log_setup(LOG_TARGET_STDERR, LOGL_ERROR, "tagbot");
-		d.on_decision = on_decision;
-		d.on_decision_arg = &r;
-		if (r.show_replies) {
-			d.on_reply = on_reply;
-			d.on_reply_arg = &r;
-		}
-		rc = feed(&d, &r, o, e);
+		rc = feed(d, &r, o, e);
 		if (rc == 0)
 			print_totals(&r);
 	}
-	daemon_close_offline(&d);
+	daemon_offline_close(d);
 	tally_release(&r.decisions);
 	tally_release(&r.rules);
 	for (size_t i = 0; i < r.nprov; i++)

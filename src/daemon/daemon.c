@@ -63,7 +63,7 @@
 #include <poll.h>
 #include <sys/random.h>
 
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_p.h"
 #include "lib/log.h"
 #include "config/secret.h"
 
@@ -489,13 +489,22 @@ static void finish(struct daemon *d)
 	config_release(&d->cfg);
 }
 
-int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e)
+/* ------------------------------------------------------------ offline */
+
+int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o,
+			struct err *e)
 {
+	struct daemon *d = xcalloc(1, sizeof(*d));
 	struct store_settings ss;
 
-	memset(d, 0, sizeof(*d));
+	*out = d;
 	scratch_init(&d->scratch);
-	d->o = o;
+	d->oo.config = o->config;
+	d->oo.out = stdout;
+	d->o = &d->oo;
+	d->on_decision = o->on_decision;
+	d->on_reply = o->on_reply;
+	d->hook_arg = o->arg;
 	config_init(&d->cfg);
 	maildir_init(&d->in);
 	maildir_init(&d->out);
@@ -514,9 +523,37 @@ int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct er
 	return store_open(&d->st, &ss, e);
 }
 
-void daemon_close_offline(struct daemon *d)
+int daemon_offline_take(struct daemon *d, const char *name, const char *raw, size_t len,
+			time_t t, struct err *e)
 {
+	struct origin o = { 0, name };
+
+	d->clock = t;
+	if (daemon_series_flush(d, daemon_now(d), e) < 0 ||
+	    daemon_process_one(d, &o, raw, len, e) < 0)
+		return -1;
+	if (d->b.n >= DAEMON_OFFLINE_BATCH)
+		return daemon_batch_end(d, e);
+	return 0;
+}
+
+int daemon_offline_finish(struct daemon *d, struct err *e)
+{
+	time_t now = time(NULL);
+	/* a clock at which every series still waiting is due */
+	time_t end = (d->clock > now ? d->clock : now) + CONFIG_MAX_SERIES_WAIT + 1;
+
+	if (daemon_series_flush(d, end, e) < 0)
+		return -1;
+	return daemon_batch_end(d, e);
+}
+
+void daemon_offline_close(struct daemon *d)
+{
+	if (!d)
+		return;
 	finish(d);
+	free(d);
 }
 
 int daemon_run(const struct daemon_opts *o, struct err *e)

@@ -1,7 +1,7 @@
 /*
- * daemon.h - the face of daemon/ (`tagbot run` and `tagbot status`), the
- * folder that wires the others together; daemon_int.h is its inside,
- * which cli/cmd_replay.c still shares until replay gets an API here.
+ * daemon.h - the face of daemon/ (`tagbot run`, `tagbot status`, and the
+ * offline daemon `tagbot replay` drives), the folder that wires the others
+ * together; daemon_p.h is its inside, private to the folder.
  *
  * `tagbot run` and `tagbot status`: the loop that fetches mail
  * from the source (IMAP or a Maildir), parses and checks it, decides with
@@ -21,9 +21,15 @@
 #define TAGBOT_DAEMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "lib/err.h"
+#include "rules/rules.h"
+#include "store/store.h"
+
+struct reply;
 
 #define DAEMON_BACKOFF_MIN_S	1	/* first reconnect delay */
 #define DAEMON_BACKOFF_MAX_S	300	/* its cap */
@@ -48,5 +54,69 @@ int daemon_run(const struct daemon_opts *o, struct err *e);
 /* Prints the checkpoints, counts and last errors of the store named by the
  * ini file config to out. */
 int daemon_status(const char *config, FILE *out, struct err *e);
+
+/* What the daemon decided for one message, for a decision hook (replay). */
+struct daemon_decision {
+	const char *key;		/* foreign; the Message-ID or synthetic key */
+	enum store_decision decision;	/* STORE_REPLIED: a reply was queued */
+	const char *why;		/* foreign; the reason of a STORE_SKIPPED, else NULL */
+	const struct findings *f;	/* foreign; the findings behind it, or NULL */
+	enum severity min;		/* the reply's min severity (the mail's list) */
+	time_t date;			/* the clock the decision was made at */
+};
+
+/* Called after a decision is recorded (or, for a mail already seen, with
+ * decision STORE_SKIPPED and why "seen"). */
+typedef void (*daemon_decision_fn)(void *arg, const struct daemon_decision *dd);
+
+/* Called for every reply put into the outbox (a patch's, a series', the
+ * held replies of one recipient, a Cc-mode answer), after its decision
+ * hook; parent is the Message-ID it answers.  Both are foreign. */
+typedef void (*daemon_reply_fn)(void *arg, const char *parent, const struct reply *r);
+
+/*
+ * The offline daemon (`tagbot replay`): set up as `tagbot run` would be
+ * from the ini file, but over a fresh scratch store, with no source, no
+ * sink and no lookups: the messages it is given are decided and recorded
+ * with the clock the caller names, nothing is fetched or sent, and the
+ * hooks report what it decided.
+ *
+ *	struct daemon *d;
+ *
+ *	if (daemon_offline_open(&d, &o, e) == 0) {
+ *		while (rc == 0 && (a mail m with its Date t))
+ *			rc = daemon_offline_take(d, name, m, len, t, e);
+ *		if (rc == 0)
+ *			rc = daemon_offline_finish(d, e);
+ *	}
+ *	daemon_offline_close(d);
+ */
+struct daemon;
+
+#define DAEMON_OFFLINE_BATCH	200	/* messages per store transaction */
+
+struct daemon_offline_opts {
+	const char *config;		/* foreign; the ini file */
+	daemon_decision_fn on_decision;	/* or NULL */
+	daemon_reply_fn on_reply;	/* or NULL */
+	void *arg;			/* foreign; given to both */
+};
+
+/* Sets *out, also when it fails (-1): daemon_offline_close() it either way. */
+int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o,
+			struct err *e);
+/*
+ * One message named name (for the log), at clock t (0: the time of day):
+ * first the series and held replies due by then are answered, as the
+ * daemon's timer would, then the message is handled as `tagbot run`
+ * would.  -1 for a store error.
+ */
+int daemon_offline_take(struct daemon *d, const char *name, const char *raw, size_t len,
+			time_t t, struct err *e);
+/* The series and held replies that still wait are answered as their wait
+ * would have it, and everything is committed. */
+int daemon_offline_finish(struct daemon *d, struct err *e);
+/* Releases d (NULL is fine) and removes its scratch store. */
+void daemon_offline_close(struct daemon *d);
 
 #endif

@@ -27,7 +27,7 @@
 
 #include "mail/authres.h"
 #include "reply/ccmode.h"
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_p.h"
 #include "config/listpolicy.h"
 #include "lib/log.h"
 #include "transport/lookup.h"

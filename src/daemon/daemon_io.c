@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_p.h"
 #include "lib/log.h"
 #include "mail/message.h"
 #include "config/secret.h"

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_p.h"
 #include "lib/log.h"
 #include "mail/message.h"
 #include "mail/patch.h"

@@ -18,7 +18,7 @@
 
 #include "mail/address.h"
 #include "mail/context.h"
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_p.h"
 #include "config/listpolicy.h"
 #include "reply/recipients.h"
 #include "lib/log.h"
@@ -117,7 +117,7 @@ static void note(struct daemon *d, const struct job *j, const char *key, enum st
 				      j ? j->min : SEV_OFF, daemon_now(d) };
 
 	if (d->on_decision)
-		d->on_decision(d->on_decision_arg, &dd);
+		d->on_decision(d->hook_arg, &dd);
 }
 
 static int record(struct daemon *d, const struct job *j, const char *key, const char *kind,
@@ -165,7 +165,7 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
 		d->printed++;
 	}
 	if (d->on_reply)
-		d->on_reply(d->on_reply_arg, parent, r);
+		d->on_reply(d->hook_arg, parent, r);
 }
 
 /* The envelope: the reply's recipients, plus the bot's own mailbox. */

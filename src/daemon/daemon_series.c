@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "mail/context.h"
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_p.h"
 #include "lib/log.h"
 #include "mail/message.h"
 #include "mail/patch.h"
@@ -216,7 +216,7 @@ static void hook(struct daemon *d, const char *key, enum store_decision dec, con
 	struct daemon_decision dd = { key, dec, why, f, min, daemon_now(d) };
 
 	if (d->on_decision)
-		d->on_decision(d->on_decision_arg, &dd);
+		d->on_decision(d->hook_arg, &dd);
 }
 
 /* The message row of a part the series reply (why "series") or a folded

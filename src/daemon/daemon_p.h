@@ -1,10 +1,12 @@
 /*
- * daemon_int.h - what daemon.c (the loop, signals, reload, status),
- * daemon_msg.c (one message: parse, check, decide, record; batches) and
- * daemon_io.c (the sources and sinks) share.  Not a public header.
+ * daemon_p.h - the inside of daemon/, private to it: what daemon.c (the
+ * loop, signals, reload, status, the offline API), daemon_msg.c (one job:
+ * parse, check, decide, record; batches), daemon_io.c (the sources and
+ * sinks), daemon_lookup.c (deferral), daemon_cc.c and daemon_series.c
+ * share.  Outside daemon/, daemon.h is the face.
  */
-#ifndef TAGBOT_DAEMON_INT_H
-#define TAGBOT_DAEMON_INT_H
+#ifndef TAGBOT_DAEMON_P_H
+#define TAGBOT_DAEMON_P_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -67,27 +69,7 @@ struct pending {
 	size_t bytes;		/* raw bytes held */
 };
 
-struct daemon;
 struct job;
-
-/* What the daemon decided for one message, for a decision hook (replay). */
-struct daemon_decision {
-	const char *key;		/* foreign; the Message-ID or synthetic key */
-	enum store_decision decision;	/* STORE_REPLIED: a reply was queued */
-	const char *why;		/* foreign; the reason of a STORE_SKIPPED, else NULL */
-	const struct findings *f;	/* foreign; the findings behind it, or NULL */
-	enum severity min;		/* the reply's min severity (the mail's list) */
-	time_t date;			/* the clock the decision was made at */
-};
-
-/* Called after a decision is recorded (or, for a mail already seen, with
- * decision STORE_SKIPPED and why "seen"). */
-typedef void (*daemon_decision_fn)(void *arg, const struct daemon_decision *dd);
-
-/* Called for every reply put into the outbox (a patch's, a series', the
- * held replies of one recipient, a Cc-mode answer), after its decision
- * hook; parent is the Message-ID it answers.  Both are foreign. */
-typedef void (*daemon_reply_fn)(void *arg, const char *parent, const struct reply *r);
 
 /* Where a message came from, for the store and the log. */
 struct origin {
@@ -133,7 +115,8 @@ struct source_ops {
 };
 
 struct daemon {
-	const struct daemon_opts *o;
+	const struct daemon_opts *o;	/* foreign, or &oo */
+	struct daemon_opts oo;		/* the offline daemon's */
 	struct config cfg;		/* owned; rules and [reply] reloaded on SIGHUP */
 	bool dry;
 	struct signals sig;
@@ -179,12 +162,11 @@ struct daemon {
 	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
 	struct pending pend;		/* jobs waiting for their lookups */
 
-	/* tagbot replay (cmd_replay.c): a hook on every decision, and the
-	 * clock (the mail's Date) instead of the wall clock when set. */
+	/* tagbot replay (daemon_offline_*): a hook on every decision, and
+	 * the clock (the mail's Date) instead of the wall clock when set. */
 	daemon_decision_fn on_decision;
-	void *on_decision_arg;
 	daemon_reply_fn on_reply;	/* replay --show-replies */
-	void *on_reply_arg;
+	void *hook_arg;
 	time_t clock;			/* 0: time(NULL) */
 	bool warned_no_authserv;	/* said once that [reply] trusted_authserv_id
 					 * is not set (daemon_cc.c) */
@@ -192,16 +174,6 @@ struct daemon {
 
 /* d->clock when set, else the time of day. */
 time_t daemon_now(const struct daemon *d);
-
-/*
- * tagbot replay: d set up as `tagbot run` would be from o->config, but
- * over a fresh scratch store (scratch.h), with no source, no sink and no
- * lookups opened: daemon_process_one() decides and records, nothing is
- * fetched or sent.  daemon_close_offline() releases it and removes the
- * scratch store (also after a failed open).
- */
-int daemon_open_offline(struct daemon *d, const struct daemon_opts *o, struct err *e);
-void daemon_close_offline(struct daemon *d);
 
 /*
  * One message on its way through the daemon (daemon_msg.c), from the
