@@ -60,6 +60,8 @@ struct batch {
 	bool failed;		/* a store error: roll the batch back */
 };
 
+struct job;
+
 /* Mails whose links need a transfer (daemon_lookup.c): their jobs, kept
  * until the batch's lookups ran.  Not in the store: fetched again after a
  * crash. */
@@ -68,8 +70,6 @@ struct pending {
 	size_t n, alloc;
 	size_t bytes;		/* raw bytes held */
 };
-
-struct job;
 
 /* Where a message came from, for the store and the log. */
 struct origin {
