@@ -6,7 +6,10 @@
  * (ccmode_parse_commands) and its Date (maildate_parse); and --fix's plan
  * applied to the decoded text, which must keep everything from the
  * separator on byte for byte (fix.h's promise: the diff is never changed),
- * else abort() reports the input.  Built and run by fuzz/run.
+ * else abort() reports the input; and an input that starts with gzip, xz or
+ * zstd magic is decoded through unpack.h (bounded buffers, truncation and
+ * corruption as errors) and its output checked as a mail.  Built and run
+ * by fuzz/run.
  *
  * The input is handed over exactly as libFuzzer gives it (not NUL-
  * terminated), so a parser that reads past len is caught by ASan.  The
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "reply/ccmode.h"
 #include "mail/context.h"
@@ -26,6 +31,7 @@
 #include "mail/maildate.h"
 #include "mail/message.h"
 #include "cli/fix.h"
+#include "cli/unpack.h"
 #include "cli/output.h"
 #include "mail/patch.h"
 #include "rules/rules.h"
@@ -125,12 +131,49 @@ static void daemon_readers(const struct message *m)
 		(void)maildate_parse(date, &t);
 }
 
+static void check_mail(const uint8_t *data, size_t size);
+
+/* Compressed input: decoded from a memory file as input.c decodes a file,
+ * at most 1 MiB of it (a small bomb is fine, a big one is not the point). */
+static void unpacked(const uint8_t *data, size_t size)
+{
+	enum unpack_format f = unpack_detect(data, size);
+	static char out[1 << 20];
+	struct unpack *u = NULL;
+	size_t len = 0;
+	ssize_t n = 1;
+	struct err e;
+	int fd;
+
+	if (f == UNPACK_NONE)
+		return;
+	fd = memfd_create("fuzz", 0);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) < 0)
+		abort();
+	if (unpack_new(&u, f, fd, NULL, 0, &e) == 0) {
+		while (len < sizeof(out) &&
+		       (n = unpack_read(u, out + len, sizeof(out) - len, &e)) > 0)
+			len += (size_t)n;
+		unpack_free(u);
+		if (n >= 0)
+			check_mail((const uint8_t *)out, len);
+	}
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	setup();
+	unpacked(data, size);
+	check_mail(data, size);
+	return 0;
+}
+
+static void check_mail(const uint8_t *data, size_t size)
 {
 	struct message m;
 	struct err e;
 
-	setup();
 	err_init(&e);
 	message_init(&m);
 	if (message_parse(&m, (const char *)data, size, &e) == 0) {
@@ -139,5 +182,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else
 		output_error(devnull, OUTPUT_JSON, "fuzz", NULL, e.msg);
 	message_release(&m);
-	return 0;
 }
