@@ -20,6 +20,7 @@
 #include "rules/rules.h"
 #include "store/store.h"
 #include "testhelp.h"
+#include "daemon/cachestore.h"
 #include "daemon/linkstore.h"
 
 /* --- which lines hold a link ------------------------------------------- */
@@ -1120,6 +1121,7 @@ START_TEST(test_cached)
 	struct lookup_settings ls;
 	struct store *st = open_store();
 	struct store_cache_entry ce = { LOOKUP_ALIVE, time(NULL), NULL, 0 };
+	struct lookup_cache lc;
 	struct lookup *lk;
 	struct checked c;
 	char *key;
@@ -1127,7 +1129,7 @@ START_TEST(test_cached)
 
 	checked_open(&c, "lookup-v2-links-v1.eml", NULL);
 	lookup_settings_init(&ls);
-	ck_assert_int_eq(lookup_new(&lk, &ls, st, &e), 0);
+	ck_assert_int_eq(lookup_new(&lk, &ls, cachestore_init(&lc, st), &e), 0);
 	/* Not cached: a transfer is needed, nothing is appended. */
 	ck_assert(!lookup_cached(lk, c.p, c.np, &c.s.archives, &c.res));
 	ck_assert_uint_eq(c.res.n, 0);
