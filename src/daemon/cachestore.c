@@ -3,6 +3,9 @@
 #include "daemon/cachestore.h"
 #include "store/store.h"
 
+_Static_assert(LOOKUP_CACHE_DATA_MAX <= STORE_CACHE_DATA_MAX,
+	       "the store must keep every entry the lookup writes");
+
 /* The two entry types are kept apart on purpose (neither module includes the
  * other's header); they carry the same four fields. */
 static int cache_get(void *aux, const char *key, struct lookup_cache_entry *out, bool *found,

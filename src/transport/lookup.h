@@ -54,6 +54,7 @@
 #define LOOKUP_MAX_REDIRECTS	5
 #define LOOKUP_MAX_CONCURRENCY	64	/* concurrency is clamped to this */
 #define LOOKUP_USER_AGENT_MAX	256	/* bytes of the User-Agent header */
+#define LOOKUP_CACHE_DATA_MAX	((size_t)64 * 1024) /* bytes of one cache entry's data */
 
 /*
  * [lookup] in the ini file.  config.c fills it; every field maps to one key
@@ -209,8 +210,9 @@ enum lookup_net {
 /* RULES.md: 404/410 and unresolvable hosts are dead; 5xx and failures unknown. */
 enum lookup_status lookup_classify(enum lookup_net net, long http_code);
 
-/* The cache row's blob: "key=value" lines; decode returns -1 on garbage
- * (then the row is a miss).  url and msgid are not in the blob. */
+/* The cache entry's data: "key=value" lines, at most LOOKUP_CACHE_DATA_MAX
+ * bytes; decode returns -1 on garbage or a longer blob (then the entry is a
+ * miss).  url and msgid are not in the blob. */
 char *lookup_result_encode(const struct lookup_result *r);
 int lookup_result_decode(struct lookup_result *r, const char *blob, size_t n);
 
