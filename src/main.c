@@ -17,6 +17,7 @@ static const char usage[] =
 	"  run [-c FILE] [--once] [--dry-run]\n"
 	"                            the daemon: check new mail, reply once per patch\n"
 	"  status [-c FILE]          the daemon's checkpoints, counts and last errors\n"
+	"  check-config [-c FILE]    check the daemon's ini file and the paths it names\n"
 	"  replay [-c FILE] [--since DATE] [--until DATE] SOURCE...\n"
 	"                            what run would do with old mail (nothing is sent)\n"
 	"  help [COMMAND]            show this text, or the options of COMMAND\n"
@@ -33,6 +34,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check },
 	{ "run", cmd_run },
 	{ "status", cmd_status },
+	{ "check-config", cmd_check_config },
 	{ "replay", cmd_replay },
 };
 

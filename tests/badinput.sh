@@ -177,9 +177,9 @@ if not ok:
              "\n".join(json.dumps(o)[:300] for o in objs[:8]))
 EOF
 
-# run NAME FMT FILE: runs tagbot into $tmp/NAME.FMT; fails the case on a
+# check_format NAME FMT FILE: runs tagbot into $tmp/NAME.FMT; fails the case on a
 # hang, a signal or a sanitizer report.
-run() {
+check_format() {
 	local name=$1 fmt=$2 file=$3 rc
 	timeout -k 5 "$HANG_LIMIT" "$TAGBOT" check --format="$fmt" "$file" \
 		>"$tmp/$name.$fmt" 2>"$tmp/$name.$fmt.err"
@@ -200,8 +200,8 @@ run() {
 # case FILE EXPR: text and JSON runs, then EXPR over the JSON output.
 case_() {
 	local file=$1 expr=$2 name=${1%.*}
-	run "$name" text "$tmp/$file" || return
-	run "$name" json "$tmp/$file" || return
+	check_format "$name" text "$tmp/$file" || return
+	check_format "$name" json "$tmp/$file" || return
 	if python3 "$tmp/judge.py" "$tmp/$name.json" "$expr" >"$tmp/$name.judge" 2>&1; then
 		ok "$name"
 	else

@@ -62,7 +62,7 @@ max_per_minute = 0
 INI
 
 cond() { eval "$1"; }
-run() { "$TAGBOT" run --once -c "$W/cc.ini" 2>>"$W/log"; }
+run_once() { "$TAGBOT" run --once -c "$W/cc.ini" 2>>"$W/log"; }
 put() { cp "$D/$1" "$IN/new/$2"; }
 # authed FILE NAME [RESULTS [DIR]]: FILE as mx.example.net delivers it after
 # checking its DKIM signature: its Authentication-Results on top.
@@ -131,7 +131,7 @@ P2=20250401085002.492904-1-tobias.junghans@inhub.de
 # --- 1. the normal path ------------------------------------------------------
 put cc-patch-reported-no-link.eml 1700000001.p1.host
 put cc-patch-clean.eml 1700000002.p2.host
-run
+run_once
 expect "1: the patch with a finding gets the normal reply, the clean one none" \
 	cond '[ "$(count_files)" = 1 ] && reply "$P1" "To=Michael Tretter <m.tretter@pengutronix.de>"'
 
@@ -144,7 +144,7 @@ sed -e "s/^Message-ID: .*/Message-ID: <20260305.reply-all@pengutronix.de>/" \
     -e "s/^In-Reply-To: .*/In-Reply-To: <aamOejvtN8H1zB0E@black.igk.intel.com>/" \
     -e "s/^References: .*/References: <$P1> <aamOejvtN8H1zB0E@black.igk.intel.com>/" \
     "$D/cc-request-plain.eml" >"$IN/new/1700000004.r2b.host"
-run
+run_once
 expect "2: a plain Cc to the patch answered in 1 is answered: its findings, to the sender" \
 	reply aamOejvtN8H1zB0E@black.igk.intel.com \
 	"To=Andy Shevchenko <andriy.shevchenko@intel.com>" "Cc=m.tretter@pengutronix.de" \
@@ -162,7 +162,7 @@ expect "2: a clean patch: \"No tag problems found\" to the sender, Cc the author
 
 # --- 3. a maintainer's commands ------------------------------------------------
 authed cc-request-commands.eml 1700000005.r3.host
-run
+run_once
 expect "3: recheck + explain: findings and the explanation, to the maintainer, Cc the author" \
 	reply 20260206101500.GA1676312@google.com \
 	"To=Lee Jones <lee@kernel.org>" "Cc=m.tretter@pengutronix.de" \
@@ -200,7 +200,7 @@ unauth 1700000010.u1.host 20260206.noauth@google.com
   sed "s/^Message-Id: .*/Message-Id: <20260206.otherid@google.com>/" "$D/cc-request-commands.eml"
 } >"$IN/new/1700000010.u3.host"
 unauth 1700000010.u4.host 20260206.otherdomain@google.com "dkim=pass header.d=evil.example"
-run
+run_once
 expect "4: no reply to a non-maintainer's commands, a bot, the bot, a list reply, a lost patch" \
 	[ "$(count_files)" = 4 ]
 expect "4: nor to a maintainer's commands that are not authenticated" \
@@ -247,29 +247,29 @@ sed -e "s/^Message-ID: .*/Message-ID: <20260302.r9@linaro.org>/" \
     -e "s/^From: .*/From: Krzysztof Kozlowski <krzk@linaro.org>/" \
     -e "s/^References: .*/References: <$P3>/" -e "s/^In-Reply-To: .*/In-Reply-To: <$P3>/" \
     "$D/cc-request-plain.eml" >"$IN/new/1700000011.r9.host"
-run
+run_once
 expect "5: a patch found in cur/ is checked and answered" \
 	reply 20260302.r9@linaro.org "To=Krzysztof Kozlowski <krzk@linaro.org>" \
 	"Cc=m.tretter@pengutronix.de" "body~BAD_REPORTED_BY_LINK"
 mv "$IN/cur/1690000000.p3.host:2,S" "$IN/new/1700000012.p3.host"
-run
+run_once
 expect "5: that patch arriving later is not answered a second time" \
 	cond '[ "$(count_files)" = 5 ] && [ "$(nreplies "$P3")" = 0 ]'
 
 # --- 6. quiet ------------------------------------------------------------------
 authed cc-request-quiet.eml 1700000013.r10.host
-run
+run_once
 expect "6: quiet from a maintainer: logged, no reply" \
 	cond '[ "$(count_files)" = 5 ] && grep -q "lee@kernel.org quieted thread <$P1>" "$W/log"'
 put cc-patch-v2-in-quiet-thread.eml 1700000014.p4.host
 { printf 'Authentication-Results: mx.example.net; dkim=pass header.d=kernel.org\n'
   sed "s/^Message-Id: .*/Message-Id: <20260211.recheck@google.com>/" "$D/cc-request-commands.eml"
 } >"$IN/new/1700000015.r11.host"
-run
+run_once
 expect "6: a v2 in the quiet thread and a recheck there get nothing" \
 	cond '[ "$(count_files)" = 5 ] && grep -q "20260210-leds-multicolor-limit-intensity-v2-1-b37761c2fdfd@pengutronix.de.*thread <$P1> is quiet" "$W/log"'
 authed cc-request-commands.eml 1700000016.r3-again.host
-run
+run_once
 expect "6: the same request under another name: still one reply" \
 	cond '[ "$(count_files)" = 5 ] && reply 20260206101500.GA1676312@google.com'
 

@@ -20,16 +20,6 @@ clean=$TAGBOT_TEST_DATA/cli-clean.eml
 MISSING="cli-series.mbox:13: ERROR:MISSING_SIGN_OFF: "
 MISMATCH="cli-series.mbox:73: WARNING:FROM_SIGN_OFF_MISMATCH: "
 
-# run CMD...: stdout in $tmp/out, stderr in $tmp/err, exit status in $status
-run() {
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	status=$?
-}
-status_is() {
-	if [ "$status" -eq "$2" ]; then ok "$1"; else
-		not_ok "$1 (exit status $status, want $2)"; sed 's/^/#   /' "$tmp/err" | head -5
-	fi
-}
 has() { if grep -qF -- "$3" "$tmp/$2"; then ok "$1"; else not_ok "$1: no '$3' in std$2"; fi; }
 lacks() { if grep -qF -- "$3" "$tmp/$2"; then not_ok "$1: '$3' in std$2"; else ok "$1"; fi; }
 # found DESC MISSING MISMATCH: which of the two findings the output holds (yes/no)
@@ -50,48 +40,48 @@ mkdir -p "$HOME" "$tmp/outside"
 cd "$tmp/outside" || exit 99
 
 # --- the options --------------------------------------------------------------
-run "$TAGBOT" check "$series"
+capture "$TAGBOT" check "$series"
 status_is "both findings: exit 1" 1
 found "without options: both findings" yes yes
 
-run "$TAGBOT" check --ignore MISSING_SIGN_OFF "$series"
+capture "$TAGBOT" check --ignore MISSING_SIGN_OFF "$series"
 found "--ignore MISSING_SIGN_OFF" no yes
-run "$TAGBOT" check --ignore missing_sign_off,FROM_SIGN_OFF_MISMATCH "$series"
+capture "$TAGBOT" check --ignore missing_sign_off,FROM_SIGN_OFF_MISMATCH "$series"
 status_is "--ignore both (any case, comma list): exit 0" 0
 found "--ignore both: no finding" no no
-run "$TAGBOT" check --ignore MISSING_SIGN_OFF --ignore FROM_SIGN_OFF_MISMATCH "$series"
+capture "$TAGBOT" check --ignore MISSING_SIGN_OFF --ignore FROM_SIGN_OFF_MISMATCH "$series"
 found "--ignore twice adds up" no no
-run "$TAGBOT" check --types FROM_SIGN_OFF_MISMATCH "$series"
+capture "$TAGBOT" check --types FROM_SIGN_OFF_MISMATCH "$series"
 found "--types FROM_SIGN_OFF_MISMATCH: only it" no yes
-run "$TAGBOT" check --types MISSING_SIGN_OFF --types FROM_SIGN_OFF_MISMATCH "$series"
+capture "$TAGBOT" check --types MISSING_SIGN_OFF --types FROM_SIGN_OFF_MISMATCH "$series"
 found "--types twice: both kept" yes yes
-run "$TAGBOT" check --types MISSING_SIGN_OFF,FROM_SIGN_OFF_MISMATCH --ignore MISSING_SIGN_OFF "$series"
+capture "$TAGBOT" check --types MISSING_SIGN_OFF,FROM_SIGN_OFF_MISMATCH --ignore MISSING_SIGN_OFF "$series"
 found "--types, then --ignore over it" no yes
-run "$TAGBOT" check --types MISSING_SIGNOFF "$series"
+capture "$TAGBOT" check --types MISSING_SIGNOFF "$series"
 status_is "--types with a misspelt ID: exit 2" 2
 has "... naming the option and the nearest ID" err \
 	"tagbot: --types: MISSING_SIGNOFF: unknown rule ID (did you mean MISSING_SIGN_OFF?)"
-run "$TAGBOT" check --ignore MISSING_SIGN_OFF --list-rules
+capture "$TAGBOT" check --ignore MISSING_SIGN_OFF --list-rules
 has "--list-rules shows an ignored rule off" out "MISSING_SIGN_OFF           off"
 
 # --terse is -q; --no-summary drops the total lines only.
-run "$TAGBOT" check -q "$series"
+capture "$TAGBOT" check -q "$series"
 cp "$tmp/out" "$tmp/q.out"
-run "$TAGBOT" check --terse "$series"
+capture "$TAGBOT" check --terse "$series"
 if cmp -s "$tmp/out" "$tmp/q.out"; then ok "--terse prints what -q prints"; else not_ok "--terse prints what -q prints"; fi
 if [ "$(wc -l <"$tmp/out")" -eq 2 ] && [ "$(grep -c ': [A-Z]*:[A-Z_]*: ' "$tmp/out")" -eq 2 ]; then
 	ok "--terse: the two finding lines, nothing else"
 else
 	not_ok "--terse: the two finding lines, nothing else"; sed 's/^/#   /' "$tmp/out"
 fi
-run "$TAGBOT" check --no-summary "$series"
+capture "$TAGBOT" check --no-summary "$series"
 lacks "--no-summary: no file total" out "total:"
 lacks "--no-summary: no run total" out "patches checked"
 has "--no-summary: the header lines stay" out "<20250311042642.373782-1-craig@mcqueen.au>"
 has "--no-summary: the quoted line stays" out "    | Signed-off-by: MarshallZhan"
 
 # One total line per FILE, then the run's.
-run "$TAGBOT" check "$series" "$clean"
+capture "$TAGBOT" check "$series" "$clean"
 has "the series' total" out "$series: total: 1 errors, 1 warnings, 0 checks, 2 patches checked"
 has "the clean file's total" out "$clean: total: 0 errors, 0 warnings, 0 checks, 1 patches checked"
 has "the run's total" out "4 messages, 3 patches checked, 1 errors, 1 warnings, 0 checks"
@@ -100,7 +90,7 @@ if [ "$(tail -n 1 "$tmp/out")" = "4 messages, 3 patches checked, 1 errors, 1 war
 else
 	not_ok "the run's total comes last"
 fi
-run "$TAGBOT" check --format=json "$series"
+capture "$TAGBOT" check --format=json "$series"
 lacks "JSON: no total lines" out "total:"
 
 # --- the configuration found without -c ------------------------------------------
@@ -116,40 +106,40 @@ off FROM_SIGN_OFF_MISMATCH >"$tmp/xdg/tagbot/tagbot.ini"
 off FROM_SIGN_OFF_MISMATCH >"$HOME/.config/tagbot/tagbot.ini"
 
 cd "$tmp/tree/sub/dir" || exit 99
-run "$TAGBOT" check "$series"
+capture "$TAGBOT" check "$series"
 found "in a subdirectory of the tree: the tree's .tagbot.ini" no yes
-run env XDG_CONFIG_HOME="$tmp/xdg" "$TAGBOT" check "$series"
+capture env XDG_CONFIG_HOME="$tmp/xdg" "$TAGBOT" check "$series"
 found "the tree's file before XDG_CONFIG_HOME's" no yes
-run "$TAGBOT" check -v "$series"
+capture "$TAGBOT" check -v "$series"
 has "-v names the file it read" err "tagbot: settings from $tmp/tree/.tagbot.ini"
-run "$TAGBOT" check --no-config "$series"
+capture "$TAGBOT" check --no-config "$series"
 found "--no-config: neither file" yes yes
 off EMAIL_SUBJECT >"$tmp/explicit.ini"
-run "$TAGBOT" check -c "$tmp/explicit.ini" "$series"
+capture "$TAGBOT" check -c "$tmp/explicit.ini" "$series"
 found "-c wins over the tree's file" yes yes
 
 # A tree without the file: the user's file.
 rm "$tmp/tree/.tagbot.ini"
-run env XDG_CONFIG_HOME="$tmp/xdg" "$TAGBOT" check "$series"
+capture env XDG_CONFIG_HOME="$tmp/xdg" "$TAGBOT" check "$series"
 found "no file in the tree: XDG_CONFIG_HOME's" yes no
 rm "$tmp/xdg/tagbot/tagbot.ini"
-run env XDG_CONFIG_HOME="$tmp/xdg" "$TAGBOT" check "$series"
+capture env XDG_CONFIG_HOME="$tmp/xdg" "$TAGBOT" check "$series"
 found "XDG_CONFIG_HOME set but without the file: nothing (not ~/.config)" yes yes
-run "$TAGBOT" check "$series"
+capture "$TAGBOT" check "$series"
 found "XDG_CONFIG_HOME unset: ~/.config/tagbot/tagbot.ini" yes no
-run env XDG_CONFIG_HOME=relative/dir "$TAGBOT" check "$series"
+capture env XDG_CONFIG_HOME=relative/dir "$TAGBOT" check "$series"
 found "a relative XDG_CONFIG_HOME is ignored (XDG spec): ~/.config" yes no
 
 # Outside any tree, the same.
 cd "$tmp/outside" || exit 99
-run "$TAGBOT" check "$series"
+capture "$TAGBOT" check "$series"
 found "outside a tree: ~/.config/tagbot/tagbot.ini" yes no
-run "$TAGBOT" check --no-config "$series"
+capture "$TAGBOT" check --no-config "$series"
 found "outside a tree, --no-config: built-in" yes yes
 
 # A file found is held to what -c is held to.
 printf '[rules]\nMISING_SIGN_OFF = off\n' >"$HOME/.config/tagbot/tagbot.ini"
-run "$TAGBOT" check "$series"
+capture "$TAGBOT" check "$series"
 status_is "a found file with a typo: exit 2" 2
 has "... naming the file and the key" err "$HOME/.config/tagbot/tagbot.ini: [rules] MISING_SIGN_OFF: unknown rule ID"
 

@@ -283,6 +283,26 @@ START_TEST(test_fix_write)
 }
 END_TEST
 
+/* Nothing to fix (a mail from standard input is copied all the same): the
+ * copy is the input; the empty edit list was qsort(NULL, 0), undefined
+ * (found by fuzz/run's --fix check). */
+START_TEST(test_fix_write_nothing)
+{
+	static const char in[] = "a\nb\n";
+	struct fix_edits e;
+	char out[64] = "";
+	FILE *fi = fmemopen((void *)in, sizeof(in) - 1, "r");
+	FILE *fo = fmemopen(out, sizeof(out), "w");
+
+	fix_edits_init(&e);
+	ck_assert_int_eq(fix_write(fi, fo, &e), 0);
+	fclose(fo);
+	fclose(fi);
+	ck_assert_str_eq(out, in);
+	fix_edits_release(&e);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("commitref");
@@ -295,6 +315,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_rules_subject);
 	tcase_add_loop_test(tc, test_fix_plan, 0, (int)ARRAY_SIZE(fix_cases));
 	tcase_add_test(tc, test_fix_write);
+	tcase_add_test(tc, test_fix_write_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

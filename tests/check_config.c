@@ -139,6 +139,13 @@ static const struct {
 	  "[sink] tls: none is refused: mail.example.org is not a loopback address" },
 	{ "config-password-both.ini",
 	  "[source] password_command: give password_file or password_command, not both" },
+	/* a login without a password is refused at load, naming the key */
+	{ "config-source-no-password.ini",
+	  "[source] password_file: not set (needed for user = bot@example.org: give "
+	  "password_file or password_command)" },
+	{ "config-sink-no-password.ini",
+	  "[sink] password_file: not set (needed for user = bot@example.org: give "
+	  "password_file or password_command)" },
 	{ "config-source-typo.ini", "[source] foldr: unknown key (did you mean folder?)" },
 	{ "config-source-type.ini", "[source] type: \"pop3\" is not imap or maildir" },
 	{ "config-source-no-host.ini", "[source] host: not set (needed for type = imap)" },

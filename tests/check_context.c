@@ -22,39 +22,6 @@
 #define SLUG "must_check-devm_mutex_init"
 #define T0 1738650000
 
-static char dir[64], dbpath[128];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "check_context.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
-}
-
-static void teardown(void)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[160];
-
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
-static struct store *open_store(void)
-{
-	struct store_settings s;
-	struct store *st;
-	struct err e;
-
-	store_settings_init(&s);
-	s.path = dbpath;
-	ck_assert_msg(store_open(&st, &s, &e) == 0, "store_open: %s", e.msg);
-	return st;
-}
-
 /* The context of a fixture's first part at time t. */
 static void load(const char *name, time_t t, struct msg_context *c)
 {
@@ -216,7 +183,7 @@ END_TEST
 
 START_TEST(test_store_roundtrip)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct msg_context a, b;
 	struct err e;
 	bool found;
@@ -248,7 +215,7 @@ END_TEST
 
 START_TEST(test_prune)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct msg_context b;
 	struct err e;
 	bool found;
@@ -268,7 +235,7 @@ END_TEST
 
 START_TEST(test_thread_quiet)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct err e;
 	bool q = true;
 
@@ -277,7 +244,7 @@ START_TEST(test_thread_quiet)
 	ck_assert(store_thread_quiet_get(st, V3C, &q, &e) == 0 && q);
 	ck_assert(store_thread_quiet_get(st, V2C, &q, &e) == 0 && !q);
 	store_close(st);
-	st = open_store();	/* it survives a restart */
+	st = th_store_open();	/* it survives a restart */
 	ck_assert(store_thread_quiet_get(st, V3C, &q, &e) == 0 && q);
 	store_close(st);
 }
@@ -299,7 +266,7 @@ static const struct {
 
 START_TEST(test_earlier_version)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	static const char *const known[] = { "series-v2-cover.eml", "series-v2-1.eml",
 					     "series-v3-cover.eml", "series-v3-1.eml" };
 	struct msg_context c;
@@ -331,7 +298,7 @@ static const struct {
 
 START_TEST(test_same_series)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	static const char *const known[] = { "series-v2-cover.eml", "series-v2-1.eml",
 					     "series-v2-2.eml", "series-v3-cover.eml",
 					     "series-v3-1.eml" };
@@ -355,7 +322,7 @@ int main(void)
 	Suite *s = suite_create("context");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
 	tcase_add_loop_test(tc, test_from_patch, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, test_slugs, 0, sizeof(slugs) / sizeof(slugs[0]));
 	tcase_add_test(tc, test_thread_root);

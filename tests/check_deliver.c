@@ -27,41 +27,15 @@
 #define NREPLIES	6
 #define SINK_MAX	8
 
-static char dir[64];
-static char dbpath[128];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "check_deliver.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
-}
-
-static void teardown(void)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[160];
-
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
 static const char *const rcpt[] = { "author@example.org", "bot@example.org" };
 static const char raw[] = "From: tagbot <bot@example.org>\r\n\r\nhello\r\n";
 
 /* A store with NREPLIES replies queued: r0@bot ... r5@bot. */
 static struct store *queued_store(void)
 {
-	struct store_settings ss;
-	struct store *st;
+	struct store *st = th_store_open();
 	struct err e;
 
-	store_settings_init(&ss);
-	ss.path = dbpath;
-	ck_assert_msg(store_open(&st, &ss, &e) == 0, "%s", e.msg);
 	for (int i = 0; i < NREPLIES; i++) {
 		char parent[32], reply[32];
 		struct store_message m = {
@@ -90,7 +64,7 @@ static int committed_attempts(const char *reply)
 	sqlite3_stmt *s;
 	int n = -1;
 
-	ck_assert_int_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open_v2(th_dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT attempts FROM outbox WHERE reply_msgid = ?1",
 					    -1, &s, NULL), SQLITE_OK);
 	sqlite3_bind_text(s, 1, reply, -1, SQLITE_STATIC);
@@ -235,7 +209,7 @@ static void committed_row(const char *reply, int *attempts, long *next, char *er
 	sqlite3 *db;
 	sqlite3_stmt *s;
 
-	ck_assert_int_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open_v2(th_dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT attempts, next_attempt, last_error FROM outbox"
 					    " WHERE reply_msgid = ?1", -1, &s, NULL), SQLITE_OK);
 	sqlite3_bind_text(s, 1, reply, -1, SQLITE_STATIC);
@@ -294,7 +268,7 @@ int main(void)
 	Suite *s = suite_create("deliver");
 	TCase *t = tcase_create("drain");
 
-	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_checked_fixture(t, th_scratch_setup, th_scratch_teardown);
 	tcase_add_loop_test(t, test_drain, 0, sizeof(cases) / sizeof(cases[0]));
 	suite_add_tcase(s, t);
 	return th_run_suite(s);

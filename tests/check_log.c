@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 #include "testhelp.h"
@@ -95,6 +97,38 @@ START_TEST(test_long_line_cut)
 }
 END_TEST
 
+/* Under systemd, JOURNAL_STREAM names the stream: "<N>" syslog priorities
+ * (3 error, 4 warning, 6 info), no timestamp; another stream keeps stamps. */
+START_TEST(test_journal_priorities)
+{
+	struct stat st;
+	char js[64], all[512];
+	size_t n;
+
+	ck_assert_int_eq(fstat(fileno(out), &st), 0);
+	snprintf(js, sizeof(js), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	ck_assert_int_eq(setenv("JOURNAL_STREAM", js, 1), 0);
+	log_msg(LOGL_ERROR, "imap: login failed");
+	log_msg(LOGL_WARNING, "reply held back");
+	log_message(LOGL_INFO, "a@b.example", "clean");
+	rewind(out);
+	n = fread(all, 1, sizeof(all) - 1, out);
+	all[n] = '\0';
+	ck_assert_str_eq(all, "<3>error: imap: login failed\n"
+			      "<4>warning: reply held back\n"
+			      "<6>info: message <a@b.example>: clean\n");
+	snprintf(js, sizeof(js), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino + 1);	/* another stream: not the journal */
+	ck_assert_int_eq(setenv("JOURNAL_STREAM", js, 1), 0);
+	ck_assert_int_eq(fseek(out, 0, SEEK_SET), 0);
+	ck_assert_int_eq(ftruncate(fileno(out), 0), 0);
+	log_msg(LOGL_WARNING, "stamped");
+	ck_assert_str_eq(captured(), "tagbot: warning: stamped\n");
+	unsetenv("JOURNAL_STREAM");
+}
+END_TEST
+
 START_TEST(test_parse_names)
 {
 	static const struct {
@@ -134,6 +168,7 @@ int main(void)
 	tcase_add_test(tc, test_no_line_injection);
 	tcase_add_test(tc, test_long_line_cut);
 	tcase_add_test(tc, test_parse_names);
+	tcase_add_test(tc, test_journal_priorities);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }

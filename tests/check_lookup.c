@@ -20,6 +20,7 @@
 #include "rules/rules.h"
 #include "store/store.h"
 #include "testhelp.h"
+#include "daemon/cachestore.h"
 #include "daemon/linkstore.h"
 
 /* --- which lines hold a link ------------------------------------------- */
@@ -369,39 +370,6 @@ START_TEST(test_fresh)
 }
 END_TEST
 
-static char dir[64], dbpath[128];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "check_lookup.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
-}
-
-static void teardown(void)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[160];
-
-	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
-		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
-static struct store *open_store(void)
-{
-	struct store_settings s;
-	struct store *st;
-	struct err e;
-
-	store_settings_init(&s);
-	s.path = dbpath;
-	ck_assert_msg(store_open(&st, &s, &e) == 0, "store_open: %s", e.msg);
-	return st;
-}
-
 static void put(struct store *st, const char *key, int status, time_t at, const char *data)
 {
 	struct store_cache_entry ce = { status, at, (char *)data, strlen(data) };
@@ -412,7 +380,7 @@ static void put(struct store *st, const char *key, int status, time_t at, const 
 
 START_TEST(test_store_cache)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_cache_entry ce;
 	bool found = true;
 	long deleted = -1;
@@ -471,25 +439,25 @@ START_TEST(test_store_migrates_from_1)
 		.msgid = "<old@x.org>", .source = "maildir:in", .folder = "", .kind = "patch",
 		.decision = STORE_CLEAN, .time = 1,
 	};
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	sqlite3 *db;
 	bool seen = false;
 	struct err e;
 
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
 	store_close(st);
-	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	/* Every table but schema 1's (messages, checkpoints, outbox) goes. */
 	drop_newer_tables(db);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
-	st = open_store();
+	st = th_store_open();
 	ck_assert_int_eq(store_seen(st, "old@x.org", &seen, &e), 0);
 	ck_assert(seen);
 	put(st, "http://x/a", LOOKUP_DEAD, 1000, "http=404\n");
 	store_close(st);
-	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	{
 		sqlite3_stmt *s;
 		ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL), SQLITE_OK);
@@ -1081,7 +1049,7 @@ static void remember(struct store *st, const char *file, time_t t)
 
 START_TEST(test_from_store)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct checked c;
 	struct err e;
 
@@ -1118,8 +1086,9 @@ START_TEST(test_cached)
 				   .version = 1, .subject = "leds: x", .author = "a@b",
 				   .sender = "a@b", .others = 2 };
 	struct lookup_settings ls;
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_cache_entry ce = { LOOKUP_ALIVE, time(NULL), NULL, 0 };
+	struct lookup_cache lc;
 	struct lookup *lk;
 	struct checked c;
 	char *key;
@@ -1127,7 +1096,7 @@ START_TEST(test_cached)
 
 	checked_open(&c, "lookup-v2-links-v1.eml", NULL);
 	lookup_settings_init(&ls);
-	ck_assert_int_eq(lookup_new(&lk, &ls, st, &e), 0);
+	ck_assert_int_eq(lookup_new(&lk, &ls, cachestore_init(&lc, st), &e), 0);
 	/* Not cached: a transfer is needed, nothing is appended. */
 	ck_assert(!lookup_cached(lk, c.p, c.np, &c.s.archives, &c.res));
 	ck_assert_uint_eq(c.res.n, 0);
@@ -1257,7 +1226,7 @@ int main(void)
 	tcase_add_loop_test(pure, test_fresh, 0, ARRAY_SIZE(fresh_cases));
 	suite_add_tcase(s, pure);
 
-	tcase_add_checked_fixture(store, setup, teardown);
+	tcase_add_checked_fixture(store, th_scratch_setup, th_scratch_teardown);
 	tcase_add_test(store, test_store_cache);
 	tcase_add_test(store, test_store_migrates_from_1);
 	tcase_add_test(store, test_cached);

@@ -24,39 +24,6 @@
 #define NC2 "20250106100000.2-nc@example.org"
 #define T0 1738650000
 
-static char dir[64], dbpath[128];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "check_series.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
-}
-
-static void teardown(void)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[160];
-
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
-static struct store *open_store(void)
-{
-	struct store_settings s;
-	struct store *st;
-	struct err e;
-
-	store_settings_init(&s);
-	s.path = dbpath;
-	ck_assert_msg(store_open(&st, &s, &e) == 0, "store_open: %s", e.msg);
-	return st;
-}
-
 static void load(const char *name, time_t t, struct msg_context *c)
 {
 	size_t len;
@@ -317,7 +284,7 @@ static const char *const orders[][3] = {
 
 START_TEST(test_orders)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct seen_members sm = { .n = 0 };
 	char *ids[3] = { 0 };
 	struct err e;
@@ -339,7 +306,7 @@ END_TEST
 START_TEST(test_missing_patch)
 {
 	static const char *const files[] = { "series-v2-cover.eml", "series-v2-2.eml" };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct seen_members sm = { .n = 0 };
 	char *ids[2] = { 0 };
 	struct err e;
@@ -360,7 +327,7 @@ START_TEST(test_reply_to_other_series)
 {
 	static const char *const files[] = { "series-v3-cover.eml", "series-v3-1.eml",
 					     "series-v4-cover.eml", "series-v4-1.eml" };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	char *ids[4] = { 0 };
 
 	arrive(st, files, 4, NULL, ids);
@@ -376,7 +343,7 @@ END_TEST
 START_TEST(test_no_cover)
 {
 	static const char *const files[] = { "series-nocover-2.eml", "series-nocover-1.eml" };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	char *ids[2] = { 0 };
 
 	arrive(st, files, 2, NULL, ids);
@@ -391,7 +358,7 @@ START_TEST(test_unthreaded_window)
 {
 	static const char *const files[] = { "series-unthreaded-1.eml", "series-unthreaded-2.eml" };
 	const time_t near[] = { T0, T0 + 600 }, far[] = { T0, T0 + SERIES_WINDOW + 60 };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	char *ids[2] = { 0 };
 	struct err e;
 
@@ -400,9 +367,9 @@ START_TEST(test_unthreaded_window)
 	ck_assert_str_eq(ids[1], "unthreaded-1@example.org");
 	free_ids(ids, 2);
 	store_close(st);
-	teardown();
-	setup();
-	st = open_store();
+	th_scratch_teardown();
+	th_scratch_setup();
+	st = th_store_open();
 	arrive(st, files, 2, far, ids);
 	ck_assert_str_eq(ids[0], "unthreaded-1@example.org");
 	ck_assert_str_eq(ids[1], "unthreaded-2@example.org");	/* too far apart */
@@ -416,7 +383,7 @@ END_TEST
 START_TEST(test_pending_lifecycle)
 {
 	static const char *const files[] = { "series-v2-cover.eml", "series-v2-1.eml" };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct seen_members sm = { .n = 0 };
 	char *ids[2] = { 0 }, *due = NULL;
 	struct err e;
@@ -604,7 +571,7 @@ END_TEST
 START_TEST(test_queue_once)
 {
 	static const char *const files[] = { "series-v2-cover.eml", "series-v2-1.eml" };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message m = { .msgid = V2C, .source = "maildir:x", .folder = "",
 				   .kind = "cover", .decision = STORE_SKIPPED, .why = "series",
 				   .time = T0 };
@@ -637,7 +604,7 @@ int main(void)
 	Suite *s = suite_create("series");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
 	tcase_add_loop_test(tc, test_linked, 0, sizeof(links) / sizeof(links[0]));
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_tag_left_off_limits);

@@ -17,42 +17,8 @@
 #include "testhelp.h"
 #include "mail/msgid.h"
 
-/* Each test gets a fresh directory under the current (build) directory. */
-static char dir[64];
-static char dbpath[128];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "check_store.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
-}
-
-static void teardown(void)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[160];
-
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
-static struct store *open_store(void)
-{
-	struct store_settings s;
-	struct store *st;
-	struct err e;
-
-	store_settings_init(&s);
-	s.path = dbpath;
-	err_init(&e);
-	ck_assert_msg(store_open(&st, &s, &e) == 0, "store_open: %s", e.msg);
-	return st;
-}
-
+/* Each test gets a fresh directory under the current (build) directory:
+ * th_scratch_setup() (testhelp.h). */
 static struct store_message msg(const char *id, enum store_decision d, const char *why)
 {
 	struct store_message m = {
@@ -166,7 +132,7 @@ START_TEST(test_dedupe_forms)
 		{ "patch-1@mail.example.net", false },
 		{ "patch-2@mail.example.org", false },
 	};
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message m = msg("<patch-1@mail.example.org>", STORE_CLEAN, NULL);
 	bool added;
 	struct err e;
@@ -189,7 +155,7 @@ END_TEST
  * a row with another decision cannot (issue 9 item 4). */
 START_TEST(test_forget_decision)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message a = msg("<cc-first@x.org>", STORE_SKIPPED, "list-unknown");
 	struct store_message b = msg("<clean@x.org>", STORE_CLEAN, NULL);
 	char dec[64];
@@ -221,7 +187,7 @@ START_TEST(test_reopen_keeps_everything)
 	struct store_message sk = msg("bot-1@example.org", STORE_SKIPPED, "auto-submitted");
 	struct outbox_item it;
 	struct store_counts c;
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct stat sb;
 	bool found;
 	struct err e;
@@ -235,14 +201,14 @@ START_TEST(test_reopen_keeps_everything)
 	{
 		char wal[160];
 
-		snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+		snprintf(wal, sizeof(wal), "%s-wal", th_dbpath);
 		ck_assert_int_eq(stat(wal, &sb), 0);
 	}
 	store_close(st);
-	ck_assert_int_eq(stat(dbpath, &sb), 0);
+	ck_assert_int_eq(stat(th_dbpath, &sb), 0);
 	ck_assert_int_eq(sb.st_mode & 077, 0);	/* private: it holds other people's mail */
 
-	st = open_store();
+	st = th_store_open();
 	ck_assert(seen(st, "clean-1@example.org"));
 	ck_assert(seen(st, "bot-1@example.org"));
 	ck_assert(seen(st, "patch-1@example.org"));
@@ -283,7 +249,7 @@ END_TEST
 START_TEST(test_checkpoint_update)
 {
 	struct store_checkpoint a = { 10, 5 }, b = { 11, 0 }, got;
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	bool found;
 	struct err e;
 
@@ -301,7 +267,7 @@ END_TEST
  * freshly generated reply IDs: only the first is queued. */
 START_TEST(test_one_reply_per_parent)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_counts c;
 
 	ck_assert_int_eq(queue_reply(st, "<p@Example.org>", "<r1@bot.example.org>"), STORE_QUEUED);
@@ -321,13 +287,13 @@ START_TEST(test_unique_parent_in_schema)
 	static const char ins[] =
 		"INSERT INTO outbox (reply_msgid, parent_msgid, envelope_from, recipients, raw,"
 		" next_attempt, created) VALUES ('%s', 'p@example.org', 'b@x', 'a@x', x'41', 0, 0)";
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	char sql[512];
 	sqlite3 *db;
 	int rc;
 
 	store_close(st);	/* creates the schema */
-	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	snprintf(sql, sizeof(sql), ins, "r1@bot");
 	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	snprintf(sql, sizeof(sql), ins, "r2@bot");
@@ -353,7 +319,7 @@ static int kill_hook(const char *point)
  * the store is usable again right after. */
 START_TEST(test_atomic_injected_failure)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message m = msg("p@example.org", STORE_REPLIED, NULL);
 	struct store_outgoing o = outgoing("r@bot.example.org", "p@example.org");
 	enum store_enqueue r;
@@ -385,14 +351,14 @@ START_TEST(test_atomic_sigkill)
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		st = open_store();
+		st = th_store_open();
 		store_test_hook = kill_hook;
 		queue_reply(st, "p@example.org", "r@bot.example.org");
 		_exit(0);	/* not reached */
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	st = open_store();
+	st = th_store_open();
 	ck_assert(!seen(st, "p@example.org"));
 	c = counts(st);
 	ck_assert_int_eq(c.messages, 0);
@@ -406,7 +372,7 @@ END_TEST
  * twice: a bug, not a duplicate patch) rolls back the first insert. */
 START_TEST(test_atomic_second_insert_fails)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message m = msg("p2@example.org", STORE_REPLIED, NULL);
 	struct store_outgoing o = outgoing("r@bot.example.org", "p2@example.org");
 	enum store_enqueue r;
@@ -425,7 +391,7 @@ END_TEST
 START_TEST(test_refuses_bad_reply)
 {
 	static const char *const bad_rcpt[] = { "a@example.org\r\nRCPT TO:<x@evil>" };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message m = msg("p@example.org", STORE_REPLIED, NULL);
 	struct store_outgoing o = outgoing("r@bot", "p@example.org");
 	enum store_enqueue r;
@@ -446,7 +412,7 @@ END_TEST
 
 START_TEST(test_outbox_lifecycle)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct outbox_item it;
 	struct store_counts c;
 	time_t when;
@@ -508,7 +474,7 @@ static void note_error(void *ctx, const struct store_error_row *r)
  * Cc keeps that note, and `tagbot status` lists it. */
 START_TEST(test_outbox_unclaim_and_note)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct outbox_item it;
 	struct buf b;
 	bool found;
@@ -538,7 +504,7 @@ END_TEST
 /* The sink's one row: none at first, then as last put. */
 START_TEST(test_sink_state)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_sink_state in = { .sink = (char *)"smtp://127.0.0.1:25", .failing = true,
 				       .reason = (char *)"smtp: x: 535 5.7.8 no", .since = 1000,
 				       .failures = 3, .next_try = 1008 };
@@ -573,7 +539,7 @@ END_TEST
 /* Two due replies come out oldest first. */
 START_TEST(test_outbox_order)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct outbox_item it;
 	bool found;
 	struct err e;
@@ -594,7 +560,7 @@ START_TEST(test_nested_transaction)
 {
 	struct store_checkpoint cp = { 1, 9 }, got;
 	struct store_message m = msg("n@x.org", STORE_CLEAN, NULL);
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	bool found;
 	struct err e;
 
@@ -649,7 +615,7 @@ static int user_version(void)
 	sqlite3_stmt *q;
 	int v = -1;
 
-	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
 	if (sqlite3_step(q) == SQLITE_ROW)
 		v = sqlite3_column_int(q, 0);
@@ -668,11 +634,11 @@ START_TEST(test_migrate_2_to_3)
 	bool found = false, quiet = true;
 	char *id = NULL;
 
-	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, schema2, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	ck_assert_int_eq(user_version(), 2);
-	st = open_store();
+	st = th_store_open();
 	ck_assert(seen(st, "old@x.org"));
 	ck_assert_int_eq(store_counts(st, &c, &e), 0);
 	ck_assert_int_eq(c.replied, 1);
@@ -704,7 +670,7 @@ END_TEST
  * pruned with the context while the setup rows stay. */
 START_TEST(test_told_about)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	sqlite3 *db;
 	struct err e;
 	time_t t;
@@ -713,14 +679,14 @@ START_TEST(test_told_about)
 
 	store_close(st);
 	/* back to schema 4's told table, one row in it */
-	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
 				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule));"
 				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
 				      "PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	st = open_store();
+	st = th_store_open();
 	ck_assert_int_eq(user_version(), 5);
 	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
 	ck_assert(found);
@@ -768,7 +734,7 @@ static void rate_collect(void *ctx, const char *key, time_t t)
  * events kept and pruned. */
 START_TEST(test_held_and_rate_events)
 {
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message a = msg("<h1@x.org>", STORE_SKIPPED, "held");
 	struct store_message b = msg("<h2@x.org>", STORE_SKIPPED, "held");
 	struct store_held h = { "<h1@x.org>", "ann@x.org", 10, "raw1", 4, "f" };
@@ -810,7 +776,7 @@ START_TEST(test_held_and_rate_events)
 	ck_assert_int_eq(store_rate_note(st, "", 50, &e), 0);
 	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3650, &e), 0);
 	store_close(st);
-	st = open_store();
+	st = th_store_open();
 	buf_reset(&got);
 	ck_assert_int_eq(store_rate_load(st, 100, rate_collect, &got, &e), 0);
 	ck_assert_str_eq(got.data, "[ann@x.org@3650]");
@@ -822,16 +788,16 @@ END_TEST
 START_TEST(test_refuses_newer_schema)
 {
 	struct store_settings s;
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	sqlite3 *db;
 	struct err e;
 
 	store_close(st);
-	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	store_settings_init(&s);
-	s.path = dbpath;
+	s.path = th_dbpath;
 	err_init(&e);
 	ck_assert_int_eq(store_open(&st, &s, &e), -1);
 	ck_assert_ptr_null(st);
@@ -855,7 +821,7 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
-/* store_open() on what is at dbpath: -1 and the message, which must name
+/* store_open() on what is at th_dbpath: -1 and the message, which must name
  * the file. */
 static const char *open_refused(void)
 {
@@ -864,12 +830,12 @@ static const char *open_refused(void)
 	struct store *st = (struct store *)&e;	/* any non-NULL: store_open clears it */
 
 	store_settings_init(&s);
-	s.path = dbpath;
+	s.path = th_dbpath;
 	err_init(&e);
 	ck_assert_int_eq(store_open(&st, &s, &e), -1);
 	ck_assert_ptr_null(st);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
-	ck_assert_msg(strstr(e.msg, dbpath) != NULL, "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, th_dbpath) != NULL, "%s", e.msg);
 	return e.msg;
 }
 
@@ -882,12 +848,12 @@ static void write_file(const char *path, const char *text)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-/* Entries of dir other than the database and its -wal and -shm: a
+/* Entries of th_dir other than the database and its -wal and -shm: a
  * temporary file of the creation left behind would be one. */
 static int strays(void)
 {
 	static const char *const ours[] = { ".", "..", "state.db", "state.db-wal", "state.db-shm" };
-	DIR *d = opendir(dir);
+	DIR *d = opendir(th_dir);
 	struct dirent *de;
 	int n = 0;
 
@@ -910,12 +876,12 @@ START_TEST(test_empty_file_refused)
 	struct stat sb;
 	const char *m;
 
-	write_file(dbpath, "");
+	write_file(th_dbpath, "");
 	m = open_refused();
 	ck_assert_msg(strstr(m, "exists but is empty (0 bytes)") &&
 		      strstr(m, "remove it to start a fresh store, or restore the database"),
 		      "%s", m);
-	ck_assert_int_eq(stat(dbpath, &sb), 0);
+	ck_assert_int_eq(stat(th_dbpath, &sb), 0);
 	ck_assert_int_eq(sb.st_size, 0);
 }
 END_TEST
@@ -928,10 +894,10 @@ START_TEST(test_not_sqlite_refused)
 	FILE *f;
 	const char *m;
 
-	write_file(dbpath, text);
+	write_file(th_dbpath, text);
 	m = open_refused();
 	ck_assert_msg(strstr(m, "not an SQLite database"), "%s", m);
-	f = fopen(dbpath, "r");
+	f = fopen(th_dbpath, "r");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fread(back, 1, sizeof(back) - 1, f), sizeof(text) - 1);
 	fclose(f);
@@ -943,10 +909,10 @@ START_TEST(test_directory_refused)
 {
 	const char *m;
 
-	ck_assert_int_eq(mkdir(dbpath, 0700), 0);
+	ck_assert_int_eq(mkdir(th_dbpath, 0700), 0);
 	m = open_refused();
 	ck_assert_msg(strstr(m, "not a regular file"), "%s", m);
-	ck_assert_int_eq(rmdir(dbpath), 0);
+	ck_assert_int_eq(rmdir(th_dbpath), 0);
 }
 END_TEST
 
@@ -959,17 +925,17 @@ START_TEST(test_absent_file_created)
 	struct stat sb;
 	struct err e;
 
-	ck_assert_int_eq(stat(dbpath, &sb), -1);
-	st = open_store();
+	ck_assert_int_eq(stat(th_dbpath, &sb), -1);
+	st = th_store_open();
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
 	store_close(st);
-	ck_assert_int_eq(stat(dbpath, &sb), 0);
+	ck_assert_int_eq(stat(th_dbpath, &sb), 0);
 	ck_assert(S_ISREG(sb.st_mode));
 	ck_assert_int_gt(sb.st_size, 0);
 	ck_assert_int_eq(sb.st_mode & 077, 0);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_int_eq(strays(), 0);
-	st = open_store();
+	st = th_store_open();
 	ck_assert(seen(st, "created-1@example.org"));
 	store_close(st);
 }
@@ -988,12 +954,12 @@ START_TEST(test_snapshot)
 	char copy_path[160], p[176];
 	struct err e;
 
-	snprintf(copy_path, sizeof(copy_path), "%s/copy.db", dir);
-	ck_assert_int_eq(store_snapshot(dbpath, copy_path, 0, &e), 1);
+	snprintf(copy_path, sizeof(copy_path), "%s/copy.db", th_dir);
+	ck_assert_int_eq(store_snapshot(th_dbpath, copy_path, 0, &e), 1);
 	ck_assert_int_eq(access(copy_path, F_OK), -1);
-	st = open_store();
+	st = th_store_open();
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
-	ck_assert_msg(store_snapshot(dbpath, copy_path, 0, &e) == 0, "store_snapshot: %s", e.msg);
+	ck_assert_msg(store_snapshot(th_dbpath, copy_path, 0, &e) == 0, "store_snapshot: %s", e.msg);
 	store_settings_init(&ss);
 	ss.path = copy_path;
 	ck_assert_msg(store_open(&copy, &ss, &e) == 0, "store_open: %s", e.msg);
@@ -1006,9 +972,9 @@ START_TEST(test_snapshot)
 		snprintf(p, sizeof(p), "%s%s", copy_path, suffix[i]);
 		unlink(p);
 	}
-	unlink(dbpath);
-	write_file(dbpath, "");
-	ck_assert_int_eq(store_snapshot(dbpath, copy_path, 0, &e), -1);
+	unlink(th_dbpath);
+	write_file(th_dbpath, "");
+	ck_assert_int_eq(store_snapshot(th_dbpath, copy_path, 0, &e), -1);
 	ck_assert_msg(strstr(e.msg, "exists but is empty (0 bytes)"), "%s", e.msg);
 	ck_assert_int_eq(access(copy_path, F_OK), -1);
 }
@@ -1027,7 +993,7 @@ START_TEST(test_record_decisions)
 		{ "s2@x", STORE_SKIPPED, NULL },	/* stored as skipped:other */
 		{ "e1@x", STORE_ERROR, NULL },
 	};
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	struct store_message m = msg("r@x", STORE_REPLIED, NULL);
 	struct store_counts c;
 	struct err e;
@@ -1061,7 +1027,7 @@ static void count_cp(void *ctx, const char *source, const char *folder,
 START_TEST(test_checkpoint_foreach)
 {
 	struct store_checkpoint a = { 1, 2 }, b = { 3, 4 };
-	struct store *st = open_store();
+	struct store *st = th_store_open();
 	char out[256] = "";
 	struct err e;
 
@@ -1078,7 +1044,7 @@ int main(void)
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
 	tcase_add_test(tc, test_msgid_key);
 	tcase_add_test(tc, test_msgid_key_too_long);
 	tcase_add_test(tc, test_dedupe_forms);

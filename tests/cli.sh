@@ -8,20 +8,6 @@ data=$TAGBOT_TEST_DATA
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-cli.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# run CMD...: stdout in $tmp/out, stderr in $tmp/err, exit status in $status
-run() {
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	status=$?
-}
-# status_is DESC WANT
-status_is() {
-	if [ "$status" -eq "$2" ]; then
-		ok "$1"
-	else
-		not_ok "$1 (exit status $status, want $2)"
-		sed 's/^/#   /' "$tmp/err" | head -5
-	fi
-}
 # has DESC out|err FIXED-STRING / lacks DESC out|err FIXED-STRING
 has() { if grep -qF -- "$3" "$tmp/$2"; then ok "$1"; else not_ok "$1: no '$3' in std$2"; fi; }
 lacks() { if grep -qF -- "$3" "$tmp/$2"; then not_ok "$1: '$3' in std$2"; else ok "$1"; fi; }
@@ -74,13 +60,13 @@ EOF
 
 # --- exit statuses ---------------------------------------------------------
 
-run "$TAGBOT" check "$data/cli-clean.eml"
+capture "$TAGBOT" check "$data/cli-clean.eml"
 status_is "a clean patch exits 0" 0
 has "the total line counts it" out "1 messages, 1 patches checked, 0 errors, 0 warnings, 0 checks"
 has "the file's total line, as checkpatch's" out "$data/cli-clean.eml: total: 0 errors, 0 warnings, 0 checks, 1 patches checked"
 lines_are "a clean patch prints only the two totals" 2
 
-run "$TAGBOT" check "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check "$data/cli-missing-signoff.eml"
 status_is "a patch without sign-off exits 1" 1
 # MISSING_SIGN_OFF points at the last line of the commit message: line 12
 # (9 header lines, the blank line 10, the two lines of text).
@@ -88,36 +74,36 @@ has "the error line is checkpatch-style" out "$data/cli-missing-signoff.eml:12: 
 has "the header line names the mail" out \
 	"$data/cli-missing-signoff.eml: <20250311042642.373782-1-craig@mcqueen.au> \"[PATCH] leds: uleds documentation fixes\""
 
-run "$TAGBOT" check "$data/cli-warning-only.eml"
+capture "$TAGBOT" check "$data/cli-warning-only.eml"
 status_is "a warning exits 1" 1
 has "the warning points at the sign-off line of the file" out \
 	"$data/cli-warning-only.eml:25: WARNING:FROM_SIGN_OFF_MISMATCH: "
 has "the offending line follows, indented" out "    | Signed-off-by: MarshallZhan <marshall_zhan@wiwynn.com>"
 
-run "$TAGBOT" check "$data/cli-check-only.eml"
+capture "$TAGBOT" check "$data/cli-check-only.eml"
 status_is "a CHECK alone exits 0" 0
 has "the CHECK is shown" out ": CHECK:MISSING_FIXES_TAG: "
 
-run "$TAGBOT" check "$data/cli-reply.eml"
+capture "$TAGBOT" check "$data/cli-reply.eml"
 status_is "a reply exits 0" 0
 has "a reply is counted, not checked" out "1 messages, 0 patches checked, 0 errors, 0 warnings, 0 checks"
 lacks "a reply prints no header" out "<20250314110853.GF3890718@google.com>"
-run "$TAGBOT" check --verbose "$data/cli-reply.eml" "$data/cli-clean.eml"
+capture "$TAGBOT" check --verbose "$data/cli-reply.eml" "$data/cli-clean.eml"
 has "--verbose shows the reply and why" out "<20250314110853.GF3890718@google.com> \"Re: [PATCH] leds: uleds documentation fixes\" (reply, not checked)"
 has "--verbose shows the clean patch" out "\"[PATCH] leds: pca995x: fix typo\" (no findings)"
 
 # Only submissions are patches (patch.h): a diff under a Subject with no
 # patch prefix is kind other, still checked; a reply attaching patches is
 # not checked at all.
-run "$TAGBOT" check "$data/submission-bug-report-diff.eml"
+capture "$TAGBOT" check "$data/submission-bug-report-diff.eml"
 status_is "a bug report's diff is still checked" 1
 has "its kind says the bot would not answer it" out \
 	"\"use-after-free in firmware_fallback_sysfs\" (other: no patch prefix, not a submission)"
 has "its findings are shown" out "ERROR:MISSING_SIGN_OFF"
 has "it is counted as checked" out "1 messages, 1 patches checked, 1 errors"
-run "$TAGBOT" check --format=json "$data/submission-stable-request-attached.eml"
+capture "$TAGBOT" check --format=json "$data/submission-stable-request-attached.eml"
 has "JSON gives kind other" out '"kind":"other"'
-run "$TAGBOT" check --verbose "$data/submission-reply-attached-patches.eml" \
+capture "$TAGBOT" check --verbose "$data/submission-reply-attached-patches.eml" \
 	"$data/submission-reply-pasted-patch.eml" "$data/submission-irt-no-prefix-quoted.eml"
 status_is "replies carrying patches exit 0" 0
 has "an attached format-patch in a Re: mail is a reply" out \
@@ -130,7 +116,7 @@ has "In-Reply-To, no prefix, quotes: a reply" out "<debug-1@example.org> \"[PATC
 has "none of them is checked" out "0 patches checked"
 # Several attachments under a [PATCH] subject: each checked on its own,
 # named, its findings at the lines of its own decoded text.
-run "$TAGBOT" check "$data/submission-three-attached-patches.eml"
+capture "$TAGBOT" check "$data/submission-three-attached-patches.eml"
 status_is "three attached patches, one unsigned: exit 1" 1
 has "all three are checked" out "1 messages, 3 patches checked, 1 errors, 1 warnings"
 has "the second names itself" out \
@@ -141,76 +127,76 @@ has "the third's finding, at its own line" out \
 
 # --- --min-severity ---------------------------------------------------------
 
-run "$TAGBOT" check --min-severity=error "$data/cli-warning-only.eml"
+capture "$TAGBOT" check --min-severity=error "$data/cli-warning-only.eml"
 status_is "--min-severity=error: a warning exits 0" 0
 lacks "--min-severity=error hides the warning" out "WARNING:"
-run "$TAGBOT" check --min-severity=error "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check --min-severity=error "$data/cli-missing-signoff.eml"
 status_is "--min-severity=error: an error exits 1" 1
-run "$TAGBOT" check --min-severity=check "$data/cli-check-only.eml"
+capture "$TAGBOT" check --min-severity=check "$data/cli-check-only.eml"
 status_is "--min-severity=check: a CHECK exits 1" 1
-run "$TAGBOT" check --min-severity=warning "$data/cli-check-only.eml"
+capture "$TAGBOT" check --min-severity=warning "$data/cli-check-only.eml"
 status_is "--min-severity=warning: a CHECK exits 0" 0
 lacks "--min-severity=warning hides the CHECK" out "CHECK:"
 
 # --- usage errors -------------------------------------------------------------
 
-run "$TAGBOT" check --no-such-option "$data/cli-clean.eml"
+capture "$TAGBOT" check --no-such-option "$data/cli-clean.eml"
 status_is "an unknown option exits 2" 2
 has "and names it" err "unknown option '--no-such-option'"
-run "$TAGBOT" check -Z "$data/cli-clean.eml"
+capture "$TAGBOT" check -Z "$data/cli-clean.eml"
 status_is "an unknown short option exits 2" 2
-run "$TAGBOT" check
+capture "$TAGBOT" check
 status_is "no FILE exits 2" 2
-run "$TAGBOT" check --format=xml "$data/cli-clean.eml"
+capture "$TAGBOT" check --format=xml "$data/cli-clean.eml"
 status_is "an unknown format exits 2" 2
-run "$TAGBOT" check --min-severity=off "$data/cli-clean.eml"
+capture "$TAGBOT" check --min-severity=off "$data/cli-clean.eml"
 status_is "--min-severity=off exits 2" 2
-run "$TAGBOT" check --lookups=https://bot:hunter2@lore.example.org/all/ "$data/cli-clean.eml"
+capture "$TAGBOT" check --lookups=https://bot:hunter2@lore.example.org/all/ "$data/cli-clean.eml"
 status_is "--lookups with a password in the URL exits 2" 2
 has "and says why" err "--lookups: credentials in the URL are not accepted"
 lacks "without quoting the password" err "hunter2"
-run "$TAGBOT" check --help
+capture "$TAGBOT" check --help
 status_is "--help exits 0" 0
 has "--help lists --commit-msg" out "--commit-msg FILE"
-run "$TAGBOT" help check
+capture "$TAGBOT" help check
 status_is "tagbot help check exits 0" 0
 has "tagbot help check is check --help" out "usage: tagbot check"
 
 # --- configuration ------------------------------------------------------------
 
 printf '[rules]\nMISSING_SIGN_OFF = off\n' >"$tmp/off.ini"
-run "$TAGBOT" check -c "$tmp/off.ini" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check -c "$tmp/off.ini" "$data/cli-missing-signoff.eml"
 status_is "-c: a rule turned off no longer fails" 0
 printf '[rules]\nNO_SUCH_RULE = off\n' >"$tmp/bad.ini"
-run "$TAGBOT" check -c "$tmp/bad.ini" "$data/cli-clean.eml"
+capture "$TAGBOT" check -c "$tmp/bad.ini" "$data/cli-clean.eml"
 status_is "-c with an unknown rule exits 2" 2
 has "the error names the file" err "$tmp/bad.ini"
-run "$TAGBOT" check -c "$tmp/missing.ini" "$data/cli-clean.eml"
+capture "$TAGBOT" check -c "$tmp/missing.ini" "$data/cli-clean.eml"
 status_is "-c with a missing file exits 2" 2
-run "$TAGBOT" check --list-rules
+capture "$TAGBOT" check --list-rules
 status_is "--list-rules exits 0" 0
 has "--list-rules lists a rule" out "BAD_REPORTED_BY_LINK"
 
 # --- unreadable inputs ----------------------------------------------------------
 
-run "$TAGBOT" check "$tmp/does-not-exist.eml" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check "$tmp/does-not-exist.eml" "$data/cli-missing-signoff.eml"
 status_is "a missing file exits 2" 2
 has "stderr names the missing file" err "$tmp/does-not-exist.eml: No such file or directory"
 has "the other file is still checked" out "ERROR:MISSING_SIGN_OFF"
 has "and counted" out "1 messages, 1 patches checked, 1 errors"
 
-run "$TAGBOT" check "$data/cli-empty-message.mbox"
+capture "$TAGBOT" check "$data/cli-empty-message.mbox"
 status_is "an unparsable mail exits 2" 2
 has "its error names the mbox message" out "$data/cli-empty-message.mbox: ERROR: message 1 (line 2): "
 has "the next mail is still checked" out "2 messages, 1 patches checked"
 
 printf 'Subject: no From: header\n\nbody\n' >"$tmp/no-from.eml"
-run "$TAGBOT" check "$tmp/no-from.eml" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check "$tmp/no-from.eml" "$data/cli-missing-signoff.eml"
 if [ "$status" -lt 3 ]; then ok "a mail without From: does not crash the run"; else not_ok "a mail without From: does not crash the run (exit status $status)"; fi
 
 # --- JSON Lines -------------------------------------------------------------------
 
-run "$TAGBOT" check --format=json "$data/cli-series.mbox" "$data/cli-clean.eml" \
+capture "$TAGBOT" check --format=json "$data/cli-series.mbox" "$data/cli-clean.eml" \
 	"$data/cli-check-only.eml" "$data/cli-empty-message.mbox" "$tmp/does-not-exist.eml"
 status_is "JSON: an unreadable input still exits 2" 2
 expect "JSON: every line parses" json_parses
@@ -228,52 +214,52 @@ has "JSON: MISSING_SIGN_OFF at the end of the commit message" out '"rule":"MISSI
 lacks "JSON: no total line" out "patches checked"
 has "JSON: lines are lines of the decoded text" out '"rule":"FROM_SIGN_OFF_MISMATCH","severity":"warning","line":9,'
 sed '/^Message-ID:/d' "$data/cli-missing-signoff.eml" >"$tmp/no-msgid.eml"
-run "$TAGBOT" check --format=json "$tmp/no-msgid.eml"
+capture "$TAGBOT" check --format=json "$tmp/no-msgid.eml"
 has "JSON: a mail without Message-ID has a null message_id" out "{\"file\":\"$tmp/no-msgid.eml\",\"message_id\":null,\"subject\":"
 expect "JSON: ... and the documented fields" json_fields_exact
 
 # --- line numbers in an mbox --------------------------------------------------------
 
 want=$(grep -n '^Signed-off-by: MarshallZhan' "$data/cli-series.mbox" | cut -d: -f1)
-run "$TAGBOT" check "$data/cli-series.mbox"
+capture "$TAGBOT" check "$data/cli-series.mbox"
 status_is "the series mbox exits 1" 1
 has "a finding points at its line in the mbox" out "$data/cli-series.mbox:$want: WARNING:FROM_SIGN_OFF_MISMATCH:"
 has "the total counts all three mails" out "3 messages, 2 patches checked, 1 errors, 1 warnings, 0 checks"
 
 # --- standard input --------------------------------------------------------------------
 
-run "$TAGBOT" check - <"$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check - <"$data/cli-missing-signoff.eml"
 status_is "stdin: a patch without sign-off exits 1" 1
 has "stdin is named -" out "-:12: ERROR:MISSING_SIGN_OFF: "
-run "$TAGBOT" check -q - <"$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check -q - <"$data/cli-missing-signoff.eml"
 lines_are "-q prints the finding line only" 1
-run "$TAGBOT" check -q - <"$data/cli-clean.eml"
+capture "$TAGBOT" check -q - <"$data/cli-clean.eml"
 status_is "-q: a clean patch exits 0" 0
 lines_are "-q: a clean patch prints nothing" 0
-run "$TAGBOT" check --format=json - <"$data/cli-series.mbox"
+capture "$TAGBOT" check --format=json - <"$data/cli-series.mbox"
 lines_are "stdin: an mbox is split" 3
 expect "stdin: the JSON parses" json_parses
 
 # --- --commit-msg ------------------------------------------------------------------------
 
-run "$TAGBOT" check --commit-msg "$data/cli-commit-msg-ok.txt"
+capture "$TAGBOT" check --commit-msg "$data/cli-commit-msg-ok.txt"
 status_is "--commit-msg: a signed-off message exits 0" 0
-run "$TAGBOT" check --commit-msg "$data/cli-commit-msg-no-signoff.txt"
+capture "$TAGBOT" check --commit-msg "$data/cli-commit-msg-no-signoff.txt"
 status_is "--commit-msg: no sign-off exits 1" 1
 # line 4: the subject, a blank line, two lines of text, then # comments
 has "--commit-msg names the file" out "$data/cli-commit-msg-no-signoff.txt:4: ERROR:MISSING_SIGN_OFF:"
-run "$TAGBOT" check --commit-msg - <"$data/cli-commit-msg-no-signoff.txt"
+capture "$TAGBOT" check --commit-msg - <"$data/cli-commit-msg-no-signoff.txt"
 status_is "--commit-msg - reads stdin" 1
-run "$TAGBOT" check --commit-msg "$tmp/none.txt"
+capture "$TAGBOT" check --commit-msg "$tmp/none.txt"
 status_is "--commit-msg: a missing file exits 2" 2
 
 # --- contrib/b4-check.sh -------------------------------------------------------------------
 
 b4check=$top_srcdir/contrib/b4-check.sh
-run env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-missing-signoff.eml"
+capture env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-missing-signoff.eml"
 lines_are "b4-check.sh: one line per finding" 1
 has "b4-check.sh: the line b4 reads (ERROR: marks a failure)" out "-:12: ERROR:MISSING_SIGN_OFF: "
-run env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-clean.eml"
+capture env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-clean.eml"
 status_is "b4-check.sh: a clean patch exits 0" 0
 lines_are "b4-check.sh: a clean patch prints nothing (b4: passed)" 0
 
@@ -287,14 +273,14 @@ if command -v git >/dev/null 2>&1; then
 	cp "$top_srcdir/contrib/git-commit-msg-hook" "$repo/.git/hooks/commit-msg" &&
 	chmod +x "$repo/.git/hooks/commit-msg" &&
 	echo one >"$repo/file" && git -C "$repo" add file
-	run env TAGBOT="$TAGBOT" git -C "$repo" commit -q -m "leds: add a file" -m "Add a file for the test."
+	capture env TAGBOT="$TAGBOT" git -C "$repo" commit -q -m "leds: add a file" -m "Add a file for the test."
 	if [ "$status" -ne 0 ]; then ok "hook: a commit without sign-off is refused"; else not_ok "hook: a commit without sign-off is refused"; fi
 	has "hook: the reason is shown" err "ERROR:MISSING_SIGN_OFF"
 	if git -C "$repo" rev-parse -q --verify HEAD >/dev/null; then not_ok "hook: nothing was committed"; else ok "hook: nothing was committed"; fi
-	run env TAGBOT="$TAGBOT" git -C "$repo" commit -q -s -m "leds: add a file" -m "Add a file for the test."
+	capture env TAGBOT="$TAGBOT" git -C "$repo" commit -q -s -m "leds: add a file" -m "Add a file for the test."
 	status_is "hook: a signed-off commit passes" 0
 	echo two >"$repo/file" && git -C "$repo" add file
-	run env TAGBOT="$tmp/no-such-tagbot" git -C "$repo" commit -q -s -m "leds: change" -m "Change it."
+	capture env TAGBOT="$tmp/no-such-tagbot" git -C "$repo" commit -q -s -m "leds: change" -m "Change it."
 	if [ "$status" -ne 0 ]; then ok "hook: a missing tagbot refuses the commit"; else not_ok "hook: a missing tagbot refuses the commit"; fi
 	has "hook: and says so" err "not found"
 
@@ -306,24 +292,24 @@ if command -v git >/dev/null 2>&1; then
 	git -C "$repo" commit -q -a --no-verify -s -m "leds: signed" -m "Signed." &&
 	git -C "$repo" format-patch -q -1 -o "$tmp/signed" || not_ok "sendemail-validate: making the patches"
 	unsigned=$(ls "$tmp"/unsigned/*.patch) signed=$(ls "$tmp"/signed/*.patch)
-	run env TAGBOT="$TAGBOT" sh "$hook" "$unsigned"
+	capture env TAGBOT="$TAGBOT" sh "$hook" "$unsigned"
 	status_is "sendemail-validate: a patch with an error is refused" 1
 	# line 6: From_, From:, Date:, Subject:, the blank line, then the text
 	has "sendemail-validate: the reason is shown" err "$unsigned:6: ERROR:MISSING_SIGN_OFF:"
-	run env TAGBOT="$TAGBOT" sh "$hook" "$signed"
+	capture env TAGBOT="$TAGBOT" sh "$hook" "$signed"
 	status_is "sendemail-validate: a clean patch passes" 0
-	run env TAGBOT="$tmp/no-such-tagbot" sh "$hook" "$signed"
+	capture env TAGBOT="$tmp/no-such-tagbot" sh "$hook" "$signed"
 	status_is "sendemail-validate: a missing tagbot refuses (fails closed)" 1
 	has "sendemail-validate: and says so" err "could not be run; install tagbot or set TAGBOT"
-	run env TAGBOT="$TAGBOT" sh "$hook" "$tmp/no-such.patch"
+	capture env TAGBOT="$TAGBOT" sh "$hook" "$tmp/no-such.patch"
 	status_is "sendemail-validate: no mail file refuses" 1
 	if git send-email -h 2>&1 | grep -q 'validate'; then
 		cp "$hook" "$repo/.git/hooks/sendemail-validate" && chmod +x "$repo/.git/hooks/sendemail-validate"
-		run env TAGBOT="$TAGBOT" git -C "$repo" send-email --dry-run --confirm=never \
+		capture env TAGBOT="$TAGBOT" git -C "$repo" send-email --dry-run --confirm=never \
 			--to=list@example.org --from="Test User <test@example.org>" "$unsigned"
 		if [ "$status" -ne 0 ]; then ok "git send-email: the hook stops the unsigned patch"; else not_ok "git send-email: the hook stops the unsigned patch"; fi
 		has "git send-email: it names the hook" err "rejected by sendemail-validate hook"
-		run env TAGBOT="$TAGBOT" git -C "$repo" send-email --dry-run --confirm=never \
+		capture env TAGBOT="$TAGBOT" git -C "$repo" send-email --dry-run --confirm=never \
 			--to=list@example.org --from="Test User <test@example.org>" "$signed"
 		status_is "git send-email: the signed patch goes (dry run)" 0
 	else

@@ -29,8 +29,8 @@ cd "$tmp" || exit 99
 pack() {
 	gzip -9 -c "$1" >"$1.gz" && xz -c "$1" >"$1.xz" && zstd -q -c "$1" >"$1.zst"
 }
-# run NAME ARGS...: tagbot ARGS into NAME.out and NAME.err, status in NAME.rc
-run() {
+# tagbot_into NAME ARGS...: tagbot ARGS into NAME.out and NAME.err, status in NAME.rc
+tagbot_into() {
 	local name=$1
 	shift
 	"$TAGBOT" "$@" >"$name.out" 2>"$name.err"
@@ -54,7 +54,7 @@ same() {
 }
 # refused DESC FILE WORDS: check FILE exits 2 and says "FILE: WORDS" on stderr
 refused() {
-	run refused check "$2"
+	tagbot_into refused check "$2"
 	if [ "$(cat refused.rc)" = 2 ] && grep -qF "tagbot: $2: $3" refused.err; then
 		ok "$1"
 	else
@@ -67,15 +67,15 @@ refused() {
 # (JSON and text) and on standard input.
 compare() {
 	local name=$1 ext
-	run plain-json check --format=json "$name"
-	run plain-text check "$name"
-	run plain-stdin check --format=json - <"$name"
+	tagbot_into plain-json check --format=json "$name"
+	tagbot_into plain-text check "$name"
+	tagbot_into plain-stdin check --format=json - <"$name"
 	for ext in gz xz zst; do
-		run "$ext-json" check --format=json "$name.$ext"
+		tagbot_into "$ext-json" check --format=json "$name.$ext"
 		same "$name.$ext: the JSON of $name" plain-json "$ext-json" "$name.$ext" "$name"
-		run "$ext-text" check "$name.$ext"
+		tagbot_into "$ext-text" check "$name.$ext"
 		same "$name.$ext: the text of $name" plain-text "$ext-text" "$name.$ext" "$name"
-		run "$ext-stdin" check --format=json - <"$name.$ext"
+		tagbot_into "$ext-stdin" check --format=json - <"$name.$ext"
 		same "$name.$ext on standard input" plain-stdin "$ext-stdin"
 	done
 }
@@ -102,15 +102,15 @@ cp "$TAGBOT_TEST_DATA/cli-missing-signoff.eml" one.eml || exit 99
 { printf 'From mboxrd@z Thu Jan  1 00:00:00 1970\n'; cat one.eml; printf '\n'; } >one.mbox
 cat one.mbox series.mbox >two.mbox
 { gzip -c one.mbox; gzip -c series.mbox; } >two.mbox.gz
-run two-plain check --format=json two.mbox
-run two-gz check --format=json two.mbox.gz
+tagbot_into two-plain check --format=json two.mbox
+tagbot_into two-gz check --format=json two.mbox.gz
 same "two gzip members: the findings of the joined mbox" two-plain two-gz two.mbox.gz two.mbox
 
 # --- tagbot replay reads them too ----------------------------------------------
 replay_ini "$tmp" >replay.ini
-run replay-plain replay -c replay.ini series.mbox
+tagbot_into replay-plain replay -c replay.ini series.mbox
 for ext in gz xz zst; do
-	run "replay-$ext" replay -c replay.ini "series.mbox.$ext"
+	tagbot_into "replay-$ext" replay -c replay.ini "series.mbox.$ext"
 	same "replay series.mbox.$ext: the lines of series.mbox" replay-plain "replay-$ext"
 done
 grep -q '20250311042642.373782-1-craig@mcqueen.au: would reply (MISSING_SIGN_OFF' replay-plain.out &&
@@ -127,7 +127,7 @@ refused "binary input inside gzip: exit 2, named" garbage.bin.gz \
 	"binary data (decompressed from gzip), not a mail or an mbox"
 printf 'BZh91AY&SY\001\002\003' >mail.bz2
 refused "bzip2: exit 2, named as bzip2" mail.bz2 "bzip2 data; tagbot reads mail and mbox files"
-run refused-json check --format=json garbage.bin
+tagbot_into refused-json check --format=json garbage.bin
 grep -qF '{"file":"garbage.bin","message_id":null,"error":"garbage.bin: binary data' refused-json.out &&
 	ok "binary input: a JSON error object names the file" ||
 	not_ok "binary input: a JSON error object names the file"

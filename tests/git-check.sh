@@ -52,14 +52,13 @@ Fixes: $short7 (\"leds: core: add the base\")
 $SOB"
 short=$(g rev-parse HEAD)
 
-run() { "$@" >"$tmp/out" 2>"$tmp/err"; status=$?; }
 has() { if grep -qF -- "$2" "$tmp/out"; then ok "$1"; else not_ok "$1: no '$2' in stdout"; fi; }
 lacks() { if grep -qF -- "$2" "$tmp/out"; then not_ok "$1: '$2' in stdout"; else ok "$1"; fi; }
 id12() { printf %.12s "$1"; }
 
 # --- --git over a range ----------------------------------------------------
 
-(cd "$repo" && run "$TAGBOT" check --git "$base..HEAD"; echo "$status" >"$tmp/status")
+(cd "$repo" && capture "$TAGBOT" check --git "$base..HEAD"; echo "$status" >"$tmp/status")
 expect "--git: exit 1 (findings)" [ "$(cat "$tmp/status")" = 1 ]
 has "--git: four commits after the base" "4 messages, 4 patches checked, 0 errors, 3 warnings, 0 checks"
 lacks "--git: the base itself is not in the range" "$(id12 "$base"):"
@@ -86,34 +85,34 @@ rules = [[f["rule"] for f in o["findings"]] for o in objs]
 assert rules == [[], ["BAD_FIXES_TAG"], ["UNKNOWN_COMMIT_ID"], ["BAD_FIXES_TAG"]], rules
 EOF
 
-(cd "$repo" && run "$TAGBOT" check -q -g "HEAD-2"; echo "$status" >"$tmp/status")
+(cd "$repo" && capture "$TAGBOT" check -q -g "HEAD-2"; echo "$status" >"$tmp/status")
 expect "REV-N: the last two commits" [ "$(grep -c ': WARNING:' "$tmp/out")" = 2 ]
-(cd "$repo" && run "$TAGBOT" check -q -g "$wrong"; echo "$status" >"$tmp/status")
+(cd "$repo" && capture "$TAGBOT" check -q -g "$wrong"; echo "$status" >"$tmp/status")
 expect "one commit alone" [ "$(cut -d: -f1 "$tmp/out" | sort -u)" = "$(id12 "$wrong")" ]
-(cd "$repo" && run "$TAGBOT" check -g "no-such-rev..HEAD"; echo "$status" >"$tmp/status")
+(cd "$repo" && capture "$TAGBOT" check -g "no-such-rev..HEAD"; echo "$status" >"$tmp/status")
 expect "a bad range: exit 2" [ "$(cat "$tmp/status")" = 2 ]
-(cd "$tmp" && run "$TAGBOT" check -g HEAD; echo "$status" >"$tmp/status")
+(cd "$tmp" && capture "$TAGBOT" check -g HEAD; echo "$status" >"$tmp/status")
 expect "--git outside a repository: exit 2" [ "$(cat "$tmp/status")" = 2 ]
 
 # --- mails: inside the repository, --tree, outside ------------------------
 
 g format-patch -q -o "$tmp/p" "$base..HEAD" || exit 99
 unk=$(ls "$tmp/p"/0003-*.patch)
-(cd "$repo" && run "$TAGBOT" check -q "$unk")
+(cd "$repo" && capture "$TAGBOT" check -q "$unk")
 lacks "a repository that is no kernel tree: no lookups" "UNKNOWN_COMMIT_ID"
 touch "$repo/MAINTAINERS" "$repo/Kbuild"	# what a kernel tree's top holds
-(cd "$repo" && run "$TAGBOT" check -q "$unk")
+(cd "$repo" && capture "$TAGBOT" check -q "$unk")
 has "a mail checked in a kernel tree: UNKNOWN_COMMIT_ID" "UNKNOWN_COMMIT_ID"
 mkdir -p "$repo/drivers/leds"
-(cd "$repo/drivers/leds" && run "$TAGBOT" check -q "$unk")
+(cd "$repo/drivers/leds" && capture "$TAGBOT" check -q "$unk")
 has "... from a directory below its top too" "UNKNOWN_COMMIT_ID"
-(cd "$tmp" && run "$TAGBOT" check -q --tree "$repo" "$unk")
+(cd "$tmp" && capture "$TAGBOT" check -q --tree "$repo" "$unk")
 has "--tree DIR: looked up there" "UNKNOWN_COMMIT_ID"
-(cd "$tmp" && run "$TAGBOT" check -q "$unk")
+(cd "$tmp" && capture "$TAGBOT" check -q "$unk")
 lacks "outside a repository: no lookups, no UNKNOWN_COMMIT_ID" "UNKNOWN_COMMIT_ID"
-(cd "$repo" && run "$TAGBOT" check -q --no-tree "$unk")
+(cd "$repo" && capture "$TAGBOT" check -q --no-tree "$unk")
 lacks "--no-tree: no UNKNOWN_COMMIT_ID" "UNKNOWN_COMMIT_ID"
-(cd "$tmp" && run "$TAGBOT" check --tree "$tmp/p" "$unk"; echo "$status" >"$tmp/status")
+(cd "$tmp" && capture "$TAGBOT" check --tree "$tmp/p" "$unk"; echo "$status" >"$tmp/status")
 expect "--tree of no repository: exit 2" [ "$(cat "$tmp/status")" = 2 ]
 
 # --- --fix ---------------------------------------------------------------------

@@ -5,6 +5,8 @@
 #   - lib/, mail/, rules/, reply/, store/ and transport/ include no header of
 #     config/, daemon/ or cli/; and no folder includes one above it
 #     (lib < mail < rules < reply < store < transport < config < daemon < cli);
+#   - transport/ includes no store/ header (a lookup's cache is an interface
+#     the caller fills: daemon/cachestore.h);
 #   - a folder's _p.h is included from that folder only;
 #   - each outside library's headers are included by one folder.
 # With -v it prints the module graph's edges between folders too.
@@ -24,6 +26,8 @@ OUTSIDE = {
 # mail/message.c parses MIME with libetpan's MIME API (STYLE.md), the one
 # exception to one folder per library: its IMAP side is transport's.
 EXTRA = {("libetpan/", "mail/message.c")}
+# Folders that are siblings despite ORDER: the first includes nothing of the second.
+APART = {("transport", "store")}
 
 def folder(path):
     d = os.path.dirname(path)
@@ -52,6 +56,8 @@ for p, text in sorted(files.items()):
         f, g = folder(p), folder(inc)
         if ORDER.index(g) > ORDER.index(f):
             bad.append(f"{p}: {f}/ includes {inc} of {g}/, a folder above it")
+        if (f, g) in APART:
+            bad.append(f"{p}: {f}/ includes {inc}; {f}/ and {g}/ stay apart")
         if inc.endswith("_p.h") and g != f:
             bad.append(f"{p}: includes {inc}, private to {g}/")
         a, b = module(p), module(inc)

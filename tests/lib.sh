@@ -7,6 +7,18 @@ ok() { passes=$((passes + 1)); printf 'ok - %s\n' "$1"; }
 not_ok() { fails=$((fails + 1)); printf 'not ok - %s\n' "$1"; }
 # expect DESC CMD...: the command must succeed
 expect() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+# capture CMD...: stdout in $tmp/out, stderr in $tmp/err (the script sets
+# tmp), exit status in $status
+capture() { "$@" >"$tmp/out" 2>"$tmp/err"; status=$?; }
+# status_is DESC WANT: capture's $status is WANT (else stderr's first lines)
+status_is() {
+	if [ "$status" -eq "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1 (exit status $status, want $2)"
+		sed 's/^/#   /' "$tmp/err" | head -5
+	fi
+}
 finish() {
 	printf '%d passed, %d failed\n' "$passes" "$fails"
 	[ "$fails" -eq 0 ]

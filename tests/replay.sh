@@ -12,18 +12,6 @@ data=$TAGBOT_TEST_DATA
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-replay.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-run() {
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	status=$?
-}
-status_is() {
-	if [ "$status" -eq "$2" ]; then
-		ok "$1"
-	else
-		not_ok "$1 (exit status $status, want $2)"
-		sed 's/^/#   /' "$tmp/err" | head -5
-	fi
-}
 # line DESC EXACT-LINE: stdout has that whole line
 line() { if grep -qxF -- "$2" "$tmp/out"; then ok "$1"; else not_ok "$1: no line '$2'"; sed 's/^/#   /' "$tmp/out" | head -30; fi; }
 lacks() { if grep -qF -- "$2" "$tmp/out"; then not_ok "$1: '$2' in stdout"; else ok "$1"; fi; }
@@ -53,7 +41,7 @@ set -- "$data/cli-missing-signoff.eml" "$data/cli-warning-only.eml" \
 	"$data/cli-check-only.eml" "$data/cli-clean.eml" "$data/cli-reply.eml"
 
 # --- the global policy ---------------------------------------------------------
-run "$TAGBOT" replay -c "$tmp/plain.ini" "$@" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$@" "$data/cli-missing-signoff.eml"
 status_is "replay exits 0" 0
 line "an error finding: would reply" "$leds: would reply (MISSING_SIGN_OFF)"
 line "a warning finding: would reply" "$warn: would reply (FROM_SIGN_OFF_MISMATCH)"
@@ -82,7 +70,7 @@ min_reply_severity = check
 FROM_SIGN_OFF_MISMATCH = off
 EOF
 } >"$tmp/list.ini"
-run "$TAGBOT" replay -c "$tmp/list.ini" "$@"
+capture "$TAGBOT" replay -c "$tmp/list.ini" "$@"
 status_is "replay with a [list] section exits 0" 0
 line "the list's min_reply_severity = check answers a CHECK" \
 	"$chk: would reply (MISSING_FIXES_TAG)"
@@ -95,7 +83,7 @@ enabled = no
 [list linux-leds@vger.kernel.org]
 EOF
 } >"$tmp/off.ini"
-run "$TAGBOT" replay -c "$tmp/off.ini" "$@" "$data/replay-rate-a.eml"
+capture "$TAGBOT" replay -c "$tmp/off.ini" "$@" "$data/replay-rate-a.eml"
 line "[default] enabled = no reaches a listed list too" \
 	"$leds: skipped: list-disabled (MISSING_SIGN_OFF)"
 line "and a mail of another list" \
@@ -111,7 +99,7 @@ enabled = no
 enabled = yes
 EOF
 } >"$tmp/optin.ini"
-run "$TAGBOT" replay -c "$tmp/optin.ini" "$data/cli-missing-signoff.eml" "$data/replay-rate-a.eml"
+capture "$TAGBOT" replay -c "$tmp/optin.ini" "$data/cli-missing-signoff.eml" "$data/replay-rate-a.eml"
 line "opt-in: the enabled list is answered" "$leds: would reply (MISSING_SIGN_OFF)"
 line "opt-in: X-Mailing-List of another list follows [default]" \
 	"20250601-rate-a@example.org: skipped: list-disabled (MISSING_SIGN_OFF)"
@@ -119,7 +107,7 @@ line "opt-in: X-Mailing-List of another list follows [default]" \
 # --- rate limits on the mails' clock ---------------------------------------------
 # a 10:00:00, b 10:00:30 UTC (written +0200), c 10:02:00: one reply a minute.
 { base; printf 'max_per_minute = 1\nrepeat_after = 0\n'; } >"$tmp/rate.ini"
-run "$TAGBOT" replay -c "$tmp/rate.ini" "$data/replay-rate-a.eml" "$data/replay-rate-b.eml" \
+capture "$TAGBOT" replay -c "$tmp/rate.ini" "$data/replay-rate-a.eml" "$data/replay-rate-b.eml" \
 	"$data/replay-rate-c.eml"
 line "the first is answered" "20250601-rate-a@example.org: would reply (MISSING_SIGN_OFF)"
 line "30 s later (by Date, +0200 applied): held" \
@@ -159,7 +147,7 @@ series one 2
 series two 3
 base >"$tmp/told.ini"
 echo "max_per_author_per_hour = 0" >>"$tmp/told.ini"
-run "$TAGBOT" replay -c "$tmp/told.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
+capture "$TAGBOT" replay -c "$tmp/told.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
 status_is "two series: exit 0" 0
 total "a 10-patch series with the same mix-up throughout: one reply, and none for the next a day later" \
 	"would reply" 1
@@ -168,7 +156,7 @@ lacks "... and the second series gets none" "two-0@example.org: would reply"
 total "held for a series: 10 parts of the first, all 11 of the second, not the answered cover" \
 	"skipped: series" 21
 once "two series: each message counted once"
-run "$TAGBOT" replay -q --show-replies -c "$tmp/told.ini" "$tmp/series-one.mbox"
+capture "$TAGBOT" replay -q --show-replies -c "$tmp/told.ini" "$tmp/series-one.mbox"
 line "... said at patch 1/10" "Patch 1/10:"
 lacks "... and at no other" "Patch 2/10:"
 # the reply is wrapped: look for the parts it names in the text joined
@@ -180,7 +168,7 @@ fi
 line "... which are not counted among those with nothing (the cover is)" \
 	"The other 1 part had nothing to look at."
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 0\n'; } >"$tmp/told0.ini"
-run "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
+capture "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
 total "repeat_after = 0: each series is told" "would reply" 2
 
 # A resend that keeps a problem is not told it again: Bob's "leds: a: fix"
@@ -209,7 +197,7 @@ single carol-2 "Carol <carol@example.org>" "[PATCH] leds: c: two" 3 ""
 resend="$tmp/bob-1.mbox $tmp/carol-1.mbox $tmp/bob-2.mbox $tmp/carol-2.mbox $tmp/bob-3.mbox"
 base >"$tmp/resend.ini"
 # shellcheck disable=SC2086 # $tmp has no spaces (mktemp)
-run "$TAGBOT" replay -c "$tmp/resend.ini" $resend
+capture "$TAGBOT" replay -c "$tmp/resend.ini" $resend
 line "v1 of a patch: told" "bob-1@example.org: would reply (BAD_FIXES_TAG)"
 line "... v2 keeps the problem: not told again" "bob-2@example.org: clean"
 line "... another patch with it is told" "bob-3@example.org: would reply (BAD_FIXES_TAG)"
@@ -218,24 +206,24 @@ line "... her next one a day later: not told again" "carol-2@example.org: clean"
 total "... three replies" "would reply" 3
 { base; echo "repeat_after = 0"; } >"$tmp/resend0.ini"
 # shellcheck disable=SC2086
-run "$TAGBOT" replay -c "$tmp/resend0.ini" $resend
+capture "$TAGBOT" replay -c "$tmp/resend0.ini" $resend
 total "repeat_after = 0: every one is told" "would reply" 5
 
 # --- --since / --until -------------------------------------------------------------
 # Dates: missing-signoff 2025-03-11 04:26 UTC, warning-only 2025-02-24,
 # check-only 2025-12-11, clean 2025-04-26, reply 2025-03-14.
-run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-03-01 --until 2025-04-30 "$@"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-03-01 --until 2025-04-30 "$@"
 line "--since/--until keep three" "messages 3 (2 more outside --since/--until)"
 lacks "warning-only is before --since" "$warn"
 lacks "check-only is after --until" "$chk"
-run "$TAGBOT" replay -c "$tmp/plain.ini" --until 2025-03-11 "$@"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --until 2025-03-11 "$@"
 line "--until takes the whole day" "$leds: would reply (MISSING_SIGN_OFF)"
-run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-03-12 --until 2025-03-31 "$@"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-03-12 --until 2025-03-31 "$@"
 lacks "--since starts at the day" "$leds"
 line "--since 2025-03-12 --until 2025-03-31: the reply only" "$reply: skipped: reply"
 
 # --- only submissions are answered (patch.h) ------------------------------------
-run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-reply-attached-patches.eml" \
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-reply-attached-patches.eml" \
 	"$data/submission-reply-pasted-patch.eml" "$data/submission-irt-no-prefix-quoted.eml" \
 	"$data/submission-bug-report-diff.eml" "$data/submission-stable-request-attached.eml" \
 	"$data/submission-stable-backport-patch.eml"
@@ -248,7 +236,7 @@ line "a stable request with the backport attached: not answered" \
 	"20251204000025.GA468348@ax162: skipped: not-a-patch"
 line "a [PATCH 5.10,...] backport is checked" "20251230212215.1613954-2-ynaffit@google.com: clean"
 lacks "nothing would be answered" "would reply"
-run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-three-attached-patches.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-three-attached-patches.eml"
 line "three attached patches: one reply with the second's and the third's findings" \
 	"three-attached@example.org: would reply (MISSING_SIGN_OFF, BAD_REPORTED_BY_LINK)"
 
@@ -260,7 +248,7 @@ for f in "$data"/series-v2-cover.eml "$data"/series-v2-1.eml "$data"/series-v2-2
 done
 cover="20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"
 { base; echo "reply_mode = per-series"; } >"$tmp/series.ini"
-run "$TAGBOT" replay -c "$tmp/series.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
+capture "$TAGBOT" replay -c "$tmp/series.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 status_is "replay --show-replies exits 0" 0
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "per-series: one reply for the series"; else not_ok "per-series: $count replies, want 1"; fi
@@ -283,11 +271,11 @@ total "and the totals" "would reply" 1
 total "... count the cover once, as answered" "skipped: series" 2
 once "per-series: the decisions add up to the messages"
 { base; printf 'reply_mode = per-patch\nrepeat_after = 0\n'; } >"$tmp/perpatch.ini"
-run "$TAGBOT" replay -c "$tmp/perpatch.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
+capture "$TAGBOT" replay -c "$tmp/perpatch.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "per-patch: one reply a patch"; else not_ok "per-patch: $count replies, want 2"; fi
 { base; echo "reply_mode = per-patch"; } >"$tmp/perpatch14.ini"
-run "$TAGBOT" replay -c "$tmp/perpatch14.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
+capture "$TAGBOT" replay -c "$tmp/perpatch14.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "per-patch, repeat_after 14: the missing sign-off told once"; else not_ok "per-patch, repeat_after 14: $count replies, want 1"; fi
 # Outlook folds Message-ID: onto a continuation line and writes the domain
@@ -296,7 +284,7 @@ if [ "$count" = 1 ]; then ok "per-patch, repeat_after 14: the missing sign-off t
 # after the cover, so series_wait = 1200: one reply, to the cover.
 ocover="WA0P291MB03850F4E9B4EC7389FE89779C5052@WA0P291MB0385.POLP291.PROD.OUTLOOK.COM"
 { base; printf 'reply_mode = per-series\nseries_wait = 1200\n'; } >"$tmp/outlook.ini"
-run "$TAGBOT" replay -c "$tmp/outlook.ini" --show-replies "$data/series-outlook-cover.eml" \
+capture "$TAGBOT" replay -c "$tmp/outlook.ini" --show-replies "$data/series-outlook-cover.eml" \
 	"$data/series-outlook-7.eml" "$data/series-outlook-10.eml"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "folded Message-ID, capital domain: one reply for the series"; else not_ok "folded Message-ID, capital domain: $count replies, want 1"; fi
@@ -310,12 +298,12 @@ once "... each message counted once"
 # A file caught in a series' send: "[PATCH v5] test" (no description, no
 # sign-off) between v9's 1/4 and 2/4, answering v9's cover, is not answered
 # (trimmed from the corpus); the same mail on its own is.
-run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-cover.eml" \
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-cover.eml" \
 	"$data/series-stray-test.eml"
 line "a patch without n/m in a series' send: a stray, not answered" \
 	"20250610174319.183375-3-trannamatk@gmail.com: skipped: stray"
 lacks "... nothing is answered" "would reply"
-run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-test.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-test.eml"
 line "... without its cover letter it is a patch like any other" \
 	"20250610174319.183375-3-trannamatk@gmail.com: would reply (COMMIT_MESSAGE, MISSING_SIGN_OFF)"
 
@@ -328,7 +316,7 @@ slow() {	# DATE-OF-2/2
 	sed 's/^Date: .*/Date: Tue, 04 Feb 2025 08:00:50 +0100/' "$tmp/nosob-series-v2-1.eml" \
 		>"$tmp/slow-1.eml"
 	sed "s/^Date: .*/Date: $1/" "$tmp/nosob-series-v2-2.eml" >"$tmp/slow-2.eml"
-	run "$TAGBOT" replay -c "$tmp/series0.ini" --show-replies "$tmp/nosob-series-v2-cover.eml" \
+	capture "$TAGBOT" replay -c "$tmp/series0.ini" --show-replies "$tmp/nosob-series-v2-cover.eml" \
 		"$tmp/slow-1.eml" "$tmp/slow-2.eml"
 }
 { base; echo "repeat_after = 0"; } >"$tmp/series0.ini"	# 2/2 told on its own again
@@ -341,29 +329,29 @@ slow "Tue, 04 Feb 2025 09:02:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "a part 70 minutes late: a reply of its own"; else not_ok "a part 70 minutes late: $count replies, want 2"; fi
 
-run "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli-missing-signoff.eml"
 line "-q --show-replies: the reply without the per-mail lines" "----- reply to <$leds> -----"
 lacks "... no per-message line" "$leds:"
-run "$TAGBOT" replay -c "$tmp/plain.ini" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/cli-missing-signoff.eml"
 lacks "without --show-replies no reply is printed" "----- reply to"
 
 # --- usage ---------------------------------------------------------------------------
-run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli-clean.eml"
 status_is "a bad date exits 2" 2
-run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-02-30 "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-02-30 "$data/cli-clean.eml"
 status_is "a day that does not exist exits 2" 2
-run "$TAGBOT" replay -c "$tmp/plain.ini"
+capture "$TAGBOT" replay -c "$tmp/plain.ini"
 status_is "no SOURCE exits 2" 2
-run "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-05-01 --until 2025-04-01 "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-05-01 --until 2025-04-01 "$data/cli-clean.eml"
 status_is "--until before --since exits 2" 2
 printf '[list bad id]\n' >"$tmp/bad.ini"
-run "$TAGBOT" replay -c "$tmp/bad.ini" "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/bad.ini" "$data/cli-clean.eml"
 status_is "a bad configuration exits 2" 2
 if grep -qF "[list bad id]" "$tmp/err"; then ok "and names the section"; else not_ok "and names the section"; fi
-run "$TAGBOT" replay -c "$tmp/plain.ini" -q "$@"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" -q "$@"
 lacks "-q prints no per-message lines" "$leds:"
 line "-q prints the totals" "messages 5"
-run "$TAGBOT" help replay
+capture "$TAGBOT" help replay
 status_is "help replay exits 0" 0
 
 finish

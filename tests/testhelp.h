@@ -27,6 +27,25 @@ size_t th_count(const struct findings *fs, const char *id);
 /* All findings as "LINE:RULE" lines, for failure messages. Static buffer. */
 const char *th_dump(const struct findings *fs);
 
+/*
+ * A scratch store for the suites that open one.  th_scratch_setup() (a
+ * checked fixture's setup) makes a fresh directory PROGRAM.XXXXXX in the
+ * current one, th_dir, and names th_dbpath (th_dir/state.db, not created);
+ * th_scratch_teardown() removes that database with its -wal, -shm and
+ * -journal files, and the directory when nothing else is left in it.
+ *
+ *	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
+ *	st = th_store_open();
+ */
+extern char th_dir[64], th_dbpath[128];
+void th_scratch_setup(void);
+void th_scratch_teardown(void);
+
+struct store;
+/* store_open() on th_dbpath with the default settings; fails the test when
+ * it fails. */
+struct store *th_store_open(void);
+
 /* Runs one suite; returns the process exit status for a Check test program. */
 int th_run_suite(Suite *s);
 

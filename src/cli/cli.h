@@ -5,7 +5,8 @@
  * files, mboxes, Maildirs, gzip/xz/zstd via unpack.h), runs the rules and
  * writes text or JSON (output.h), with --fix (fix.h) and --git (gitrepo.h);
  * `run` and `status` (cmd_run.h) hand over to daemon/; `replay`
- * (cmd_replay.h) drives the daemon's pipeline offline.  Each returns an
+ * (cmd_replay.h) drives the daemon's pipeline offline; `check-config`
+ * (cmd_config.h) checks a daemon's ini file and the paths it names.  Each returns an
  * enum exit_status; none calls exit().
  *
  *	static const struct command commands[] = {
@@ -18,6 +19,7 @@
 #define TAGBOT_CLI_H
 
 #include "cli/cmd_check.h"
+#include "cli/cmd_config.h"
 #include "cli/cmd_replay.h"
 #include "cli/cmd_run.h"
 

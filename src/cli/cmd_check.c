@@ -25,6 +25,7 @@
 #include "cli/cmd_check.h"
 #include "mail/commitref.h"
 #include "config/config.h"
+#include "daemon/cachestore.h"
 #include "cli/fix.h"
 #include "cli/gitrepo.h"
 #include "cli/input.h"
@@ -829,6 +830,7 @@ static int open_lookups(const struct check_opts *o, const struct config *cfg, st
 {
 	struct lookup_settings ls = cfg->lookup;	/* foreign strings: lookup_new copies */
 	struct store_settings ss;
+	struct lookup_cache lc;
 	struct err e;
 	int rc = 0;
 
@@ -838,7 +840,8 @@ static int open_lookups(const struct check_opts *o, const struct config *cfg, st
 		ls.timeout = o->lookup_timeout;
 	store_settings_init(&ss);
 	ss.path = o->lookup_cache;
-	if ((o->lookup_cache && store_open(cache, &ss, &e) < 0) || lookup_new(lk, &ls, *cache, &e) < 0) {
+	if ((o->lookup_cache && store_open(cache, &ss, &e) < 0) ||
+	    lookup_new(lk, &ls, cachestore_init(&lc, *cache), &e) < 0) {
 		fprintf(stderr, "tagbot: %s\n", e.msg);
 		rc = -1;
 	}

@@ -283,7 +283,8 @@ int fix_write(FILE *in, FILE *out, struct fix_edits *edits)
 	size_t cap = 0, lineno = 0, k = 0;
 	ssize_t n;
 
-	qsort(edits->v, edits->n, sizeof(*edits->v), edit_cmp);
+	if (edits->n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(edits->v, edits->n, sizeof(*edits->v), edit_cmp);
 	while ((n = getline(&line, &cap, in)) > 0) {
 		const char *eol = n >= 2 && line[n - 2] == '\r' ? "\r\n" : "\n";
 		const struct fix_edit *change = NULL, *append = NULL;

@@ -260,7 +260,8 @@ int unpack_new(struct unpack **out, enum unpack_format f, int fd, const void *he
 	u->fd = fd;
 	u->in_size = head_len > UNPACK_IN_SIZE ? head_len : UNPACK_IN_SIZE;
 	u->in = xmalloc(u->in_size);
-	memcpy(u->in, head, head_len);
+	if (head_len)	/* head may be NULL when nothing was read yet */
+		memcpy(u->in, head, head_len);
 	u->in_end = head_len;
 	if (formats[f].start(u, e) < 0) {
 		free(u->in);

@@ -1401,15 +1401,22 @@ static int need(struct load *ld, const char *section, const char *key, const cha
 	return fail_at(ld, section, key);
 }
 
-/* One of password_file and password_command; a file must be private. */
-static int check_password(struct load *ld, const char *section, const char *file,
-			  const char *command)
+/* One of password_file and password_command, needed when user is set (a
+ * login without a password only fails later, at the server); a file must
+ * be private. */
+static int check_password(struct load *ld, const char *section, const char *user,
+			  const char *file, const char *command)
 {
 	char *secret = NULL;
 
 	if (file && command) {
 		err_set(ld->e, ERR_FINAL, "give password_file or password_command, not both");
 		return fail_at(ld, section, "password_command");
+	}
+	if (user && *user && !(file && *file) && !(command && *command)) {
+		err_set(ld->e, ERR_FINAL, "not set (needed for user = %s: give password_file "
+			"or password_command)", user);
+		return fail_at(ld, section, "password_file");
 	}
 	if (file) {
 		if (secret_read_file(file, &secret, ld->e) < 0)
@@ -1439,7 +1446,7 @@ static int check_source(struct load *ld, const struct config_source *s)
 		return -1;
 	if (check_tls_none(ld, "source", s->tls, s->host) < 0)
 		return -1;
-	return check_password(ld, "source", s->password_file, s->password_command);
+	return check_password(ld, "source", s->user, s->password_file, s->password_command);
 }
 
 static int check_sink(struct load *ld, const struct config_sink *s)
@@ -1465,7 +1472,7 @@ static int check_sink(struct load *ld, const struct config_sink *s)
 	}
 	if (check_tls_none(ld, "sink", s->tls, host) < 0)
 		return -1;
-	return check_password(ld, "sink", s->password_file, s->password_command);
+	return check_password(ld, "sink", s->user, s->password_file, s->password_command);
 }
 
 /* An address key: "Name <a@b>" or "a@b", the addr-spec strict enough for a

@@ -48,6 +48,7 @@
 #include "lib/log.h"
 #include "mail/message.h"
 #include "mail/patch.h"
+#include "daemon/cachestore.h"
 #include "daemon/linkstore.h"
 
 #define PENDING_MAX		1000	/* mails waiting at once (lookup_fetch's cap is higher) */
@@ -55,10 +56,12 @@
 
 int daemon_lookup_open(struct daemon *d, struct err *e)
 {
+	struct lookup_cache lc;
+
 	daemon_lookup_close(d);
 	if (!d->cfg.rules.lookups)
 		return 0;
-	if (lookup_new(&d->lk, &d->cfg.lookup, d->st, e) < 0)
+	if (lookup_new(&d->lk, &d->cfg.lookup, cachestore_init(&lc, d->st), e) < 0)
 		return err_prefix(e, "[lookup]");
 	log_msg(LOGL_INFO, "lookups on: %s", d->cfg.lookup.archive_url ? d->cfg.lookup.archive_url
 						 : LOOKUP_DEFAULT_ARCHIVE);

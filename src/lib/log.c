@@ -1,7 +1,9 @@
 #include "autoconf.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 
@@ -95,6 +97,23 @@ static void sanitize(char *s)
 			*s = '?';
 }
 
+/*
+ * Whether f is the journal's stream: systemd sets JOURNAL_STREAM to the
+ * "DEVICE:INODE" of the stderr it hands a service, and a line that starts
+ * "<N>" then gets syslog priority N there (and the journal stamps it).
+ */
+static bool to_journal(FILE *f)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	int fd = fileno(f);
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fd < 0 || fstat(fd, &st) < 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 static void emit(enum log_level l, char *line)
 {
 	FILE *f = logger.stream ? logger.stream : stderr;
@@ -105,6 +124,11 @@ static void emit(enum log_level l, char *line)
 	sanitize(line);
 	if (logger.target == LOG_TARGET_SYSLOG) {
 		syslog(levels[l].syslog_prio, "%s", line);
+		return;
+	}
+	if (to_journal(f)) {
+		fprintf(f, "<%d>%s: %s\n", levels[l].syslog_prio, levels[l].name, line);
+		fflush(f);
 		return;
 	}
 	now = time(NULL);

@@ -9,6 +9,10 @@
  * line is cut at LOG_LINE_MAX bytes, so a hostile mail can neither forge a
  * log line nor flood one.
  *
+ * Under systemd (JOURNAL_STREAM names the stderr stream) a stderr line is
+ * written "<N>level: text", so the journal files it at syslog priority N
+ * (warnings as warnings, not info) and stamps it itself.
+ *
  * There is deliberately no function that takes a password or a secret:
  * callers log host names, user names and folder names, never credentials.
  */

@@ -20,7 +20,6 @@
 #include "transport/lookup.h"
 #include "mail/linkref.h"
 #include "mail/patch.h"
-#include "store/store.h"
 #include "mail/msgid.h"
 
 #define LOOKUP_SHOW_MAX		200	/* bytes of a URL quoted in a log line */
@@ -51,7 +50,7 @@ struct lookup {
 	struct lookup_settings s;	/* owned copies of the strings */
 	char *archive;			/* owned; archive_url with its '/' */
 	char *archive_host;		/* owned; lower case; "" when unknown */
-	struct store *cache;		/* foreign; NULL: no cache */
+	struct lookup_cache cache;	/* get NULL: no cache */
 	CURLM *multi;			/* owned */
 	char user_agent[LOOKUP_USER_AGENT_MAX];
 	long long next_start;		/* monotonic ms: the rate limit's next slot */
@@ -155,8 +154,8 @@ static void copy_settings(struct lookup *lk, const struct lookup_settings *s)
 					 : LOOKUP_DEFAULT_ARCHIVE, "", "");
 }
 
-int lookup_new(struct lookup **out, const struct lookup_settings *s, struct store *cache,
-	       struct err *e)
+int lookup_new(struct lookup **out, const struct lookup_settings *s,
+	       const struct lookup_cache *cache, struct err *e)
 {
 	struct lookup *lk;
 	char *host;
@@ -170,7 +169,8 @@ int lookup_new(struct lookup **out, const struct lookup_settings *s, struct stor
 	copy_settings(lk, s);
 	host = url_host(lk->archive);
 	lk->archive_host = host ? host : xstrdup("");
-	lk->cache = cache;
+	if (cache)
+		lk->cache = *cache;
 	/* Always names the bot, so an archive's admin knows who is asking. */
 	snprintf(lk->user_agent, sizeof(lk->user_agent), "tagbot/%s%s%.200s", PACKAGE_VERSION,
 		 s->user_agent && *s->user_agent ? " " : "", s->user_agent ? s->user_agent : "");
@@ -564,15 +564,15 @@ static char *cache_key(const struct lookup *lk, const struct lookup_result *r)
 
 static bool cache_get(struct lookup *lk, struct lookup_result *r)
 {
-	struct store_cache_entry ce;
+	struct lookup_cache_entry ce = { 0, 0, NULL, 0 };
 	char *key;
 	bool found = false, hit = false;
 	struct err e;
 
-	if (!lk->cache || lk->s.cache_ttl <= 0)
+	if (!lk->cache.get || lk->s.cache_ttl <= 0)
 		return false;
 	key = cache_key(lk, r);
-	if (store_cache_get(lk->cache, key, &ce, &found, &e) < 0)
+	if (lk->cache.get(lk->cache.aux, key, &ce, &found, &e) < 0)
 		log_msg(LOGL_WARNING, "lookup cache: %s", e.msg);
 	if (found && lookup_cache_fresh(ce.fetched_at, time(NULL), lk->s.cache_ttl) &&
 	    (ce.status == LOOKUP_ALIVE || ce.status == LOOKUP_DEAD) &&
@@ -587,16 +587,16 @@ static bool cache_get(struct lookup *lk, struct lookup_result *r)
 
 static void cache_put(struct lookup *lk, const struct lookup_result *r)
 {
-	struct store_cache_entry ce = { r->status, time(NULL), NULL, 0 };
+	struct lookup_cache_entry ce = { r->status, time(NULL), NULL, 0 };
 	char *key;
 	struct err e;
 
-	if (!lk->cache || lk->s.cache_ttl <= 0 || r->cached || r->status == LOOKUP_UNKNOWN)
+	if (!lk->cache.put || lk->s.cache_ttl <= 0 || r->cached || r->status == LOOKUP_UNKNOWN)
 		return;
 	key = cache_key(lk, r);
 	ce.data = lookup_result_encode(r);
 	ce.len = strlen(ce.data);
-	if (store_cache_put(lk->cache, key, &ce, &e) < 0)
+	if (lk->cache.put(lk->cache.aux, key, &ce, &e) < 0)
 		log_msg(LOGL_WARNING, "lookup cache: %s", e.msg);
 	free(ce.data);
 	free(key);

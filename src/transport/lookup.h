@@ -31,8 +31,8 @@
  *
  * A lookup that fails (timeout, deadline, 5xx, garbage, refused address)
  * is logged and its result is LOOKUP_UNKNOWN, which never becomes a
- * finding.  Only definite answers are cached (in the store, for cache_ttl
- * seconds).
+ * finding.  Only definite answers are cached (for cache_ttl seconds, in
+ * the cache the caller hands lookup_new(): struct lookup_cache below).
  *
  * A mail decides what the bot fetches, so addresses on loopback, private
  * and link-local networks are refused unless the URL's host is the
@@ -54,6 +54,7 @@
 #define LOOKUP_MAX_REDIRECTS	5
 #define LOOKUP_MAX_CONCURRENCY	64	/* concurrency is clamped to this */
 #define LOOKUP_USER_AGENT_MAX	256	/* bytes of the User-Agent header */
+#define LOOKUP_CACHE_DATA_MAX	((size_t)64 * 1024) /* bytes of one cache entry's data */
 
 /*
  * [lookup] in the ini file.  config.c fills it; every field maps to one key
@@ -76,17 +77,45 @@ struct lookup_settings {
 void lookup_settings_init(struct lookup_settings *s);
 void lookup_settings_release(struct lookup_settings *s);
 
-struct store;
+/*
+ * Where results outlive a call, keyed by the URL fetched: the caller's
+ * storage behind two callbacks, so this module knows no database (the
+ * daemon's store serves through daemon/cachestore.h).  Whether an entry is
+ * still fresh is decided here (cache_ttl); a failing get or put is logged
+ * and the lookup goes on as if there were no cache.
+ *
+ *	struct lookup_cache lc;
+ *
+ *	lookup_new(&lk, &settings, cachestore_init(&lc, st), &e);
+ */
+struct lookup_cache_entry {
+	int status;		/* enum lookup_status */
+	time_t fetched_at;
+	char *data;		/* owned after get (free(), NUL-terminated); foreign for put */
+	size_t len;
+};
+
+struct lookup_cache {
+	/* *found false (out zeroed) when key has no entry. */
+	int (*get)(void *aux, const char *key, struct lookup_cache_entry *out, bool *found,
+		   struct err *e);
+	/* Inserts or replaces the entry of key. */
+	int (*put)(void *aux, const char *key, const struct lookup_cache_entry *in,
+		   struct err *e);
+	void *aux;		/* foreign; handed to get and put */
+};
+
 struct patch;
 struct lookup;	/* opaque: the settings, curl's handles, the rate limiter */
 
 /*
- * A lookup context.  cache (foreign, may be NULL: no cache) must outlive
- * it.  Fails when curl cannot be set up, and when s->archive_url holds a
- * user name or password (the message does not quote it).
+ * A lookup context.  cache (may be NULL: no cache) is copied; what its aux
+ * points at must outlive the context.  Fails when curl cannot be set up,
+ * and when s->archive_url holds a user name or password (the message does
+ * not quote it).
  */
-int lookup_new(struct lookup **out, const struct lookup_settings *s, struct store *cache,
-	       struct err *e);
+int lookup_new(struct lookup **out, const struct lookup_settings *s,
+	       const struct lookup_cache *cache, struct err *e);
 void lookup_free(struct lookup *lk);
 
 /*
@@ -181,8 +210,9 @@ enum lookup_net {
 /* RULES.md: 404/410 and unresolvable hosts are dead; 5xx and failures unknown. */
 enum lookup_status lookup_classify(enum lookup_net net, long http_code);
 
-/* The cache row's blob: "key=value" lines; decode returns -1 on garbage
- * (then the row is a miss).  url and msgid are not in the blob. */
+/* The cache entry's data: "key=value" lines, at most LOOKUP_CACHE_DATA_MAX
+ * bytes; decode returns -1 on garbage or a longer blob (then the entry is a
+ * miss).  url and msgid are not in the blob. */
 char *lookup_result_encode(const struct lookup_result *r);
 int lookup_result_decode(struct lookup_result *r, const char *blob, size_t n);
 

@@ -17,7 +17,6 @@
 #include "transport/lookup.h"
 #include "mail/message.h"
 #include "mail/patch.h"
-#include "store/store.h"
 #include "lib/ascii.h"
 #include "mail/msgid.h"
 
@@ -251,7 +250,7 @@ char *lookup_result_encode(const struct lookup_result *r)
 {
 	struct buf b;
 
-	buf_init(&b, STORE_CACHE_DATA_MAX);
+	buf_init(&b, LOOKUP_CACHE_DATA_MAX);
 	buf_printf(&b, "http=%ld\npatch=%d\nversion=%d\nothers=%d\n", r->http_code,
 		   r->is_patch ? 1 : 0, r->version, r->others);
 	add_field(&b, "author", r->author);
@@ -307,7 +306,7 @@ int lookup_result_decode(struct lookup_result *r, const char *blob, size_t n)
 {
 	const char *p = blob, *end = blob + n;
 
-	if (n > STORE_CACHE_DATA_MAX || memchr(blob, '\0', n))
+	if (n > LOOKUP_CACHE_DATA_MAX || memchr(blob, '\0', n))
 		return -1;
 	r->others = -1;
 	while (p < end) {

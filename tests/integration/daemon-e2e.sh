@@ -28,97 +28,8 @@ srv_need dovecot postfix
 srv_init
 srv_start_dovecot || exit 99
 srv_start_postfix || exit 99
-export SRV_DIR IMAPS_PORT
-MAIL="python3 $top_srcdir/tests/integration/e2e-mail.py"
-BOT=bot@example.org
-AUTHOR=author@example.org
-RESEND_AFTER=5
-W=$SRV_DIR/e2e
-mkdir -p "$W"
-BOT_PID=
-trap 'bot_kill; srv_cleanup' EXIT
-
-# bot_ini FILE STATE TLS PORT BACKFILL
-bot_ini() {
-	cat >"$1" <<INI
-[tagbot]
-state = $2
-log = stderr
-log_level = info
-min_reply_severity = warning
-
-[source]
-type = imap
-host = 127.0.0.1
-port = $4
-tls = $3
-ca_file = $SRV_DIR/ca.pem
-user = $BOT
-password_file = $SRV_DIR/password
-folder = INBOX
-idle = yes
-poll_interval = 300
-backfill = $5
-
-[sink]
-type = smtp
-url = smtp://127.0.0.1:$SMTP_PORT
-tls = starttls
-ca_file = $SRV_DIR/ca.pem
-resend_after = $RESEND_AFTER
-
-[reply]
-from = tagbot <$BOT>
-to = author
-max_per_author_per_hour = 0
-max_per_minute = 0
-repeat_after = 0
-INI
-}
-
-bot_start() {
-	echo "# --- tagbot run -c $INI" >>"$W/bot.log"
-	"$TAGBOT" run -c "$INI" >>"$W/bot.log" 2>&1 &
-	BOT_PID=$!
-}
-
-# bot_stop: SIGTERM, then at most 15 s for a clean exit; its status.
-bot_stop() {
-	kill -TERM "$BOT_PID" 2>/dev/null
-	for _ in $(seq 150); do kill -0 "$BOT_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$BOT_PID" 2>/dev/null && echo "# tagbot did not stop within 15 s of SIGTERM"
-	wait "$BOT_PID"
-	rc=$?
-	BOT_PID=
-	return $rc
-}
-
-bot_kill() {
-	[ -n "$BOT_PID" ] || return 0
-	kill -KILL "$BOT_PID" 2>/dev/null
-	wait "$BOT_PID" 2>/dev/null
-	BOT_PID=
-}
-
-bot_alive() { [ -n "$BOT_PID" ] && kill -0 "$BOT_PID" 2>/dev/null; }
-
-# wait_ready SECONDS: until the bot has a checkpoint for INBOX (it has read
-# UIDNEXT; mail appended after this is new to it).
-wait_ready() {
-	for _ in $(seq $(($1 * 10))); do
-		bot_alive || return 1
-		python3 - "$STATE" <<'PY' && return 0
-import sqlite3, sys
-try:
-    con = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True, timeout=5)
-    sys.exit(0 if con.execute("SELECT count(*) FROM checkpoints").fetchone()[0] else 1)
-except sqlite3.Error:
-    sys.exit(1)
-PY
-		sleep 0.1
-	done
-	return 1
-}
+. "$top_srcdir/tests/integration/daemon-lib.sh"
+BOT_LOG_LEVEL=info
 
 # status_queued: how many replies `tagbot status` says are queued.
 status_queued() {
@@ -137,19 +48,11 @@ wait_queued() {
 patch() {	# patch KIND PREFIX-N [--threaded]: writes $W/PREFIX-N.eml
 	$MAIL patch "$1" "${2%-*}" "${2##*-}" $3 >"$W/$2.eml"
 }
-p() { for n in "$@"; do printf '%s ' "$W/$n.eml"; done; }
-mid() { for n in "$@"; do printf '<e2e-%s@example.org> ' "$n"; done; }
-
-fail_log() { echo "# bot log (last 30 lines):"; tail -n 30 "$W/bot.log" | sed 's/^/#   /'; }
-check() {	# check DESC CMD...: like expect, with the bot's log on failure
-	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fail_log; fi
-}
 
 # --- a) to f): one bot on STARTTLS -------------------------------------------
 INI=$W/bot.ini
 STATE=$W/state.db
-bot_ini "$INI" "$STATE" starttls "$IMAP_PORT" no
+bot_ini "$INI" "$STATE"
 patch case old-0
 $MAIL append $BOT "$W/old-0.eml"
 bot_start
@@ -237,7 +140,10 @@ $MAIL gen "$W/g" g 200 --clean-every 2
 $MAIL append $BOT "$W"/g/g-*.eml
 INI=$W/backlog.ini
 STATE=$W/backlog.db
-bot_ini "$INI" "$STATE" implicit "$IMAPS_PORT" yes
+BOT_TLS=implicit
+BOT_PORT=$IMAPS_PORT
+BOT_BACKFILL=yes
+bot_ini "$INI" "$STATE"
 seed=${E2E_SEED:-$(date +%s)}
 echo "# g) E2E_SEED=$seed"
 for delay in $(python3 -c "import random; random.seed($seed); print(' '.join('%.2f' % random.uniform(0.05, 1.5) for _ in range(8)))"); do

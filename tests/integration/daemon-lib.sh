@@ -1,5 +1,6 @@
-# daemon-lib.sh - `tagbot run` against Dovecot and Postfix, for
-# tests/integration/daemon-series.sh and daemon-cc.sh: sourced, never run.
+# daemon-lib.sh - `tagbot run` against Dovecot and Postfix, for every
+# integration script that runs the daemon (daemon-e2e.sh, daemon-series.sh,
+# daemon-cc.sh, ...): sourced, never run.
 #
 # After servers.sh's srv_init and both servers: one bot at a time, on
 # bot@example.org's INBOX over IMAP STARTTLS with IDLE, sending through
@@ -10,40 +11,43 @@ MAIL="python3 $top_srcdir/tests/integration/e2e-mail.py"
 BOT=bot@example.org
 AUTHOR=author@example.org
 MAINT=maint@example.org
+RESEND_AFTER=5
 W=$SRV_DIR/e2e
 mkdir -p "$W"
 BOT_PID=
 trap 'bot_kill; srv_cleanup' EXIT
 
 # bot_ini FILE STATE [REPLY-KEYS [MORE-SECTIONS]]: REPLY-KEYS go into
-# [reply], MORE-SECTIONS after it (both as ini text).
+# [reply], MORE-SECTIONS after it (both as ini text).  The source is
+# BOT_TLS on BOT_PORT (starttls on $IMAP_PORT) with backfill = BOT_BACKFILL
+# (no); the log at BOT_LOG_LEVEL (debug).
 bot_ini() {
 	cat >"$1" <<INI
 [tagbot]
 state = $2
 log = stderr
-log_level = debug
+log_level = ${BOT_LOG_LEVEL:-debug}
 min_reply_severity = warning
 
 [source]
 type = imap
 host = 127.0.0.1
-port = $IMAP_PORT
-tls = starttls
+port = ${BOT_PORT:-$IMAP_PORT}
+tls = ${BOT_TLS:-starttls}
 ca_file = $SRV_DIR/ca.pem
 user = $BOT
 password_file = $SRV_DIR/password
 folder = INBOX
 idle = yes
 poll_interval = 300
-backfill = no
+backfill = ${BOT_BACKFILL:-no}
 
 [sink]
 type = smtp
 url = smtp://127.0.0.1:$SMTP_PORT
 tls = starttls
 ca_file = $SRV_DIR/ca.pem
-resend_after = 5
+resend_after = $RESEND_AFTER
 
 [reply]
 from = tagbot <$BOT>

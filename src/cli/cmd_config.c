@@ -1,0 +1,199 @@
+/*
+ * cmd_config.c - `tagbot check-config [-c FILE]`: everything `tagbot run`
+ * would refuse at start, found before it starts (as `postfix check` or
+ * `nginx -t` do): the file itself (config_load(): keys, values, password
+ * files present and private, no credentials in URLs), what the daemon needs
+ * (config_check_daemon()), and the paths it will use.  Nothing connects,
+ * nothing runs a password_command, nothing is written.
+ */
+#include "autoconf.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cmd_check.h"
+#include "cli/cmd_config.h"
+#include "config/config.h"
+
+#define DEFAULT_CONFIG SYSCONFDIR "/tagbot.ini"
+
+static const char usage[] =
+	"usage: tagbot check-config [-c FILE] [-q]\n"
+	"\n"
+	"Checks FILE as `tagbot run` would read it, and the paths it names, without\n"
+	"connecting anywhere: keys and values, password files (present, a regular\n"
+	"file, mode 0600 or stricter), the state file's directory, Maildir paths and\n"
+	"CA files.  Each problem is printed as FILE: [section] key: problem.\n"
+	"\n"
+	"options:\n"
+	"  -c, --config FILE   the ini file (default " DEFAULT_CONFIG ")\n"
+	"  -q, --quiet         print problems only, not the summary line\n"
+	"  -h, --help          show this text\n"
+	"\n"
+	"exit status: 0 the file is fine, 2 a problem was found (or usage).\n";
+
+struct problems {
+	const char *file;
+	int n;
+};
+
+static void problem(struct problems *p, const char *section, const char *key, const char *fmt,
+		    ...) __attribute__((format(printf, 4, 5)));
+
+static void problem(struct problems *p, const char *section, const char *key, const char *fmt,
+		    ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tagbot: %s: [%s] %s: ", p->file, section, key);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	p->n++;
+}
+
+/* The directory part of path ("." when it has none). */
+static void dir_of(const char *path, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, size, ".");
+	else if (slash == path)
+		snprintf(out, size, "/");
+	else
+		snprintf(out, size, "%.*s", (int)(slash - path), path);
+}
+
+/* The state file: its directory must exist and be writable (SQLite keeps
+ * its journal beside it). */
+static void check_state(struct problems *p, const char *state)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	dir_of(state, dir, sizeof(dir));
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		problem(p, "tagbot", "state", "the directory %s does not exist", dir);
+	else if (access(dir, W_OK | X_OK) < 0)
+		problem(p, "tagbot", "state", "the directory %s is not writable by this user", dir);
+}
+
+static void check_maildir(struct problems *p, const char *section, const char *path,
+			  bool must_exist)
+{
+	static const char *const subs[] = { "cur", "new", "tmp" };
+	char sub[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		if (must_exist || errno != ENOENT)
+			problem(p, section, "path", "%s is not there", path);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		problem(p, section, "path", "%s is not a directory", path);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, subs[i]);
+		if (stat(sub, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			problem(p, section, "path", "%s is not a Maildir (no cur, new and tmp)",
+				path);
+			return;
+		}
+	}
+}
+
+static void check_readable(struct problems *p, const char *section, const char *key,
+			   const char *path)
+{
+	if (path && *path && access(path, R_OK) < 0)
+		problem(p, section, key, "%s cannot be read", path);
+}
+
+static void summary(const struct config *c, const char *file)
+{
+	const struct config_source *s = &c->source;
+	const struct config_sink *k = &c->sink;
+
+	printf("%s: ok: ", file);
+	if (s->type == SOURCE_MAILDIR)
+		printf("source maildir %s", s->path);
+	else
+		printf("source imap %s@%s folder %s", s->user, s->host, s->folder);
+	if (k->type == SINK_MAILDIR)
+		printf(", sink maildir %s", k->path);
+	else
+		printf(", sink %s", k->url);
+	printf(", %zu list section%s, state %s\n", c->lists.n, c->lists.n == 1 ? "" : "s",
+	       c->tagbot.state ? c->tagbot.state : "(none)");
+}
+
+int cmd_check_config(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *file = DEFAULT_CONFIG;
+	bool quiet = false;
+	struct problems p;
+	struct config c;
+	struct err e;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":c:qh", options, NULL)) != -1) {
+		if (opt == 'c') {
+			file = optarg;
+		} else if (opt == 'q') {
+			quiet = true;
+		} else if (opt == 'h') {
+			fputs(usage, stdout);
+			return EXIT_CLEAN;
+		} else {
+			fprintf(stderr, "tagbot check-config: %s '%s'\n%s",
+				opt == ':' ? "option needs a value:" : "unknown option",
+				argv[optind - 1], usage);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tagbot check-config: unexpected argument '%s'\n%s", argv[optind],
+			usage);
+		return EXIT_USAGE;
+	}
+	config_init(&c);
+	err_init(&e);
+	if (config_load(&c, file, &e) < 0 || config_check_daemon(&c, &e) < 0) {
+		fprintf(stderr, "tagbot: %s\n", e.msg);
+		config_release(&c);
+		return EXIT_USAGE;
+	}
+	p = (struct problems){ file, 0 };
+	if (c.tagbot.state)
+		check_state(&p, c.tagbot.state);
+	if (c.source.type == SOURCE_MAILDIR)
+		check_maildir(&p, "source", c.source.path, true);
+	else
+		check_readable(&p, "source", "ca_file", c.source.ca_file);
+	if (c.sink.type == SINK_MAILDIR)
+		check_maildir(&p, "sink", c.sink.path, false);	/* made at the first reply */
+	else
+		check_readable(&p, "sink", "ca_file", c.sink.ca_file);
+	if (!p.n && !quiet)
+		summary(&c, file);
+	config_release(&c);
+	return p.n ? EXIT_USAGE : EXIT_CLEAN;
+}

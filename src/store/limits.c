@@ -1,0 +1,257 @@
+/* limits.c - what the rate limits and the sink keep across restarts: held
+ * replies, rate events, what a person was told, the sink's state. */
+#include "autoconf.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_p.h"
+
+/* --- replies held by a rate limit ------------------------------------- */
+
+int store_held_add(struct store *st, const struct store_held *h, time_t deadline,
+		   struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep_key(st, "INSERT OR REPLACE INTO held (msgid, rcpt, time, deadline, raw,"
+			" findings) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", h->msgid, &s, e) < 0)
+		return -1;
+	if (!h->raw || h->len > STORE_SERIES_RAW_MAX) {
+		sqlite3_finalize(s);
+		return err_set(e, ERR_FINAL, "store %s: <%s>: no mail or too large to hold",
+			       st->path, h->msgid);
+	}
+	db_bind_text(s, 2, h->rcpt);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)h->time);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)deadline);
+	sqlite3_bind_blob64(s, 5, h->len ? h->raw : "", h->len, SQLITE_STATIC);
+	db_bind_text(s, 6, h->findings ? h->findings : "");
+	if (db_run_done(st, s, "holding a reply", e) < 0)
+		return -1;
+	return store_held_set_deadline(st, h->rcpt, deadline, e);
+}
+
+int store_held_next_due(struct store *st, time_t now, char **rcpt, struct err *e)
+{
+	return db_first_text(st, "SELECT rcpt FROM held WHERE deadline <= ?1"
+			  " ORDER BY deadline, time LIMIT 1", now, rcpt, "reading held replies", e);
+}
+
+int store_held_next_time(struct store *st, time_t *when, bool *found, struct err *e)
+{
+	return db_first_time(st, "SELECT min(deadline) FROM held", when, found,
+			  "reading held replies", e);
+}
+
+int store_held_members(struct store *st, const char *rcpt,
+		       void (*fn)(void *ctx, const struct store_held *h), void *ctx,
+		       struct err *e)
+{
+	struct store_held h;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (db_prep(st, "SELECT msgid, time, raw, findings FROM held WHERE rcpt = ?1"
+		 " ORDER BY time, msgid", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, rcpt);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		h.msgid = (const char *)sqlite3_column_text(s, 0);
+		h.rcpt = rcpt;
+		h.time = (time_t)sqlite3_column_int64(s, 1);
+		h.raw = (const char *)sqlite3_column_blob(s, 2);
+		h.len = (size_t)sqlite3_column_bytes(s, 2);
+		h.findings = (const char *)sqlite3_column_text(s, 3);
+		fn(ctx, &h);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading held replies");
+}
+
+/* One statement over rcpt's held rows: ?1 rcpt, ?2 (when the statement has
+ * it) n, or text when not NULL. */
+static int held_update(struct store *st, const char *sql, const char *rcpt, sqlite3_int64 n,
+		       const char *text, const char *what, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, rcpt);
+	if (text)
+		db_bind_text(s, 2, text);
+	else
+		sqlite3_bind_int64(s, 2, n);
+	return db_run_done(st, s, what, e);
+}
+
+int store_held_set_deadline(struct store *st, const char *rcpt, time_t deadline,
+			    struct err *e)
+{
+	return held_update(st, "UPDATE held SET deadline = ?2 WHERE rcpt = ?1", rcpt,
+			   (sqlite3_int64)deadline, NULL, "moving held replies", e);
+}
+
+int store_held_drop(struct store *st, const char *rcpt, struct err *e)
+{
+	return held_update(st, "DELETE FROM held WHERE rcpt = ?1", rcpt, 0, NULL,
+			   "dropping held replies", e);
+}
+
+/* The body of store_held_queue_reply, inside its transaction. */
+static int held_reply_tx(struct store *st, const char *rcpt, const struct store_outgoing *o,
+			 const char *list, const char *lead, const char *reply_key, time_t now,
+			 enum store_enqueue *res, struct err *e)
+{
+	int rc = outbox_insert(st, reply_key, lead, o, list, now);
+
+	*res = STORE_QUEUED;
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		*res = STORE_ALREADY_QUEUED;
+	else if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "queueing a held reply");
+	else if (held_update(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2"
+			     " WHERE msgid IN (SELECT msgid FROM held WHERE rcpt = ?1)", rcpt, 0,
+			     reply_key, "recording a held reply", e) < 0)
+		return -1;
+	return store_held_drop(st, rcpt, e);
+}
+
+int store_held_queue_reply(struct store *st, const char *rcpt, const struct store_outgoing *o,
+			   time_t now, enum store_enqueue *res, struct err *e)
+{
+	return outbox_queue_grouped(st, rcpt, o, now, res, held_reply_tx, e);
+}
+
+/* --- what a person was told ---------------------------------------------- */
+
+int store_told_get(struct store *st, const char *person, const char *rule, const char *about,
+		   time_t *t, bool *found, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*found = false;
+	*t = 0;
+	if (db_prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2 AND about = ?3", &s,
+		 e) < 0)
+		return -1;
+	db_bind_text(s, 1, person);
+	db_bind_text(s, 2, rule);
+	db_bind_text(s, 3, about);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*t = (time_t)sqlite3_column_int64(s, 0);
+		*found = true;
+	}
+	return db_row_end(st, s, rc, "reading told", e);
+}
+
+int store_told_set(struct store *st, const char *person, const char *rule, const char *about,
+		   time_t t, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep(st, "INSERT OR REPLACE INTO told (person, rule, about, t) VALUES (?1, ?2, ?3, ?4)",
+		 &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, person);
+	db_bind_text(s, 2, rule);
+	db_bind_text(s, 3, about);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)t);
+	return db_run_done(st, s, "recording told", e);
+}
+
+/* --- rate windows --------------------------------------------------------- */
+
+int store_rate_note(struct store *st, const char *key, time_t t, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep(st, "INSERT INTO rate_events (key, t) VALUES (?1, ?2)", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, key ? key : "");
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)t);
+	return db_run_done(st, s, "recording a rate event", e);
+}
+
+int store_rate_prune(struct store *st, time_t before, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep(st, "DELETE FROM rate_events WHERE t < ?1", &s, e) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+	return db_run_done(st, s, "pruning rate events", e);
+}
+
+int store_rate_load(struct store *st, time_t since,
+		    void (*fn)(void *ctx, const char *key, time_t t), void *ctx, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (store_rate_prune(st, since, e) < 0)
+		return -1;
+	if (db_prep(st, "SELECT key, t FROM rate_events ORDER BY t, rowid", &s, e) < 0)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		fn(ctx, (const char *)sqlite3_column_text(s, 0), (time_t)sqlite3_column_int64(s, 1));
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading rate events");
+}
+
+/* --- the sink's state (schema 4) ----------------------------------------- */
+
+void store_sink_state_release(struct store_sink_state *s)
+{
+	free(s->sink);
+	free(s->reason);
+	memset(s, 0, sizeof(*s));
+}
+
+int store_sink_state_put(struct store *st, const struct store_sink_state *in, struct err *e)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO sink_state (id, sink, state, reason, since, failures, next_try)"
+		" VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "writing the sink's state");
+	db_bind_text(s, 1, in->sink ? in->sink : "");
+	db_bind_text(s, 2, in->failing ? "failing" : "ok");
+	db_bind_text(s, 3, in->reason ? in->reason : "");
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)in->since);
+	sqlite3_bind_int(s, 5, in->failures);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)in->next_try);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "writing the sink's state");
+}
+
+int store_sink_state_get(struct store *st, struct store_sink_state *out, bool *found,
+			 struct err *e)
+{
+	static const char sql[] =
+		"SELECT sink, state, reason, since, failures, next_try FROM sink_state WHERE id = 1";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	store_sink_state_release(out);
+	*found = false;
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "reading the sink's state");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*found = true;
+		out->sink = db_col_text(s, 0);
+		out->failing = !strcmp((const char *)sqlite3_column_text(s, 1), "failing");
+		out->reason = db_col_text(s, 2);
+		out->since = (time_t)sqlite3_column_int64(s, 3);
+		out->failures = sqlite3_column_int(s, 4);
+		out->next_try = (time_t)sqlite3_column_int64(s, 5);
+	}
+	return db_row_end(st, s, rc, "reading the sink's state", e);
+}

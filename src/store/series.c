@@ -1,0 +1,406 @@
+/* series.c - the context of every message, quiet threads, and series with
+ * their members. */
+#include "autoconf.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "mail/context.h"
+#include "mail/msgid.h"
+#include "store/store_p.h"
+
+/* --- context, threads, series (schema 3) --------------------------------- */
+
+
+int store_context_put(struct store *st, const struct msg_context *c, struct err *e)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO context (msgid, subject, sender, kind, version, idx, total,"
+		" change_id, in_reply_to, refs, list_id, time)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+	sqlite3_stmt *s;
+
+	if (!c->message_id || !*c->message_id || strlen(c->message_id) > MSGID_MAX)
+		return err_set(e, ERR_FINAL, "store %s: context without a usable Message-ID", st->path);
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, c->message_id);
+	db_bind_text(s, 2, c->subject ? c->subject : "");
+	db_bind_text(s, 3, c->sender ? c->sender : "");
+	db_bind_text(s, 4, c->kind ? c->kind : "other");
+	sqlite3_bind_int(s, 5, c->version);
+	sqlite3_bind_int(s, 6, c->index);
+	sqlite3_bind_int(s, 7, c->total);
+	db_bind_text(s, 8, c->change_id);
+	db_bind_text(s, 9, c->in_reply_to);
+	db_bind_text(s, 10, c->references);
+	db_bind_text(s, 11, c->list_id);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)c->time);
+	return db_run_done(st, s, "recording a context", e);
+}
+
+#define CONTEXT_COLUMNS "msgid, subject, sender, kind, version, idx, total, change_id," \
+			" in_reply_to, refs, list_id, time"
+
+static void fill_context(sqlite3_stmt *s, struct msg_context *c)
+{
+	msg_context_release(c);
+	c->message_id = db_col_text(s, 0);
+	c->subject = db_col_text(s, 1);
+	c->sender = db_col_text(s, 2);
+	c->kind = db_col_text(s, 3);
+	c->version = sqlite3_column_int(s, 4);
+	c->index = sqlite3_column_int(s, 5);
+	c->total = sqlite3_column_int(s, 6);
+	c->change_id = db_col_text_or_null(s, 7);
+	c->in_reply_to = db_col_text_or_null(s, 8);
+	c->references = db_col_text_or_null(s, 9);
+	c->list_id = db_col_text_or_null(s, 10);
+	c->time = (time_t)sqlite3_column_int64(s, 11);
+}
+
+int store_context_get(struct store *st, const char *msgid, struct msg_context *out,
+		      bool *found, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	msg_context_release(out);
+	*found = false;
+	if (db_prep_key(st, "SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid = ?1", msgid, &s,
+			e) < 0)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		fill_context(s, out);
+		*found = true;
+	}
+	return db_row_end(st, s, rc, "reading a context", e);
+}
+
+int store_context_prune(struct store *st, time_t before, long *deleted, struct err *e)
+{
+	static const char *const sql[] = {
+		"DELETE FROM context WHERE time < ?1",
+		"DELETE FROM thread_state WHERE time < ?1",
+		"DELETE FROM series_member WHERE series IN (SELECT id FROM series"
+		" WHERE first_time < ?1 AND state != 'pending')",
+		"DELETE FROM series WHERE first_time < ?1 AND state != 'pending'",
+		"DELETE FROM told WHERE t < ?1 AND about != ''",
+	};
+	sqlite3_stmt *s;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++) {
+		if (db_prep(st, sql[i], &s, e) < 0)
+			return -1;
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+		if (db_run_done(st, s, "pruning the context", e) < 0)
+			return -1;
+		if (i == 0 && deleted)
+			*deleted = (long)sqlite3_changes(st->db);
+	}
+	return 0;
+}
+
+int store_context_related(struct store *st, const struct msg_context *c, time_t since,
+			  void (*fn)(void *ctx, const struct msg_context *row), void *ctx,
+			  struct err *e)
+{
+	static const char sql[] =
+		"SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid != ?1 AND ("
+		" msgid = ?2"
+		" OR instr(' ' || ?3 || ' ', ' ' || msgid || ' ') > 0"
+		" OR in_reply_to = ?1"
+		" OR instr(' ' || refs || ' ', ' ' || ?1 || ' ') > 0"
+		" OR in_reply_to = ?2"
+		" OR (sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7))"
+		" ORDER BY time LIMIT ?8";
+	struct msg_context row;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, c->message_id ? c->message_id : "");
+	db_bind_text(s, 2, c->in_reply_to);
+	db_bind_text(s, 3, c->references);
+	db_bind_text(s, 4, c->sender ? c->sender : "");
+	sqlite3_bind_int(s, 5, c->version);
+	sqlite3_bind_int(s, 6, c->total);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)since);
+	sqlite3_bind_int(s, 8, STORE_RELATED_MAX);
+	msg_context_init(&row);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		fill_context(s, &row);
+		fn(ctx, &row);
+	}
+	msg_context_release(&row);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading related contexts");
+}
+
+int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*quiet = false;
+	if (db_prep_key(st, "SELECT quiet FROM thread_state WHERE root = ?1", root, &s, e) < 0)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*quiet = sqlite3_column_int(s, 0) != 0;
+	return db_row_end(st, s, rc, "reading a thread", e);
+}
+
+int store_thread_quiet_set(struct store *st, const char *root, time_t now, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep_key(st, "INSERT OR REPLACE INTO thread_state (root, quiet, time)"
+			" VALUES (?1, 1, ?2)", root, &s, e) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)now);
+	return db_run_done(st, s, "recording a quiet thread", e);
+}
+
+static const char *const series_state_names[] = {
+	[STORE_SERIES_PASSIVE] = "passive",
+	[STORE_SERIES_PENDING] = "pending",
+	[STORE_SERIES_DONE] = "done",
+};
+
+static enum store_series_state series_state_parse(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(series_state_names); i++)
+		if (s && !strcmp(s, series_state_names[i]))
+			return (enum store_series_state)i;
+	return STORE_SERIES_DONE;
+}
+
+void store_series_release(struct store_series *s)
+{
+	free(s->id);
+	free(s->sender);
+	memset(s, 0, sizeof(*s));
+}
+
+int store_series_of(struct store *st, const char *msgid, char **id, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*id = NULL;
+	if (db_prep_key(st, "SELECT series FROM series_member WHERE msgid = ?1", msgid, &s, e) < 0)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = db_col_text(s, 0);
+	return db_row_end(st, s, rc, "reading a series", e);
+}
+
+int store_series_get(struct store *st, const char *id, struct store_series *out, bool *found,
+		     struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	store_series_release(out);
+	*found = false;
+	if (db_prep(st, "SELECT id, version, total, sender, first_time, deadline, state FROM series"
+		 " WHERE id = ?1", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->id = db_col_text(s, 0);
+		out->version = sqlite3_column_int(s, 1);
+		out->total = sqlite3_column_int(s, 2);
+		out->sender = db_col_text(s, 3);
+		out->first_time = (time_t)sqlite3_column_int64(s, 4);
+		out->deadline = (time_t)sqlite3_column_int64(s, 5);
+		out->state = series_state_parse((const char *)sqlite3_column_text(s, 6));
+		*found = true;
+	}
+	return db_row_end(st, s, rc, "reading a series", e);
+}
+
+int store_series_create(struct store *st, const struct store_series *in, struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (!in->id || !*in->id)
+		return err_set(e, ERR_FINAL, "store %s: a series without a name", st->path);
+	if (db_prep(st, "INSERT INTO series (id, version, total, sender, first_time, deadline, state)"
+		 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, in->id);
+	sqlite3_bind_int(s, 2, in->version);
+	sqlite3_bind_int(s, 3, in->total);
+	db_bind_text(s, 4, in->sender ? in->sender : "");
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)in->first_time);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)in->deadline);
+	db_bind_text(s, 7, series_state_names[(unsigned)in->state <= STORE_SERIES_DONE ? in->state
+									    : STORE_SERIES_DONE]);
+	return db_run_done(st, s, "creating a series", e);
+}
+
+int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
+		     const char *raw, size_t len, const char *findings, struct err *e)
+{
+	bool keep = raw && len <= STORE_SERIES_RAW_MAX;
+	sqlite3_stmt *s;
+
+	if (db_prep_key(st, "INSERT OR REPLACE INTO series_member (msgid, series, idx, time, raw,"
+			" findings) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", msgid, &s, e) < 0)
+		return -1;
+	db_bind_text(s, 2, id);
+	sqlite3_bind_int(s, 3, index);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)t);
+	if (keep)
+		sqlite3_bind_blob64(s, 5, len ? raw : "", len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 5);
+	db_bind_text(s, 6, keep ? findings : NULL);
+	return db_run_done(st, s, "adding to a series", e);
+}
+
+int store_series_merge(struct store *st, const char *into, const char *from, struct err *e)
+{
+	static const char *const sql[] = {
+		"UPDATE series SET first_time = min(first_time, (SELECT first_time FROM series"
+		" WHERE id = ?2)), deadline = min(deadline, (SELECT deadline FROM series"
+		" WHERE id = ?2)) WHERE id = ?1 AND EXISTS (SELECT 1 FROM series WHERE id = ?2)",
+		"UPDATE series_member SET series = ?1 WHERE series = ?2",
+		"DELETE FROM series WHERE id = ?2",
+	};
+	sqlite3_stmt *s;
+
+	if (!strcmp(into, from))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++) {
+		if (db_prep(st, sql[i], &s, e) < 0)
+			return -1;
+		db_bind_text(s, 1, into);
+		db_bind_text(s, 2, from);
+		if (db_run_done(st, s, "merging series", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int store_series_members(struct store *st, const char *id,
+			 void (*fn)(void *ctx, const struct store_series_member *m), void *ctx,
+			 struct err *e)
+{
+	struct store_series_member m;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (db_prep(st, "SELECT msgid, idx, time, raw, findings FROM series_member WHERE series = ?1"
+		 " ORDER BY idx, time", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		m.msgid = (const char *)sqlite3_column_text(s, 0);
+		m.index = sqlite3_column_int(s, 1);
+		m.time = (time_t)sqlite3_column_int64(s, 2);
+		m.raw = sqlite3_column_type(s, 3) == SQLITE_NULL ? NULL
+				: (const char *)sqlite3_column_blob(s, 3);
+		m.len = (size_t)sqlite3_column_bytes(s, 3);
+		if (!m.raw)
+			m.len = 0;
+		m.findings = (const char *)sqlite3_column_text(s, 4);
+		fn(ctx, &m);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a series");
+}
+
+int store_series_set_state(struct store *st, const char *id, enum store_series_state state,
+			   struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if ((unsigned)state > STORE_SERIES_DONE)
+		return err_set(e, ERR_FINAL, "store %s: bad series state", st->path);
+	if (db_prep(st, "UPDATE series SET state = ?2 WHERE id = ?1", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, id);
+	db_bind_text(s, 2, series_state_names[state]);
+	if (db_run_done(st, s, "updating a series", e) < 0)
+		return -1;
+	if (state != STORE_SERIES_DONE)
+		return 0;
+	/* The raw mails were kept for the reply only. */
+	if (db_prep(st, "UPDATE series_member SET raw = NULL, findings = NULL WHERE series = ?1",
+		 &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, id);
+	return db_run_done(st, s, "updating a series", e);
+}
+
+int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
+			      struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep(st, "UPDATE series SET deadline = ?2 WHERE id = ?1", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)deadline);
+	return db_run_done(st, s, "updating a series", e);
+}
+
+int store_series_next_due(struct store *st, time_t now, char **id, struct err *e)
+{
+	return db_first_text(st, "SELECT id FROM series WHERE state = 'pending' AND deadline <= ?1"
+			  " ORDER BY deadline LIMIT 1", now, id, "reading due series", e);
+}
+
+int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e)
+{
+	return db_first_time(st, "SELECT min(deadline) FROM series WHERE state = 'pending'", when,
+			  found, "reading due series", e);
+}
+
+static int mark_lead_replied(struct store *st, const char *lead, const char *reply_key,
+			     struct err *e)
+{
+	sqlite3_stmt *s;
+
+	if (db_prep(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2 WHERE msgid = ?1",
+		 &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, lead);
+	db_bind_text(s, 2, reply_key);
+	if (db_run_done(st, s, "recording a series reply", e) < 0)
+		return -1;
+	if (sqlite3_changes(st->db) != 1)
+		return err_set(e, ERR_FINAL, "store %s: the series' lead <%s> is not recorded",
+			       st->path, lead);
+	return 0;
+}
+
+/* The body of store_series_queue_reply, inside its transaction. */
+static int series_reply_tx(struct store *st, const char *id, const struct store_outgoing *o,
+			   const char *rcpt, const char *lead, const char *reply_key,
+			   time_t now, enum store_enqueue *res, struct err *e)
+{
+	int rc = outbox_insert(st, reply_key, lead, o, rcpt, now);
+
+	*res = STORE_QUEUED;
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		*res = STORE_ALREADY_QUEUED;
+	else if (rc != SQLITE_OK)
+		return db_err(st, rc, e, "queueing a series reply");
+	else if (mark_lead_replied(st, lead, reply_key, e) < 0)
+		return -1;
+	return store_series_set_state(st, id, STORE_SERIES_DONE, e);
+}
+
+int store_series_queue_reply(struct store *st, const char *id,
+			     const struct store_outgoing *o, time_t now,
+			     enum store_enqueue *res, struct err *e)
+{
+	return outbox_queue_grouped(st, id, o, now, res, series_reply_tx, e);
+}

@@ -1,0 +1,113 @@
+/*
+ * store_p.h - private to store/: the connection, the statement helpers the
+ * table files share, and the pieces of the outbox that the grouped replies
+ * (series, held) reuse.  Nothing outside src/store/ includes it; it is the
+ * one header besides sqlite3.h's own that speaks SQLite.
+ *
+ * Who does what:
+ *   store.c     open, migrate, snapshot, close, transactions, these helpers
+ *   messages.c  messages, checkpoints, counts and recent errors
+ *   outbox.c    queueing a reply (with its message row) and the outbox
+ *   series.c    context, thread_state, series, series_member
+ *   cache.c     lookup_cache
+ *   limits.c    held, told, rate_events, sink_state
+ *
+ * The helpers follow the store's error contract (store.h): 0 or -1 with e
+ * filled "store PATH: WHAT: sqlite's message", classed by db_err().
+ */
+#ifndef TAGBOT_STORE_P_H
+#define TAGBOT_STORE_P_H
+
+#include <sqlite3.h>
+
+#include "lib/buf.h"
+#include "store/store.h"
+
+/* The statements run often enough to be prepared once, at open; their SQL
+ * is store.c's stmt_sql[]. */
+enum stmt_id {
+	S_SEEN,
+	S_INSERT_MESSAGE,
+	S_INSERT_OUTBOX,
+	S_CHECKPOINT_GET,
+	S_CHECKPOINT_SET,
+	S_CHECKPOINT_ALL,
+	S_FIRST_TIME,
+	S_OUTBOX_DUE,
+	S_OUTBOX_NEXT_TIME,
+	S_MARK_SENT,
+	S_MARK_RETRY,
+	S_MARK_FAILED,
+	S_UNCLAIM,
+	S_COUNT_MESSAGES,
+	S_COUNT_OUTBOX,
+	S_CACHE_GET,
+	S_CACHE_PUT,
+	S_CACHE_PRUNE,
+	S_COUNT
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;			/* owned; for messages */
+	sqlite3_stmt *stmt[S_COUNT];	/* owned */
+	int depth;			/* open transactions (outermost BEGIN, then savepoints) */
+};
+
+/* Fills e from sqlite's rc and message ("store PATH: what: ..."); -1. */
+int db_err(struct store *st, int rc, struct err *e, const char *what);
+/* Runs sql (no rows) on the connection. */
+int db_exec(struct store *st, const char *sql, struct err *e);
+/* The prepared statement id, reset and unbound. */
+sqlite3_stmt *db_stmt(struct store *st, enum stmt_id id);
+/* Steps a statement that returns no rows and resets it; the sqlite rc,
+ * SQLITE_OK for done. */
+int db_step_done(sqlite3_stmt *s);
+/* Binds v (copied) or NULL. */
+void db_bind_text(sqlite3_stmt *s, int i, const char *v);
+/* Column i malloc'ed, "" for NULL; _or_null: NULL for NULL or "". */
+char *db_col_text(sqlite3_stmt *s, int i);
+char *db_col_text_or_null(sqlite3_stmt *s, int i);
+
+/* For the statements that run a few times per message: prepared per call
+ * and finalized by db_run_done() or db_row_end(). */
+int db_prep(struct store *st, const char *sql, sqlite3_stmt **s, struct err *e);
+/* db_prep() with ?1 bound to msgid's key (msgid_key()); -1 for a bad
+ * Message-ID, nothing prepared. */
+int db_prep_key(struct store *st, const char *sql, const char *msgid, sqlite3_stmt **s,
+		struct err *e);
+/* Steps s to its end and finalizes it. */
+int db_run_done(struct store *st, sqlite3_stmt *s, const char *what, struct err *e);
+/* Finalizes s after a lookup whose last step returned rc: 0 for a row or
+ * none, else the error. */
+int db_row_end(struct store *st, sqlite3_stmt *s, int rc, const char *what, struct err *e);
+/* The first column of sql's first row (?1 = now) into *out, malloc'ed;
+ * NULL when there is none. */
+int db_first_text(struct store *st, const char *sql, time_t now, char **out,
+		  const char *what, struct err *e);
+/* sql's one value, a time, into *when; *found false when it is NULL. */
+int db_first_time(struct store *st, const char *sql, time_t *when, bool *found,
+		  const char *what, struct err *e);
+
+/* msgid_key(msgid), or NULL with e filled. */
+char *db_key(struct store *st, const char *msgid, struct err *e);
+
+/* --- shared by the reply paths (messages.c, outbox.c, series.c, limits.c) */
+
+/* Inserts the messages row; the sqlite rc (a constraint: known). */
+int messages_insert(struct store *st, const char *key, const struct store_message *m,
+		    const char *reply_key);
+/* Inserts the outbox row; the sqlite rc (UNIQUE: the parent has a reply). */
+int outbox_insert(struct store *st, const char *reply_key, const char *parent_key,
+		  const struct store_outgoing *o, const char *rcpt, time_t now);
+
+/* The body of a grouped reply's queueing (series_reply_tx, held_reply_tx),
+ * run inside its transaction; id names the group. */
+typedef int reply_tx_fn(struct store *st, const char *id, const struct store_outgoing *o,
+			const char *list, const char *lead, const char *reply_key, time_t now,
+			enum store_enqueue *res, struct err *e);
+/* Queues o for the group id in one transaction, by tx. */
+int outbox_queue_grouped(struct store *st, const char *id, const struct store_outgoing *o,
+			 time_t now, enum store_enqueue *res, reply_tx_fn *tx, struct err *e);
+
+#endif
