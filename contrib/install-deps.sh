@@ -19,11 +19,12 @@ run_pkgs="ca-certificates"
 # it verifies (maintainer commands must be authenticated), clang for the
 # fuzzer, valgrind, python3 for the shell tests' JSON checks, procps for ps
 # (lookup.sh stops an archive's workers by PID), gzip, xz-utils and zstd to
-# make the compressed mboxes of compressed.sh, git-email for git send-email
-# (cli.sh runs the sendemail-validate hook through it).
+# make the compressed mboxes of compressed.sh, git-email and the Mail::Address
+# it needs (libmailtools-perl, only recommended by git-email) for git
+# send-email (cli.sh runs the sendemail-validate hook through it).
 test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox opendkim opendkim-tools
 	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git procps
-	gzip xz-utils zstd git-email"
+	gzip xz-utils zstd git-email libmailtools-perl"
 
 pkgs="$build_pkgs $run_pkgs"
 [ "${1:-}" = "--build" ] || pkgs="$pkgs $test_pkgs"

@@ -48,8 +48,29 @@ srv_need() {
 }
 
 # Prints a TCP port nobody listens on, on 127.0.0.1.
+# A free loopback port, never one this test was given before: two calls in
+# a row may get the same port from the kernel (dovecot then refuses a
+# "duplicate listener"), so the ports handed out are kept in a file that
+# the $(...) subshells share (in $SRV_DIR once srv_init made it).
 srv_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 - "${SRV_DIR:-${TMPDIR:-/tmp}}/.ports-$$" <<'PY'
+import socket, sys
+path = sys.argv[1]
+try:
+    taken = set(open(path).read().split())
+except OSError:
+    taken = set()
+for _ in range(100):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = str(s.getsockname()[1])
+    s.close()
+    if port not in taken:
+        break
+with open(path, "a") as f:
+    f.write(port + "\n")
+print(port)
+PY
 }
 
 srv_wait_port() {
