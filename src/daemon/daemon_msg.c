@@ -183,6 +183,19 @@ static void envelope(const struct daemon *d, const struct reply *r, const char *
 	rcpt[(*n)++] = d->copy_to;
 }
 
+void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
+		     const char **rcpt, struct store_outgoing *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->reply_msgid = r->msgid;
+	out->parent_msgid = parent;
+	out->envelope_from = r->envelope_from;
+	envelope(d, r, rcpt, &out->nrcpt);
+	out->rcpt = rcpt;
+	out->raw = r->raw;
+	out->len = r->len;
+}
+
 static void log_queued(const struct reply *r, const struct patch *p, const struct findings *f)
 {
 	struct buf rules;
@@ -290,14 +303,7 @@ static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 	}
 	fill_row(d, j, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, &m);
 	m.reply_msgid = r.msgid;
-	memset(&out, 0, sizeof(out));
-	out.reply_msgid = r.msgid;
-	out.parent_msgid = key;
-	out.envelope_from = r.envelope_from;
-	envelope(d, &r, rcpt, &out.nrcpt);
-	out.rcpt = rcpt;
-	out.raw = r.raw;
-	out.len = r.len;
+	daemon_outgoing(d, &r, key, rcpt, &out);
 	rc = store_record_reply(d->st, &m, &out, daemon_now(d), &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
 		struct policy_settings ps = d->ps;
@@ -341,14 +347,7 @@ int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
 
 	fill_row(d, j, key, kind, STORE_REPLIED, NULL, &m);
 	m.reply_msgid = r->msgid;
-	memset(&out, 0, sizeof(out));
-	out.reply_msgid = r->msgid;
-	out.parent_msgid = key;
-	out.envelope_from = r->envelope_from;
-	envelope(d, r, rcpt, &out.nrcpt);
-	out.rcpt = rcpt;
-	out.raw = r->raw;
-	out.len = r->len;
+	daemon_outgoing(d, r, key, rcpt, &out);
 	out.not_before = not_before;
 	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
 		return -1;

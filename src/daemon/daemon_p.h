@@ -231,6 +231,11 @@ int daemon_record(struct daemon *d, const struct job *j, const char *key, const 
 int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
 		       const char *kind, const struct reply *r, time_t not_before,
 		       enum store_enqueue *res, struct err *e);
+/* out for reply r to parent: its raw bytes and envelope, the reply's
+ * recipients plus the bot's own mailbox (copy_to) once; rcpt is the
+ * caller's array of REPLY_MAX_RCPT + 1 that out->rcpt points into. */
+void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
+		     const char **rcpt, struct store_outgoing *out);
 /* After r was put into the outbox under parent: a dry run prints it
  * (mboxrd, to d->o->out), and d->on_reply is called. */
 void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r);

@@ -433,35 +433,6 @@ bool daemon_series_stray(struct daemon *d, const struct patch *p)
 
 /* -------------------------------------------------------------- flushing */
 
-/* The envelope: the reply's recipients, plus the bot's own mailbox. */
-static void envelope(const struct daemon *d, const struct reply *r, const char **rcpt,
-		     size_t *n)
-{
-	*n = 0;
-	for (size_t i = 0; i < r->nrcpt && *n < REPLY_MAX_RCPT; i++)
-		rcpt[(*n)++] = r->rcpt[i];
-	if (!d->copy_to)
-		return;
-	for (size_t i = 0; i < *n; i++)
-		if (!strcasecmp(rcpt[i], d->copy_to))
-			return;
-	rcpt[(*n)++] = d->copy_to;
-}
-
-/* out for reply r to lp; rcpt (REPLY_MAX_RCPT + 1) holds the envelope. */
-static void outgoing(const struct daemon *d, const struct reply *r, const struct patch *lp,
-		     const char **rcpt, struct store_outgoing *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->reply_msgid = r->msgid;
-	out->parent_msgid = lp->message_id;
-	out->envelope_from = r->envelope_from;
-	envelope(d, r, rcpt, &out->nrcpt);
-	out->rcpt = rcpt;
-	out->raw = r->raw;
-	out->len = r->len;
-}
-
 /* What one flush holds: the parts' findings and their strings. */
 struct flush {
 	struct reply_series_part *parts;
@@ -560,7 +531,7 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 	enum store_enqueue res;
 	int rc;
 
-	outgoing(d, r, lp, rcpt, &out);
+	daemon_outgoing(d, r, lp->message_id, rcpt, &out);
 	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED)
 		note_queued(d, "series", r, lp, &d->ps, &d->rs, fl, now);
@@ -828,7 +799,7 @@ static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
 	enum store_enqueue res;
 	int rc;
 
-	outgoing(d, r, lp, list, &out);
+	daemon_outgoing(d, r, lp->message_id, list, &out);
 	rc = store_held_queue_reply(d->st, rcpt, &out, now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED)
 		note_queued(d, "held", r, lp, ps, ps->rs, fl, now);
