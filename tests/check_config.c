@@ -147,7 +147,18 @@ static const struct {
 	  "[sink] password_file: not set (needed for user = bot@example.org: give "
 	  "password_file or password_command)" },
 	{ "config-source-typo.ini", "[source] foldr: unknown key (did you mean folder?)" },
-	{ "config-source-type.ini", "[source] type: \"pop3\" is not imap or maildir" },
+	{ "config-source-type.ini", "[source] type: \"pop3\" is not imap, nntp or maildir" },
+	/* issue 12: [source NAME], type = nntp */
+	{ "config-nntp-no-groups.ini", "[source news] groups: not set (needed for type = nntp: "
+	  "group names or wildmats, such as org.kernel.vger.linux-*)" },
+	{ "config-nntp-tls-none.ini", "[source news] tls: none is refused: news.example.org is "
+	  "not a loopback address" },
+	{ "config-nntp-folder.ini", "[source news] folder: not a key of type = nntp" },
+	{ "config-nntp-typo.ini", "[source news] gruops: unknown key (did you mean groups?)" },
+	{ "config-nntp-bad-group.ini", "[source news] groups: \"a b\" is not a group name or "
+	  "wildmat (printable ASCII, no spaces)" },
+	{ "config-source-bad-name.ini", "[source new$]: a source name holds only letters, "
+	  "digits, '-', '_' and '.'" },
 	{ "config-source-no-host.ini", "[source] host: not set (needed for type = imap)" },
 	{ "config-source-no-path.ini", "[source] path: not set (needed for type = maildir)" },
 	{ "config-bad-port.ini", "[source] port: \"99999\" is not a number from 0 to 65535" },
@@ -578,6 +589,47 @@ START_TEST(test_daemon_keys)
 	ck_assert_int_eq(c.reply.max_per_author_per_hour, 3);
 	ck_assert_int_eq(c.reply.max_per_minute, 0);
 	assert_str_or_null(c.reply.trusted_authserv_id, "MX.example.org", "trusted_authserv_id");
+	config_release(&c);
+}
+END_TEST
+
+START_TEST(test_sources)
+{
+	char want[PATH_MAX + 64], label[64];
+	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
+	struct config c;
+	struct err e;
+
+	load_ok(&c, "config-sources.ini");
+	ck_assert(c.source_set);
+	ck_assert_uint_eq(c.nsources, 2);
+	ck_assert_uint_eq(config_sources(&c, v, ARRAY_SIZE(v)), 3);
+	ck_assert_ptr_eq(v[0], &c.source);
+	ck_assert_int_eq(v[0]->type, SOURCE_MAILDIR);
+	assert_str_or_null(v[0]->path, real_data("inbox", want, sizeof(want)), "[source] path");
+	ck_assert_str_eq(config_source_label(v[0], label, sizeof(label)), "[source]");
+	/* file order; each section its own keys over the defaults of [source] */
+	ck_assert_str_eq(v[1]->name, "lkml");
+	ck_assert_str_eq(config_source_label(v[1], label, sizeof(label)), "[source lkml]");
+	ck_assert_int_eq(v[1]->type, SOURCE_NNTP);
+	assert_str_or_null(v[1]->host, "127.0.0.1", "host");
+	ck_assert_int_eq(v[1]->port, 1119);
+	ck_assert_int_eq(v[1]->tls, CONFIG_TLS_NONE);
+	ck_assert_uint_eq(v[1]->groups.n, 2);
+	ck_assert_str_eq(v[1]->groups.v[0], "org.kernel.vger.linux-*");
+	ck_assert_str_eq(v[1]->groups.v[1], "org.kernel.vger.netdev");
+	ck_assert_int_eq(v[1]->poll_interval, 20);
+	ck_assert(v[1]->backfill);
+	ck_assert_int_eq(v[1]->batch, 50);
+	ck_assert_str_eq(v[2]->name, "leds");
+	ck_assert_int_eq(v[2]->type, SOURCE_IMAP);
+	assert_str_or_null(v[2]->folder, "Lists/linux-leds", "folder");
+	/* a named source's paths are resolved as [source]'s are */
+	assert_str_or_null(v[2]->ca_file, real_data("ca.pem", want, sizeof(want)), "ca_file");
+	ck_assert_int_eq(v[2]->poll_interval, 60);
+	ck_assert(!v[2]->backfill);
+	err_init(&e);
+	ck_assert_int_eq(config_check_daemon(&c, &e), 0);
 	config_release(&c);
 }
 END_TEST
@@ -1044,6 +1096,7 @@ int main(void)
 	tcase_add_test(daemon, test_bundled_shows_default_ignore);
 	tcase_add_test(daemon, test_daemon_keys);
 	tcase_add_test(daemon, test_daemon_relative_paths);
+	tcase_add_test(daemon, test_sources);
 	tcase_add_test(daemon, test_daemon_needs_paths);
 	tcase_add_test(daemon, test_password_file_mode);
 	tcase_add_loop_test(daemon, test_loopback, 0, ARRAY_SIZE(loopback_cases));

@@ -38,6 +38,7 @@
 #define CUSTOM_SECTION		"rule "	/* [rule MY_RULE] */
 #define LIST_SECTION		"list "	/* [list linux-leds.vger.kernel.org] */
 #define DEFAULT_SECTION		"default"
+#define SOURCE_SECTION		"source "	/* [source NAME] */
 #define MAINTAINER_MAX		254	/* bytes of one maintainers entry */
 
 /* Parses value into the field at ptr; on error fills e with the problem only. */
@@ -313,10 +314,12 @@ static int parse_name(const char *v, int *out, const struct name_val *t, size_t 
 
 static int parse_source_type(const char *v, void *ptr, struct err *e)
 {
-	static const struct name_val t[] = { { "maildir", SOURCE_MAILDIR }, { "imap", SOURCE_IMAP } };
+	static const struct name_val t[] = {
+		{ "maildir", SOURCE_MAILDIR }, { "imap", SOURCE_IMAP }, { "nntp", SOURCE_NNTP },
+	};
 	int x = 0;
 
-	if (parse_name(v, &x, t, ARRAY_SIZE(t), "imap or maildir", e) < 0)
+	if (parse_name(v, &x, t, ARRAY_SIZE(t), "imap, nntp or maildir", e) < 0)
 		return -1;
 	*(enum source_type *)ptr = (enum source_type)x;
 	return 0;
@@ -541,6 +544,7 @@ static const struct key_def config_keys[] = {
 	ROW("source", "backfill", parse_bool, source.backfill),
 	ROW("source", "path", parse_str, source.path),
 	ROW("source", "batch", parse_batch, source.batch),
+	ROW("source", "groups", parse_list, source.groups),
 	ROW("sink", "type", parse_sink_type, sink.type),
 	ROW("sink", "url", parse_smtp_url, sink.url),
 	ROW("sink", "tls", parse_tls, sink.tls),
@@ -882,18 +886,46 @@ static int list_section_id(const char *section, const char **id, struct err *e)
 	return 0;
 }
 
+static bool is_source_section(const char *s)
+{
+	return !strncmp(s, SOURCE_SECTION, strlen(SOURCE_SECTION));
+}
+
+/* The NAME of a [source NAME] section into *name (points into section):
+ * it names the source in logs and in `tagbot status`. */
+static int source_section_name(const char *section, const char **name, struct err *e)
+{
+	const char *s = section + strlen(SOURCE_SECTION);
+	size_t n;
+
+	s += strspn(s, " \t");
+	*name = s;
+	n = strlen(s);
+	if (!n)
+		return err_set(e, ERR_FINAL, "a named source needs a name: [source lkml]");
+	if (n > CONFIG_MAX_SOURCE_NAME)
+		return err_set(e, ERR_FINAL, "source name longer than %d bytes",
+			       CONFIG_MAX_SOURCE_NAME);
+	for (const char *p = s; *p; p++)
+		if (!ascii_is_alnum((unsigned char)*p) && !strchr("-_.", *p))
+			return err_set(e, ERR_FINAL, "a source name holds only letters, digits, "
+				       "'-', '_' and '.'");
+	return 0;
+}
+
 static int check_section(struct load *ld, const char *name)
 {
 	char id[CONFIG_MAX_ID + 1];
 	struct suggest sg;
+	const char *lid;
 
 	if (is_fixed_section(name))
 		return 0;
+	if (is_source_section(name))
+		return source_section_name(name, &lid, ld->e) < 0 ? fail_at(ld, name, NULL) : 0;
 	if (is_custom_section(name))
 		return custom_id(name, id, ld->e) < 0 ? fail_at(ld, name, NULL) : 0;
 	if (is_policy_section(name)) {
-		const char *lid;
-
 		if (is_list_section(name) && list_section_id(name, &lid, ld->e) < 0)
 			return fail_at(ld, name, NULL);
 		return 0;
@@ -977,6 +1009,7 @@ static int unknown_policy_key(struct load *ld, const char *section, const char *
 
 static int unknown_key(struct load *ld, const char *section, const char *key, bool custom)
 {
+	const char *rows = is_source_section(section) ? "source" : section;
 	struct suggest sg;
 
 	if (!strcmp(section, "rules"))
@@ -985,7 +1018,7 @@ static int unknown_key(struct load *ld, const char *section, const char *key, bo
 		return unknown_policy_key(ld, section, key);
 	suggest_init(&sg, key);
 	for (size_t i = 0; i < ARRAY_SIZE(config_keys) && !custom; i++)
-		if (!strcmp(config_keys[i].section, section))
+		if (!strcmp(config_keys[i].section, rows))
 			suggest_try(&sg, config_keys[i].key);
 	for (size_t i = 0; i < ARRAY_SIZE(rule_keys) && custom; i++)
 		suggest_try(&sg, rule_keys[i].key);
@@ -1012,6 +1045,8 @@ static int check_key(struct load *ld, const char *entry)
 	memcpy(section, entry, (size_t)(colon - entry));
 	section[colon - entry] = '\0';
 	custom = is_custom_section(section);
+	if (is_source_section(section))
+		return find_key("source", key) ? 0 : unknown_key(ld, section, key, false);
 	if (is_policy_section(section))
 		return find_policy_key(key) || rule_find(key) >= 0 ? 0
 			: unknown_policy_key(ld, section, key);
@@ -1337,6 +1372,87 @@ static int apply_lists(struct load *ld)
 	return list_addresses(ld);
 }
 
+static void source_defaults(struct config_source *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->type = SOURCE_MAILDIR;
+	s->folder = xstrdup("INBOX");
+	s->idle = true;
+	s->poll_interval = 60;
+	s->batch = 50;
+}
+
+/* The owned strings of a struct config_source. */
+static const size_t source_strings[] = {
+	offsetof(struct config_source, name), offsetof(struct config_source, host),
+	offsetof(struct config_source, ca_file), offsetof(struct config_source, user),
+	offsetof(struct config_source, password_file),
+	offsetof(struct config_source, password_command),
+	offsetof(struct config_source, folder), offsetof(struct config_source, path),
+};
+
+static void source_release(struct config_source *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(source_strings); i++) {
+		char **f = (char **)((char *)s + source_strings[i]);
+
+		free(*f);
+		*f = NULL;
+	}
+	list_release(&s->groups);
+}
+
+/* Whether the file sets a key of section (a bare header, as the bundled
+ * file has, sets nothing). */
+static bool has_section(const struct load *ld, const char *section)
+{
+	return iniparser_getsecnkeys(ld->d, section) > 0;
+}
+
+/* One [source NAME]: the defaults of [source], then the rows of [source]
+ * read from this section, into the same fields of its own struct. */
+static int add_source(struct load *ld, const char *section, size_t *alloc)
+{
+	struct config *c = ld->c;
+	struct config_source *s;
+	const char *name;
+
+	if (source_section_name(section, &name, ld->e) < 0)
+		return fail_at(ld, section, NULL);
+	if (c->nsources >= CONFIG_MAX_SOURCES) {
+		err_set(ld->e, ERR_FINAL, "more than %d source sections", CONFIG_MAX_SOURCES);
+		return fail_at(ld, section, NULL);
+	}
+	ARRAY_GROW(c->sources, *alloc, c->nsources + 1);
+	s = &c->sources[c->nsources++];	/* released with c on failure */
+	source_defaults(s);
+	s->name = xstrdup(name);
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++) {
+		const struct key_def *k = &config_keys[i];
+		const char *v;
+
+		if (strcmp(k->section, "source") || !(v = lookup(ld, section, k->key)))
+			continue;
+		if (k->parse(v, (char *)s + k->offset - offsetof(struct config, source), ld->e) < 0)
+			return fail_at(ld, section, k->key);
+	}
+	return 0;
+}
+
+static int apply_sources(struct load *ld)
+{
+	size_t alloc = 0;
+
+	ld->c->source_set = has_section(ld, "source");
+	for (ssize_t i = 0; i < ld->d->size; i++) {
+		const char *k = ld->d->key[i];
+
+		if (k && !ld->d->val[i] && is_source_section(k) && add_source(ld, k, &alloc) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static void lists_release(struct config_lists *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -1437,16 +1553,80 @@ static int check_tls_none(struct load *ld, const char *section, enum config_tls 
 	return fail_at(ld, section, "tls");
 }
 
+/* Group names and wildmats (RFC 3977 4.1) go into commands as they are:
+ * printable ASCII without spaces, bounded. */
+static int check_groups(struct load *ld, const char *section, const struct config_list *g)
+{
+	if (!g->n) {
+		err_set(ld->e, ERR_FINAL, "not set (needed for type = nntp: group names or "
+			"wildmats, such as org.kernel.vger.linux-*)");
+		return fail_at(ld, section, "groups");
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const char *v = g->v[i];
+
+		if (strlen(v) > CONFIG_MAX_GROUP) {
+			err_set(ld->e, ERR_FINAL, "a group longer than %d bytes", CONFIG_MAX_GROUP);
+			return fail_at(ld, section, "groups");
+		}
+		for (const char *p = v; *p; p++)
+			if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f) {
+				err_set(ld->e, ERR_FINAL, "\"%.200s\" is not a group name or "
+					"wildmat (printable ASCII, no spaces)", v);
+				return fail_at(ld, section, "groups");
+			}
+	}
+	return 0;
+}
+
+/* The section of s as fail_at() names it: "source" or "source NAME". */
+static const char *section_of(const struct config_source *s, char *out, size_t size)
+{
+	if (!s->name)
+		return "source";
+	snprintf(out, size, "%s%s", SOURCE_SECTION, s->name);
+	return out;
+}
+
 static int check_source(struct load *ld, const struct config_source *s)
 {
+	char buf[CONFIG_MAX_SOURCE_NAME + 16];
+	const char *sec = section_of(s, buf, sizeof(buf));
+	const char *why = s->type == SOURCE_NNTP ? "for type = nntp" : "for type = imap";
+
 	if (s->type == SOURCE_MAILDIR)
-		return need(ld, "source", "path", s->path, "for type = maildir");
-	if (need(ld, "source", "host", s->host, "for type = imap") < 0 ||
-	    need(ld, "source", "user", s->user, "for type = imap") < 0)
+		return need(ld, sec, "path", s->path, "for type = maildir");
+	if (need(ld, sec, "host", s->host, why) < 0)
 		return -1;
-	if (check_tls_none(ld, "source", s->tls, s->host) < 0)
+	if (s->type == SOURCE_IMAP && need(ld, sec, "user", s->user, why) < 0)
 		return -1;
-	return check_password(ld, "source", s->user, s->password_file, s->password_command);
+	if (s->type == SOURCE_NNTP && check_groups(ld, sec, &s->groups) < 0)
+		return -1;
+	if (check_tls_none(ld, sec, s->tls, s->host) < 0)
+		return -1;
+	return check_password(ld, sec, s->user, s->password_file, s->password_command);
+}
+
+/* A key the file gives that the source's type has no use for: a mistake
+ * (folder = for an NNTP source that needs groups =). */
+static int check_type_keys(struct load *ld, const struct config_source *s)
+{
+	static const struct { const char *key; unsigned types; } only[] = {
+		{ "folder", 1u << SOURCE_IMAP }, { "idle", 1u << SOURCE_IMAP },
+		{ "mark_seen", 1u << SOURCE_IMAP | 1u << SOURCE_MAILDIR },
+		{ "path", 1u << SOURCE_MAILDIR }, { "groups", 1u << SOURCE_NNTP },
+	};
+	static const char *const type_names[] = { "maildir", "imap", "nntp" };
+	char buf[CONFIG_MAX_SOURCE_NAME + 16];
+	const char *sec = section_of(s, buf, sizeof(buf));
+
+	for (size_t i = 0; i < ARRAY_SIZE(only); i++) {
+		if ((only[i].types & 1u << s->type) || !lookup(ld, sec, only[i].key))
+			continue;
+		err_set(ld->e, ERR_FINAL, "not a key of type = %s", type_names[s->type]);
+		return fail_at(ld, sec, only[i].key);
+	}
+	return 0;
 }
 
 static int check_sink(struct load *ld, const struct config_sink *s)
@@ -1506,20 +1686,17 @@ static int check_reply(struct load *ld, const struct config *c)
 	return 0;
 }
 
-/* Whether the file sets a key of section (a bare header, as the bundled
- * file has, sets nothing). */
-static bool has_section(const struct load *ld, const char *section)
-{
-	return iniparser_getsecnkeys(ld->d, section) > 0;
-}
-
 /* Checks what the file set; a [source] or [sink] it fills must be whole. */
 static int validate(struct load *ld)
 {
 	const struct config *c = ld->c;
 
-	if (has_section(ld, "source") && check_source(ld, &c->source) < 0)
+	if (has_section(ld, "source") &&
+	    (check_source(ld, &c->source) < 0 || check_type_keys(ld, &c->source) < 0))
 		return -1;
+	for (size_t i = 0; i < c->nsources; i++)
+		if (check_source(ld, &c->sources[i]) < 0 || check_type_keys(ld, &c->sources[i]) < 0)
+			return -1;
 	if (has_section(ld, "sink") && check_sink(ld, &c->sink) < 0)
 		return -1;
 	return check_reply(ld, c);
@@ -1528,10 +1705,33 @@ static int validate(struct load *ld)
 int config_check_daemon(const struct config *c, struct err *e)
 {
 	struct load ld = { c->path ? c->path : "(built-in defaults)", NULL, (struct config *)c, e };
+	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
+	size_t n = config_sources(c, v, ARRAY_SIZE(v));
 
-	if (check_source(&ld, &c->source) < 0 || check_sink(&ld, &c->sink) < 0)
-		return -1;
-	return 0;
+	for (size_t i = 0; i < n; i++)
+		if (check_source(&ld, v[i]) < 0)
+			return -1;
+	return check_sink(&ld, &c->sink);
+}
+
+size_t config_sources(const struct config *c, const struct config_source **out, size_t max)
+{
+	size_t n = 0;
+
+	if ((c->source_set || !c->nsources) && n < max)
+		out[n++] = &c->source;
+	for (size_t i = 0; i < c->nsources && n < max; i++)
+		out[n++] = &c->sources[i];
+	return n;
+}
+
+const char *config_source_label(const struct config_source *s, char *out, size_t size)
+{
+	if (s->name)
+		snprintf(out, size, "[%s%s]", SOURCE_SECTION, s->name);
+	else
+		snprintf(out, size, "[source]");
+	return out;
 }
 
 /* The directory part of path, "." when it has none. */
@@ -1576,6 +1776,21 @@ static void tidy_path(char *path)
 	*out = '\0';
 }
 
+/* *field, the value of section's key, taken from dir when relative. */
+static void resolve_one(struct load *ld, const char *dir, const char *section,
+			const char *key, char **field)
+{
+	struct buf b;
+
+	if (!*field || **field == '/' || !lookup(ld, section, key))
+		return;
+	buf_init(&b, 0);
+	buf_printf(&b, "%s/%s", dir, *field);
+	free(*field);
+	*field = buf_detach(&b, NULL);
+	tidy_path(*field);
+}
+
 static void resolve_paths(struct load *ld)
 {
 	char *dir = dir_of(ld->path), *real = realpath(dir, NULL);
@@ -1586,17 +1801,19 @@ static void resolve_paths(struct load *ld)
 		dir = real;
 	}
 
-	for (size_t i = 0; i < ARRAY_SIZE(path_keys); i++) {
-		char **field = (char **)((char *)ld->c + path_keys[i].offset);
-		struct buf b;
+	for (size_t i = 0; i < ARRAY_SIZE(path_keys); i++)
+		resolve_one(ld, dir, path_keys[i].section, path_keys[i].key,
+			    (char **)((char *)ld->c + path_keys[i].offset));
+	/* a [source NAME] has the path keys of [source] */
+	for (size_t k = 0; k < ld->c->nsources; k++) {
+		struct config_source *s = &ld->c->sources[k];
+		char sec[CONFIG_MAX_SOURCE_NAME + 16];
 
-		if (!*field || **field == '/' || !lookup(ld, path_keys[i].section, path_keys[i].key))
-			continue;
-		buf_init(&b, 0);
-		buf_printf(&b, "%s/%s", dir, *field);
-		free(*field);
-		*field = buf_detach(&b, NULL);
-		tidy_path(*field);
+		section_of(s, sec, sizeof(sec));
+		for (size_t i = 0; i < ARRAY_SIZE(path_keys); i++)
+			if (!strcmp(path_keys[i].section, "source"))
+				resolve_one(ld, dir, sec, path_keys[i].key, (char **)((char *)s +
+					    path_keys[i].offset - offsetof(struct config, source)));
 	}
 	free(dir);
 }
@@ -1666,11 +1883,7 @@ void config_init(struct config *c)
 	c->tagbot.log = LOG_TARGET_STDERR;
 	c->tagbot.log_level = LOGL_INFO;
 	c->tagbot.min_reply_severity = SEV_WARNING;
-	c->source.type = SOURCE_MAILDIR;
-	c->source.folder = xstrdup("INBOX");
-	c->source.idle = true;
-	c->source.poll_interval = 60;
-	c->source.batch = 50;
+	source_defaults(&c->source);
 	c->sink.type = SINK_MAILDIR;
 	c->sink.copy_folder = xstrdup("INBOX");
 	c->sink.resend_after = CONFIG_DEFAULT_RESEND_AFTER;
@@ -1691,10 +1904,6 @@ void config_init(struct config *c)
 /* Every owned string of the daemon's sections, for config_release(). */
 static const size_t string_fields[] = {
 	offsetof(struct config, tagbot.state),
-	offsetof(struct config, source.host), offsetof(struct config, source.ca_file),
-	offsetof(struct config, source.user), offsetof(struct config, source.password_file),
-	offsetof(struct config, source.password_command), offsetof(struct config, source.folder),
-	offsetof(struct config, source.path),
 	offsetof(struct config, sink.url), offsetof(struct config, sink.ca_file),
 	offsetof(struct config, sink.user), offsetof(struct config, sink.password_file),
 	offsetof(struct config, sink.password_command), offsetof(struct config, sink.path),
@@ -1714,6 +1923,12 @@ void config_release(struct config *c)
 		*f = NULL;
 	}
 	lookup_settings_release(&c->lookup);
+	source_release(&c->source);
+	for (size_t i = 0; i < c->nsources; i++)
+		source_release(&c->sources[i]);
+	free(c->sources);
+	c->sources = NULL;
+	c->nsources = 0;
 	list_release(&c->reply.bot_addresses);
 	list_release(&c->reply.ignore_senders);
 	list_release(&c->reply.maintainers);
@@ -1739,6 +1954,8 @@ int config_load(struct config *c, const char *path, struct err *e)
 		rc = apply_custom_rules(&ld);
 	if (!rc)
 		rc = apply_lists(&ld);
+	if (!rc)
+		rc = apply_sources(&ld);
 	if (!rc) {
 		resolve_paths(&ld);
 		rc = validate(&ld);

@@ -62,10 +62,14 @@
 #define CONFIG_MAX_SERIES_WAIT	(7 * 86400) /* its cap: a week */
 #define CONFIG_MAX_LISTS	256	/* [list ID] sections */
 #define CONFIG_MAX_LIST_ID	255	/* bytes of a list ID (section name or header) */
+#define CONFIG_MAX_SOURCES	32	/* [source NAME] sections */
+#define CONFIG_MAX_SOURCE_NAME	32	/* bytes of a source's NAME */
+#define CONFIG_MAX_GROUP	255	/* bytes of one NNTP group name or wildmat */
 
 enum source_type {
 	SOURCE_MAILDIR = 0,	/* the embedded default: no servers */
-	SOURCE_IMAP
+	SOURCE_IMAP,
+	SOURCE_NNTP
 };
 
 enum sink_type {
@@ -94,11 +98,20 @@ struct config_tagbot {
 	bool dry_run;			/* no */
 };
 
-/* [source] */
+/* A list key: comma-separated values, trimmed. */
+struct config_list {
+	char **v;			/* owned */
+	size_t n;
+	bool set;			/* the key was given (possibly empty) */
+};
+
+/* [source] or [source NAME] */
 struct config_source {
+	char *name;			/* owned; NAME, or NULL for [source] */
 	enum source_type type;
-	char *host;			/* owned; imap */
-	int port;			/* 0: 993 implicit, 143 otherwise */
+	char *host;			/* owned; imap, nntp */
+	int port;			/* 0: imap 993 implicit, 143 otherwise;
+					 * nntp 563 implicit, 119 otherwise */
 	enum config_tls tls;
 	char *ca_file;			/* owned; NULL: the system store */
 	char *user;			/* owned */
@@ -111,6 +124,7 @@ struct config_source {
 	bool backfill;			/* no: start at UIDNEXT / only new/ */
 	char *path;			/* owned; maildir, resolved */
 	int batch;			/* messages per fetch and transaction; 50 */
+	struct config_list groups;	/* owned; nntp: group names and wildmats */
 };
 
 /* [sink] */
@@ -138,13 +152,6 @@ enum reply_mode {
 
 /* "per-patch", "per-series". */
 const char *config_reply_mode_name(enum reply_mode m);
-
-/* A list key: comma-separated values, trimmed. */
-struct config_list {
-	char **v;			/* owned */
-	size_t n;
-	bool set;			/* the key was given (possibly empty) */
-};
 
 /* [reply] */
 struct config_reply {
@@ -219,7 +226,10 @@ struct config {
 	char *path;			/* owned; NULL for the embedded defaults */
 	struct rule_settings rules;	/* owned; [rules], [rule ID], [lookup] enabled */
 	struct config_tagbot tagbot;	/* owned */
-	struct config_source source;	/* owned */
+	struct config_source source;	/* owned; [source] */
+	bool source_set;		/* the file sets keys of [source] */
+	struct config_source *sources;	/* owned; [source NAME], in file order */
+	size_t nsources;
 	struct config_sink sink;	/* owned */
 	struct config_reply reply;	/* owned */
 	struct config_lists lists;	/* owned; [default], [list ID] */
@@ -274,6 +284,17 @@ int config_mail_list_id(const char *list_id, const char *x_mailing_list, char *o
  * file holds, so a file for `tagbot check` need not name a mailbox).
  */
 int config_check_daemon(const struct config *c, struct err *e);
+
+/*
+ * The sources `tagbot run` reads, in order: [source] when the file sets it
+ * or has no [source NAME] (the embedded default, one Maildir), then each
+ * [source NAME].  Writes up to max pointers into c to out; returns how
+ * many there are.
+ */
+size_t config_sources(const struct config *c, const struct config_source **out, size_t max);
+
+/* "[source]" or "[source NAME]" into out, for messages. */
+const char *config_source_label(const struct config_source *s, char *out, size_t size);
 
 /* Whether host names the loopback interface without asking DNS:
  * "localhost", 127.0.0.0/8, ::1. */
