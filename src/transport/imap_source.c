@@ -17,19 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gnutls/gnutls.h>
-#include <gnutls/x509.h>
 #include <libetpan/libetpan.h>
 
 #include "lib/buf.h"
 #include "transport/imap_source.h"
+#include "transport/netconn.h"
 #include "lib/log.h"
 
 #define SERVER_TEXT_MAX	200	/* bytes of a server's response text quoted in an error */
 #define IDLE_LITERAL_MAX	((size_t)64 * 1024) /* a literal inside an untagged line while idling */
-#define KEEPALIVE_IDLE_S	60	/* TCP keepalive: a dead peer is noticed while idling */
-#define KEEPALIVE_INTVL_S	15
-#define KEEPALIVE_CNT		4
 
 struct msg_item;
 
@@ -37,6 +33,7 @@ struct imap_source {
 	mailimap *imap;		/* owned */
 	char *host, *tls_name, *ca_file, *user, *folder; /* owned copies */
 	char where[IMAP_NAME_MAX + 16];	/* "HOST:PORT", the prefix of every message */
+	struct net_peer peer;	/* points into the strings above */
 	int port, timeout_s, idle_max_s;
 	enum imap_tls tls;
 	bool mark_seen, use_idle, has_idle;
@@ -125,52 +122,9 @@ static int alive(struct imap_source *src, struct err *e)
 
 /* --- signals -------------------------------------------------------------- */
 
-/* Held back while libetpan runs: its reads and writes take EINTR for a
- * dropped connection. */
-static const int held_signals[] = {
-	SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD, SIGPIPE
-};
-
-struct sig_guard {
-	sigset_t old;
-	bool pipe_pending;	/* SIGPIPE was pending before: not ours to consume */
-};
-
-static void held_set(sigset_t *set)
-{
-	sigemptyset(set);
-	for (size_t i = 0; i < ARRAY_SIZE(held_signals); i++)
-		sigaddset(set, held_signals[i]);
-}
-
-static void guard_enter(struct sig_guard *g)
-{
-	sigset_t set, pend;
-
-	held_set(&set);
-	pthread_sigmask(SIG_BLOCK, &set, &g->old);
-	g->pipe_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE) == 1;
-}
-
-/* The libpq way: a SIGPIPE raised by our own write is taken off the
- * pending set before the caller's mask (which may let it kill us) is back. */
-static void guard_leave(struct sig_guard *g)
-{
-	sigset_t pend, pipe_only;
-	const struct timespec zero = { 0, 0 };
-
-	if (!g->pipe_pending && sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE) == 1) {
-		sigemptyset(&pipe_only);
-		sigaddset(&pipe_only, SIGPIPE);
-		while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
-			;
-	}
-	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
-
 /* The mask ppoll() sleeps with: the configured one or the caller's, never
  * letting SIGPIPE through. */
-static void sleep_mask(const struct imap_source *src, const struct sig_guard *g, sigset_t *m)
+static void sleep_mask(const struct imap_source *src, const struct net_guard *g, sigset_t *m)
 {
 	*m = src->has_wait_mask ? src->wait_mask : g->old;
 	sigaddset(m, SIGPIPE);
@@ -222,13 +176,6 @@ static bool safe_credential(const char *s)
 		if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f)
 			return false;
 	return n <= IMAP_NAME_MAX;
-}
-
-static bool is_address(const char *s)
-{
-	unsigned char a[sizeof(struct in6_addr)];
-
-	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
 }
 
 static void absorb_flags(struct imap_source *src)
@@ -328,241 +275,13 @@ static struct imap_source *source_new(const struct imap_settings *s)
 	if (src->batch > IMAP_BATCH_MAX)
 		src->batch = IMAP_BATCH_MAX;
 	src->max_message = s->max_message ? s->max_message : IMAP_MESSAGE_MAX;
+	net_peer_init(&src->peer, "imap", src->host, src->port, src->tls_name, src->ca_file,
+		      src->tls == IMAP_TLS_NONE, src->timeout_s);
 	if (s->wait_sigmask) {
 		src->wait_mask = *s->wait_sigmask;
 		src->has_wait_mask = true;
 	}
 	return src;
-}
-
-/* --- TCP ------------------------------------------------------------------ */
-
-static bool addr_loopback(const struct addrinfo *ai)
-{
-	if (ai->ai_family == AF_INET) {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)ai->ai_addr;
-
-		return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
-	}
-	if (ai->ai_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)ai->ai_addr)->sin6_addr;
-
-		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
-	}
-	return false;
-}
-
-static bool all_loopback(const struct addrinfo *res)
-{
-	for (; res; res = res->ai_next)
-		if (!addr_loopback(res))
-			return false;
-	return true;
-}
-
-/* Keepalive: a dead peer is noticed while we idle: without it a silently lost
- * connection would look like a quiet folder until IDLE is re-issued. */
-static void tune_socket(int fd)
-{
-	int on = 1, idle = KEEPALIVE_IDLE_S, intvl = KEEPALIVE_INTVL_S, cnt = KEEPALIVE_CNT;
-
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	/* Each command goes out whole (one flush): nothing for Nagle to batch,
-	 * only a delayed ACK to wait for. */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-}
-
-static int set_blocking(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-}
-
-/* libetpan connects without a timeout; we bound it, and hand it a blocking
- * descriptor, which its GnuTLS handshake loop needs. */
-static int connect_one(const struct addrinfo *ai, int timeout_s, int *err)
-{
-	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			ai->ai_protocol);
-	struct pollfd p;
-	int soerr = 0, r;
-	socklen_t len = sizeof(soerr);
-
-	if (fd < 0)
-		goto fail_nofd;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-		if (errno != EINPROGRESS)
-			goto fail;
-		p.fd = fd;
-		p.events = POLLOUT;
-		while ((r = poll(&p, 1, timeout_s * 1000)) < 0 && errno == EINTR)
-			;
-		if (r == 0)
-			errno = ETIMEDOUT;
-		if (r <= 0)
-			goto fail;
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0 || soerr) {
-			errno = soerr ? soerr : errno;
-			goto fail;
-		}
-	}
-	if (set_blocking(fd) < 0)
-		goto fail;
-	return fd;
-fail:
-	*err = errno;
-	close(fd);
-	return -1;
-fail_nofd:
-	*err = errno;
-	return -1;
-}
-
-static int tcp_connect(struct imap_source *src, int *fdp, struct err *e)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *ai;
-	char port[8];
-	int r, fd = -1, err = ECONNREFUSED;
-
-	snprintf(port, sizeof(port), "%d", src->port);
-	r = getaddrinfo(src->host, port, &hints, &res);
-	if (r)
-		return fail(src, r == EAI_AGAIN ? ERR_TEMP : ERR_FINAL, e, "cannot resolve: %s",
-			    gai_strerror(r));
-	if (src->tls == IMAP_TLS_NONE && !all_loopback(res)) {
-		freeaddrinfo(res);
-		return fail(src, ERR_FINAL, e, "tls = none is refused: %s is not a loopback "
-			    "address", src->host);
-	}
-	for (ai = res; ai && fd < 0; ai = ai->ai_next)
-		fd = connect_one(ai, src->timeout_s, &err);
-	freeaddrinfo(res);
-	if (fd < 0)
-		return fail(src, ERR_TEMP, e, "cannot connect: %s", strerror(err));
-	tune_socket(fd);
-	*fdp = fd;
-	return 0;
-}
-
-/* --- TLS ------------------------------------------------------------------ */
-
-static void tls_setup(struct mailstream_ssl_context *ctx, void *data)
-{
-	struct imap_source *src = data;
-
-	/* RFC 6066: SNI carries host names only. */
-	if (!is_address(src->tls_name))
-		mailstream_ssl_set_server_name(ctx, src->tls_name);
-}
-
-static int load_trust(struct imap_source *src, gnutls_x509_trust_list_t *tl, struct err *e)
-{
-	int r;
-
-	if (gnutls_x509_trust_list_init(tl, 0) < 0)
-		return fail(src, ERR_TEMP, e, "cannot set up certificate checks");
-	if (src->ca_file)
-		r = gnutls_x509_trust_list_add_trust_file(*tl, src->ca_file, NULL,
-							  GNUTLS_X509_FMT_PEM, 0, 0);
-	else
-		r = gnutls_x509_trust_list_add_system_trust(*tl, 0, 0);
-	if (r > 0)
-		return 0;
-	gnutls_x509_trust_list_deinit(*tl, 1);
-	if (src->ca_file)
-		return fail(src, ERR_FINAL, e, "ca_file %s: no CA certificate loaded (%s)",
-			    src->ca_file, r < 0 ? gnutls_strerror(r) : "empty");
-	return fail(src, ERR_FINAL, e, "no system CA store: no CA certificate could be loaded "
-		    "from it (install ca-certificates, or set ca_file)");
-}
-
-static int verify_certs(struct imap_source *src, gnutls_x509_crt_t *crt, unsigned n,
-			struct err *e)
-{
-	gnutls_typed_vdata_st vd[2] = {
-		{ .type = GNUTLS_DT_DNS_HOSTNAME, .data = (unsigned char *)src->tls_name },
-		{ .type = GNUTLS_DT_KEY_PURPOSE_OID, .data = (unsigned char *)GNUTLS_KP_TLS_WWW_SERVER },
-	};
-	gnutls_x509_trust_list_t tl;
-	gnutls_datum_t out = { NULL, 0 };
-	unsigned status = 0;
-	int r;
-
-	if (load_trust(src, &tl, e) < 0)
-		return -1;
-	r = gnutls_x509_trust_list_verify_crt2(tl, crt, n, vd, ARRAY_SIZE(vd), 0, &status, NULL);
-	gnutls_x509_trust_list_deinit(tl, 1);
-	if (r < 0)
-		return fail(src, ERR_FINAL, e, "certificate verify failed: %s", gnutls_strerror(r));
-	if (!status)
-		return 0;
-	gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &out, 0);
-	r = fail(src, ERR_FINAL, e, "certificate verify failed for %s: %s", src->tls_name,
-		 out.data ? (const char *)out.data : "untrusted");
-	gnutls_free(out.data);
-	return r;
-}
-
-/* libetpan (with GnuTLS) accepts any certificate: check the chain it got. */
-static int verify_peer(struct imap_source *src, mailstream *s, struct err *e)
-{
-	carray *chain = mailstream_get_certificate_chain(s);
-	gnutls_x509_crt_t crt[IMAP_CHAIN_MAX];
-	unsigned n = 0, count = chain ? carray_count(chain) : 0;
-	int rc = 0;
-
-	if (!count)
-		rc = fail(src, ERR_FINAL, e, "certificate verify failed: no certificate");
-	for (unsigned i = 0; !rc && i < count && n < IMAP_CHAIN_MAX; i++) {
-		MMAPString *der = carray_get(chain, i);
-		gnutls_datum_t d = { (unsigned char *)der->str, (unsigned)der->len };
-
-		if (gnutls_x509_crt_init(&crt[n]) < 0)
-			rc = fail(src, ERR_TEMP, e, "out of memory");
-		else if (gnutls_x509_crt_import(crt[n++], &d, GNUTLS_X509_FMT_DER) < 0)
-			rc = fail(src, ERR_FINAL, e, "certificate verify failed: unreadable "
-				  "certificate");
-	}
-	if (!rc)
-		rc = verify_certs(src, crt, n, e);
-	while (n)
-		gnutls_x509_crt_deinit(crt[--n]);
-	if (chain)
-		mailstream_certificate_chain_free(chain);
-	if (rc)
-		src->dead = true;
-	return rc;
-}
-
-/* mailimap_socket_starttls, but with our timeout, SNI and checks. */
-static int starttls(struct imap_source *src, struct err *e)
-{
-	mailstream *s = src->imap->imap_stream;
-	mailstream_low *low, *tls;
-	int r = mailimap_starttls(src->imap), fd;
-
-	if (r != MAILIMAP_NO_ERROR)
-		return etpan_fail(src, r, "STARTTLS", e);
-	/* Anything already read came before the handshake: an injection. */
-	if (s->read_buffer_len > 0) {
-		src->dead = true;
-		return fail(src, ERR_FINAL, e, "STARTTLS: server sent data before the TLS handshake");
-	}
-	low = mailstream_get_low(s);
-	fd = mailstream_low_get_fd(low);
-	if (fd < 0 || set_blocking(fd) < 0)
-		return fail(src, ERR_TEMP, e, "STARTTLS: lost the socket");
-	tls = mailstream_low_tls_open_with_callback_timeout(fd, src->timeout_s, tls_setup, src);
-	if (!tls)
-		return fail(src, ERR_TEMP, e, "STARTTLS: TLS handshake failed");
-	mailstream_low_free(low);
-	mailstream_set_low(s, tls);
-	return verify_peer(src, s, e);
 }
 
 /* --- session setup -------------------------------------------------------- */
@@ -578,28 +297,31 @@ static int refresh_caps(struct imap_source *src, struct err *e)
 	return 0;
 }
 
+/* mailimap_socket_starttls, but with our timeout, SNI and checks. */
+static int starttls(struct imap_source *src, struct err *e)
+{
+	int r = mailimap_starttls(src->imap);
+
+	if (r != MAILIMAP_NO_ERROR)
+		return etpan_fail(src, r, "STARTTLS", e);
+	if (net_starttls(&src->peer, src->imap->imap_stream, e) < 0) {
+		src->dead = true;
+		return -1;
+	}
+	return 0;
+}
+
 /* Connects and reads the greeting; *preauth when the server logged us in. */
 static int connect_session(struct imap_source *src, bool *preauth, struct err *e)
 {
 	mailstream *s;
 	int fd = -1, r;
 
-	if (tcp_connect(src, &fd, e) < 0)
+	if (net_connect(&src->peer, &fd, e) < 0)
 		return -1;
-	if (src->tls == IMAP_TLS_IMPLICIT)
-		s = mailstream_ssl_open_with_callback_timeout(fd, src->timeout_s, tls_setup, src);
-	else
-		s = mailstream_socket_open_timeout(fd, src->timeout_s);
-	if (!s) {
-		close(fd);
-		return fail(src, ERR_TEMP, e, src->tls == IMAP_TLS_IMPLICIT ?
-			    "TLS handshake failed" : "cannot set up the connection");
-	}
-	/* Checked before a byte is sent, and before the greeting is believed. */
-	if (src->tls == IMAP_TLS_IMPLICIT && verify_peer(src, s, e) < 0) {
-		mailstream_close(s);
+	if ((src->tls == IMAP_TLS_IMPLICIT ? net_tls_open(&src->peer, fd, &s, e)
+					   : net_plain_open(&src->peer, fd, &s, e)) < 0)
 		return -1;
-	}
 	r = mailimap_connect(src->imap, s);
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED && r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
 		return etpan_fail(src, r, "greeting", e);
@@ -780,16 +502,16 @@ static int open_session(struct imap_source *src, const struct imap_settings *s, 
 int imap_open(struct imap_source **out, const struct imap_settings *s, struct err *e)
 {
 	struct imap_source *src;
-	struct sig_guard g;
+	struct net_guard g;
 	int rc;
 
 	*out = NULL;
 	if (check_settings(s, e) < 0)
 		return -1;
 	src = source_new(s);
-	guard_enter(&g);
+	net_guard_enter(&g);
 	rc = open_session(src, s, e);
-	guard_leave(&g);
+	net_guard_leave(&g);
 	if (rc < 0) {
 		src->dead = true;
 		imap_close(src);
@@ -816,18 +538,18 @@ static void drop_stream(mailimap *imap)
 
 void imap_close(struct imap_source *src)
 {
-	struct sig_guard g;
+	struct net_guard g;
 
 	if (!src)
 		return;
 	if (src->imap) {
-		guard_enter(&g);
+		net_guard_enter(&g);
 		if (src->dead)
 			drop_stream(src->imap);
 		else if (src->imap->imap_stream)
 			mailimap_logout(src->imap);
 		mailimap_free(src->imap);
-		guard_leave(&g);
+		net_guard_leave(&g);
 	}
 	free(src->host);
 	free(src->tls_name);
@@ -1107,7 +829,7 @@ static int fetch_from(struct imap_source *src, uint32_t first, imap_fetch_fn *fn
 int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *fn,
 		    void *arg, struct err *e)
 {
-	struct sig_guard g;
+	struct net_guard g;
 	int rc;
 
 	if (alive(src, e) < 0)
@@ -1115,9 +837,9 @@ int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *
 	if (src->fetching)	/* it would reuse the window being handed out */
 		return fail(src, ERR_FINAL, e, "imap_fetch_from called from its own callback");
 	src->fetching = true;
-	guard_enter(&g);
+	net_guard_enter(&g);
 	rc = fetch_from(src, first_uid, fn, arg, e);
-	guard_leave(&g);
+	net_guard_leave(&g);
 	src->fetching = false;
 	return rc;
 }
@@ -1267,7 +989,7 @@ static int wait_poll(struct imap_source *src, const sigset_t *mask, int max_s, b
 
 int imap_wait(struct imap_source *src, int max_s, bool *activity, struct err *e)
 {
-	struct sig_guard g;
+	struct net_guard g;
 	sigset_t mask;
 	int rc;
 
@@ -1282,13 +1004,13 @@ int imap_wait(struct imap_source *src, int max_s, bool *activity, struct err *e)
 	}
 	if (max_s <= 0 || max_s > src->idle_max_s)
 		max_s = src->idle_max_s;
-	guard_enter(&g);
+	net_guard_enter(&g);
 	sleep_mask(src, &g, &mask);
 	if (src->has_idle && src->use_idle)
 		rc = wait_idle(src, &mask, max_s, activity, e);
 	else
 		rc = wait_poll(src, &mask, max_s, activity, e);
-	guard_leave(&g);
+	net_guard_leave(&g);
 	return rc;
 }
 
@@ -1314,7 +1036,7 @@ static int mark_seen(struct imap_source *src, uint32_t uid, struct err *e)
 
 int imap_mark_seen(struct imap_source *src, uint32_t uid, struct err *e)
 {
-	struct sig_guard g;
+	struct net_guard g;
 	int rc;
 
 	if (alive(src, e) < 0)
@@ -1324,9 +1046,9 @@ int imap_mark_seen(struct imap_source *src, uint32_t uid, struct err *e)
 			    src->folder);
 	if (!uid)
 		return fail(src, ERR_FINAL, e, "UID 0 does not exist");
-	guard_enter(&g);
+	net_guard_enter(&g);
 	rc = mark_seen(src, uid, e);
-	guard_leave(&g);
+	net_guard_leave(&g);
 	return rc;
 }
 
@@ -1358,7 +1080,7 @@ static int append(struct imap_source *src, const char *folder, const char *raw, 
 int imap_append(struct imap_source *src, const char *folder, const char *raw, size_t len,
 		bool seen, struct err *e)
 {
-	struct sig_guard g;
+	struct net_guard g;
 	int rc;
 
 	if (alive(src, e) < 0)
@@ -1368,9 +1090,9 @@ int imap_append(struct imap_source *src, const char *folder, const char *raw, si
 	if (!len || memchr(raw, '\0', len) || len > IMAP_MESSAGE_MAX)
 		return fail(src, ERR_FINAL, e, "APPEND to %s: empty, too large or holds a NUL",
 			    folder);
-	guard_enter(&g);
+	net_guard_enter(&g);
 	rc = append(src, folder, raw, len, seen, e);
-	guard_leave(&g);
+	net_guard_leave(&g);
 	return rc;
 }
 
@@ -1414,7 +1136,7 @@ int imap_find_msgid(struct imap_source *src, const char *folder, const char *msg
 {
 	char bracketed[IMAP_NAME_MAX + 3];
 	size_t n;
-	struct sig_guard g;
+	struct net_guard g;
 	int rc;
 
 	*found = false;
@@ -1430,9 +1152,9 @@ int imap_find_msgid(struct imap_source *src, const char *folder, const char *msg
 	snprintf(bracketed, sizeof(bracketed), "<%.*s>", (int)(n < IMAP_NAME_MAX ? n : 0), msgid);
 	if (!n || n > IMAP_NAME_MAX || !safe_name(bracketed, false))
 		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
-	guard_enter(&g);
+	net_guard_enter(&g);
 	rc = find_msgid(src, folder, bracketed, found, e);
-	guard_leave(&g);
+	net_guard_leave(&g);
 	return rc;
 }
 
@@ -1500,7 +1222,7 @@ int imap_fetch_msgid(struct imap_source *src, const char *msgid, struct buf *out
 {
 	char bracketed[IMAP_NAME_MAX + 3];
 	size_t n;
-	struct sig_guard g;
+	struct net_guard g;
 	uint32_t uid = 0;
 	int rc;
 
@@ -1514,10 +1236,10 @@ int imap_fetch_msgid(struct imap_source *src, const char *msgid, struct buf *out
 	snprintf(bracketed, sizeof(bracketed), "<%.*s>", (int)(n < IMAP_NAME_MAX ? n : 0), msgid);
 	if (!n || n > IMAP_NAME_MAX || !safe_name(bracketed, false))
 		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
-	guard_enter(&g);
+	net_guard_enter(&g);
 	rc = search_first(src, bracketed, &uid, e);
 	if (rc == 0 && uid)
 		rc = fetch_one(src, uid, out, found, e);
-	guard_leave(&g);
+	net_guard_leave(&g);
 	return rc;
 }

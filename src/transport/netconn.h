@@ -1,0 +1,78 @@
+/*
+ * netconn.h - what the IMAP and NNTP sources share below their protocols
+ * (libetpan's mailstream over GnuTLS): a TCP connection with a bounded
+ * connect, implicit TLS or an upgrade after the protocol's STARTTLS, and
+ * the check of the server's certificate that libetpan leaves out; and the
+ * signal guard libetpan's reads and writes need.
+ *
+ * Errors (err.h) start with the peer's where ("imap: HOST:PORT").
+ *   ERR_TEMP   cannot resolve for now, cannot connect, handshake failed.
+ *   ERR_FINAL  no such host, tls = none for a host that is not loopback,
+ *              certificate verification failed, no CA could be loaded.
+ *
+ * TLS: the chain must lead to a CA of ca_file (or of the system store when
+ * ca_file is NULL) and the leaf must carry tls_name; there is no switch to
+ * turn this off.  After STARTTLS, bytes the server sent before the
+ * handshake are refused (CVE-2020-15953).
+ */
+#ifndef TAGBOT_NETCONN_H
+#define TAGBOT_NETCONN_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "lib/err.h"
+
+#define NET_CHAIN_MAX		16	/* certificates of the server's chain looked at */
+#define NET_WHERE_MAX		1100	/* "proto: HOST:PORT" */
+
+struct _mailstream;	/* libetpan's mailstream */
+
+struct net_peer {
+	char where[NET_WHERE_MAX];	/* "imap: HOST:PORT", the prefix of errors */
+	const char *host;	/* foreign; name or address literal */
+	int port;
+	const char *tls_name;	/* foreign; the name the certificate must carry,
+				 * sent as SNI unless an address */
+	const char *ca_file;	/* foreign; NULL: the system store */
+	bool plain;		/* no TLS: refused unless every address is loopback */
+	int timeout_s;		/* connect, and each read or write */
+};
+
+/* Fills p (where from proto, host and port); the strings stay foreign. */
+void net_peer_init(struct net_peer *p, const char *proto, const char *host, int port,
+		   const char *tls_name, const char *ca_file, bool plain, int timeout_s);
+
+/* Whether s is an IPv4 or IPv6 address literal. */
+bool net_is_address(const char *s);
+
+/* Resolves and connects (bounded by timeout_s): a blocking descriptor with
+ * keepalive on, into *fd. */
+int net_connect(const struct net_peer *p, int *fd, struct err *e);
+
+/* Implicit TLS on fd: the handshake and the certificate checked before a
+ * byte is sent.  *s owns fd; on failure fd is closed. */
+int net_tls_open(const struct net_peer *p, int fd, struct _mailstream **s, struct err *e);
+
+/* A plain stream on fd (*s owns it). */
+int net_plain_open(const struct net_peer *p, int fd, struct _mailstream **s, struct err *e);
+
+/* After the protocol's STARTTLS was accepted: refuses what the server sent
+ * before the handshake, upgrades s in place and checks the certificate. */
+int net_starttls(const struct net_peer *p, struct _mailstream *s, struct err *e);
+
+/*
+ * Signals: libetpan takes an interrupted read or write for a dropped
+ * connection, so while it runs SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1,
+ * SIGUSR2, SIGALRM, SIGCHLD and SIGPIPE are blocked; net_guard_leave()
+ * restores the caller's mask, consuming a SIGPIPE our own write raised.
+ */
+struct net_guard {
+	sigset_t old;		/* the caller's mask */
+	bool pipe_pending;	/* SIGPIPE was pending before: not ours to consume */
+};
+
+void net_guard_enter(struct net_guard *g);
+void net_guard_leave(struct net_guard *g);
+
+#endif
