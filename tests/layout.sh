@@ -8,7 +8,8 @@
 #   - transport/ includes no store/ header (a lookup's cache is an interface
 #     the caller fills: daemon/cachestore.h);
 #   - a folder's _p.h is included from that folder only;
-#   - each outside library's headers are included by one folder.
+#   - each outside library's headers are included by one folder, and some
+#     (libetpan's NNTP and IMAP clients, GnuTLS) by the files ONLY names.
 # With -v it prints the module graph's edges between folders too.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 exec python3 - "$top_srcdir/src" "$@" <<'PY'
@@ -26,6 +27,17 @@ OUTSIDE = {
 # mail/message.c parses MIME with libetpan's MIME API (STYLE.md), the one
 # exception to one folder per library: its IMAP side is transport's.
 EXTRA = {("libetpan/", "mail/message.c")}
+# Inside its folder, a library's headers by name: the files allowed them.
+# libetpan's NNTP client is nntp_source.c's alone, its IMAP client (the
+# whole of libetpan.h) imap_source.c's; netconn.c, which both share, has its
+# mailstream and TLS.
+ONLY = {
+    "libetpan/newsnntp": {"transport/nntp_source.c"},
+    "libetpan/nntp": {"transport/nntp_source.c"},
+    "libetpan/libetpan.h": {"transport/imap_source.c", "mail/message.c"},
+    "libetpan/mailimap": {"transport/imap_source.c"},
+    "gnutls/": {"transport/netconn.c"},
+}
 # Folders that are siblings despite ORDER: the first includes nothing of the second.
 APART = {("transport", "store")}
 
@@ -67,6 +79,9 @@ for p, text in sorted(files.items()):
         for prefix, owner in OUTSIDE.items():
             if inc.startswith(prefix) and folder(p) != owner and (prefix, p) not in EXTRA:
                 bad.append(f"{p}: includes <{inc}>, which only {owner}/ may")
+        for prefix, allowed in ONLY.items():
+            if inc.startswith(prefix) and p not in allowed:
+                bad.append(f"{p}: includes <{inc}>, which only {', '.join(sorted(allowed))} may")
 
 # Tarjan: every strongly connected component of more than one module is a circle.
 index, low, stack, on, sccs, n = {}, {}, [], set(), [], [0]

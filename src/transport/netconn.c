@@ -20,7 +20,10 @@
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
-#include <libetpan/libetpan.h>
+#include <libetpan/mailstream.h>
+#include <libetpan/mailstream_ssl.h>
+#include <libetpan/carray.h>
+#include <libetpan/mmapstring.h>
 
 #include "lib/buf.h"
 #include "transport/netconn.h"

@@ -1,0 +1,527 @@
+#include "autoconf.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libetpan/mailstream.h>
+#include <libetpan/mailstream_helper.h>
+#include <libetpan/newsnntp.h>
+
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "transport/netconn.h"
+#include "transport/nntp_source.h"
+
+#define SERVER_TEXT_MAX	200	/* bytes of a server's response text quoted in an error */
+#define STARTTLS_REPLY_MAX 512	/* bytes of the answer to STARTTLS */
+
+struct nntp_source {
+	newsnntp *nntp;		/* owned */
+	char *host, *tls_name, *ca_file; /* owned copies */
+	struct net_peer peer;	/* points into the strings above */
+	enum nntp_tls tls;
+	size_t max_message;
+	bool dead;		/* an error left the session unusable */
+	char *article;		/* owned; the last article (libetpan's) */
+};
+
+/* --- errors --------------------------------------------------------------- */
+
+static int fail(struct nntp_source *src, enum err_class cls, struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(struct nntp_source *src, enum err_class cls, struct err *e, const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cls == ERR_TEMP)
+		src->dead = true;
+	return err_set(e, cls, "%s: %s", src->peer.where, msg);
+}
+
+/* The server's text of its last answer, made safe to quote. */
+static const char *server_text(const struct nntp_source *src, char *out, size_t n)
+{
+	const char *t = src->nntp ? src->nntp->nntp_response : NULL;
+	size_t i = 0;
+
+	for (; t && *t && i + 1 < n && i < SERVER_TEXT_MAX; t++)
+		out[i++] = (*t >= 0x20 && *t < 0x7f) ? *t : '?';
+	out[i] = '\0';
+	return i ? out : "(no text)";
+}
+
+/* A libetpan result as one of ours: the answers a command may get in step
+ * are ERR_FINAL; a lost or garbled session is ERR_TEMP. */
+static int etpan_fail(struct nntp_source *src, int r, const char *what, struct err *e)
+{
+	char text[SERVER_TEXT_MAX + 1];
+
+	switch (r) {
+	case NEWSNNTP_ERROR_STREAM:
+	case NEWSNNTP_ERROR_CONNECTION_REFUSED:
+	case NEWSNNTP_ERROR_SSL:
+		return fail(src, ERR_TEMP, e, "%s: connection lost or timed out", what);
+	case NEWSNNTP_ERROR_MEMORY:
+		return fail(src, ERR_TEMP, e, "%s: out of memory", what);
+	case NEWSNNTP_ERROR_INVALID_RESPONSE:
+	case NEWSNNTP_ERROR_UNEXPECTED_RESPONSE:
+		return fail(src, ERR_TEMP, e, "%s: unexpected answer: %s", what,
+			    server_text(src, text, sizeof(text)));
+	case NEWSNNTP_ERROR_NO_SUCH_NEWS_GROUP:
+		return fail(src, ERR_FINAL, e, "%s: no such group", what);
+	case NEWSNNTP_ERROR_REQUEST_AUTHORIZATION_USERNAME:
+	case NEWSNNTP_WARNING_REQUEST_AUTHORIZATION_PASSWORD:
+		return fail(src, ERR_FINAL, e, "%s: the server wants a login (set user and "
+			    "password_file)", what);
+	default:
+		return fail(src, ERR_FINAL, e, "%s refused: %s", what,
+			    server_text(src, text, sizeof(text)));
+	}
+}
+
+static int alive(struct nntp_source *src, struct err *e)
+{
+	if (src->dead || !src->nntp || !src->nntp->nntp_stream)
+		return fail(src, ERR_TEMP, e, "session ended by an earlier error");
+	return 0;
+}
+
+/* Printable ASCII without spaces, 1..max bytes: what may go into a command. */
+static bool safe_word(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] <= 0x20 || (unsigned char)s[n] >= 0x7f)
+			return false;
+	return n <= max;
+}
+
+/* No CR, LF or other control byte: a password goes into a command line. */
+static bool safe_credential(const char *s)
+{
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f)
+			return false;
+	return n && n <= NNTP_NAME_MAX;
+}
+
+/* --- session setup -------------------------------------------------------- */
+
+void nntp_settings_init(struct nntp_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->tls = NNTP_TLS_IMPLICIT;
+}
+
+static int check_settings(const struct nntp_settings *s, struct err *e)
+{
+	if (!s->host || !safe_word(s->host, NNTP_NAME_MAX))
+		return err_set(e, ERR_FINAL, "nntp: no valid host");
+	if (s->port < 0 || s->port > 65535)
+		return err_set(e, ERR_FINAL, "nntp: %s: port %d out of range", s->host, s->port);
+	if (s->user && !safe_word(s->user, NNTP_NAME_MAX))
+		return err_set(e, ERR_FINAL, "nntp: %s: user names must be printable ASCII "
+			       "without spaces", s->host);
+	if (s->user && !safe_credential(s->password))
+		return err_set(e, ERR_FINAL, "nntp: %s: no valid password for %s (control "
+			       "characters, empty or too long)", s->host, s->user);
+	return 0;
+}
+
+static struct nntp_source *source_new(const struct nntp_settings *s)
+{
+	struct nntp_source *src = xcalloc(1, sizeof(*src));
+	int port = s->port ? s->port : s->tls == NNTP_TLS_IMPLICIT ? 563 : 119;
+
+	src->host = xstrdup(s->host);
+	src->tls_name = xstrdup(s->tls_name ? s->tls_name : s->host);
+	src->ca_file = s->ca_file ? xstrdup(s->ca_file) : NULL;
+	src->tls = s->tls;
+	src->max_message = s->max_message ? s->max_message : NNTP_MESSAGE_MAX;
+	net_peer_init(&src->peer, "nntp", src->host, port, src->tls_name, src->ca_file,
+		      s->tls == NNTP_TLS_NONE,
+		      s->timeout_s > 0 ? s->timeout_s : NNTP_TIMEOUT_DEFAULT_S);
+	return src;
+}
+
+/* RFC 4642: STARTTLS, 382, then the handshake on the same stream. */
+static int starttls(struct nntp_source *src, struct err *e)
+{
+	mailstream *s = src->nntp->nntp_stream;
+	MMAPString *line = mmap_string_new("");
+	const char *r;
+	int rc;
+
+	if (!line)
+		return fail(src, ERR_TEMP, e, "STARTTLS: out of memory");
+	if (mailstream_write(s, "STARTTLS\r\n", 10) != 10 || mailstream_flush(s) < 0) {
+		mmap_string_free(line);
+		return fail(src, ERR_TEMP, e, "STARTTLS: connection lost or timed out");
+	}
+	r = mailstream_read_line_remove_eol(s, line);
+	if (!r)
+		rc = fail(src, ERR_TEMP, e, "STARTTLS: connection lost or timed out");
+	else if (strncmp(r, "382", 3))
+		rc = fail(src, ERR_FINAL, e, "STARTTLS refused: %.*s", STARTTLS_REPLY_MAX, r);
+	else
+		rc = net_starttls(&src->peer, s, e);
+	mmap_string_free(line);
+	if (rc < 0)
+		src->dead = true;
+	return rc;
+}
+
+static int connect_session(struct nntp_source *src, struct err *e)
+{
+	mailstream *s;
+	int fd = -1, r;
+
+	if (net_connect(&src->peer, &fd, e) < 0)
+		return -1;
+	if ((src->tls == NNTP_TLS_IMPLICIT ? net_tls_open(&src->peer, fd, &s, e)
+					   : net_plain_open(&src->peer, fd, &s, e)) < 0)
+		return -1;
+	r = newsnntp_connect(src->nntp, s);
+	if (r != NEWSNNTP_NO_ERROR) {
+		if (!src->nntp->nntp_stream)	/* libetpan let go of it */
+			mailstream_close(s);
+		return etpan_fail(src, r, "greeting", e);
+	}
+	if (src->tls == NNTP_TLS_STARTTLS && starttls(src, e) < 0)
+		return -1;
+	return 0;
+}
+
+static int login(struct nntp_source *src, const struct nntp_settings *s, struct err *e)
+{
+	int r;
+
+	if (!s->user)
+		return 0;
+	r = newsnntp_authinfo_username(src->nntp, s->user);
+	if (r == NEWSNNTP_WARNING_REQUEST_AUTHORIZATION_PASSWORD)
+		r = newsnntp_authinfo_password(src->nntp, s->password);
+	if (r == NEWSNNTP_NO_ERROR)
+		return 0;
+	if (r == NEWSNNTP_ERROR_AUTHENTICATION_REJECTED)
+		return fail(src, ERR_FINAL, e, "login as %s refused", s->user);
+	return etpan_fail(src, r, "AUTHINFO", e);
+}
+
+int nntp_open(struct nntp_source **out, const struct nntp_settings *s, struct err *e)
+{
+	struct nntp_source *src;
+	struct net_guard g;
+	int rc, r;
+
+	*out = NULL;
+	if (check_settings(s, e) < 0)
+		return -1;
+	src = source_new(s);
+	src->nntp = newsnntp_new(0, NULL);
+	if (!src->nntp) {
+		nntp_close(src);
+		return err_set(e, ERR_TEMP, "nntp: out of memory");
+	}
+	net_guard_enter(&g);
+	rc = connect_session(src, e);
+	if (rc == 0)
+		rc = login(src, s, e);
+	/* Some servers want it before they serve groups; an error is no
+	 * reason to give up (public-inbox is always a reader). */
+	if (rc == 0 && (r = newsnntp_mode_reader(src->nntp)) == NEWSNNTP_ERROR_STREAM)
+		rc = etpan_fail(src, r, "MODE READER", e);
+	net_guard_leave(&g);
+	if (rc < 0) {
+		nntp_close(src);
+		return -1;
+	}
+	log_msg(LOGL_INFO, "%s: %s", src->peer.where,
+		src->tls == NNTP_TLS_NONE ? "connected (no TLS, loopback)" : "connected, verified");
+	*out = src;
+	return 0;
+}
+
+void nntp_close(struct nntp_source *src)
+{
+	struct net_guard g;
+
+	if (!src)
+		return;
+	net_guard_enter(&g);
+	if (src->nntp) {
+		if (src->dead && src->nntp->nntp_stream) {
+			/* no QUIT on a session out of step: it may never answer */
+			mailstream_close(src->nntp->nntp_stream);
+			src->nntp->nntp_stream = NULL;
+		}
+		if (src->article)
+			newsnntp_article_free(src->article);
+		newsnntp_free(src->nntp);
+	}
+	net_guard_leave(&g);
+	free(src->host);
+	free(src->tls_name);
+	free(src->ca_file);
+	free(src);
+}
+
+/* --- groups --------------------------------------------------------------- */
+
+bool nntp_is_wildmat(const char *p)
+{
+	return strpbrk(p, "*?[!") != NULL;
+}
+
+struct names {
+	char **v;
+	size_t n, alloc;
+	bool truncated;
+};
+
+static void names_add(struct names *l, const char *name)
+{
+	if (!safe_word(name, NNTP_GROUP_MAX))
+		return;		/* not a name we could send back */
+	if (l->n >= NNTP_GROUPS_MAX) {
+		l->truncated = true;
+		return;
+	}
+	ARRAY_GROW(l->v, l->alloc, l->n + 2);
+	l->v[l->n++] = xstrdup(name);
+	l->v[l->n] = NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_sort(struct names *l)
+{
+	size_t k = 0;
+
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < l->n; i++) {
+		if (k && !strcmp(l->v[k - 1], l->v[i]))
+			free(l->v[i]);
+		else
+			l->v[k++] = l->v[i];
+	}
+	l->n = k;
+	l->v[k] = NULL;
+}
+
+void nntp_names_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int list_active(struct nntp_source *src, const char *wildmat, struct names *l,
+		       struct err *e)
+{
+	clist *groups = NULL;
+	int r = newsnntp_list_active(src->nntp, wildmat, &groups);
+
+	if (r != NEWSNNTP_NO_ERROR)
+		return etpan_fail(src, r, "LIST ACTIVE", e);
+	if (!groups)	/* libetpan: the list broke off */
+		return fail(src, ERR_TEMP, e, "LIST ACTIVE %s: connection lost or timed out",
+			    wildmat);
+	for (clistiter *it = clist_begin(groups); it; it = clist_next(it)) {
+		struct newsnntp_group_info *gi = clist_content(it);
+
+		names_add(l, gi->grp_name);
+	}
+	newsnntp_list_active_free(groups);
+	return 0;
+}
+
+int nntp_list_groups(struct nntp_source *src, const char *const *patterns, size_t n,
+		     char ***names, size_t *count, bool *truncated, struct err *e)
+{
+	struct names l = { NULL, 0, 0, false };
+	struct net_guard g;
+	int rc = alive(src, e);
+
+	net_guard_enter(&g);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (!safe_word(patterns[i], NNTP_GROUP_MAX))
+			rc = fail(src, ERR_FINAL, e, "\"%.200s\" is not a group name or wildmat",
+				  patterns[i]);
+		else if (nntp_is_wildmat(patterns[i]))
+			rc = list_active(src, patterns[i], &l, e);
+		else
+			names_add(&l, patterns[i]);
+	}
+	net_guard_leave(&g);
+	if (rc < 0) {
+		nntp_names_free(l.v);
+		return -1;
+	}
+	names_sort(&l);
+	if (!l.v)
+		l.v = xcalloc(1, sizeof(char *));
+	*names = l.v;
+	*count = l.n;
+	*truncated = l.truncated;
+	return 0;
+}
+
+int nntp_group(struct nntp_source *src, const char *group, struct nntp_group *out,
+	       struct err *e)
+{
+	struct newsnntp_group_info *gi = NULL;
+	struct net_guard g;
+	int r;
+
+	if (alive(src, e) < 0)
+		return -1;
+	if (!safe_word(group, NNTP_GROUP_MAX))
+		return fail(src, ERR_FINAL, e, "\"%.200s\" is not a group name", group);
+	net_guard_enter(&g);
+	r = newsnntp_group(src->nntp, group, &gi);
+	net_guard_leave(&g);
+	if (r != NEWSNNTP_NO_ERROR) {
+		char what[NNTP_GROUP_MAX + 8];
+
+		snprintf(what, sizeof(what), "GROUP %s", group);
+		return etpan_fail(src, r, what, e);
+	}
+	out->low = gi->grp_first;
+	out->high = gi->grp_last;
+	out->count = gi->grp_count;
+	newsnntp_group_free(gi);
+	return 0;
+}
+
+/* --- overview and articles ------------------------------------------------ */
+
+static int cmp_item(const void *a, const void *b)
+{
+	uint32_t x = (*(struct newsnntp_xover_resp_item *const *)a)->ovr_article;
+	uint32_t y = (*(struct newsnntp_xover_resp_item *const *)b)->ovr_article;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The overview's lines, in order; an answer that does not fit what was
+ * asked (numbers outside the range, one twice) is out of step. */
+static int over_items(struct nntp_source *src, clist *l, uint32_t from, uint32_t to,
+		      struct newsnntp_xover_resp_item ***out, size_t *n, struct err *e)
+{
+	size_t count = (size_t)clist_count(l), k = 0;
+	struct newsnntp_xover_resp_item **v;
+
+	if (count > (size_t)(to - from) + 1)
+		return fail(src, ERR_TEMP, e, "XOVER %u-%u: %zu lines for %u articles", from, to,
+			    count, to - from + 1);
+	v = xcalloc(count + 1, sizeof(*v));
+	for (clistiter *it = clist_begin(l); it; it = clist_next(it))
+		v[k++] = clist_content(it);
+	qsort(v, k, sizeof(*v), cmp_item);
+	for (size_t i = 0; i < k; i++) {
+		uint32_t a = v[i]->ovr_article;
+
+		if (a < from || a > to || (i && a == v[i - 1]->ovr_article)) {
+			free(v);
+			return fail(src, ERR_TEMP, e, "XOVER %u-%u: a line for article %u", from,
+				    to, a);
+		}
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over_fn *fn,
+		  void *arg, struct err *e)
+{
+	struct newsnntp_xover_resp_item **v = NULL;
+	clist *l = NULL;
+	struct net_guard g;
+	size_t n = 0;
+	int r, rc = 0;
+
+	if (alive(src, e) < 0)
+		return -1;
+	if (to < from)
+		return 0;
+	if (to - from >= NNTP_OVER_WINDOW)
+		to = from + NNTP_OVER_WINDOW - 1;
+	net_guard_enter(&g);
+	r = newsnntp_xover_range(src->nntp, from, to, &l);
+	net_guard_leave(&g);
+	if (r != NEWSNNTP_NO_ERROR)
+		return etpan_fail(src, r, "XOVER", e);
+	if (!l)		/* libetpan: the list broke off */
+		return fail(src, ERR_TEMP, e, "XOVER: connection lost or timed out");
+	if (over_items(src, l, from, to, &v, &n, e) < 0)
+		rc = -1;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const char *id = v[i]->ovr_message_id;
+		struct nntp_over ov = {
+			v[i]->ovr_article,
+			id && *id && strlen(id) <= NNTP_MSGID_MAX ? id : NULL,
+			v[i]->ovr_size,
+		};
+
+		rc = fn(arg, &ov, e);
+	}
+	free(v);
+	newsnntp_xover_resp_list_free(l);
+	return rc;
+}
+
+int nntp_article(struct nntp_source *src, uint32_t num, const char **raw, size_t *len,
+		 enum nntp_article_state *state, struct err *e)
+{
+	struct net_guard g;
+	char *text = NULL;
+	size_t n = 0;
+	int r;
+
+	*raw = NULL;
+	*len = 0;
+	if (alive(src, e) < 0)
+		return -1;
+	if (src->article) {
+		newsnntp_article_free(src->article);
+		src->article = NULL;
+	}
+	net_guard_enter(&g);
+	r = newsnntp_article(src->nntp, num, &text, &n);
+	net_guard_leave(&g);
+	if (r == NEWSNNTP_ERROR_INVALID_ARTICLE_NUMBER || r == NEWSNNTP_ERROR_ARTICLE_NOT_FOUND) {
+		*state = NNTP_ARTICLE_GONE;
+		return 0;
+	}
+	if (r != NEWSNNTP_NO_ERROR)
+		return etpan_fail(src, r, "ARTICLE", e);
+	src->article = text;
+	*len = n;
+	if (n > src->max_message) {
+		*state = NNTP_ARTICLE_TOO_LARGE;
+		return 0;
+	}
+	*state = NNTP_ARTICLE_OK;
+	*raw = text;
+	return 0;
+}
