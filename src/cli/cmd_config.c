@@ -119,22 +119,56 @@ static void check_readable(struct problems *p, const char *section, const char *
 		problem(p, section, key, "%s cannot be read", path);
 }
 
+/* "source imap user@host folder INBOX", "source lkml nntp host:119 groups a.b, c.*" */
+static void print_source(const struct config_source *s)
+{
+	printf("source%s%s ", s->name ? " " : "", s->name ? s->name : "");
+	if (s->type == SOURCE_MAILDIR) {
+		printf("maildir %s", s->path);
+	} else if (s->type == SOURCE_IMAP) {
+		printf("imap %s@%s folder %s", s->user, s->host, s->folder);
+	} else {
+		printf("nntp %s groups", s->host);
+		for (size_t i = 0; i < s->groups.n; i++)
+			printf("%s %s", i ? "," : "", s->groups.v[i]);
+	}
+}
+
 static void summary(const struct config *c, const char *file)
 {
-	const struct config_source *s = &c->source;
+	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
+	size_t n = config_sources(c, v, sizeof(v) / sizeof(v[0]));
 	const struct config_sink *k = &c->sink;
 
 	printf("%s: ok: ", file);
-	if (s->type == SOURCE_MAILDIR)
-		printf("source maildir %s", s->path);
-	else
-		printf("source imap %s@%s folder %s", s->user, s->host, s->folder);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			printf(", ");
+		print_source(v[i]);
+	}
 	if (k->type == SINK_MAILDIR)
 		printf(", sink maildir %s", k->path);
 	else
 		printf(", sink %s", k->url);
 	printf(", %zu list section%s, state %s\n", c->lists.n, c->lists.n == 1 ? "" : "s",
 	       c->tagbot.state ? c->tagbot.state : "(none)");
+}
+
+static void check_sources(struct problems *p, const struct config *c)
+{
+	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
+	size_t n = config_sources(c, v, sizeof(v) / sizeof(v[0]));
+
+	for (size_t i = 0; i < n; i++) {
+		char section[CONFIG_MAX_SOURCE_NAME + 16];
+
+		snprintf(section, sizeof(section), "source%s%s", v[i]->name ? " " : "",
+			 v[i]->name ? v[i]->name : "");
+		if (v[i]->type == SOURCE_MAILDIR)
+			check_maildir(p, section, v[i]->path, true);
+		else
+			check_readable(p, section, "ca_file", v[i]->ca_file);
+	}
 }
 
 int cmd_check_config(int argc, char **argv)
@@ -184,10 +218,7 @@ int cmd_check_config(int argc, char **argv)
 	p = (struct problems){ file, 0 };
 	if (c.tagbot.state)
 		check_state(&p, c.tagbot.state);
-	if (c.source.type == SOURCE_MAILDIR)
-		check_maildir(&p, "source", c.source.path, true);
-	else
-		check_readable(&p, "source", "ca_file", c.source.ca_file);
+	check_sources(&p, &c);
 	if (c.sink.type == SINK_MAILDIR)
 		check_maildir(&p, "sink", c.sink.path, false);	/* made at the first reply */
 	else

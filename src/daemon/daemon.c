@@ -54,6 +54,7 @@
  */#include "autoconf.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,11 +214,28 @@ double daemon_backoff_next(unsigned *n)
 	return step / 2 + step / 2 * (r / 4294967296.0);
 }
 
+/* The sources of a and b change places, so the running ones (which point
+ * into d->cfg) keep their settings until a restart. */
+static void swap_sources(struct config *a, struct config *b)
+{
+	struct config_source src = a->source, *v = a->sources;
+	size_t n = a->nsources;
+	bool set = a->source_set;
+
+	a->source = b->source;
+	a->sources = b->sources;
+	a->nsources = b->nsources;
+	a->source_set = b->source_set;
+	b->source = src;
+	b->sources = v;
+	b->nsources = n;
+	b->source_set = set;
+}
+
 /* SIGHUP: rules and [reply] from the file; the rest as at the start. */
 static void reload(struct daemon *d)
 {
 	struct config fresh;
-	struct config_source src;
 	struct config_sink sink;
 	bool sink_new;
 	char *state;
@@ -233,9 +251,7 @@ static void reload(struct daemon *d)
 	/* The old [source] and state move into fresh, and the old [sink]
 	 * unless the new one can take over (an SMTP sink fixed after a fault);
 	 * what fresh read of them is released with the old settings. */
-	src = fresh.source;
-	fresh.source = d->cfg.source;
-	d->cfg.source = src;
+	swap_sources(&fresh, &d->cfg);
 	sink_new = !d->dry && daemon_sink_reload(d, &fresh.sink, &e) == 0;
 	if (!sink_new && !d->dry && fresh.sink.type == SINK_SMTP && d->cfg.sink.type == SINK_SMTP)
 		log_msg(LOGL_ERROR, "reload: %s; keeping the old [sink]", e.msg);
@@ -249,7 +265,6 @@ static void reload(struct daemon *d)
 	d->cfg.tagbot.state = state;
 	config_release(&d->cfg);
 	d->cfg = fresh;
-	d->folder = d->src == &daemon_imap_source ? d->cfg.source.folder : "";
 	settings_build(d);
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	if (daemon_lookup_open(d, &e) < 0)
@@ -259,21 +274,13 @@ static void reload(struct daemon *d)
 		sink_new ? "" : ", [sink]");
 }
 
-/* Seconds to wait: the poll interval, or less when a reply comes due. */
-static int wait_seconds(struct daemon *d)
+/* max, or less when a reply comes due (or the failing sink is tried). */
+static int wait_seconds(struct daemon *d, int max)
 {
-	int max = d->cfg.source.poll_interval;
 	time_t when, now = time(NULL);
 	struct err e;
 	bool found;
 
-	if (d->src == &daemon_imap_source && d->imap && d->cfg.source.idle) {
-		struct imap_stats is;
-
-		imap_get_stats(d->imap, &is);
-		if (is.has_idle)
-			max = IMAP_IDLE_MAX_S;
-	}
 	/* A failing sink: its queued replies are due, but wait for it. */
 	if (d->sink_failing && d->sink_retry_at > now)
 		max = daemon_sink_wait(d, max);
@@ -292,7 +299,7 @@ static int take(void *aux, const struct origin *o, const char *raw, size_t len, 
 		return -1;
 	if (daemon_got_stop)
 		return SOURCE_STOP;
-	return d->b.n >= (size_t)d->cfg.source.batch ? SOURCE_FULL : SOURCE_MORE;
+	return d->b.n >= (size_t)d->cur->c->batch ? SOURCE_FULL : SOURCE_MORE;
 }
 
 /* The source is between fetches: commit the batch, then send. */
@@ -305,49 +312,164 @@ static int end_batch(void *aux, struct err *e)
 	return daemon_got_stop ? SOURCE_STOP : SOURCE_MORE;
 }
 
-/* One round: connect if needed, fetch, send.  -1: e says what. */
-static int round_trip(struct daemon *d, struct err *e)
+/* One source's turn: connect if needed, fetch.  -1: e says what. */
+static int poll_source(struct daemon *d, struct source *s, struct err *e)
 {
 	const struct source_cb cb = { take, end_batch, d };
 
-	if (d->src == &daemon_imap_source && !d->imap && d->src->open(d, e) < 0)
+	d->cur = s;
+	err_init(e);
+	if (!s->ops->connected(s) && s->ops->open(d, s, e) < 0)
 		return -1;
-	if (d->src->poll(d, &cb, e) < 0)
+	return s->ops->poll(d, s, &cb, e);
+}
+
+/*
+ * After source s failed: give up (-1), or close it and try it again after
+ * its back-off (0).  One source alone gives up on a final error, as
+ * before there were several; among several, a source whose settings are
+ * wrong (a refused login) waits the longest back-off and the others go on.
+ */
+static int source_failed(struct daemon *d, struct source *s, const struct err *e)
+{
+	double delay;
+
+	if (s->c->type != SOURCE_MAILDIR && s->ops->connected(s))
+		s->ops->close(d, s);
+	if (d->o->once || (e->cls == ERR_FINAL && d->nsrcs == 1))
 		return -1;
+	if (e->cls == ERR_FINAL)
+		s->backoff_step = UINT_MAX / 2;	/* the cap */
+	delay = daemon_backoff_next(&s->backoff_step);
+	if (d->nsrcs == 1)
+		log_msg(LOGL_WARNING, "%s; retrying in %.1f s", e->msg, delay);
+	else
+		log_msg(e->cls == ERR_FINAL ? LOGL_ERROR : LOGL_WARNING, "%s %s; retrying it in "
+			"%.1f s, the other sources go on", s->label, e->msg, delay);
+	s->retry_at = time(NULL) + (time_t)(delay + 0.999);
+	return 0;
+}
+
+/* Whether s is to be polled now: after its back-off, and, among several
+ * sources, once its poll_interval has passed or its wait saw mail. */
+static bool source_due(const struct daemon *d, const struct source *s, time_t now)
+{
+	if (d->o->once)
+		return true;
+	if (s->retry_at > now)
+		return false;
+	return d->nsrcs == 1 || s->next_poll <= now;
+}
+
+/* One round: each source that is due, then the series and the outbox. */
+static int round_trip(struct daemon *d, struct err *e)
+{
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < d->nsrcs && !daemon_got_stop; i++) {
+		struct source *s = &d->srcs[i];
+
+		if (!source_due(d, s, now))
+			continue;
+		if (poll_source(d, s, e) < 0) {
+			if (source_failed(d, s, e) < 0)
+				return -1;
+			continue;
+		}
+		s->backoff_step = 0;
+		s->retry_at = 0;
+		s->next_poll = time(NULL) + s->c->poll_interval;
+	}
+	err_init(e);
 	/* Series whose series_wait ran out get their one reply (per-series). */
 	if (daemon_series_flush(d, time(NULL), e) < 0)
 		return -1;
 	return daemon_drain(d, e);
 }
 
-/* After a failed round: give up (-1) or back off and go on (0). */
-static int recover(struct daemon *d, const struct err *e)
+/* The source whose wait() the loop sleeps in: one source alone with a
+ * wait of its own, else the first IMAP source that can IDLE (the others
+ * are polled when the wait ends for them). */
+static struct source *waiter(struct daemon *d, time_t now)
 {
-	double delay;
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		struct source *s = &d->srcs[i];
+		struct imap_stats is;
 
-	if (d->src == &daemon_imap_source && d->imap) {
-		imap_close(d->imap);
-		d->imap = NULL;
+		if (!s->ops->wait || !s->ops->connected(s) || s->retry_at > now)
+			continue;
+		if (d->nsrcs == 1)
+			return s;
+		imap_get_stats(s->imap, &is);
+		if (s->c->idle && is.has_idle)
+			return s;
 	}
-	if (d->o->once || e->cls == ERR_FINAL)
+	return NULL;
+}
+
+/* Seconds until the next source is due (its poll_interval, its back-off);
+ * the waiter is due when its wait ends. */
+static int sources_wait(struct daemon *d, const struct source *w, time_t now)
+{
+	int max = IMAP_IDLE_MAX_S;
+
+	if (w) {
+		struct imap_stats is;
+
+		imap_get_stats(w->imap, &is);
+		if (!w->c->idle || !is.has_idle)
+			max = w->c->poll_interval;
+	}
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		const struct source *s = &d->srcs[i];
+		time_t t = s->retry_at > now ? s->retry_at : d->nsrcs == 1 ?
+			   now + s->c->poll_interval : s->next_poll;
+
+		if (s == w)
+			continue;
+		if (t - now < max)
+			max = t - now < WAIT_MIN_S ? WAIT_MIN_S : (int)(t - now);
+	}
+	return max;
+}
+
+/* Sleeps until something is due: in the waiter's wait (IDLE) or a plain
+ * sleep; a failed wait is the waiter's failure.  -1: give up. */
+static int wait_all(struct daemon *d, struct err *e)
+{
+	time_t now = time(NULL);
+	struct source *w = waiter(d, now);
+	int max = daemon_smtp_idle_wait(d, wait_seconds(d, sources_wait(d, w, now)));
+	struct err we;
+
+	if (!w) {
+		daemon_sleep_for(&d->sig, max);
+		return 0;
+	}
+	err_init(&we);
+	if (w->ops->wait(d, w, max, &we) < 0 && source_failed(d, w, &we) < 0) {
+		*e = we;
 		return -1;
-	delay = daemon_backoff_next(&d->backoff_step);
-	log_msg(LOGL_WARNING, "%s; retrying in %.1f s", e->msg, delay);
-	daemon_sleep_for(&d->sig, delay);
+	}
+	w->next_poll = 0;	/* it is polled now, mail or not */
 	return 0;
 }
 
 static int loop(struct daemon *d, struct err *e)
 {
 	while (!daemon_got_stop) {
-		struct err we;
-
 		if (daemon_got_reload)
 			reload(d);
 		err_init(e);
 		if (round_trip(d, e) < 0) {
-			if (recover(d, e) < 0)
+			double delay;
+
+			if (d->o->once || e->cls == ERR_FINAL)
 				return -1;
+			/* the store or the sink's drain: all sources wait */
+			delay = daemon_backoff_next(&d->backoff_step);
+			log_msg(LOGL_WARNING, "%s; retrying in %.1f s", e->msg, delay);
+			daemon_sleep_for(&d->sig, delay);
 			continue;
 		}
 		d->backoff_step = 0;
@@ -356,25 +478,52 @@ static int loop(struct daemon *d, struct err *e)
 		daemon_signals_deliver(&d->sig);
 		if (daemon_got_stop || daemon_got_reload)
 			continue;
-		if (d->src->wait(d, wait_seconds(d), &we) < 0 && recover(d, &we) < 0) {
-			*e = we;
+		if (wait_all(d, e) < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
 
 /* --------------------------------------------------------- start, stop */
 
-static char *source_id_of(const struct config *c)
+/* d->srcs from d->cfg: config_sources() order, nothing opened. */
+static void sources_build(struct daemon *d)
+{
+	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
+	size_t n = config_sources(&d->cfg, v, ARRAY_SIZE(v));
+
+	d->srcs = xcalloc(n, sizeof(*d->srcs));
+	d->nsrcs = n;
+	for (size_t i = 0; i < n; i++)
+		daemon_source_init(&d->srcs[i], v[i]);
+	d->cur = &d->srcs[0];
+}
+
+static void sources_free(struct daemon *d)
+{
+	for (size_t i = 0; i < d->nsrcs; i++)
+		daemon_source_release(d, &d->srcs[i]);
+	free(d->srcs);
+	d->srcs = d->cur = NULL;
+	d->nsrcs = 0;
+}
+
+static bool any_source_of(const struct daemon *d, enum source_type t)
+{
+	for (size_t i = 0; i < d->nsrcs; i++)
+		if (d->srcs[i].c->type == t)
+			return true;
+	return false;
+}
+
+/* The sources' store names, for the log: "maildir:/x, nntp:host:119". */
+static char *sources_text(const struct daemon *d)
 {
 	struct buf b;
 
 	buf_init(&b, 0);
-	if (c->source.type == SOURCE_IMAP)
-		buf_printf(&b, "imap:%s@%s", c->source.user, c->source.host);
-	else
-		buf_printf(&b, "maildir:%s", c->source.path);
+	for (size_t i = 0; i < d->nsrcs; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", d->srcs[i].id);
 	return buf_detach(&b, NULL);
 }
 
@@ -453,28 +602,33 @@ static int start(struct daemon *d, struct err *e)
 	if (config_load(&d->cfg, d->o->config, e) < 0 || config_check_daemon(&d->cfg, e) < 0)
 		return -1;
 	d->dry = d->o->dry_run || d->cfg.tagbot.dry_run;
-	if (d->dry)	/* the source's flags are the real run's to set */
+	if (d->dry) {	/* the sources' flags are the real run's to set */
 		d->cfg.source.mark_seen = false;
+		for (size_t i = 0; i < d->cfg.nsources; i++)
+			d->cfg.sources[i].mark_seen = false;
+	}
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	settings_build(d);
 	d->pol = policy_new();
-	d->src = d->cfg.source.type == SOURCE_IMAP ? &daemon_imap_source : &daemon_maildir_source;
-	d->folder = d->cfg.source.type == SOURCE_IMAP ? d->cfg.source.folder : "";
-	d->source_id = source_id_of(&d->cfg);
-	if (d->cfg.sink.type == SINK_SMTP && d->cfg.source.type == SOURCE_IMAP)
+	sources_build(d);
+	if (d->cfg.sink.type == SINK_SMTP && any_source_of(d, SOURCE_IMAP))
 		d->copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
 	if (store_open_for(d, e) < 0 || rate_restore(d, e) < 0 || daemon_sink_open(d, e) < 0 ||
 	    daemon_lookup_open(d, e) < 0)
 		return -1;
-	if (d->src == &daemon_maildir_source)
-		return d->src->open(d, e);
+	/* A Maildir that cannot be opened is a setting to fix: no start. */
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		struct source *s = &d->srcs[i];
+
+		if (s->c->type == SOURCE_MAILDIR && s->ops->open(d, s, e) < 0)
+			return d->nsrcs > 1 ? err_prefix(e, "%s", s->label) : -1;
+	}
 	return 0;
 }
 
 static void finish(struct daemon *d)
 {
-	if (d->src && (d->src != &daemon_imap_source || d->imap))
-		d->src->close(d);
+	sources_free(d);
 	daemon_lookup_close(d);
 	smtp_pool_free(d->smtp_pool);	/* before the password it may still use */
 	secret_free(d->smtp_password);
@@ -484,7 +638,6 @@ static void finish(struct daemon *d)
 	policy_free(d->pol);
 	daemon_batch_release(&d->b);
 	buf_release(&d->raw);
-	free(d->source_id);
 	free(d->copy_to);
 	config_release(&d->cfg);
 }
@@ -506,7 +659,6 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	d->on_reply = o->on_reply;
 	d->hook_arg = o->arg;
 	config_init(&d->cfg);
-	maildir_init(&d->in);
 	maildir_init(&d->out);
 	buf_init(&d->raw, MESSAGE_MAX_SIZE);
 	if (config_load(&d->cfg, o->config, e) < 0)
@@ -514,8 +666,15 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	d->cfg.source.mark_seen = false;	/* the messages are not the source's */
 	settings_build(d);
 	d->pol = policy_new();
-	d->folder = "";
-	d->source_id = xstrdup("replay");
+	/* one source of no type: the store's rows say "replay" */
+	d->srcs = xcalloc(1, sizeof(*d->srcs));
+	d->nsrcs = 1;
+	daemon_source_init(&d->srcs[0], &d->cfg.source);
+	d->cur = &d->srcs[0];
+	free(d->cur->id);
+	d->cur->id = xstrdup("replay");
+	free(d->cur->one.name);
+	d->cur->one.name = xstrdup("");
 	if (scratch_create(&d->scratch, "replay", e) < 0)
 		return -1;
 	store_settings_init(&ss);
@@ -565,16 +724,18 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	scratch_init(&d.scratch);
 	d.o = o;
 	config_init(&d.cfg);
-	maildir_init(&d.in);
 	maildir_init(&d.out);
 	buf_init(&d.raw, MESSAGE_MAX_SIZE);
 	signals_install(&d.sig);
 	rc = start(&d, e);
 	if (rc == 0) {
-		log_msg(LOGL_INFO, "running: %s -> %s%s%s", d.source_id,
+		char *ids = sources_text(&d);
+
+		log_msg(LOGL_INFO, "running: %s -> %s%s%s", ids,
 			d.cfg.sink.type == SINK_SMTP ? d.cfg.sink.url : d.cfg.sink.path,
 			d.dry ? " (dry run: decided into a scratch copy of the state, nothing sent)" : "",
 			o->once ? " (once)" : "");
+		free(ids);
 		rc = loop(&d, e);
 		if (d.dry)
 			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies printed (dry run)",

@@ -96,7 +96,8 @@ static bool same_id(const char *a, const char *b)
 
 /* ------------------------------------------------------ finding the patch */
 
-static int maildir_find(struct daemon *d, const char *id, struct buf *out, bool *found)
+static int maildir_find(const struct maildir *md, const char *id, struct buf *out,
+			bool *found)
 {
 	struct maildir_list l;
 	struct buf head;
@@ -105,7 +106,7 @@ static int maildir_find(struct daemon *d, const char *id, struct buf *out, bool 
 
 	*found = false;
 	maildir_list_init(&l);
-	if (maildir_list(&d->in, true, &l, &e) < 0) {
+	if (maildir_list(md, true, &l, &e) < 0) {
 		log_msg(LOGL_WARNING, "%s", e.msg);
 		maildir_list_release(&l);
 		return -1;
@@ -114,11 +115,11 @@ static int maildir_find(struct daemon *d, const char *id, struct buf *out, bool 
 	for (size_t i = 0; i < l.n && i < CC_MAILDIR_SCAN_MAX && !*found; i++) {
 		char *mid;
 
-		if (maildir_read_head(&d->in, l.names[i], &head, CC_HEAD_MAX, &e) < 0)
+		if (maildir_read_head(md, l.names[i], &head, CC_HEAD_MAX, &e) < 0)
 			continue;
 		mid = msgid_from_raw(head.data, head.len);
 		if (mid && same_id(mid, id)) {
-			rc = maildir_read(&d->in, l.names[i], out, MESSAGE_MAX_SIZE, &e);
+			rc = maildir_read(md, l.names[i], out, MESSAGE_MAX_SIZE, &e);
 			if (rc < 0)
 				log_msg(LOGL_WARNING, "%s", e.msg);
 			*found = rc == 0;
@@ -155,21 +156,27 @@ static void archive_find(struct daemon *d, const char *id, struct buf *out, bool
 	free(mid);
 }
 
-/* The raw mail of id: the watched folder, the Maildir source, then the
- * archive.  A failure is logged and is "not found", never a finding. */
+/* The raw mail of id: the watched folders and Maildir sources, in the
+ * order of the sources, then the archive.  A failure is logged and is "not
+ * found", never a finding. */
 static void fetch_raw(struct daemon *d, const char *id, struct buf *out, bool *found,
 		      const char **where)
 {
 	struct err e;
 
 	*found = false;
-	if (d->imap) {
-		*where = "imap folder";
-		if (imap_fetch_msgid(d->imap, id, out, found, &e) < 0)
-			log_message(LOGL_WARNING, id, "looking it up in the folder: %s", e.msg);
-	} else if (d->in.path) {
-		*where = "maildir";
-		maildir_find(d, id, out, found);
+	for (size_t i = 0; i < d->nsrcs && !*found; i++) {
+		struct source *s = &d->srcs[i];
+
+		if (s->imap) {
+			*where = "imap folder";
+			if (imap_fetch_msgid(s->imap, id, out, found, &e) < 0)
+				log_message(LOGL_WARNING, id, "looking it up in the folder: %s",
+					    e.msg);
+		} else if (s->in.path) {
+			*where = "maildir";
+			maildir_find(&s->in, id, out, found);
+		}
 	}
 	if (!*found && d->lk) {
 		*where = "archive";

@@ -74,11 +74,12 @@ static int maildir_send(void *arg, const struct outbox_item *it, struct err *e)
 static int imap_confirm(void *arg, const char *reply_msgid, bool *found, struct err *e)
 {
 	struct daemon *d = arg;
+	struct imap_source *imap = daemon_imap_of(d);
 
-	if (!d->imap)
+	if (!imap)
 		return err_set(e, ERR_TEMP, "imap: not connected: cannot look for reply <%s>",
 			       reply_msgid);
-	return imap_find_msgid(d->imap, d->cfg.sink.copy_folder, reply_msgid, found, e);
+	return imap_find_msgid(imap, d->cfg.sink.copy_folder, reply_msgid, found, e);
 }
 
 /* Replies go out over up to SMTP_PARALLEL_DEFAULT connections at once, kept
@@ -134,7 +135,7 @@ static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struc
  * once idle SMTP_REUSE_IDLE_S, when the pool would not reuse them any more,
  * rather than left for the server to time out.
  */
-static int smtp_idle_wait(struct daemon *d, int max_s)
+int daemon_smtp_idle_wait(struct daemon *d, int max_s)
 {
 	time_t left;
 
@@ -222,7 +223,10 @@ int daemon_drain(struct daemon *d, struct err *e)
 	} else {
 		ops.start = smtp_start_item;
 		ops.finish = smtp_finish_item;
-		ops.confirm = d->cfg.source.type == SOURCE_IMAP ? imap_confirm : NULL;
+		ops.confirm = NULL;
+		for (size_t i = 0; i < d->nsrcs; i++)
+			if (d->srcs[i].c->type == SOURCE_IMAP)
+				ops.confirm = imap_confirm;
 		s.hold = d->cfg.sink.resend_after;
 		s.parallel = SMTP_PARALLEL_DEFAULT;
 	}
@@ -334,12 +338,115 @@ int daemon_sink_open(struct daemon *d, struct err *e)
 	return maildir_open(&d->out, d->cfg.sink.path, true, e);
 }
 
+/* ------------------------------------------------------ every source */
+
+void daemon_source_init(struct source *s, const struct config_source *c)
+{
+	struct buf b;
+
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	config_source_label(c, s->label, sizeof(s->label));
+	s->ops = c->type == SOURCE_IMAP ? &daemon_imap_source :
+		 c->type == SOURCE_NNTP ? &daemon_nntp_source : &daemon_maildir_source;
+	buf_init(&b, 0);
+	/* the store's names of [source]'s checkpoints are as they were before
+	 * there were several sources */
+	if (c->type == SOURCE_IMAP)
+		buf_printf(&b, "imap:%s@%s", c->user, c->host);
+	else if (c->type == SOURCE_NNTP)
+		buf_printf(&b, "nntp:%s:%d", c->host,
+			   c->port ? c->port : c->tls == CONFIG_TLS_IMPLICIT ||
+			   c->tls == CONFIG_TLS_DEFAULT ? 563 : 119);
+	else
+		buf_printf(&b, "maildir:%s", c->path);
+	s->id = buf_detach(&b, NULL);
+	s->one.name = xstrdup(c->type == SOURCE_IMAP ? c->folder : "");
+	s->f = &s->one;
+	maildir_init(&s->in);
+	maildir_list_init(&s->md_done);
+}
+
+void daemon_source_release(struct daemon *d, struct source *s)
+{
+	if (s->ops && s->ops->connected(s))
+		s->ops->close(d, s);
+	maildir_release(&s->in);
+	maildir_list_release(&s->md_done);
+	for (size_t i = 0; i < s->ngroups; i++) {
+		free(s->groups[i]->name);
+		free(s->groups[i]);
+	}
+	free(s->groups);
+	free(s->one.name);
+	free(s->id);
+	memset(s, 0, sizeof(*s));
+}
+
+struct imap_source *daemon_imap_of(const struct daemon *d)
+{
+	for (size_t i = 0; i < d->nsrcs; i++)
+		if (d->srcs[i].imap)
+			return d->srcs[i].imap;
+	return NULL;
+}
+
+/* Whether the folder's numbers started again (enum renumber). */
+static bool renumbered(const struct store_checkpoint *cp, enum renumber how, uint32_t valid,
+		       uint32_t next)
+{
+	if (how == RENUMBER_UIDVALIDITY)
+		return cp->uidvalidity != valid;
+	return valid < cp->uidvalidity || (next ? next - 1 : 0) < cp->last_uid;
+}
+
+int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
+			enum renumber how, uint32_t valid, uint32_t first, uint32_t next,
+			struct err *e)
+{
+	struct store_checkpoint cp = { 0, 0 };
+	bool found = f->cp_known;
+
+	if (found)
+		cp = f->cp;
+	else if (store_checkpoint_get(d->st, s->id, f->name, &cp, &found, e) < 0)
+		return -1;
+	if (!found) {
+		cp.uidvalidity = valid;
+		cp.last_uid = s->c->backfill ? (first ? first - 1 : 0) : (next ? next - 1 : 0);
+		log_msg(LOGL_INFO, "%s %s %s: first start: %s", s->label, s->ops->name, f->name,
+			s->c->backfill ? "backfill from the first message" : "only mail from now on");
+	} else if (renumbered(&cp, how, valid, next)) {
+		log_msg(LOGL_WARNING, "%s %s %s: %s changed from %" PRIu32 " to %" PRIu32
+			" (last handled %" PRIu32 "): rescanning, known Message-IDs are skipped",
+			s->label, s->ops->name, f->name,
+			how == RENUMBER_UIDVALIDITY ? "UIDVALIDITY" : "numbering (low water mark)",
+			cp.uidvalidity, valid, cp.last_uid);
+		cp.uidvalidity = valid;
+		cp.last_uid = first ? first - 1 : 0;
+		/* the mail there now is rescanned: see before_start() */
+		f->rescan_until = next ? next - 1 : 0;
+	} else if (f->cp_known && cp.uidvalidity == valid) {
+		return 0;	/* nothing moved */
+	} else {
+		cp.uidvalidity = valid;	/* a low water mark moves up as articles expire */
+	}
+	f->cp = f->cp_committed = cp;
+	f->cp_known = true;
+	return store_checkpoint_set(d->st, s->id, f->name, &cp, e);
+}
+
 /* ------------------------------------------------------ Maildir source */
 
-static int md_open(struct daemon *d, struct err *e)
+static int md_open(struct daemon *d, struct source *s, struct err *e)
 {
-	maildir_release(&d->in);
-	return maildir_open(&d->in, d->cfg.source.path, false, e);
+	maildir_release(&s->in);
+	return maildir_open(&s->in, s->c->path, false, e);
+}
+
+static bool md_connected(const struct source *s)
+{
+	return s->in.path != NULL;
 }
 
 static bool still_there(const struct maildir *md, const char *name)
@@ -361,45 +468,46 @@ static int cmp_name(const void *a, const void *b)
 
 /* Names handled by the last poll: without mark_seen they stay in new/,
  * and need not be read again to learn that the store has them. */
-static bool md_done(const struct daemon *d, const char *name)
+static bool md_done(const struct source *s, const char *name)
 {
-	return d->md_done.n &&
-	       bsearch(&name, d->md_done.names, d->md_done.n, sizeof(char *), cmp_name);
+	return s->md_done.n &&
+	       bsearch(&name, s->md_done.names, s->md_done.n, sizeof(char *), cmp_name);
 }
 
 /* The list l of this poll becomes the one md_done() looks at. */
-static void md_remember(struct daemon *d, struct maildir_list *l, size_t n)
+static void md_remember(struct source *s, struct maildir_list *l, size_t n)
 {
-	maildir_list_release(&d->md_done);
+	maildir_list_release(&s->md_done);
 	for (size_t i = n; i < l->n; i++)
 		free(l->names[i]);
 	l->n = n;
 	if (n)
 		qsort(l->names, n, sizeof(char *), cmp_name);
-	d->md_done = *l;
+	s->md_done = *l;
 	maildir_list_init(l);
 }
 
 /* new/ (and cur/ on backfill), the names the store has not seen. */
-static int md_poll(struct daemon *d, const struct source_cb *cb, struct err *e)
+static int md_poll(struct daemon *d, struct source *s, const struct source_cb *cb,
+		   struct err *e)
 {
 	struct maildir_list l;
 	size_t i = 0;
 	int rc = SOURCE_MORE;
 
 	maildir_list_init(&l);
-	if (maildir_list(&d->in, d->cfg.source.backfill, &l, e) < 0)
+	if (maildir_list(&s->in, s->c->backfill, &l, e) < 0)
 		return -1;
 	while (i < l.n && rc == SOURCE_MORE) {
 		const char *name = l.names[i++];
 		struct origin o = { 0, name };
 		struct err re;
 
-		if (md_done(d, name))
+		if (md_done(s, name))
 			continue;
-		if (maildir_read(&d->in, name, &d->raw, MESSAGE_MAX_SIZE, &re) == 0)
+		if (maildir_read(&s->in, name, &d->raw, MESSAGE_MAX_SIZE, &re) == 0)
 			rc = cb->take(cb->aux, &o, d->raw.data, d->raw.len, e);
-		else if (still_there(&d->in, name))	/* else a mail reader moved it */
+		else if (still_there(&s->in, name))	/* else a mail reader moved it */
 			rc = cb->take(cb->aux, &o, NULL, 0, e);
 		if (rc == SOURCE_FULL)
 			rc = cb->end(cb->aux, e);
@@ -409,25 +517,21 @@ static int md_poll(struct daemon *d, const struct source_cb *cb, struct err *e)
 	if (rc == SOURCE_STOP)
 		rc = 0;
 	/* After a failure a batch may have been rolled back: read all again. */
-	if (rc == 0 && !d->cfg.source.mark_seen)
-		md_remember(d, &l, i);
+	if (rc == 0 && !s->c->mark_seen)
+		md_remember(s, &l, i);
 	maildir_list_release(&l);
 	return rc;
 }
 
-static int md_wait(struct daemon *d, int max_s, struct err *e)
+static void md_close(struct daemon *d, struct source *s)
 {
-	daemon_sleep_for(&d->sig, smtp_idle_wait(d, max_s));
-	return 0;
+	maildir_release(&s->in);
+	maildir_list_release(&s->md_done);
 }
 
-static void md_close(struct daemon *d)
-{
-	maildir_release(&d->in);
-	maildir_list_release(&d->md_done);
-}
-
-const struct source_ops daemon_maildir_source = { "maildir", md_open, md_poll, md_wait, md_close };
+const struct source_ops daemon_maildir_source = {
+	"maildir", md_open, md_connected, md_poll, NULL, md_close
+};
 
 /* --------------------------------------------------------- IMAP source */
 
@@ -439,63 +543,47 @@ static enum imap_tls imap_tls_of(enum config_tls t)
 
 /* Where to start: the checkpoint, UIDNEXT on a first start, 1 after a
  * UIDVALIDITY change. */
-static int imap_start(struct daemon *d, struct err *e)
+static int imap_start(struct daemon *d, struct source *s, struct err *e)
 {
-	struct store_checkpoint cp = { 0, 0 };
 	uint32_t uidvalidity, uidnext;
-	bool found = d->cp_known;
 
-	if (imap_mailbox(d->imap, &uidvalidity, &uidnext, e) < 0)
+	if (imap_mailbox(s->imap, &uidvalidity, &uidnext, e) < 0)
 		return -1;
-	if (found)
-		cp = d->cp;
-	else if (store_checkpoint_get(d->st, d->source_id, d->folder, &cp, &found, e) < 0)
-		return -1;
-	if (!found) {
-		cp.uidvalidity = uidvalidity;
-		cp.last_uid = d->cfg.source.backfill || !uidnext ? 0 : uidnext - 1;
-		log_msg(LOGL_INFO, "imap %s: first start: %s", d->folder,
-			d->cfg.source.backfill ? "backfill from UID 1" : "only mail from now on");
-	} else if (cp.uidvalidity != uidvalidity) {
-		log_msg(LOGL_WARNING, "imap %s: UIDVALIDITY changed from %" PRIu32 " to %" PRIu32
-			": rescanning, known Message-IDs are skipped", d->folder, cp.uidvalidity,
-			uidvalidity);
-		cp.uidvalidity = uidvalidity;
-		cp.last_uid = 0;
-		/* the mail there now is rescanned: see before_start() */
-		d->rescan_until = uidnext ? uidnext - 1 : 0;
-	}
-	d->cp = d->cp_committed = cp;
-	d->cp_known = true;
-	return store_checkpoint_set(d->st, d->source_id, d->folder, &cp, e);
+	return daemon_folder_start(d, s, &s->one, RENUMBER_UIDVALIDITY, uidvalidity, 1, uidnext,
+				   e);
 }
 
-static int imap_open_source(struct daemon *d, struct err *e)
+static int imap_open_source(struct daemon *d, struct source *s, struct err *e)
 {
-	const struct config_source *c = &d->cfg.source;
-	struct imap_settings s;
+	const struct config_source *c = s->c;
+	struct imap_settings is;
 	char *password = NULL;
 	int rc;
 
 	if (secret_get(c->password_file, c->password_command, &password, e) < 0)
-		return err_prefix(e, "[source]");
-	imap_settings_init(&s);
-	s.host = c->host;
-	s.port = c->port;
-	s.tls = imap_tls_of(c->tls);
-	s.ca_file = c->ca_file;
-	s.user = c->user;
-	s.password = password;
-	s.folder = c->folder;
-	s.mark_seen = c->mark_seen;	/* off in a dry run */
-	s.idle = c->idle;
-	s.batch = (size_t)c->batch;
-	s.wait_sigmask = &d->sig.wait_mask;
-	rc = imap_open(&d->imap, &s, e);
+		return err_prefix(e, "%s", s->label);
+	imap_settings_init(&is);
+	is.host = c->host;
+	is.port = c->port;
+	is.tls = imap_tls_of(c->tls);
+	is.ca_file = c->ca_file;
+	is.user = c->user;
+	is.password = password;
+	is.folder = c->folder;
+	is.mark_seen = c->mark_seen;	/* off in a dry run */
+	is.idle = c->idle;
+	is.batch = (size_t)c->batch;
+	is.wait_sigmask = &d->sig.wait_mask;
+	rc = imap_open(&s->imap, &is, e);
 	secret_free(password);
 	if (rc < 0)
 		return -1;
-	return imap_start(d, e);
+	return imap_start(d, s, e);
+}
+
+static bool imap_connected(const struct source *s)
+{
+	return s->imap != NULL;
 }
 
 /* One FETCH: its messages go to cb until the batch is full. */
@@ -518,13 +606,14 @@ static int imap_fetched(void *arg, uint32_t uid, const char *raw, size_t len, st
 
 /* Fetches from the checkpoint on, a batch at a time: the connection is
  * free for the commit (marking seen, finding sent replies) between them. */
-static int imap_poll(struct daemon *d, const struct source_cb *cb, struct err *e)
+static int imap_poll(struct daemon *d, struct source *s, const struct source_cb *cb,
+		     struct err *e)
 {
 	for (;;) {
 		struct fetch f = { cb, false };
 		int rc, end;
 
-		rc = imap_fetch_from(d->imap, d->cp.last_uid + 1, imap_fetched, &f, e);
+		rc = imap_fetch_from(s->imap, s->one.cp.last_uid + 1, imap_fetched, &f, e);
 		/* What was handled before a lost connection is kept. */
 		end = cb->end(cb->aux, rc < 0 ? NULL : e);
 		if (rc < 0 || end < 0)
@@ -534,20 +623,19 @@ static int imap_poll(struct daemon *d, const struct source_cb *cb, struct err *e
 	}
 }
 
-static int imap_wait_source(struct daemon *d, int max_s, struct err *e)
+static int imap_wait_source(struct daemon *d, struct source *s, int max_s, struct err *e)
 {
 	bool activity;
 
-	return imap_wait(d->imap, smtp_idle_wait(d, max_s), &activity, e);
+	return imap_wait(s->imap, max_s, &activity, e);
 }
 
-static void imap_close_source(struct daemon *d)
+static void imap_close_source(struct daemon *d, struct source *s)
 {
-	imap_close(d->imap);
-	d->imap = NULL;
+	imap_close(s->imap);
+	s->imap = NULL;
 }
 
 const struct source_ops daemon_imap_source = {
-	"imap", imap_open_source, imap_poll, imap_wait_source, imap_close_source
+	"imap", imap_open_source, imap_connected, imap_poll, imap_wait_source, imap_close_source
 };
-

@@ -74,7 +74,7 @@ static void origin_text(const struct daemon *d, const struct origin *o, char *ou
 	if (o->name)
 		snprintf(out, n, "file %s", o->name);
 	else
-		snprintf(out, n, "%s uid %" PRIu32, d->folder, o->uid);
+		snprintf(out, n, "%s uid %" PRIu32, d->cur->f->name, o->uid);
 }
 
 /* Whether the store can key a message by s. */
@@ -100,8 +100,8 @@ static void fill_row(const struct daemon *d, const struct job *j, const char *ke
 {
 	memset(m, 0, sizeof(*m));
 	m->msgid = key;
-	m->source = d->source_id;
-	m->folder = d->folder;
+	m->source = d->cur->id;
+	m->folder = d->cur->f->name;
 	m->uid = j ? j->o.uid : 0;
 	m->kind = kind;
 	m->decision = dec;
@@ -636,20 +636,21 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
  */
 static bool before_start(struct daemon *d, const struct origin *o, const struct message *msg)
 {
+	struct folder *f = d->cur->f;
 	const char *date;
 	struct err e;
 	bool found;
 	time_t t;
 
-	if (d->cfg.source.backfill || !o->uid || o->uid > d->rescan_until)
+	if (d->cur->c->backfill || !o->uid || o->uid > f->rescan_until)
 		return false;
-	if (!d->first_time) {
-		if (store_first_time(d->st, d->source_id, d->folder, &t, &found, &e) < 0 || !found)
+	if (!f->first_time) {
+		if (store_first_time(d->st, d->cur->id, f->name, &t, &found, &e) < 0 || !found)
 			return false;
-		d->first_time = t;
+		f->first_time = t;
 	}
 	date = message_header(msg, "Date");
-	return date && maildate_parse(date, &t) == 0 && t < d->first_time - DAEMON_OLD_SLACK_S;
+	return date && maildate_parse(date, &t) == 0 && t < f->first_time - DAEMON_OLD_SLACK_S;
 }
 
 /* One message: everything but store errors is recorded as a decision. */
@@ -683,6 +684,13 @@ static int known_for_good(struct daemon *d, const char *key, const struct messag
 		log_message(LOGL_INFO, key, "decided again: this copy shows its list");
 	*known = !forgot;
 	return 0;
+}
+
+int daemon_known(struct daemon *d, const char *id, bool *known, struct err *e)
+{
+	if (seen(d, id, known, e) < 0)
+		return -1;
+	return known_for_good(d, id, NULL, known, e);
 }
 
 /* Parses j once (msg, p, key); -1 when it cannot be: recorded as an error
@@ -827,33 +835,34 @@ static void mark_seen(struct daemon *d)
 {
 	struct err e;
 
-	if (!d->cfg.source.mark_seen)
+	if (!d->cur->c->mark_seen)
 		return;
-	for (size_t i = 0; i < d->b.nuids && d->imap; i++)
-		if (imap_mark_seen(d->imap, d->b.uids[i], &e) < 0) {
+	for (size_t i = 0; i < d->b.nuids && d->cur->imap; i++)
+		if (imap_mark_seen(d->cur->imap, d->b.uids[i], &e) < 0) {
 			log_msg(LOGL_WARNING, "%s", e.msg);
 			break;
 		}
 	for (size_t i = 0; i < d->b.nnames; i++)
-		if (maildir_mark_seen(&d->in, d->b.names[i], NULL, &e) < 0)
+		if (maildir_mark_seen(&d->cur->in, d->b.names[i], NULL, &e) < 0)
 			log_msg(LOGL_WARNING, "%s", e.msg);
 }
 
 /* Commits (or, after a store error, rolls back) what the batch holds. */
 static int batch_commit(struct daemon *d, struct err *e)
 {
+	struct folder *f = d->cur->f;
 	int rc = 0;
 
 	if (d->b.open && d->b.failed) {
 		store_rollback(d->st);
-		d->cp = d->cp_committed;
+		f->cp = f->cp_committed;
 	} else if (d->b.open) {
 		rc = store_commit(d->st, e);
 		if (rc == 0) {
-			d->cp_committed = d->cp;
-			d->cp_committed.last_uid = daemon_lookup_hold(d, d->cp.last_uid);
+			f->cp_committed = f->cp;
+			f->cp_committed.last_uid = daemon_lookup_hold(d, f->cp.last_uid);
 		} else
-			d->cp = d->cp_committed;
+			f->cp = f->cp_committed;
 	}
 	d->b.open = false;
 	if (rc == 0 && !d->b.failed)
@@ -882,23 +891,24 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
 		rc = -1;
 	if (rc < 0)
-		d->cp = d->cp_committed;	/* the waiting mails are fetched again */
+		d->cur->f->cp = d->cur->f->cp_committed;	/* the waiting mails are fetched again */
 	daemon_lookup_drop(d);
 	return rc;
 }
 
 static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 {
+	struct folder *f = d->cur->f;
 	struct store_checkpoint cp;
 
 	if (!uid)
 		return 0;
 	/* A mail decided after its lookups (daemon_lookup.c) comes late. */
-	if (uid > d->cp.last_uid)
-		d->cp.last_uid = uid;
-	cp = d->cp;
+	if (uid > f->cp.last_uid)
+		f->cp.last_uid = uid;
+	cp = f->cp;
 	cp.last_uid = daemon_lookup_hold(d, cp.last_uid);
-	return store_checkpoint_set(d->st, d->source_id, d->folder, &cp, e);
+	return store_checkpoint_set(d->st, d->cur->id, f->name, &cp, e);
 }
 
 /* After handle() failed on something about this mail: its savepoint is

@@ -21,6 +21,7 @@
 #include "lib/err.h"
 #include "transport/imap_source.h"
 #include "transport/maildir.h"
+#include "transport/nntp_source.h"
 #include "reply/policy.h"
 #include "reply/reply.h"
 #include "daemon/scratch.h"
@@ -104,14 +105,58 @@ struct source_cb {
 	void *aux;
 };
 
+struct source;
+
 struct source_ops {
 	const char *name;
-	int (*open)(struct daemon *d, struct err *e);
+	/* Connects (a server) or opens (a Maildir); the daemon calls it again
+	 * after close when connected() says no. */
+	int (*open)(struct daemon *d, struct source *s, struct err *e);
+	bool (*connected)(const struct source *s);
 	/* Hands every new message to cb, batch by batch. */
-	int (*poll)(struct daemon *d, const struct source_cb *cb, struct err *e);
-	/* Waits up to max_s for new mail or a signal. */
-	int (*wait)(struct daemon *d, int max_s, struct err *e);
-	void (*close)(struct daemon *d);
+	int (*poll)(struct daemon *d, struct source *s, const struct source_cb *cb, struct err *e);
+	/* Waits up to max_s for new mail or a signal; NULL: the source has no
+	 * way to be told (it is polled every poll_interval). */
+	int (*wait)(struct daemon *d, struct source *s, int max_s, struct err *e);
+	void (*close)(struct daemon *d, struct source *s);
+};
+
+/* The checkpoint of one folder of a source (an IMAP folder, an NNTP group;
+ * "" for a Maildir) and what the daemon knows of it. */
+struct folder {
+	char *name;			/* owned */
+	struct store_checkpoint cp;	/* as of the last message handled */
+	struct store_checkpoint cp_committed;
+	bool cp_known;
+	uint32_t rescan_until;		/* rescanning after a UIDVALIDITY change (for a
+					 * group: a renumbering) up to this number */
+	time_t first_time;		/* the first message recorded from the folder; 0: unknown */
+};
+
+/*
+ * One source of the daemon ([source] or a [source NAME]): its connection
+ * or Maildir, its folders' checkpoints, its own back-off.  A source that
+ * fails waits for its back-off; the others go on meanwhile.
+ */
+struct source {
+	const struct source_ops *ops;
+	const struct config_source *c;	/* foreign (d->cfg) */
+	char label[CONFIG_MAX_SOURCE_NAME + 16]; /* "[source]", "[source NAME]" */
+	char *id;			/* owned; the store's source column: "imap:user@host",
+					 * "maildir:PATH", "nntp:HOST:PORT" */
+	struct folder *f;		/* foreign: one, or one of groups: the folder read */
+	struct folder one;		/* owned; IMAP, Maildir */
+	struct folder **groups;		/* owned; NNTP, sorted by name */
+	size_t ngroups, agroups;
+	struct maildir in;		/* owned; Maildir */
+	struct maildir_list md_done;	/* owned; its names handled by the last poll, sorted */
+	struct imap_source *imap;	/* owned; NULL while disconnected */
+	struct nntp_source *nntp;	/* owned; NULL while disconnected */
+	time_t next_poll;		/* not polled again before (poll_interval) */
+	bool more;			/* its last poll stopped at a bound with mail
+					 * left: polled again at once, after the others */
+	unsigned backoff_step;
+	time_t retry_at;		/* after a failure: not tried before */
 };
 
 struct daemon {
@@ -127,17 +172,10 @@ struct daemon {
 	struct reply_settings rs;	/* points into cfg */
 	struct policy_settings ps;	/* points into cfg */
 
-	const struct source_ops *src;
-	char *source_id;		/* owned; "imap:user@host" or "maildir:PATH" */
-	const char *folder;		/* foreign (cfg); "" for a Maildir */
-	struct maildir in;		/* Maildir source */
-	struct maildir_list md_done;	/* its names handled by the last poll, sorted */
-	struct imap_source *imap;	/* owned; NULL while disconnected */
-	struct store_checkpoint cp;	/* as of the last message handled */
-	struct store_checkpoint cp_committed;
-	bool cp_known;
-	uint32_t rescan_until;		/* rescanning after a UIDVALIDITY change up to this UID */
-	time_t first_time;		/* the first message recorded from the folder; 0: unknown */
+	struct source *srcs;		/* owned; in config_sources() order */
+	size_t nsrcs;
+	struct source *cur;		/* foreign (in srcs): the source whose messages
+					 * are handled, and whose batch is open */
 
 	struct maildir out;		/* Maildir sink */
 	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
@@ -155,7 +193,7 @@ struct daemon {
 	struct batch b;
 	struct buf raw;			/* a Maildir message being read */
 	struct deliver_stats ds;
-	unsigned backoff_step;
+	unsigned backoff_step;		/* after a failure of the store or the sink's drain */
 	size_t handled;			/* messages looked at */
 	size_t printed;			/* replies a dry run printed */
 
@@ -290,15 +328,49 @@ void daemon_lookup_resolve(struct daemon *d);
 /* Forgets the waiting jobs (unrecorded: they are fetched again). */
 void daemon_lookup_drop(struct daemon *d);
 
+/* Whether the store has the mail whose Message-ID is id for good, so that
+ * a source need not fetch it (a row of a copy that showed no list is not:
+ * listpolicy.h).  -1 only for a store error. */
+int daemon_known(struct daemon *d, const char *id, bool *known, struct err *e);
+
 /* --- daemon_io.c ------------------------------------------------------- */
 
-extern const struct source_ops daemon_maildir_source, daemon_imap_source;
+extern const struct source_ops daemon_maildir_source, daemon_imap_source, daemon_nntp_source;
+
+/* s for c (nothing opened yet); daemon_source_release() undoes it. */
+void daemon_source_init(struct source *s, const struct config_source *c);
+void daemon_source_release(struct daemon *d, struct source *s);
+/* How a server says that a folder's numbers started again. */
+enum renumber {
+	RENUMBER_UIDVALIDITY,	/* IMAP: valid (UIDVALIDITY) is not the checkpoint's */
+	RENUMBER_MARKS		/* NNTP: valid (the low water mark) or next - 1 (the
+				 * high one) went below the checkpoint's */
+};
+
+/*
+ * Where to start in folder f of s, whose numbers now run from first to
+ * next - 1: its checkpoint; on a first start next (from first with
+ * backfill); after a renumbering from first again, rescanning up to
+ * next - 1 (before_start() in daemon_msg.c).  Stored when it moved.
+ */
+int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
+			enum renumber how, uint32_t valid, uint32_t first, uint32_t next,
+			struct err *e);
+/* NNTP: articles one poll looks at in one group before the next group and
+ * the other sources have their turn (the rest comes at the next round). */
+#define DAEMON_NNTP_POLL_MAX	(5 * NNTP_OVER_WINDOW)
+
+/* The first IMAP source that is connected, or NULL. */
+struct imap_source *daemon_imap_of(const struct daemon *d);
 
 /* Sends the replies that are due, in chunks, stopping for a signal.  A
  * fault of the sink is no error here: it is logged (error level) and
  * stored, the replies stay queued, and the sink is left alone until its
  * back-off ends (daemon_sink_wait) or a reload. */
 int daemon_drain(struct daemon *d, struct err *e);
+/* max_s, or less: the seconds until the idle SMTP connections are closed
+ * (closing them when that time has come). */
+int daemon_smtp_idle_wait(struct daemon *d, int max_s);
 /* Seconds until the failing sink is tried again (max when it works). */
 int daemon_sink_wait(const struct daemon *d, int max);
 /* SIGHUP: the SMTP sink of c in place of the running one (whose pool is

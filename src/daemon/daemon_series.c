@@ -228,8 +228,8 @@ static int record_held(struct daemon *d, const struct job *j, const char *key,
 
 	memset(&m, 0, sizeof(m));
 	m.msgid = key;
-	m.source = d->source_id;
-	m.folder = d->folder;
+	m.source = d->cur->id;
+	m.folder = d->cur->f->name;
 	m.uid = j->o.uid;
 	m.kind = patch_kind_name(lead->kind);
 	m.decision = STORE_SKIPPED;

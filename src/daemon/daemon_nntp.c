@@ -1,0 +1,243 @@
+/*
+ * daemon_nntp.c - the NNTP source: the groups of [source] groups (names,
+ * and wildmats listed again at every poll, so a group the server adds is
+ * followed from then on), each with its own checkpoint by article number.
+ *
+ * A poll of a group: GROUP (its low and high water marks; marks that went
+ * back below the checkpoint are a renumbering, taken as IMAP takes a new
+ * UIDVALIDITY: daemon_folder_start()), then XOVER from the checkpoint on in
+ * windows of NNTP_OVER_WINDOW; an article whose overview Message-ID the
+ * store knows is passed over without fetching it, the others are fetched
+ * (ARTICLE) and handed to the daemon.  A group has DAEMON_NNTP_POLL_MAX
+ * articles of a poll; the rest waits for the next round, after the other
+ * groups and sources had theirs.  NNTP has no IDLE: poll_interval.
+ */
+#include "autoconf.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/daemon_p.h"
+#include "config/secret.h"
+#include "lib/log.h"
+
+static enum nntp_tls nntp_tls_of(enum config_tls t)
+{
+	return t == CONFIG_TLS_NONE ? NNTP_TLS_NONE :
+	       t == CONFIG_TLS_STARTTLS ? NNTP_TLS_STARTTLS : NNTP_TLS_IMPLICIT;
+}
+
+static int nntp_open_source(struct daemon *d, struct source *s, struct err *e)
+{
+	const struct config_source *c = s->c;
+	struct nntp_settings ns;
+	char *password = NULL;
+	int rc;
+
+	if (c->user && secret_get(c->password_file, c->password_command, &password, e) < 0)
+		return err_prefix(e, "%s", s->label);
+	nntp_settings_init(&ns);
+	ns.host = c->host;
+	ns.port = c->port;
+	ns.tls = nntp_tls_of(c->tls);
+	ns.ca_file = c->ca_file;
+	ns.user = c->user;
+	ns.password = password;
+	ns.max_message = MESSAGE_MAX_SIZE;
+	rc = nntp_open(&s->nntp, &ns, e);
+	secret_free(password);
+	return rc;
+}
+
+static bool nntp_connected(const struct source *s)
+{
+	return s->nntp != NULL;
+}
+
+static void nntp_close_source(struct daemon *d, struct source *s)
+{
+	nntp_close(s->nntp);
+	s->nntp = NULL;
+}
+
+/* The folder of group name, made (in name order) on its first sight
+ * (*fresh). */
+static struct folder *group_of(struct source *s, const char *name, bool *fresh)
+{
+	size_t lo = 0, hi = s->ngroups;
+	struct folder *f;
+
+	*fresh = false;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->groups[mid]->name, name);
+
+		if (!c)
+			return s->groups[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ARRAY_GROW(s->groups, s->agroups, s->ngroups + 1);
+	memmove(s->groups + lo + 1, s->groups + lo, (s->ngroups - lo) * sizeof(*s->groups));
+	f = xcalloc(1, sizeof(*f));
+	f->name = xstrdup(name);
+	s->groups[lo] = f;
+	s->ngroups++;
+	*fresh = true;
+	return f;
+}
+
+/* One group's walk over its overview. */
+struct walk {
+	struct daemon *d;
+	struct source *s;
+	const struct source_cb *cb;
+	bool stop;		/* SOURCE_STOP: a stop was asked for */
+	size_t passed;		/* articles the store knew: not fetched */
+};
+
+/* What to hand the daemon for overview line ov: the article, or NULL for
+ * one too large; *skip when it is gone. */
+static int fetch(struct walk *w, const struct nntp_over *ov, const char **raw, size_t *len,
+		 bool *skip, struct err *e)
+{
+	enum nntp_article_state st;
+
+	*raw = NULL;
+	*len = ov->bytes;
+	*skip = false;
+	if (ov->bytes > MESSAGE_MAX_SIZE)
+		return 0;	/* not fetched: the overview says it is too large */
+	if (nntp_article(w->s->nntp, ov->num, raw, len, &st, e) < 0)
+		return -1;
+	*skip = st == NNTP_ARTICLE_GONE;
+	return 0;
+}
+
+static int over_line(void *arg, const struct nntp_over *ov, struct err *e)
+{
+	struct walk *w = arg;
+	struct folder *f = w->s->f;
+	struct origin o = { ov->num, NULL };
+	const char *raw;
+	size_t len;
+	bool known = false, skip;
+	int rc;
+
+	if (ov->msgid && daemon_known(w->d, ov->msgid, &known, e) < 0)
+		return -1;
+	if (!known && fetch(w, ov, &raw, &len, &skip, e) < 0)
+		return -1;
+	if (known || skip) {
+		w->passed += known;
+		if (ov->num > f->cp.last_uid)	/* stored with the next one handled */
+			f->cp.last_uid = ov->num;
+		return 0;
+	}
+	if (!raw)
+		log_msg(LOGL_WARNING, "%s group %s article %u: %zu bytes, larger than %zu: "
+			"recorded unread", w->s->label, f->name, ov->num, len,
+			(size_t)MESSAGE_MAX_SIZE);
+	rc = w->cb->take(w->cb->aux, &o, raw, raw ? len : 0, e);
+	if (rc == SOURCE_FULL)
+		rc = w->cb->end(w->cb->aux, e);
+	if (rc < 0)
+		return -1;
+	w->stop = rc == SOURCE_STOP;
+	return w->stop ? 1 : 0;
+}
+
+/* The group's checkpoint where the walk got to, when only articles that
+ * were passed over moved it. */
+static int keep_place(struct daemon *d, struct source *s, struct folder *f, struct err *e)
+{
+	if (f->cp.last_uid == f->cp_committed.last_uid)
+		return 0;
+	if (store_checkpoint_set(d->st, s->id, f->name, &f->cp, e) < 0)
+		return -1;
+	f->cp_committed = f->cp;
+	return 0;
+}
+
+/* Up to DAEMON_NNTP_POLL_MAX articles of group f from its checkpoint on. */
+static int poll_group(struct daemon *d, struct source *s, struct folder *f,
+		      const struct source_cb *cb, struct err *e)
+{
+	struct walk w = { d, s, cb, false, 0 };
+	struct nntp_group g;
+	uint32_t from, end;
+	int rc = 0, done;
+
+	if (nntp_group(s->nntp, f->name, &g, e) < 0)
+		return -1;
+	s->f = f;
+	if (daemon_folder_start(d, s, f, RENUMBER_MARKS, g.low, g.low,
+				g.high == UINT32_MAX ? g.high : g.high + 1, e) < 0)
+		return -1;
+	from = f->cp.last_uid + 1;
+	end = g.high;
+	if (from <= end && end - from >= DAEMON_NNTP_POLL_MAX) {
+		end = from + DAEMON_NNTP_POLL_MAX - 1;
+		s->more = true;
+	}
+	while (rc == 0 && from && from <= end && !w.stop) {
+		uint32_t to = end - from >= NNTP_OVER_WINDOW ? from + NNTP_OVER_WINDOW - 1 : end;
+
+		rc = nntp_overview(s->nntp, from, to, over_line, &w, e);
+		/* numbers of the window without a line are gaps */
+		if (rc == 0 && !w.stop && to > f->cp.last_uid)
+			f->cp.last_uid = to;
+		from = to + 1;
+	}
+	/* What was handled before a lost connection is kept. */
+	done = cb->end(cb->aux, rc < 0 ? NULL : e);
+	if (rc < 0 || done < 0 || keep_place(d, s, f, e) < 0)
+		return -1;
+	if (w.passed)
+		log_msg(LOGL_DEBUG, "%s group %s: %zu articles known from another source or "
+			"an earlier run, not fetched", s->label, f->name, w.passed);
+	return w.stop || done == SOURCE_STOP ? SOURCE_STOP : 0;
+}
+
+/* The groups as the server lists them now, each polled in name order.  A
+ * group the server does not have is logged and left for the next poll. */
+static int nntp_poll(struct daemon *d, struct source *s, const struct source_cb *cb,
+		     struct err *e)
+{
+	char **names = NULL;
+	size_t n = 0;
+	bool truncated;
+	int rc = 0;
+
+	s->more = false;
+	if (nntp_list_groups(s->nntp, (const char *const *)s->c->groups.v, s->c->groups.n,
+			     &names, &n, &truncated, e) < 0)
+		return -1;
+	if (truncated && !s->ngroups)
+		log_msg(LOGL_WARNING, "%s: groups match more than %d groups; following the first "
+			"%d by name", s->label, NNTP_GROUPS_MAX, NNTP_GROUPS_MAX);
+	if (!n && !s->ngroups)
+		log_msg(LOGL_WARNING, "%s: no group matches groups = yet", s->label);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		bool fresh;
+		struct folder *f = group_of(s, names[i], &fresh);
+
+		if (fresh)
+			log_msg(LOGL_INFO, "%s: following group %s", s->label, f->name);
+		rc = poll_group(d, s, f, cb, e);
+		if (rc < 0 && e->cls == ERR_FINAL && s->nntp) {
+			log_msg(LOGL_WARNING, "%s %s; trying again at the next poll", s->label,
+				e->msg);
+			err_init(e);
+			rc = 0;
+		}
+	}
+	nntp_names_free(names);
+	s->f = &s->one;
+	return rc == SOURCE_STOP ? 0 : rc;
+}
+
+const struct source_ops daemon_nntp_source = {
+	"nntp", nntp_open_source, nntp_connected, nntp_poll, NULL, nntp_close_source
+};
