@@ -350,8 +350,11 @@ void daemon_source_init(struct source *s, const struct config_source *c)
 	s->ops = c->type == SOURCE_IMAP ? &daemon_imap_source :
 		 c->type == SOURCE_NNTP ? &daemon_nntp_source : &daemon_maildir_source;
 	buf_init(&b, 0);
-	/* the store's names of [source]'s checkpoints are as they were before
-	 * there were several sources */
+	/* [source]'s checkpoints keep the names they had before there were
+	 * several sources; a named source's are its own, even when another
+	 * reads the same server */
+	if (c->name)
+		buf_printf(&b, "%s/", c->name);
 	if (c->type == SOURCE_IMAP)
 		buf_printf(&b, "imap:%s@%s", c->user, c->host);
 	else if (c->type == SOURCE_NNTP)
@@ -417,11 +420,16 @@ int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
 		log_msg(LOGL_INFO, "%s %s %s: first start: %s", s->label, s->ops->name, f->name,
 			s->c->backfill ? "backfill from the first message" : "only mail from now on");
 	} else if (renumbered(&cp, how, valid, next)) {
-		log_msg(LOGL_WARNING, "%s %s %s: %s changed from %" PRIu32 " to %" PRIu32
-			" (last handled %" PRIu32 "): rescanning, known Message-IDs are skipped",
-			s->label, s->ops->name, f->name,
-			how == RENUMBER_UIDVALIDITY ? "UIDVALIDITY" : "numbering (low water mark)",
-			cp.uidvalidity, valid, cp.last_uid);
+		if (how == RENUMBER_UIDVALIDITY)
+			log_msg(LOGL_WARNING, "%s %s %s: UIDVALIDITY changed from %" PRIu32 " to %"
+				PRIu32 ": rescanning, known Message-IDs are skipped", s->label,
+				s->ops->name, f->name, cp.uidvalidity, valid);
+		else
+			log_msg(LOGL_WARNING, "%s %s %s: renumbered (low water mark %" PRIu32
+				", was %" PRIu32 "; high %" PRIu32 ", last handled %" PRIu32 "): "
+				"rescanning, known Message-IDs are skipped", s->label,
+				s->ops->name, f->name, valid, cp.uidvalidity, next ? next - 1 : 0,
+				cp.last_uid);
 		cp.uidvalidity = valid;
 		cp.last_uid = first ? first - 1 : 0;
 		/* the mail there now is rescanned: see before_start() */

@@ -143,7 +143,8 @@ struct source {
 	const struct config_source *c;	/* foreign (d->cfg) */
 	char label[CONFIG_MAX_SOURCE_NAME + 16]; /* "[source]", "[source NAME]" */
 	char *id;			/* owned; the store's source column: "imap:user@host",
-					 * "maildir:PATH", "nntp:HOST:PORT" */
+					 * "maildir:PATH", "nntp:HOST:PORT"; after
+					 * "NAME/" for a [source NAME] */
 	struct folder *f;		/* foreign: one, or one of groups: the folder read */
 	struct folder one;		/* owned; IMAP, Maildir */
 	struct folder **groups;		/* owned; NNTP, sorted by name */

@@ -12,6 +12,15 @@
 #   srv_start_postfix           # sets SMTP_PORT (needs Dovecot first)
 #   srv_stop_dovecot / srv_stop_postfix / srv_stop_opendkim
 #
+# public-inbox as an NNTP server, after srv_init or srv_init_tls (only a CA
+# and a certificate, no Dovecot):
+#   srv_pi_inbox NAME GROUP ADDRESS   a V2 inbox serving GROUP, taking mail to ADDRESS
+#   srv_pi_deliver ADDRESS FILE...    FILEs into the inbox of ADDRESS (public-inbox-mda)
+#   srv_start_nntpd                   public-inbox-nntpd: NNTP_PORT (plain, STARTTLS
+#                                     offered) and NNTPS_PORT (TLS), cert.pem; keeps
+#                                     the ports when started again
+#   srv_reload_nntpd / srv_stop_nntpd SIGHUP (it reads its inboxes again) / stop
+#
 # Options for Postfix, before srv_start_postfix:
 #   SRV_REJECT_RCPT="a@x b@y"   RCPT TO these gets "550 5.1.1 unknown user"
 #   SRV_SASL=1                  AUTH (after STARTTLS) through Dovecot's auth
@@ -87,12 +96,15 @@ sys.exit(1)
 PY
 }
 
-srv_init() {
-	srv_need dovecot openssl python3
+# srv_init_tls: $SRV_DIR (removed on exit by srv_cleanup), a throw-away CA
+# (ca.pem) and a certificate for localhost and 127.0.0.1 signed by it
+# (cert.pem, key.pem), and $SRV_DIR/password; for a test that needs no
+# Dovecot (nntp-source.sh).
+srv_init_tls() {
+	srv_need openssl python3
 	SRV_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-srv.XXXXXX")
 	chmod 755 "$SRV_DIR"
 	trap 'srv_cleanup' EXIT
-	mkdir -p "$SRV_DIR/mail" "$SRV_DIR/dovecot"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tagbot-test-ca \
 		-keyout "$SRV_DIR/ca.key" -out "$SRV_DIR/ca.pem" 2>/dev/null
 	openssl req -newkey rsa:2048 -nodes -subj /CN=localhost \
@@ -101,12 +113,18 @@ srv_init() {
 	openssl x509 -req -in "$SRV_DIR/req.pem" -CA "$SRV_DIR/ca.pem" -CAkey "$SRV_DIR/ca.key" \
 		-CAcreateserial -days 2 -extfile "$SRV_DIR/san.ext" -out "$SRV_DIR/cert.pem" 2>/dev/null
 	chmod 644 "$SRV_DIR/key.pem"
+	printf 'secret\n' >"$SRV_DIR/password"
+	chmod 600 "$SRV_DIR/password"
+}
+
+srv_init() {
+	srv_need dovecot
+	srv_init_tls
+	mkdir -p "$SRV_DIR/mail" "$SRV_DIR/dovecot"
 	: >"$SRV_DIR/passwd"
 	for u in $SRV_USERS; do
 		echo "$u:{PLAIN}secret::::::" >>"$SRV_DIR/passwd"
 	done
-	printf 'secret\n' >"$SRV_DIR/password"
-	chmod 600 "$SRV_DIR/password"
 	if [ "$(id -u)" -eq 0 ]; then
 		SRV_MAIL_USER=nobody SRV_MAIL_GROUP=nogroup
 		chown nobody:nogroup "$SRV_DIR/mail"
@@ -116,6 +134,7 @@ srv_init() {
 }
 
 srv_cleanup() {
+	srv_stop_nntpd
 	srv_stop_postfix
 	srv_stop_opendkim
 	srv_stop_dovecot
@@ -357,4 +376,47 @@ srv_wait_mail() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# --- public-inbox ----------------------------------------------------------
+
+srv_pi_inbox() {
+	srv_need public-inbox-init public-inbox-mda public-inbox-nntpd git
+	PI_CONFIG=$SRV_DIR/pi/config
+	export PI_CONFIG
+	mkdir -p "$SRV_DIR/pi"
+	public-inbox-init -V2 --ng "$2" "$1" "$SRV_DIR/pi/$1" "http://127.0.0.1/$1" "$3" \
+		>>"$SRV_DIR/pi/init.log" 2>&1 || { cat "$SRV_DIR/pi/init.log"; return 1; }
+	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
+}
+
+srv_pi_deliver() {
+	a=$1
+	shift
+	for f in "$@"; do
+		ORIGINAL_RECIPIENT=$a public-inbox-mda <"$f" >>"$SRV_DIR/pi/mda.log" 2>&1 ||
+			{ cat "$SRV_DIR/pi/mda.log"; echo "public-inbox-mda refused $f"; return 1; }
+	done
+}
+
+srv_start_nntpd() {
+	NNTP_PORT=${NNTP_PORT:-$(srv_free_port)}
+	NNTPS_PORT=${NNTPS_PORT:-$(srv_free_port)}
+	public-inbox-nntpd --cert "$SRV_DIR/cert.pem" --key "$SRV_DIR/key.pem" \
+		-l "nntp://127.0.0.1:$NNTP_PORT" -l "nntps://127.0.0.1:$NNTPS_PORT" \
+		>>"$SRV_DIR/pi/nntpd.log" 2>&1 &
+	NNTPD_PID=$!
+	srv_wait_port "$NNTP_PORT" && srv_wait_port "$NNTPS_PORT" ||
+		{ cat "$SRV_DIR/pi/nntpd.log"; echo "public-inbox-nntpd did not start"; return 1; }
+}
+
+srv_reload_nntpd() {
+	kill -HUP "$NNTPD_PID"
+}
+
+srv_stop_nntpd() {
+	[ -n "${NNTPD_PID:-}" ] || return 0
+	kill "$NNTPD_PID" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$NNTPD_PID" 2>/dev/null || break; sleep 0.1; done
+	NNTPD_PID=
 }
