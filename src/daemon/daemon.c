@@ -759,6 +759,28 @@ static void print_checkpoint(void *ctx, const char *source, const char *folder,
 		*folder ? folder : "-", cp->uidvalidity, cp->last_uid);
 }
 
+static void print_tally(FILE *out, const char *what, const char *name,
+			const struct store_tally *t)
+{
+	fprintf(out, "%s %s: %ld messages: replied %ld, clean %ld, skipped %ld, error %ld\n",
+		what, name, t->messages, t->replied, t->clean, t->skipped, t->errors);
+}
+
+static void print_source_tally(void *ctx, const struct store_tally *t)
+{
+	print_tally(ctx, "source", t->name, t);
+}
+
+/* The list by its ID (config_mail_list_id), as [list ID] names it. */
+static void print_list_tally(void *ctx, const struct store_tally *t)
+{
+	char id[CONFIG_MAX_LIST_ID + 1];
+
+	if (!*t->name || config_mail_list_id(t->name, NULL, id, sizeof(id)) < 0)
+		snprintf(id, sizeof(id), "(none)");
+	print_tally(ctx, "list", id, t);
+}
+
 struct error_list {
 	FILE *out;
 	size_t n;
@@ -835,6 +857,9 @@ int daemon_status(const char *config, FILE *out, struct err *e)
 		goto out;
 	fprintf(out, "messages %ld: replied %ld, clean %ld, skipped %ld, error %ld\n",
 		c.messages, c.replied, c.clean, c.skipped, c.errors);
+	if (store_counts_by_source(st, print_source_tally, out, e) < 0 ||
+	    store_counts_by_list(st, print_list_tally, out, e) < 0)
+		goto out;
 	fprintf(out, "outbox: queued %ld, sent %ld, failed %ld\n", c.queued, c.sent, c.failed);
 	if (print_sink(st, out, e) < 0)
 		goto out;

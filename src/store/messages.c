@@ -247,3 +247,45 @@ int store_recent_errors(struct store *st, int max,
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing errors");
 }
+
+/* The counts of one GROUP BY: a name, then the five columns of store_tally. */
+static int tally(struct store *st, const char *sql, const char *what,
+		 void (*fn)(void *ctx, const struct store_tally *t), void *ctx, struct err *e)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_err(st, rc, e, what);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		struct store_tally t = {
+			name ? name : "", (long)sqlite3_column_int64(s, 1),
+			(long)sqlite3_column_int64(s, 2), (long)sqlite3_column_int64(s, 3),
+			(long)sqlite3_column_int64(s, 4), (long)sqlite3_column_int64(s, 5),
+		};
+
+		fn(ctx, &t);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, what);
+}
+
+#define TALLY_COLUMNS "count(*), sum(m.decision = 'replied'), sum(m.decision = 'clean')," \
+	" sum(m.decision LIKE 'skipped:%'), sum(m.decision = 'error')"
+
+int store_counts_by_source(struct store *st, void (*fn)(void *ctx, const struct store_tally *t),
+			   void *ctx, struct err *e)
+{
+	return tally(st, "SELECT m.source, " TALLY_COLUMNS " FROM messages m"
+		     " GROUP BY m.source ORDER BY m.source", "counting messages by source",
+		     fn, ctx, e);
+}
+
+int store_counts_by_list(struct store *st, void (*fn)(void *ctx, const struct store_tally *t),
+			 void *ctx, struct err *e)
+{
+	return tally(st, "SELECT coalesce(c.list_id, ''), " TALLY_COLUMNS " FROM messages m"
+		     " JOIN context c ON c.msgid = m.msgid GROUP BY 1 ORDER BY 1",
+		     "counting messages by list", fn, ctx, e);
+}

@@ -218,6 +218,23 @@ struct store_counts {
 
 int store_counts(struct store *st, struct store_counts *c, struct err *e);
 
+/* The messages of one source or one list, by decision. */
+struct store_tally {
+	const char *name;	/* foreign (valid during the call): the source
+				 * column, or the List-Id header value as the
+				 * context keeps it ("" for none) */
+	long messages, replied, clean, skipped, errors;
+};
+
+/* Calls fn for each source of the messages rows, ordered by name. */
+int store_counts_by_source(struct store *st, void (*fn)(void *ctx, const struct store_tally *t),
+			   void *ctx, struct err *e);
+/* Calls fn for each list of the messages whose context the store keeps
+ * (the checked ones of the last 180 days: daemon_context_prune()), ordered
+ * by the List-Id value. */
+int store_counts_by_list(struct store *st, void (*fn)(void *ctx, const struct store_tally *t),
+			 void *ctx, struct err *e);
+
 /* Calls fn for each checkpoint, ordered by source and folder. */
 int store_checkpoint_foreach(struct store *st,
 			     void (*fn)(void *ctx, const char *source, const char *folder,
