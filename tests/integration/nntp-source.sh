@@ -30,7 +30,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
 
-srv_need public-inbox-nntpd public-inbox-init public-inbox-mda git sqlite3
+srv_need public-inbox-nntpd public-inbox-init public-inbox-mda git
 srv_init_tls
 srv_pi_inbox leds org.kernel.vger.linux-leds list@example.org || exit 99
 srv_pi_inbox netdev org.kernel.vger.netdev netdev@example.org || exit 99
@@ -68,7 +68,9 @@ wait_replies() {
 	return 1
 }
 wait_log() { for _ in $(seq 150); do grep -q "$1" "$W/bot.log" && return 0; sleep 0.2; done; return 1; }
-rows() { sqlite3 "$W/state.db" "SELECT count(*) FROM messages WHERE msgid = 'e2e-n-$1@example.org'"; }
+# sql QUERY: the first column of its first row, from the bot's state
+sql() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$W/state.db" "$1"; }
+rows() { sql "SELECT count(*) FROM messages WHERE msgid = 'e2e-n-$1@example.org'"; }
 
 cat >"$W/bot.ini" <<INI
 [tagbot]
@@ -151,7 +153,7 @@ expect "a) patch 1: one reply, about BAD_SIGN_OFF" [ "$(replies 1)" = 1 ] && [ "
 expect "a) patch 3: one reply, about GERRIT_CHANGE_ID" [ "$(replies 3)" = 1 ] && [ "$(rules_of 3)" = GERRIT_CHANGE_ID ]
 expect "a) the clean patch 2: no reply" [ "$(replies 2)" = 0 ]
 expect "a) the clean patch 2: recorded clean" \
-	[ "$(sqlite3 "$W/state.db" "SELECT decision FROM messages WHERE msgid = 'e2e-n-2@example.org'")" = clean ]
+	[ "$(sql "SELECT decision FROM messages WHERE msgid = 'e2e-n-2@example.org'")" = clean ]
 expect "b) patch 4 (two groups, four sources, one Maildir): one reply" [ "$(replies 4)" = 1 ]
 expect "b) patch 4: one row" [ "$(rows 4)" = 1 ]
 expect "b) patch 4's reply names MISSING_SIGN_OFF" [ "$(rules_of 4)" = MISSING_SIGN_OFF ]
@@ -159,7 +161,7 @@ expect "TLS: the source with the wrong CA is refused" \
 	grep -q "\[source bad\] nntp: 127.0.0.1:$NNTPS_PORT: certificate verify failed" "$W/bot.log"
 expect "TLS: the verified sources connected" \
 	[ "$(grep -c "nntp: .*: connected, verified" "$W/bot.log")" -ge 2 ]
-expect "each group has its checkpoint" [ "$(sqlite3 "$W/state.db" \
+expect "each group has its checkpoint" [ "$(sql \
 	"SELECT count(*) FROM checkpoints WHERE source LIKE '%nntp:%'")" = 3 ]
 
 # --- c) a patch while the bot runs --------------------------------------
@@ -220,7 +222,7 @@ bot_stop
 expect "h) status: the linux-leds checkpoint of lkml" grep -q "^checkpoint lkml/nntp:127.0.0.1:$NNTP_PORT org.kernel.vger.linux-leds: " "$W/status"
 # the messages of a source, as the status prints them (0 when no line)
 status_n() { sed -n "s|^source $1: \([0-9]*\) messages: .*|\1|p" "$W/status" | grep . || echo 0; }
-db_n() { sqlite3 "$W/state.db" "SELECT count(*) FROM messages WHERE source = '$1'"; }
+db_n() { sql "SELECT count(*) FROM messages WHERE source = '$1'"; }
 L=lkml/nntp:127.0.0.1:$NNTP_PORT T=tls2/nntp:127.0.0.1:$NNTP_PORT
 expect "h) status: [source lkml]'s count is the store's" [ "$(status_n "$L")" = "$(db_n "$L")" ]
 expect "h) status: [source tls2]'s count is the store's" [ "$(status_n "$T")" = "$(db_n "$T")" ]
