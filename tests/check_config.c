@@ -154,6 +154,7 @@ static const struct {
 	{ "config-nntp-tls-none.ini", "[source news] tls: none is refused: news.example.org is "
 	  "not a loopback address" },
 	{ "config-nntp-folder.ini", "[source news] folder: not a key of type = nntp" },
+	{ "config-groups-maildir.ini", "[source] groups: only for type = nntp" },
 	{ "config-nntp-typo.ini", "[source news] gruops: unknown key (did you mean groups?)" },
 	{ "config-nntp-bad-group.ini", "[source news] groups: \"a b\" is not a group name or "
 	  "wildmat (printable ASCII, no spaces)" },

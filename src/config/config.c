@@ -1607,24 +1607,26 @@ static int check_source(struct load *ld, const struct config_source *s)
 	return check_password(ld, sec, s->user, s->password_file, s->password_command);
 }
 
-/* A key the file gives that the source's type has no use for: a mistake
- * (folder = for an NNTP source that needs groups =). */
+/* A key the file gives that an NNTP source has no use for, or groups for
+ * another type: a mistake (folder = where groups = was meant).  IMAP and
+ * Maildir sources keep accepting each other's keys, as they always did. */
 static int check_type_keys(struct load *ld, const struct config_source *s)
 {
-	static const struct { const char *key; unsigned types; } only[] = {
-		{ "folder", 1u << SOURCE_IMAP }, { "idle", 1u << SOURCE_IMAP },
-		{ "mark_seen", 1u << SOURCE_IMAP | 1u << SOURCE_MAILDIR },
-		{ "path", 1u << SOURCE_MAILDIR }, { "groups", 1u << SOURCE_NNTP },
-	};
-	static const char *const type_names[] = { "maildir", "imap", "nntp" };
+	static const char *const not_nntp[] = { "folder", "idle", "mark_seen", "path" };
 	char buf[CONFIG_MAX_SOURCE_NAME + 16];
-	const char *sec = section_of(s, buf, sizeof(buf));
+	const char *sec = section_of(s, buf, sizeof(buf)), *v;
 
-	for (size_t i = 0; i < ARRAY_SIZE(only); i++) {
-		if ((only[i].types & 1u << s->type) || !lookup(ld, sec, only[i].key))
+	if (s->type != SOURCE_NNTP) {
+		if (!(v = lookup(ld, sec, "groups")) || !*v)
+			return 0;
+		err_set(ld->e, ERR_FINAL, "only for type = nntp");
+		return fail_at(ld, sec, "groups");
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(not_nntp); i++) {
+		if (!lookup(ld, sec, not_nntp[i]))
 			continue;
-		err_set(ld->e, ERR_FINAL, "not a key of type = %s", type_names[s->type]);
-		return fail_at(ld, sec, only[i].key);
+		err_set(ld->e, ERR_FINAL, "not a key of type = nntp");
+		return fail_at(ld, sec, not_nntp[i]);
 	}
 	return 0;
 }
