@@ -248,7 +248,7 @@ case_ random-1mb.bin '"patch" not in kinds() and len(objs) <= 1'
 
 # Fixtures: mails that crashed tagbot once (from the fuzzer, or by hand);
 # each must now give one result or error object per message, nothing worse.
-for f in "$TAGBOT_TEST_DATA"/bad-*; do
+for f in "$TAGBOT_TEST_DATA"/*/bad-*; do
 	[ -e "$f" ] || continue
 	cp "$f" "$tmp/" && case_ "${f##*/}" 'len(objs) >= 1'
 done
