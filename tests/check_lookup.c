@@ -1253,5 +1253,5 @@ int main(void)
 	tcase_set_timeout(deadline, 30);
 	tcase_add_test(deadline, test_fetch_one_deadline);
 	suite_add_tcase(s, deadline);
-	return th_run_suite(s);
+	return th_run_suite_transport(s);
 }
