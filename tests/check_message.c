@@ -386,6 +386,36 @@ START_TEST(test_header_order)
 }
 END_TEST
 
+/* message_bytes() counts what parsing kept: a header value 100 bytes longer
+ * is 200 more (its decoded and its raw copy), a text 1000 bytes longer is
+ * 1000 more, and the count covers at least the text and the headers. */
+START_TEST(test_bytes)
+{
+	char raw[2048];
+	struct message a, b, c;
+	struct err e;
+	size_t na, nb, nc;
+
+	snprintf(raw, sizeof(raw), "Subject: s\nFrom: a@b\n\nbody\n");
+	ck_assert_int_eq(message_parse(&a, raw, strlen(raw), &e), 0);
+	snprintf(raw, sizeof(raw), "Subject: s%0100d\nFrom: a@b\n\nbody\n", 0);
+	ck_assert_int_eq(message_parse(&b, raw, strlen(raw), &e), 0);
+	snprintf(raw, sizeof(raw), "Subject: s\nFrom: a@b\n\nbody\n%01000d", 0);
+	ck_assert_int_eq(message_parse(&c, raw, strlen(raw), &e), 0);
+	na = message_bytes(&a);
+	nb = message_bytes(&b);
+	nc = message_bytes(&c);
+	ck_assert_uint_ge(na, a.text_len + strlen("Subject") + strlen("s") + strlen("From") +
+			  strlen("a@b"));
+	ck_assert_uint_eq(nb - na, 200);
+	ck_assert_uint_eq(c.text_len - a.text_len, 1000);
+	ck_assert_uint_eq(nc - na, 1000);
+	message_release(&a);
+	message_release(&b);
+	message_release(&c);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------
  * Hostile input: generated.
  */
@@ -654,6 +684,7 @@ int main(void)
 
 	tcase_add_loop_test(tm, test_mail, 0, ARRAY_SIZE(mails));
 	tcase_add_test(tm, test_header_order);
+	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);
 	suite_add_tcase(s, tm);
 

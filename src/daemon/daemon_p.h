@@ -68,7 +68,7 @@ struct job;
 struct pending {
 	struct job **v;		/* owned */
 	size_t n, alloc;
-	size_t bytes;		/* raw bytes held */
+	size_t bytes;		/* raw and parsed bytes held */
 };
 
 /* Where a message came from, for the store and the log. */
