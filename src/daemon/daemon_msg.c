@@ -469,48 +469,6 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 	return decide(d, j, e);
 }
 
-/* ---------------------------------------------------------------- jobs */
-
-static struct job *job_new(const struct origin *o, const char *raw, size_t len)
-{
-	struct job *j = xcalloc(1, sizeof(*j));
-
-	j->o = *o;
-	j->raw = raw;
-	j->len = len;
-	j->rawid = raw ? msgid_from_raw(raw, len) : NULL;
-	message_init(&j->msg);
-	lookup_results_init(&j->res);
-	return j;
-}
-
-void daemon_job_keep(struct job *j)
-{
-	if (j->o.name && j->o.name != j->own_name)
-		j->o.name = j->own_name = xstrdup(j->o.name);
-	if (j->raw && j->raw != j->own_raw) {
-		j->own_raw = xmalloc(j->len + 1);
-		memcpy(j->own_raw, j->raw, j->len);
-		j->own_raw[j->len] = '\0';
-		j->raw = j->own_raw;
-	}
-}
-
-void daemon_job_free(struct job *j)
-{
-	if (!j)
-		return;
-	if (j->p)
-		patches_free(j->p, j->np);
-	message_release(&j->msg);
-	lookup_results_release(&j->res);
-	free(j->key);
-	free(j->rawid);
-	free(j->own_raw);
-	free(j->own_name);
-	free(j);
-}
-
 /* ------------------------------------------------------------- batches */
 
 static int process(struct daemon *d, struct job *j, struct err *e);
@@ -680,7 +638,7 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		       struct err *e)
 {
-	struct job *j = job_new(o, raw, len);
+	struct job *j = daemon_job_new(o, raw, len);
 	int rc = process(d, j, e);
 
 	if (!j->deferred)	/* else d->pend owns it */

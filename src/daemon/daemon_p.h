@@ -3,11 +3,11 @@
  * loop, signals, reload, status, the offline API), daemon_msg.c (one job:
  * parse, check, decide; batches), daemon_record.c (what a decision leaves
  * in the store: rows, queued replies, what a person was told),
- * daemon_io.c (the sources and sinks), daemon_lookup.c (deferral),
- * daemon_cc.c and daemon_series.c share.  The job's path calls Cc mode,
- * series and deferral, and they record through daemon_record.c: none of
- * them calls back into daemon_msg.c.  Outside daemon/, daemon.h is the
- * face.
+ * daemon_job.c (a job's life), daemon_io.c (the sources and sinks),
+ * daemon_lookup.c (deferral), daemon_cc.c and daemon_series.c share.  The
+ * job's path calls Cc mode, series and deferral, and they record through
+ * daemon_record.c: none of them calls back into daemon_msg.c.  Outside
+ * daemon/, daemon.h is the face.
  */
 #ifndef TAGBOT_DAEMON_P_H
 #define TAGBOT_DAEMON_P_H
@@ -205,6 +205,15 @@ struct job {
 	enum severity min;		/* its list's min_reply_severity */
 };
 
+/* --- daemon_job.c ------------------------------------------------------ */
+
+/* A job for the message raw (foreign; NULL: too large or unreadable) from
+ * o, with its raw Message-ID read. */
+struct job *daemon_job_new(const struct origin *o, const char *raw, size_t len);
+/* A job that waits (d->pend) takes copies of its foreign name and raw. */
+void daemon_job_keep(struct job *j);
+void daemon_job_free(struct job *j);
+
 /* --- daemon_msg.c ------------------------------------------------------ */
 
 /*
@@ -215,9 +224,6 @@ struct job {
  */
 int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		       struct err *e);
-/* A job that waits (d->pend) takes copies of its foreign name and raw. */
-void daemon_job_keep(struct job *j);
-void daemon_job_free(struct job *j);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
