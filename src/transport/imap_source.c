@@ -24,7 +24,6 @@
 #include "transport/netconn.h"
 #include "lib/log.h"
 
-#define SERVER_TEXT_MAX	200	/* bytes of a server's response text quoted in an error */
 #define IDLE_LITERAL_MAX	((size_t)64 * 1024) /* a literal inside an untagged line while idling */
 
 struct msg_item;
@@ -58,28 +57,19 @@ static int fail(struct imap_source *src, enum err_class cls, struct err *e, cons
 
 static int fail(struct imap_source *src, enum err_class cls, struct err *e, const char *fmt, ...)
 {
-	char msg[ERR_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = net_failv(&src->peer, &src->dead, cls, e, fmt, ap);
 	va_end(ap);
-	if (cls == ERR_TEMP)
-		src->dead = true;
-	return err_set(e, cls, "imap: %s: %s", src->where, msg);
+	return rc;
 }
 
-/* The server's text of its last answer, made safe to quote: it is the
- * server's to choose, so no control characters and a bounded length. */
+/* The server's text of its last answer, made safe to quote. */
 static const char *server_text(const struct imap_source *src, char *out, size_t n)
 {
-	const char *t = src->imap ? src->imap->imap_response : NULL;
-	size_t i = 0;
-
-	for (; t && t[i] && i + 1 < n && i < SERVER_TEXT_MAX; i++)
-		out[i] = (unsigned char)t[i] < 0x20 || t[i] == 0x7f ? '?' : t[i];
-	out[i] = '\0';
-	return i ? out : "(no text)";
+	return net_quote(src->imap ? src->imap->imap_response : NULL, out, n);
 }
 
 /*
@@ -89,7 +79,7 @@ static const char *server_text(const struct imap_source *src, char *out, size_t 
  */
 static int etpan_fail(struct imap_source *src, int r, const char *what, struct err *e)
 {
-	char text[SERVER_TEXT_MAX + 1];
+	char text[NET_TEXT_MAX + 1];
 
 	switch (r) {
 	case MAILIMAP_ERROR_STREAM:
@@ -168,14 +158,7 @@ static bool safe_name(const char *s, bool with_space)
 /* No CR, LF or other control byte (8-bit allowed): user names, passwords. */
 static bool safe_credential(const char *s)
 {
-	size_t n = 0;
-
-	if (!s)
-		return false;
-	for (; s[n]; n++)
-		if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f)
-			return false;
-	return n <= IMAP_NAME_MAX;
+	return net_safe_credential(s, IMAP_NAME_MAX);
 }
 
 static void absorb_flags(struct imap_source *src)
@@ -424,7 +407,7 @@ static int auth_plain(mailimap *imap, const char *user, const char *password)
 
 static int login(struct imap_source *src, const struct imap_settings *s, struct err *e)
 {
-	char text[SERVER_TEXT_MAX + 1];
+	char text[NET_TEXT_MAX + 1];
 	bool plain;
 	int r;
 
@@ -449,7 +432,7 @@ static int login(struct imap_source *src, const struct imap_settings *s, struct 
 
 static int select_folder(struct imap_source *src, const char *folder, bool rw, struct err *e)
 {
-	char text[SERVER_TEXT_MAX + 1];
+	char text[NET_TEXT_MAX + 1];
 	int r = rw ? mailimap_select(src->imap, folder) : mailimap_examine(src->imap, folder);
 
 	if (r == MAILIMAP_ERROR_SELECT || r == MAILIMAP_ERROR_EXAMINE)
@@ -915,7 +898,7 @@ static int skip_literal(struct imap_source *src, const char *line, struct err *e
  */
 static int idle_line(struct imap_source *src, bool *mail, bool *ended, struct err *e)
 {
-	char tag[16], text[SERVER_TEXT_MAX + 1];
+	char tag[16], text[NET_TEXT_MAX + 1];
 	const char *line = mailimap_read_line(src->imap), *p;
 	size_t tl;
 
@@ -1067,7 +1050,7 @@ static int append(struct imap_source *src, const char *folder, const char *raw, 
 		mailimap_flag_list_free(fl);
 	absorb_flags(src);
 	if (r == MAILIMAP_ERROR_APPEND) {
-		char text[SERVER_TEXT_MAX + 1];
+		char text[NET_TEXT_MAX + 1];
 
 		return fail(src, ERR_FINAL, e, "APPEND to %s refused: %s", folder,
 			    server_text(src, text, sizeof(text)));

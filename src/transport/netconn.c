@@ -38,13 +38,46 @@ static int fail(const struct net_peer *p, enum err_class cls, struct err *e, con
 static int fail(const struct net_peer *p, enum err_class cls, struct err *e, const char *fmt,
 		...)
 {
-	char msg[ERR_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = net_failv(p, NULL, cls, e, fmt, ap);
 	va_end(ap);
+	return rc;
+}
+
+int net_failv(const struct net_peer *p, bool *dead, enum err_class cls, struct err *e,
+	      const char *fmt, va_list ap)
+{
+	char msg[ERR_MSG_MAX];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (dead && cls == ERR_TEMP)
+		*dead = true;
 	return err_set(e, cls, "%s: %s", p->where, msg);
+}
+
+const char *net_quote(const char *t, char *out, size_t n)
+{
+	size_t i = 0;
+
+	for (; t && t[i] && i + 1 < n && i < NET_TEXT_MAX; i++)
+		out[i] = (unsigned char)t[i] < 0x20 || t[i] == 0x7f ? '?' : t[i];
+	out[i] = '\0';
+	return i ? out : "(no text)";
+}
+
+bool net_safe_credential(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f)
+			return false;
+	return n <= max;
 }
 
 void net_peer_init(struct net_peer *p, const char *proto, const char *host, int port,

@@ -19,12 +19,15 @@
 #define TAGBOT_NETCONN_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "lib/err.h"
 
 #define NET_CHAIN_MAX		16	/* certificates of the server's chain looked at */
 #define NET_WHERE_MAX		1100	/* "proto: HOST:PORT" */
+#define NET_TEXT_MAX		200	/* bytes of a server's text quoted in an error */
 
 struct _mailstream;	/* libetpan's mailstream */
 
@@ -42,6 +45,19 @@ struct net_peer {
 /* Fills p (where from proto, host and port); the strings stay foreign. */
 void net_peer_init(struct net_peer *p, const char *proto, const char *host, int port,
 		   const char *tls_name, const char *ca_file, bool plain, int timeout_s);
+
+/* e: "WHERE: MSG" of p, class cls; *dead (when not NULL) set for ERR_TEMP,
+ * which leaves a session out of step.  Returns -1. */
+int net_failv(const struct net_peer *p, bool *dead, enum err_class cls, struct err *e,
+	      const char *fmt, va_list ap);
+
+/* A server's text (its to choose) made safe to quote into out (n bytes):
+ * control bytes as '?', at most NET_TEXT_MAX bytes; "(no text)" for none. */
+const char *net_quote(const char *t, char *out, size_t n);
+
+/* No CR, LF or other control byte, at most max bytes: a user name or a
+ * password that goes into a command line. */
+bool net_safe_credential(const char *s, size_t max);
 
 /* Whether s is an IPv4 or IPv6 address literal. */
 bool net_is_address(const char *s);

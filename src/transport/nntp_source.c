@@ -13,7 +13,6 @@
 #include "transport/netconn.h"
 #include "transport/nntp_source.h"
 
-#define SERVER_TEXT_MAX	200	/* bytes of a server's response text quoted in an error */
 #define STARTTLS_REPLY_MAX 512	/* bytes of the answer to STARTTLS */
 
 struct nntp_source {
@@ -33,34 +32,26 @@ static int fail(struct nntp_source *src, enum err_class cls, struct err *e, cons
 
 static int fail(struct nntp_source *src, enum err_class cls, struct err *e, const char *fmt, ...)
 {
-	char msg[ERR_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = net_failv(&src->peer, &src->dead, cls, e, fmt, ap);
 	va_end(ap);
-	if (cls == ERR_TEMP)
-		src->dead = true;
-	return err_set(e, cls, "%s: %s", src->peer.where, msg);
+	return rc;
 }
 
 /* The server's text of its last answer, made safe to quote. */
 static const char *server_text(const struct nntp_source *src, char *out, size_t n)
 {
-	const char *t = src->nntp ? src->nntp->nntp_response : NULL;
-	size_t i = 0;
-
-	for (; t && *t && i + 1 < n && i < SERVER_TEXT_MAX; t++)
-		out[i++] = (*t >= 0x20 && *t < 0x7f) ? *t : '?';
-	out[i] = '\0';
-	return i ? out : "(no text)";
+	return net_quote(src->nntp ? src->nntp->nntp_response : NULL, out, n);
 }
 
 /* A libetpan result as one of ours: the answers a command may get in step
  * are ERR_FINAL; a lost or garbled session is ERR_TEMP. */
 static int etpan_fail(struct nntp_source *src, int r, const char *what, struct err *e)
 {
-	char text[SERVER_TEXT_MAX + 1];
+	char text[NET_TEXT_MAX + 1];
 
 	switch (r) {
 	case NEWSNNTP_ERROR_STREAM:
@@ -105,19 +96,6 @@ static bool safe_word(const char *s, size_t max)
 	return n <= max;
 }
 
-/* No CR, LF or other control byte: a password goes into a command line. */
-static bool safe_credential(const char *s)
-{
-	size_t n = 0;
-
-	if (!s)
-		return false;
-	for (; s[n]; n++)
-		if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f)
-			return false;
-	return n && n <= NNTP_NAME_MAX;
-}
-
 /* --- session setup -------------------------------------------------------- */
 
 void nntp_settings_init(struct nntp_settings *s)
@@ -135,7 +113,8 @@ static int check_settings(const struct nntp_settings *s, struct err *e)
 	if (s->user && !safe_word(s->user, NNTP_NAME_MAX))
 		return err_set(e, ERR_FINAL, "nntp: %s: user names must be printable ASCII "
 			       "without spaces", s->host);
-	if (s->user && !safe_credential(s->password))
+	if (s->user && (!s->password || !*s->password ||
+			!net_safe_credential(s->password, NNTP_NAME_MAX)))
 		return err_set(e, ERR_FINAL, "nntp: %s: no valid password for %s (control "
 			       "characters, empty or too long)", s->host, s->user);
 	return 0;
