@@ -336,6 +336,7 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 
 	if (s->c->type != SOURCE_MAILDIR && s->ops->connected(s))
 		s->ops->close(d, s);
+	s->more = false;
 	if (d->o->once || (e->cls == ERR_FINAL && d->nsrcs == 1))
 		return -1;
 	if (e->cls == ERR_FINAL)
@@ -378,7 +379,7 @@ static int round_trip(struct daemon *d, struct err *e)
 		}
 		s->backoff_step = 0;
 		s->retry_at = 0;
-		s->next_poll = time(NULL) + s->c->poll_interval;
+		s->next_poll = s->more ? 0 : time(NULL) + s->c->poll_interval;
 	}
 	err_init(e);
 	/* Series whose series_wait ran out get their one reply (per-series). */
@@ -455,6 +456,15 @@ static int wait_all(struct daemon *d, struct err *e)
 	return 0;
 }
 
+/* Whether a source's last poll stopped at a bound with mail left. */
+static bool sources_more(const struct daemon *d)
+{
+	for (size_t i = 0; i < d->nsrcs; i++)
+		if (d->srcs[i].more)
+			return true;
+	return false;
+}
+
 static int loop(struct daemon *d, struct err *e)
 {
 	while (!daemon_got_stop) {
@@ -473,11 +483,11 @@ static int loop(struct daemon *d, struct err *e)
 			continue;
 		}
 		d->backoff_step = 0;
-		if (d->o->once || daemon_got_stop)
+		if ((d->o->once && !sources_more(d)) || daemon_got_stop)
 			break;
 		daemon_signals_deliver(&d->sig);
-		if (daemon_got_stop || daemon_got_reload)
-			continue;
+		if (daemon_got_stop || daemon_got_reload || sources_more(d))
+			continue;	/* the rest of a bounded poll comes at once */
 		if (wait_all(d, e) < 0)
 			return -1;
 	}
