@@ -33,7 +33,14 @@
  *    lookup decides to send again.  The copy is the bot's own mail: the
  *    policy never answers it (bot address, Auto-Submitted).
  * 4. First start without a checkpoint begins at UIDNEXT unless backfill =
- *    yes; a UIDVALIDITY change rescans from UID 1, deduplicated by (1).
+ *    yes; a UIDVALIDITY change rescans from UID 1, deduplicated by (1).  An
+ *    NNTP group likewise, by article number (a renumbering for a change).
+ *
+ * Several sources ([source NAME]): each has its checkpoints and back-off;
+ * one loop polls each when due and sleeps in the IDLE of one IMAP source
+ * (waiter()).  A batch belongs to one source (d->cur) from its first
+ * message to its commit.  Through (1), a message seen through several
+ * sources is one row and at most one reply.
  *
  * 5. A fault of the SMTP sink itself (a certificate, STARTTLS, a refused
  *    login: ERR_SETUP) fails no reply: the replies stay queued as they
