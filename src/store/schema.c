@@ -1,19 +1,20 @@
 /*
- * schema.c - the store's tables, per engine, and the steps that migrate
- * them in place.  The tables are the same on both engines; their DDL is
- * not (SQLite's INTEGER and BLOB are PostgreSQL's BIGINT and BYTEA), and
- * this is the one file that says so.
+ * schema.c - the store's tables and the steps that migrate them in place,
+ * written once for both engines: the one file that knows where their DDL
+ * differs.
  */
 #include "autoconf.h"
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/store_p.h"
 
 /*
- * SQLite's steps: sqlite_steps[v] takes a database from user_version v to
+ * The steps, in SQLite's words: steps[v] takes a database from version v to
  * v+1.  A new version appends a step; a step is never edited once released.
  */
-static const char *const sqlite_steps[STORE_SCHEMA_VERSION] = {
+static const char *const steps[STORE_SCHEMA_VERSION] = {
 	/* 0 -> 1 */
 	"CREATE TABLE messages ("
 	"  msgid TEXT PRIMARY KEY NOT NULL,"
@@ -132,139 +133,69 @@ static const char *const sqlite_steps[STORE_SCHEMA_VERSION] = {
 };
 
 /*
- * PostgreSQL's: the first step builds schema 5 whole (PostgreSQL support
- * came with it); a new version appends a step here and to sqlite_steps.
- * The version is kept in tagbot_schema (db_pg.c).
- *
- * Two names bridge the dialects, so the table files write a query once:
- * instr() (SQLite's; PostgreSQL calls it strpos) is defined in the
- * schema, and rate_events has a rowid column (SQLite's implicit one: the
- * order of insertion, for ties of t).
+ * PostgreSQL runs the same steps, their types translated (pg_types[]: an
+ * SQLite INTEGER holds 64 bits, BLOB is bytea), each followed by what it
+ * needs there besides (pg_extra[]): two names that bridge the dialects, so
+ * the table files write a query once -- instr() (SQLite's; PostgreSQL
+ * calls it strpos) and rate_events' rowid (SQLite's implicit one: the
+ * order of insertion, for ties of t).  The version is kept in
+ * tagbot_schema (db_pg.c).
  */
 static const struct {
-	int from, to;
-	const char *sql;
-} pg_steps[] = {
-	{ 0, 5,
-	"CREATE FUNCTION instr(text, text) RETURNS integer"
-	"  LANGUAGE sql IMMUTABLE STRICT AS 'SELECT strpos($1, $2)';"
-	"CREATE TABLE messages ("
-	"  msgid TEXT PRIMARY KEY NOT NULL,"
-	"  source TEXT NOT NULL,"
-	"  folder TEXT NOT NULL,"
-	"  uid BIGINT NOT NULL,"
-	"  kind TEXT NOT NULL,"
-	"  decision TEXT NOT NULL CHECK (decision IN ('replied', 'clean', 'error')"
-	"                               OR decision LIKE 'skipped:%'),"
-	"  reply_msgid TEXT,"
-	"  time BIGINT NOT NULL);"
-	"CREATE TABLE checkpoints ("
-	"  source TEXT NOT NULL,"
-	"  folder TEXT NOT NULL,"
-	"  uidvalidity BIGINT NOT NULL,"
-	"  last_uid BIGINT NOT NULL,"
-	"  PRIMARY KEY (source, folder));"
-	"CREATE TABLE outbox ("
-	"  reply_msgid TEXT PRIMARY KEY NOT NULL,"
-	"  parent_msgid TEXT NOT NULL UNIQUE,"
-	"  envelope_from TEXT NOT NULL,"
-	"  recipients TEXT NOT NULL,"
-	"  raw BYTEA NOT NULL,"
-	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'sent', 'failed')),"
-	"  attempts BIGINT NOT NULL DEFAULT 0,"
-	"  next_attempt BIGINT NOT NULL,"
-	"  last_error TEXT NOT NULL DEFAULT '',"
-	"  created BIGINT NOT NULL,"
-	"  sent_time BIGINT);"
-	"CREATE INDEX outbox_due ON outbox (state, next_attempt);"
-	"CREATE TABLE lookup_cache ("
-	"  url TEXT PRIMARY KEY NOT NULL,"
-	"  status BIGINT NOT NULL,"
-	"  fetched_at BIGINT NOT NULL,"
-	"  result BYTEA NOT NULL);"
-	"CREATE INDEX lookup_cache_age ON lookup_cache (fetched_at);"
-	"CREATE TABLE context ("
-	"  msgid TEXT PRIMARY KEY NOT NULL,"
-	"  subject TEXT NOT NULL,"
-	"  sender TEXT NOT NULL,"
-	"  kind TEXT NOT NULL,"
-	"  version BIGINT NOT NULL,"
-	"  idx BIGINT NOT NULL,"
-	"  total BIGINT NOT NULL,"
-	"  change_id TEXT,"
-	"  in_reply_to TEXT,"
-	"  refs TEXT,"
-	"  list_id TEXT,"
-	"  time BIGINT NOT NULL);"
-	"CREATE INDEX context_time ON context (time);"
-	"CREATE INDEX context_irt ON context (in_reply_to);"
-	"CREATE INDEX context_change ON context (change_id);"
-	"CREATE INDEX context_work ON context (sender, subject);"
-	"CREATE INDEX context_series ON context (sender, version, total, time);"
-	"CREATE TABLE thread_state ("
-	"  root TEXT PRIMARY KEY NOT NULL,"
-	"  quiet BIGINT NOT NULL,"
-	"  time BIGINT NOT NULL);"
-	"CREATE TABLE series ("
-	"  id TEXT PRIMARY KEY NOT NULL,"
-	"  version BIGINT NOT NULL,"
-	"  total BIGINT NOT NULL,"
-	"  sender TEXT NOT NULL,"
-	"  first_time BIGINT NOT NULL,"
-	"  deadline BIGINT NOT NULL,"
-	"  state TEXT NOT NULL CHECK (state IN ('passive', 'pending', 'done')));"
-	"CREATE INDEX series_due ON series (state, deadline);"
-	"CREATE TABLE series_member ("
-	"  msgid TEXT PRIMARY KEY NOT NULL,"
-	"  series TEXT NOT NULL,"
-	"  idx BIGINT NOT NULL,"
-	"  time BIGINT NOT NULL,"
-	"  raw BYTEA,"
-	"  findings TEXT);"
-	"CREATE INDEX series_member_series ON series_member (series, idx);"
-	"CREATE TABLE held ("
-	"  msgid TEXT PRIMARY KEY NOT NULL,"
-	"  rcpt TEXT NOT NULL,"
-	"  time BIGINT NOT NULL,"
-	"  deadline BIGINT NOT NULL,"
-	"  raw BYTEA NOT NULL,"
-	"  findings TEXT NOT NULL);"
-	"CREATE INDEX held_due ON held (deadline);"
-	"CREATE INDEX held_rcpt ON held (rcpt, time);"
-	"CREATE TABLE rate_events ("
-	"  rowid BIGSERIAL PRIMARY KEY,"
-	"  key TEXT NOT NULL,"
-	"  t BIGINT NOT NULL);"
-	"CREATE INDEX rate_events_t ON rate_events (t);"
-	"CREATE TABLE told ("
-	"  person TEXT NOT NULL,"
-	"  rule TEXT NOT NULL,"
-	"  about TEXT NOT NULL,"
-	"  t BIGINT NOT NULL,"
-	"  PRIMARY KEY (person, rule, about));"
-	"CREATE INDEX told_t ON told (t);"
-	"CREATE TABLE sink_state ("
-	"  id BIGINT PRIMARY KEY CHECK (id = 1),"
-	"  sink TEXT NOT NULL,"
-	"  state TEXT NOT NULL CHECK (state IN ('ok', 'failing')),"
-	"  reason TEXT NOT NULL,"
-	"  since BIGINT NOT NULL,"
-	"  failures BIGINT NOT NULL,"
-	"  next_try BIGINT NOT NULL);" },
+	const char *sqlite, *pg;
+} pg_types[] = {
+	{ "INTEGER", "BIGINT" },
+	{ "BLOB", "BYTEA" },
 };
 
-const char *schema_step(const struct db_driver *drv, int from, int *to)
+static const char *const pg_extra[STORE_SCHEMA_VERSION] = {
+	[0] = "CREATE FUNCTION instr(text, text) RETURNS integer"
+	      " LANGUAGE sql IMMUTABLE STRICT AS 'SELECT strpos($1, $2)';",
+	[3] = "ALTER TABLE rate_events ADD COLUMN rowid BIGSERIAL;",
+};
+
+static bool word_at(const char *p, const char *start, const char *w, size_t n)
 {
+	return !strncmp(p, w, n) && (p == start || !isalnum((unsigned char)p[-1])) &&
+	       !isalnum((unsigned char)p[n]);
+}
+
+/* sql with SQLite's type names replaced by PostgreSQL's, malloc'ed. */
+static char *pg_translate(const char *sql)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	for (const char *p = sql; *p;) {
+		size_t i = 0;
+
+		while (i < ARRAY_SIZE(pg_types) &&
+		       !word_at(p, sql, pg_types[i].sqlite, strlen(pg_types[i].sqlite)))
+			i++;
+		if (i < ARRAY_SIZE(pg_types)) {
+			buf_addstr(&b, pg_types[i].pg);
+			p += strlen(pg_types[i].sqlite);
+		} else {
+			buf_addch(&b, *p++);
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+char *schema_step(const struct db_driver *drv, int from)
+{
+	struct buf b;
+	char *pg;
+
 	if (from < 0 || from >= STORE_SCHEMA_VERSION)
 		return NULL;
-	if (!strcmp(drv->name, "sqlite")) {
-		*to = from + 1;
-		return sqlite_steps[from];
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(pg_steps); i++)
-		if (pg_steps[i].from == from) {
-			*to = pg_steps[i].to;
-			return pg_steps[i].sql;
-		}
-	return NULL;
+	if (!strcmp(drv->name, "sqlite"))
+		return xstrdup(steps[from]);
+	pg = pg_translate(steps[from]);
+	buf_init(&b, 0);
+	buf_addstr(&b, pg);
+	if (pg_extra[from])
+		buf_addstr(&b, pg_extra[from]);
+	free(pg);
+	return buf_detach(&b, NULL);
 }

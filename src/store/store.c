@@ -122,14 +122,16 @@ char *db_col_text_or_null(struct db_stmt *s, int i)
 
 static int migrate_step(struct store *st, int v, struct err *e)
 {
-	int to = v + 1;
-	const char *sql = schema_step(st->db->drv, v, &to);
+	char *sql = schema_step(st->db->drv, v);
+	int rc;
 
 	if (!sql)
 		return err_set(e, ERR_FINAL, "store %s: no way from schema version %d", st->path, v);
-	if (db_exec(st, sql, e) < 0)
+	rc = db_exec(st, sql, e);
+	free(sql);
+	if (rc < 0)
 		return -1;
-	return st->db->drv->set_version(st->db, to) == DB_OK ? 0
+	return st->db->drv->set_version(st->db, v + 1) == DB_OK ? 0
 		: db_err(st, e, "writing the schema version");
 }
 

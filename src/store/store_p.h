@@ -104,10 +104,9 @@ int outbox_insert(struct store *st, const char *reply_key, const char *parent_ke
 		  const struct store_outgoing *o, const char *rcpt, time_t now, bool *added,
 		  struct err *e);
 
-/* schema.c: the step that takes a database of drv at version from on, its
- * SQL run in one transaction and *to the version it leaves; NULL past the
- * last (from is STORE_SCHEMA_VERSION, or unknown to drv). */
-const char *schema_step(const struct db_driver *drv, int from, int *to);
+/* schema.c: the SQL (malloc'ed) that takes a database of drv from version
+ * from to from + 1, run in one transaction; NULL past the last. */
+char *schema_step(const struct db_driver *drv, int from);
 
 /* The body of a grouped reply's queueing (series_reply_tx, held_reply_tx),
  * run inside its transaction; id names the group. */

@@ -13,11 +13,7 @@
 # DAEMON_SEED=N replays the moments and the victims.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
-srv_need_postgres
-grep -q '^#define HAVE_LIBPQ 1' "$top_builddir/autoconf.h" ||
-	{ echo "SKIP: tagbot was built without PostgreSQL (configure --with-postgresql)"; exit 77; }
-srv_init_dir
-srv_start_postgres || exit 1
+srv_setup_postgres
 W=$SRV_DIR/work
 tmp=$W/t
 mkdir -p "$W/in/new" "$W/in/cur" "$W/in/tmp" "$tmp"

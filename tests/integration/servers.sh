@@ -22,6 +22,9 @@
 #                               (mode 0600) and PG_RESET (a command that
 #                               empties the tagbot database)
 #   srv_stop_postgres
+#   srv_setup_postgres          all of it for a test of tagbot's PostgreSQL
+#                               state: also SKIP when tagbot was built
+#                               without it; $SRV_DIR and the server, or exit
 #
 # Options for Postfix, before srv_start_postfix:
 #   SRV_REJECT_RCPT="a@x b@y"   RCPT TO these gets "550 5.1.1 unknown user"
@@ -442,6 +445,14 @@ PGPASSFILE='$d/pgpass' exec '$SRV_PG_BIN/psql' -h 127.0.0.1 -p '$PG_PORT' -U pos
 SH
 	chmod 755 "$d/reset"
 	PG_RESET=$d/reset
+}
+
+srv_setup_postgres() {
+	srv_need_postgres
+	grep -q '^#define HAVE_LIBPQ 1' "$top_builddir/autoconf.h" ||
+		{ echo "SKIP: tagbot was built without PostgreSQL (configure --with-postgresql)"; exit 77; }
+	srv_init_dir
+	srv_start_postgres || exit 1
 }
 
 # psql as the superuser over TCP: srv_psql DB ARGS...
