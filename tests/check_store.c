@@ -15,6 +15,7 @@
 #include "lib/buf.h"
 #include "store/store.h"
 #include "testhelp.h"
+#include "mail/context.h"
 #include "mail/msgid.h"
 
 /* Each test gets a fresh directory under the current (build) directory:
@@ -1042,6 +1043,33 @@ START_TEST(test_checkpoint_foreach)
 END_TEST
 
 
+/* Mail text is kept as the bytes it came in, UTF-8 or not (a Latin-1
+ * subject): what a context row holds comes back the same, on either engine
+ * (PostgreSQL: a database created with ENCODING SQL_ASCII, tagbot.ini(5)). */
+START_TEST(test_text_bytes_kept)
+{
+	struct store *st = th_store_open();
+	struct msg_context c, got;
+	bool found;
+	struct err e;
+
+	msg_context_init(&c);
+	msg_context_init(&got);
+	c.message_id = xstrdup("latin1@x.org");
+	c.subject = xstrdup("leds: caf\xe9 \xff\xfe fix");
+	c.sender = xstrdup("ren\xe9@x.org");
+	c.kind = xstrdup("patch");
+	ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(store_context_get(st, "latin1@x.org", &got, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_str_eq(got.subject, c.subject);
+	ck_assert_str_eq(got.sender, c.sender);
+	msg_context_release(&c);
+	msg_context_release(&got);
+	store_close(st);
+}
+END_TEST
+
 /* What messages and logs show of a PostgreSQL URL: never its password. */
 START_TEST(test_mask_url)
 {
@@ -1186,6 +1214,7 @@ int main(void)
 	tcase_add_checked_fixture(file, th_scratch_setup, th_scratch_teardown);
 	tcase_add_checked_fixture(pg, th_scratch_setup, th_scratch_teardown);
 	tcase_add_test(tc, test_mask_url);
+	tcase_add_test(tc, test_text_bytes_kept);
 	tcase_add_test(pg, test_pg_claim_once);
 	tcase_add_test(pg, test_pg_decided_once);
 	tcase_add_test(pg, test_pg_wrong_password);

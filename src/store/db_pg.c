@@ -482,6 +482,7 @@ int db_pg_open(struct db **out, const char *conninfo, const char *password, cons
 	const char *keys[] = { "dbname", "options", "connect_timeout", "application_name",
 			       "password", NULL };
 	const char *vals[] = { conninfo, options, "10", "tagbot", password, NULL };
+	const char *enc;
 	struct pg *c;
 
 	*out = NULL;
@@ -501,6 +502,17 @@ int db_pg_open(struct db **out, const char *conninfo, const char *password, cons
 		return -1;
 	}
 	PQsetNoticeProcessor(c->conn, quiet, NULL);
+	/* Mail text is kept as the bytes it came in (as SQLite keeps it); a
+	 * UTF8 database would refuse a Latin-1 subject, message by message. */
+	enc = PQparameterStatus(c->conn, "server_encoding");
+	if (!enc || strcmp(enc, "SQL_ASCII")) {
+		err_set(e, ERR_FINAL, "store %s: the database's encoding is %s, not SQL_ASCII: "
+			"tagbot keeps mail text as the bytes it came in; create the database with "
+			"CREATE DATABASE ... ENCODING 'SQL_ASCII' TEMPLATE template0", name,
+			enc ? enc : "unknown");
+		pg_close(&c->base);
+		return -1;
+	}
 	*out = &c->base;
 	return 0;
 }

@@ -433,7 +433,7 @@ srv_start_postgres() {
 	[ "$(id -u)" -ne 0 ] || chown "$SRV_PG_USER" "$d/pgpass"
 	pw=$(cat "$PG_PASSWORD_FILE")
 	srv_psql postgres -c "CREATE ROLE tagbot LOGIN PASSWORD '$pw'" >/dev/null &&
-	srv_psql postgres -c "CREATE DATABASE tagbot OWNER tagbot" >/dev/null ||
+	srv_psql postgres -c "CREATE DATABASE tagbot OWNER tagbot ENCODING 'SQL_ASCII' TEMPLATE template0" >/dev/null ||
 		{ echo "PostgreSQL: cannot create the tagbot role and database"; return 1; }
 	PG_URL="postgresql://tagbot@127.0.0.1:$PG_PORT/tagbot"
 	cat >"$d/reset" <<SH

@@ -57,4 +57,12 @@ capture "$TAGBOT" status -c "$tmp/st.ini"
 expect "a newer schema is refused, naming the state" \
 	cond '[ "$status" -ne 0 ] && grep -q "schema version 99 is newer" "$tmp/err"'
 
+# A UTF8 database would refuse mail text that is not UTF-8 message by
+# message: it is refused at open, saying how to create one.
+srv_psql postgres -c "CREATE DATABASE tagbot_utf8 OWNER tagbot ENCODING 'UTF8' TEMPLATE template0"
+sed "s|^state = .*|state = ${PG_URL}_utf8|" "$tmp/st.ini" >"$tmp/utf8.ini"
+capture "$TAGBOT" status -c "$tmp/utf8.ini"
+expect "a UTF8 database is refused, saying to create it with SQL_ASCII" \
+	cond '[ "$status" -ne 0 ] && grep -q "encoding is UTF8, not SQL_ASCII" "$tmp/err"'
+
 finish
