@@ -24,10 +24,10 @@ where = body
 message = Not that line.
 INI
 
-# big N: cli-missing-signoff.eml (no Signed-off-by:) with N lines of 80 a's
+# big N: cli/cli-missing-signoff.eml (no Signed-off-by:) with N lines of 80 a's
 # and a '!', then "+bad"
 big() {
-	cat "$data/cli-missing-signoff.eml"
+	cat "$data/cli/cli-missing-signoff.eml"
 	awk -v n="$1" 'BEGIN { a = sprintf("%80s", ""); gsub(/ /, "a", a);
 		for (i = 0; i < n; i++) print a "!"; print "+bad" }'
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Maintainer Cc mode through tagbot run, Maildir source and sink (no servers).
 # Each step drops mails into the source and runs --once; the replies
-# expected follow from the fixtures (tests/data/cc-*.eml):
+# expected follow from the fixtures (tests/data/cc/cc-*.eml):
 #   1. two patches by the normal path: cc-patch-reported-no-link (one
 #      BAD_REPORTED_BY_LINK: a reply), cc-patch-clean (none)
 #   2. a plain Cc from a non-maintainer to the patch answered in 1: answered
@@ -129,21 +129,21 @@ P1=20260123-leds-multicolor-limit-intensity-v1-1-b37761c2fdfd@pengutronix.de
 P2=20250401085002.492904-1-tobias.junghans@inhub.de
 
 # --- 1. the normal path ------------------------------------------------------
-put cc-patch-reported-no-link.eml 1700000001.p1.host
-put cc-patch-clean.eml 1700000002.p2.host
+put cc/cc-patch-reported-no-link.eml 1700000001.p1.host
+put cc/cc-patch-clean.eml 1700000002.p2.host
 run_once
 expect "1: the patch with a finding gets the normal reply, the clean one none" \
 	cond '[ "$(count_files)" = 1 ] && reply "$P1" "To=Michael Tretter <m.tretter@pengutronix.de>"'
 
 # --- 2. plain Cc -----------------------------------------------------------
-put cc-request-plain.eml 1700000003.r1.host
-put cc-request-clean.eml 1700000004.r2.host
+put cc/cc-request-plain.eml 1700000003.r1.host
+put cc/cc-request-clean.eml 1700000004.r2.host
 # Michael answers Andy, to all: the bot stays in Cc, deeper in the thread.
 sed -e "s/^Message-ID: .*/Message-ID: <20260305.reply-all@pengutronix.de>/" \
     -e "s/^From: .*/From: Michael Tretter <m.tretter@pengutronix.de>/" \
     -e "s/^In-Reply-To: .*/In-Reply-To: <aamOejvtN8H1zB0E@black.igk.intel.com>/" \
     -e "s/^References: .*/References: <$P1> <aamOejvtN8H1zB0E@black.igk.intel.com>/" \
-    "$D/cc-request-plain.eml" >"$IN/new/1700000004.r2b.host"
+    "$D/cc/cc-request-plain.eml" >"$IN/new/1700000004.r2b.host"
 run_once
 expect "2: a plain Cc to the patch answered in 1 is answered: its findings, to the sender" \
 	reply aamOejvtN8H1zB0E@black.igk.intel.com \
@@ -161,7 +161,7 @@ expect "2: a clean patch: \"No tag problems found\" to the sender, Cc the author
 	"body~No tag problems found." "body~Match net in netdev_trig_notify()"
 
 # --- 3. a maintainer's commands ------------------------------------------------
-authed cc-request-commands.eml 1700000005.r3.host
+authed cc/cc-request-commands.eml 1700000005.r3.host
 run_once
 expect "3: recheck + explain: findings and the explanation, to the maintainer, Cc the author" \
 	reply 20260206101500.GA1676312@google.com \
@@ -175,14 +175,14 @@ expect "3: the quoted quiet was no command (not logged as quieted)" \
 	cond '! grep -q "quieted thread" "$W/log"'
 
 # --- 4. nothing for these ------------------------------------------------------
-put cc-request-non-maintainer-command.eml 1700000006.r4.host
-put cc-request-other-bot.eml 1700000007.r5.host
-put cc-request-from-bot.eml 1700000008.r6.host
-put cc-request-not-to-bot.eml 1700000009.r7.host
-put cc-request-no-parent.eml 1700000010.r8.host
+put cc/cc-request-non-maintainer-command.eml 1700000006.r4.host
+put cc/cc-request-other-bot.eml 1700000007.r5.host
+put cc/cc-request-from-bot.eml 1700000008.r6.host
+put cc/cc-request-not-to-bot.eml 1700000009.r7.host
+put cc/cc-request-no-parent.eml 1700000010.r8.host
 # lee@'s commands again (recheck: it would be answered), under new IDs.
 unauth() {	# unauth NAME MSGID [RESULTS]: no Authentication-Results, or these
-	sed "s/^Message-Id: .*/Message-Id: <$2>/" "$D/cc-request-commands.eml" >"$W/$2.eml"
+	sed "s/^Message-Id: .*/Message-Id: <$2>/" "$D/cc/cc-request-commands.eml" >"$W/$2.eml"
 	if [ -n "${3:-}" ]; then
 		{ printf 'Authentication-Results: mx.example.net; %s\n' "$3"; cat "$W/$2.eml"; }
 	else
@@ -194,10 +194,10 @@ unauth 1700000010.u1.host 20260206.noauth@google.com
 { printf 'Authentication-Results: mx.example.net; dkim=fail header.d=kernel.org\n'
   printf 'Received: from evil.example by mx.example.net\n'
   printf 'Authentication-Results: mx.example.net; dkim=pass header.d=kernel.org\n'
-  sed "s/^Message-Id: .*/Message-Id: <20260206.forged@google.com>/" "$D/cc-request-commands.eml"
+  sed "s/^Message-Id: .*/Message-Id: <20260206.forged@google.com>/" "$D/cc/cc-request-commands.eml"
 } >"$IN/new/1700000010.u2.host"
 { printf 'Authentication-Results: mx.evil.example; dkim=pass header.d=kernel.org\n'
-  sed "s/^Message-Id: .*/Message-Id: <20260206.otherid@google.com>/" "$D/cc-request-commands.eml"
+  sed "s/^Message-Id: .*/Message-Id: <20260206.otherid@google.com>/" "$D/cc/cc-request-commands.eml"
 } >"$IN/new/1700000010.u3.host"
 unauth 1700000010.u4.host 20260206.otherdomain@google.com "dkim=pass header.d=evil.example"
 run_once
@@ -242,11 +242,11 @@ expect "4: the decisions are recorded with their reasons" \
 
 # --- 5. a patch the source never listed -------------------------------------------
 P3=20260301-hidden-v1-1-0123456789ab@pengutronix.de
-sed "s/^Message-Id: .*/Message-Id: <$P3>/" "$D/cc-patch-reported-no-link.eml" >"$IN/cur/1690000000.p3.host:2,S"
+sed "s/^Message-Id: .*/Message-Id: <$P3>/" "$D/cc/cc-patch-reported-no-link.eml" >"$IN/cur/1690000000.p3.host:2,S"
 sed -e "s/^Message-ID: .*/Message-ID: <20260302.r9@linaro.org>/" \
     -e "s/^From: .*/From: Krzysztof Kozlowski <krzk@linaro.org>/" \
     -e "s/^References: .*/References: <$P3>/" -e "s/^In-Reply-To: .*/In-Reply-To: <$P3>/" \
-    "$D/cc-request-plain.eml" >"$IN/new/1700000011.r9.host"
+    "$D/cc/cc-request-plain.eml" >"$IN/new/1700000011.r9.host"
 run_once
 expect "5: a patch found in cur/ is checked and answered" \
 	reply 20260302.r9@linaro.org "To=Krzysztof Kozlowski <krzk@linaro.org>" \
@@ -257,18 +257,18 @@ expect "5: that patch arriving later is not answered a second time" \
 	cond '[ "$(count_files)" = 5 ] && [ "$(nreplies "$P3")" = 0 ]'
 
 # --- 6. quiet ------------------------------------------------------------------
-authed cc-request-quiet.eml 1700000013.r10.host
+authed cc/cc-request-quiet.eml 1700000013.r10.host
 run_once
 expect "6: quiet from a maintainer: logged, no reply" \
 	cond '[ "$(count_files)" = 5 ] && grep -q "lee@kernel.org quieted thread <$P1>" "$W/log"'
-put cc-patch-v2-in-quiet-thread.eml 1700000014.p4.host
+put cc/cc-patch-v2-in-quiet-thread.eml 1700000014.p4.host
 { printf 'Authentication-Results: mx.example.net; dkim=pass header.d=kernel.org\n'
-  sed "s/^Message-Id: .*/Message-Id: <20260211.recheck@google.com>/" "$D/cc-request-commands.eml"
+  sed "s/^Message-Id: .*/Message-Id: <20260211.recheck@google.com>/" "$D/cc/cc-request-commands.eml"
 } >"$IN/new/1700000015.r11.host"
 run_once
 expect "6: a v2 in the quiet thread and a recheck there get nothing" \
 	cond '[ "$(count_files)" = 5 ] && grep -q "20260210-leds-multicolor-limit-intensity-v2-1-b37761c2fdfd@pengutronix.de.*thread <$P1> is quiet" "$W/log"'
-authed cc-request-commands.eml 1700000016.r3-again.host
+authed cc/cc-request-commands.eml 1700000016.r3-again.host
 run_once
 expect "6: the same request under another name: still one reply" \
 	cond '[ "$(count_files)" = 5 ] && reply 20260206101500.GA1676312@google.com'
@@ -288,10 +288,10 @@ mkdir -p "$W/inbox3/new" "$W/inbox3/cur" "$W/inbox3/tmp"
 sed -e 's/^state = .*/state = state3.db/' -e 's/^path = inbox$/path = inbox3/' \
     -e 's/^path = out$/path = out3/' -e 's/^max_per_author_per_hour = .*/max_per_author_per_hour = 1/' \
     "$W/cc.ini" >"$W/cc3.ini"
-cp "$D/cc-patch-reported-no-link.eml" "$W/inbox3/new/1700000001.p1.host"
-cp "$D/cc-patch-clean.eml" "$W/inbox3/new/1700000002.p2.host"
-cp "$D/cc-request-clean.eml" "$W/inbox3/new/1700000004.r2.host"
-authed cc-request-commands.eml 1700000005.r3.host "" "$W/inbox3"
+cp "$D/cc/cc-patch-reported-no-link.eml" "$W/inbox3/new/1700000001.p1.host"
+cp "$D/cc/cc-patch-clean.eml" "$W/inbox3/new/1700000002.p2.host"
+cp "$D/cc/cc-request-clean.eml" "$W/inbox3/new/1700000004.r2.host"
+authed cc/cc-request-commands.eml 1700000005.r3.host "" "$W/inbox3"
 "$TAGBOT" run --once -c "$W/cc3.ini" 2>>"$W/log"
 expect "8: the patch's reply and the first request's answer go out" \
 	cond '[ "$(ls "$W/out3/new" | grep -c .)" = 2 ] &&
@@ -308,9 +308,9 @@ expect "8: the second request from lee within the hour is held back, logged, and
 mkdir -p "$W/inbox4/new" "$W/inbox4/cur" "$W/inbox4/tmp"
 sed -e 's/^state = .*/state = state4.db/' -e 's/^path = inbox$/path = inbox4/' \
     -e 's/^path = out$/path = out4/' -e '/^trusted_authserv_id/d' "$W/cc.ini" >"$W/cc4.ini"
-cp "$D/cc-patch-reported-no-link.eml" "$W/inbox4/new/1700000001.p1.host"
-authed cc-request-commands.eml 1700000005.r3.host "" "$W/inbox4"
-authed cc-request-quiet.eml 1700000013.r10.host "" "$W/inbox4"
+cp "$D/cc/cc-patch-reported-no-link.eml" "$W/inbox4/new/1700000001.p1.host"
+authed cc/cc-request-commands.eml 1700000005.r3.host "" "$W/inbox4"
+authed cc/cc-request-quiet.eml 1700000013.r10.host "" "$W/inbox4"
 "$TAGBOT" run --once -c "$W/cc4.ini" 2>"$W/log4"
 cat "$W/log4" >>"$W/log"
 expect "9: no trusted_authserv_id: the patch is answered, the commands are not" \

@@ -5,7 +5,7 @@
 # scratch git tree, then $XDG_CONFIG_HOME/tagbot/tagbot.ini (~/.config when
 # unset) in a scratch home, --no-config, and -c over both.
 #
-# The fixture cli-series.mbox has two findings, read in it by hand: message
+# The fixture cli/cli-series.mbox has two findings, read in it by hand: message
 # 1 has no Signed-off-by: (MISSING_SIGN_OFF, an error, at line 13, the last
 # line of its commit message), message 2 signs off as "MarshallZhan" under
 # an in-body From: "MarshallZhan-wiwynn" (FROM_SIGN_OFF_MISMATCH, a
@@ -15,10 +15,10 @@
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-options.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
-series=$TAGBOT_TEST_DATA/cli-series.mbox
-clean=$TAGBOT_TEST_DATA/cli-clean.eml
-MISSING="cli-series.mbox:13: ERROR:MISSING_SIGN_OFF: "
-MISMATCH="cli-series.mbox:73: WARNING:FROM_SIGN_OFF_MISMATCH: "
+series=$TAGBOT_TEST_DATA/cli/cli-series.mbox
+clean=$TAGBOT_TEST_DATA/cli/cli-clean.eml
+MISSING="cli/cli-series.mbox:13: ERROR:MISSING_SIGN_OFF: "
+MISMATCH="cli/cli-series.mbox:73: WARNING:FROM_SIGN_OFF_MISMATCH: "
 
 has() { if grep -qF -- "$3" "$tmp/$2"; then ok "$1"; else not_ok "$1: no '$3' in std$2"; fi; }
 lacks() { if grep -qF -- "$3" "$tmp/$2"; then not_ok "$1: '$3' in std$2"; else ok "$1"; fi; }

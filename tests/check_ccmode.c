@@ -124,7 +124,7 @@ END_TEST
 START_TEST(test_commands_fixture)
 {
 	size_t len;
-	char *raw = th_read_data("cc-request-commands.eml", &len);
+	char *raw = th_read_data("cc/cc-request-commands.eml", &len);
 	struct message m;
 	struct cc_commands cmds;
 	struct err e;
@@ -218,14 +218,14 @@ static const struct {
 	const char *file;
 	bool request;
 } request_cases[] = {
-	{ "cc-request-plain.eml", true },
-	{ "cc-request-clean.eml", true },	/* plus-addressed */
-	{ "cc-request-commands.eml", true },
-	{ "cc-request-quiet.eml", true },
-	{ "cc-request-no-parent.eml", true },
-	{ "cc-request-not-to-bot.eml", false },	/* named in a display name, Reply-To, body */
-	{ "cc-patch-reported-no-link.eml", false },
-	{ "cc-patch-v2-in-quiet-thread.eml", false },
+	{ "cc/cc-request-plain.eml", true },
+	{ "cc/cc-request-clean.eml", true },	/* plus-addressed */
+	{ "cc/cc-request-commands.eml", true },
+	{ "cc/cc-request-quiet.eml", true },
+	{ "cc/cc-request-no-parent.eml", true },
+	{ "cc/cc-request-not-to-bot.eml", false },	/* named in a display name, Reply-To, body */
+	{ "cc/cc-patch-reported-no-link.eml", false },
+	{ "cc/cc-patch-v2-in-quiet-thread.eml", false },
 };
 
 START_TEST(test_is_request)
@@ -314,7 +314,7 @@ START_TEST(test_thread_root_and_parents)
 	const char *ids[CC_MAX_PARENTS];
 	size_t np, n;
 
-	p = parse_file("cc-request-quiet.eml", &m, &np);
+	p = parse_file("cc/cc-request-quiet.eml", &m, &np);
 	ck_assert_str_eq(ccmode_thread_root(&p[0]),
 			 "20260123-leds-multicolor-limit-intensity-v1-1-b37761c2fdfd@pengutronix.de");
 	n = ccmode_parent_ids(&p[0], ids, CC_MAX_PARENTS);
@@ -327,12 +327,12 @@ START_TEST(test_thread_root_and_parents)
 	message_release(&m);
 
 	/* No References: the In-Reply-To; neither: the mail itself. */
-	p = parse_file("cc-request-other-bot.eml", &m, &np);
+	p = parse_file("cc/cc-request-other-bot.eml", &m, &np);
 	ck_assert_str_eq(ccmode_thread_root(&p[0]),
 			 "20260123-leds-multicolor-limit-intensity-v1-1-b37761c2fdfd@pengutronix.de");
 	patches_free(p, np);
 	message_release(&m);
-	p = parse_file("cc-patch-clean.eml", &m, &np);
+	p = parse_file("cc/cc-patch-clean.eml", &m, &np);
 	ck_assert_str_eq(ccmode_thread_root(&p[0]), "20250401085002.492904-1-tobias.junghans@inhub.de");
 	ck_assert_uint_eq(ccmode_parent_ids(&p[0], ids, CC_MAX_PARENTS), 0);
 	patches_free(p, np);
@@ -378,7 +378,7 @@ START_TEST(test_explain_configured)
 	char path[4096];
 
 	config_init(&c);
-	snprintf(path, sizeof(path), "%s/config-custom.ini", TEST_DATA);
+	snprintf(path, sizeof(path), "%s/config/config-custom.ini", TEST_DATA);
 	ck_assert_msg(config_load(&c, path, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(ccmode_explain("no_internal_url", &c.rules, &x), 0);
 	ck_assert(x.known);
@@ -466,7 +466,7 @@ START_TEST(test_reply_findings)
 	struct err e;
 	char h[2048];
 
-	fixture_load(&x, "cc-request-plain.eml", "cc-patch-reported-no-link.eml");
+	fixture_load(&x, "cc/cc-request-plain.eml", "cc/cc-patch-reported-no-link.eml");
 	ck_assert_uint_eq(th_count(&x.f, "BAD_REPORTED_BY_LINK"), 1);
 	cc_settings(&s);
 	c.request = &x.rq[0];
@@ -509,7 +509,7 @@ START_TEST(test_reply_clean_list)
 	struct err e;
 	char h[2048];
 
-	fixture_load(&x, "cc-request-clean.eml", "cc-patch-clean.eml");
+	fixture_load(&x, "cc/cc-request-clean.eml", "cc/cc-patch-clean.eml");
 	ck_assert_uint_eq(x.f.n, 0);
 	cc_settings(&s);
 	s.to = REPLY_TO_AUTHOR_LIST;
@@ -539,7 +539,7 @@ START_TEST(test_reply_explain_only)
 	struct err e;
 	char h[2048];
 
-	fixture_load(&x, "cc-request-commands.eml", NULL);
+	fixture_load(&x, "cc/cc-request-commands.eml", NULL);
 	ccmode_explain("BAD_REPORTED_BY_LINK", NULL, &ex[0]);
 	ccmode_explain("NO_SUCH_RULE", NULL, &ex[1]);
 	cc_settings(&s);
@@ -568,7 +568,7 @@ START_TEST(test_reply_all_and_errors)
 	struct err e;
 	char h[2048];
 
-	fixture_load(&x, "cc-request-plain.eml", "cc-patch-reported-no-link.eml");
+	fixture_load(&x, "cc/cc-request-plain.eml", "cc/cc-patch-reported-no-link.eml");
 	cc_settings(&s);
 	s.to = REPLY_TO_ALL;
 	s.list_address = "linux-leds@vger.kernel.org";	/* [list ID] address */

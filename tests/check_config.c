@@ -101,108 +101,108 @@ static const struct {
 	const char *file;
 	const char *want;	/* after "PATH/FILE: " */
 } bad_cases[] = {
-	{ "config-unknown-rule.ini",
+	{ "config/config-unknown-rule.ini",
 	  "[rules] MISING_SIGN_OFF: unknown rule ID (did you mean MISSING_SIGN_OFF?)" },
-	{ "config-unknown-rule-far.ini", "[rules] NO_SUCH_THING_AT_ALL: unknown rule ID" },
-	{ "config-unknown-key.ini", "[lookup] enable: unknown key (did you mean enabled?)" },
-	{ "config-unknown-rules-key.ini",
+	{ "config/config-unknown-rule-far.ini", "[rules] NO_SUCH_THING_AT_ALL: unknown rule ID" },
+	{ "config/config-unknown-key.ini", "[lookup] enable: unknown key (did you mean enabled?)" },
+	{ "config/config-unknown-rules-key.ini",
 	  "[rules] archive_pattern: unknown key (did you mean archive_patterns?)" },
-	{ "config-unknown-section.ini", "[rulez]: unknown section (did you mean [rules]?)" },
-	{ "config-bad-severity.ini",
+	{ "config/config-unknown-section.ini", "[rulez]: unknown section (did you mean [rules]?)" },
+	{ "config/config-bad-severity.ini",
 	  "[rules] MISSING_SIGN_OFF: \"fatal\" is not error, warning, check or off" },
-	{ "config-bad-pattern.ini",
+	{ "config/config-bad-pattern.ini",
 	  "[rule NO_FOO] pattern: offset 7: missing closing parenthesis" },
-	{ "config-bad-archive.ini",
+	{ "config/config-bad-archive.ini",
 	  "[rules] archive_patterns: pattern 2 \"^https://b\\.example/[x(\": offset 23: "
 	  "missing terminating ] for character class" },
-	{ "config-key-outside.ini", "missing_sign_off: key outside any section" },
-	{ "config-custom-clash.ini",
+	{ "config/config-key-outside.ini", "missing_sign_off: key outside any section" },
+	{ "config/config-custom-clash.ini",
 	  "[rule MISSING_SIGN_OFF]: MISSING_SIGN_OFF is a built-in rule ID; "
 	  "set its severity in [rules] or pick another ID" },
-	{ "config-custom-bad-id.ini", "[rule MY-RULE]: rule ID may hold only A-Z, 0-9 and _" },
-	{ "config-custom-no-id.ini", "[rule]: a custom rule section needs an ID: [rule MY_RULE]" },
-	{ "config-custom-no-message.ini", "[rule NO_MESSAGE] message: missing (required)" },
-	{ "config-custom-bad-where.ini",
+	{ "config/config-custom-bad-id.ini", "[rule MY-RULE]: rule ID may hold only A-Z, 0-9 and _" },
+	{ "config/config-custom-no-id.ini", "[rule]: a custom rule section needs an ID: [rule MY_RULE]" },
+	{ "config/config-custom-no-message.ini", "[rule NO_MESSAGE] message: missing (required)" },
+	{ "config/config-custom-bad-where.ini",
 	  "[rule BAD_WHERE] where: \"trailer:\": trailer:<Token> needs a token of letters, "
 	  "digits and -" },
-	{ "config-custom-unknown-key.ini",
+	{ "config/config-custom-unknown-key.ini",
 	  "[rule TYPO] mesage: unknown key (did you mean message?)" },
-	{ "config-bad-bool.ini", "[lookup] enabled: \"maybe\" is not yes or no" },
-	{ "config-bad-followers.ini",
+	{ "config/config-bad-bool.ini", "[lookup] enabled: \"maybe\" is not yes or no" },
+	{ "config/config-bad-followers.ini",
 	  "[rules] reported_by_followers: \"Links\" is not Closes or Link" },
-	{ "config-syntax.ini", "syntax error in " },
+	{ "config/config-syntax.ini", "syntax error in " },
 	/* the daemon's sections */
-	{ "config-tls-none-remote.ini",
+	{ "config/config-tls-none-remote.ini",
 	  "[source] tls: none is refused: mail.example.org is not a loopback address "
 	  "(127.0.0.1, ::1, localhost); use implicit or starttls" },
-	{ "config-tls-none-smtp.ini",
+	{ "config/config-tls-none-smtp.ini",
 	  "[sink] tls: none is refused: mail.example.org is not a loopback address" },
-	{ "config-password-both.ini",
+	{ "config/config-password-both.ini",
 	  "[source] password_command: give password_file or password_command, not both" },
 	/* a login without a password is refused at load, naming the key */
-	{ "config-source-no-password.ini",
+	{ "config/config-source-no-password.ini",
 	  "[source] password_file: not set (needed for user = bot@example.org: give "
 	  "password_file or password_command)" },
-	{ "config-sink-no-password.ini",
+	{ "config/config-sink-no-password.ini",
 	  "[sink] password_file: not set (needed for user = bot@example.org: give "
 	  "password_file or password_command)" },
-	{ "config-source-typo.ini", "[source] foldr: unknown key (did you mean folder?)" },
-	{ "config-source-type.ini", "[source] type: \"pop3\" is not imap or maildir" },
-	{ "config-source-no-host.ini", "[source] host: not set (needed for type = imap)" },
-	{ "config-source-no-path.ini", "[source] path: not set (needed for type = maildir)" },
-	{ "config-bad-port.ini", "[source] port: \"99999\" is not a number from 0 to 65535" },
-	{ "config-bad-interval.ini",
+	{ "config/config-source-typo.ini", "[source] foldr: unknown key (did you mean folder?)" },
+	{ "config/config-source-type.ini", "[source] type: \"pop3\" is not imap or maildir" },
+	{ "config/config-source-no-host.ini", "[source] host: not set (needed for type = imap)" },
+	{ "config/config-source-no-path.ini", "[source] path: not set (needed for type = maildir)" },
+	{ "config/config-bad-port.ini", "[source] port: \"99999\" is not a number from 0 to 65535" },
+	{ "config/config-bad-interval.ini",
 	  "[source] poll_interval: \"0\" is not a number from 1 to 86400" },
-	{ "config-bad-tls.ini", "[source] tls: \"ssl\" is not implicit, starttls or none" },
-	{ "config-sink-url.ini",
+	{ "config/config-bad-tls.ini", "[source] tls: \"ssl\" is not implicit, starttls or none" },
+	{ "config/config-sink-url.ini",
 	  "[sink] url: \"http://mail.example.org/\" is not smtp://HOST[:PORT] or "
 	  "smtps://HOST[:PORT]" },
-	{ "config-sink-tls-scheme.ini",
+	{ "config/config-sink-tls-scheme.ini",
 	  "[sink] tls: implicit does not go with a smtp:// URL (implicit TLS is smtps://)" },
-	{ "config-bad-from.ini",
+	{ "config/config-bad-from.ini",
 	  "[reply] from: \"tagbot at example dot org\" is not a mail address" },
-	{ "config-bad-reply-to.ini",
+	{ "config/config-bad-reply-to.ini",
 	  "[reply] to: \"everyone\" is not author, author+list or all" },
-	{ "config-reply-severity-off.ini",
+	{ "config/config-reply-severity-off.ini",
 	  "[tagbot] min_reply_severity: \"off\" is not error, warning or check" },
 	{ "config-does-not-exist.ini", "cannot read: No such file or directory" },
 	/* issue 4: [reply] keys, [default], [list ID] */
-	{ "config-bad-reply-mode.ini",
+	{ "config/config-bad-reply-mode.ini",
 	  "[reply] reply_mode: \"per-thread\" is not per-patch or per-series" },
-	{ "config-bad-series-wait.ini",
+	{ "config/config-bad-series-wait.ini",
 	  "[reply] series_wait: \"-5\" is not a number from 0 to 604800" },
-	{ "config-bad-maintainer.ini",
+	{ "config/config-bad-maintainer.ini",
 	  "[reply] maintainers: \"Lee Jones\" is not an address or a pattern like *@kernel.org" },
-	{ "config-bad-authserv-id.ini",
+	{ "config/config-bad-authserv-id.ini",
 	  "[reply] trusted_authserv_id: \"mx example.org\" is not an authserv-id (a host name "
 	  "such as mx.example.org)" },
-	{ "config-list-typo.ini",
+	{ "config/config-list-typo.ini",
 	  "[list linux-leds.vger.kernel.org] enabeld: unknown key (did you mean enabled?)" },
-	{ "config-list-rule-typo.ini",
+	{ "config/config-list-rule-typo.ini",
 	  "[list linux-leds.vger.kernel.org] BAD_SIGN_OF: unknown rule ID "
 	  "(did you mean BAD_SIGN_OFF?)" },
-	{ "config-list-bad-severity.ini",
+	{ "config/config-list-bad-severity.ini",
 	  "[list linux-leds.vger.kernel.org] MISSING_SIGN_OFF: \"fatal\" is not error, warning, "
 	  "check or off" },
-	{ "config-list-bad-enabled.ini",
+	{ "config/config-list-bad-enabled.ini",
 	  "[list linux-leds.vger.kernel.org] enabled: \"sometimes\" is not yes or no" },
-	{ "config-list-bad-min.ini",
+	{ "config/config-list-bad-min.ini",
 	  "[list linux-leds.vger.kernel.org] min_reply_severity: \"off\" is not error, "
 	  "warning or check" },
-	{ "config-default-bad-to.ini",
+	{ "config/config-default-bad-to.ini",
 	  "[default] to: \"nobody\" is not author, author+list or all" },
-	{ "config-default-bad-mode.ini",
+	{ "config/config-default-bad-mode.ini",
 	  "[default] reply_mode: \"batch\" is not per-patch or per-series" },
-	{ "config-list-no-id.ini",
+	{ "config/config-list-no-id.ini",
 	  "[list]: a list section needs a list ID: [list linux-leds.vger.kernel.org]" },
-	{ "config-list-angle.ini",
+	{ "config/config-list-angle.ini",
 	  "[list <linux-leds.vger.kernel.org>]: a list ID is printable ASCII without spaces, "
 	  "<>, quotes or ':' (the id of List-Id)" },
-	{ "config-list-twice.ini",
+	{ "config/config-list-twice.ini",
 	  "[list linux-leds@vger.kernel.org]: names the same list as "
 	  "[list linux-leds.vger.kernel.org]" },
-	{ "config-default-typo.ini", "[defualt]: unknown section (did you mean [default]?)" },
-	{ "config-default-series-wait.ini",
+	{ "config/config-default-typo.ini", "[defualt]: unknown section (did you mean [default]?)" },
+	{ "config/config-default-series-wait.ini",
 	  "[default] series_wait: unknown key or rule ID (expected enabled, to, reply_mode, "
 	  "min_reply_severity, address or a rule ID)" },
 };
@@ -232,7 +232,7 @@ START_TEST(test_syntax_error_names_line)
 	struct err e;
 
 	config_init(&c);
-	ck_assert_int_eq(config_load(&c, data_path("config-syntax.ini"), &e), -1);
+	ck_assert_int_eq(config_load(&c, data_path("config/config-syntax.ini"), &e), -1);
 	ck_assert_msg(strstr(e.msg, "(2)") && strstr(e.msg, "this line has no equals sign"),
 		      "%s", e.msg);
 	ck_assert_ptr_null(strchr(e.msg, '\n'));
@@ -258,10 +258,10 @@ START_TEST(test_failed_reload_keeps_old)
 	struct err e;
 
 	config_init(&c);
-	ck_assert_int_eq(config_load(&c, data_path("config-lookup.ini"), &e), 0);
-	ck_assert_int_eq(config_load(&c, data_path("config-bad-pattern.ini"), &e), -1);
+	ck_assert_int_eq(config_load(&c, data_path("config/config-lookup.ini"), &e), 0);
+	ck_assert_int_eq(config_load(&c, data_path("config/config-bad-pattern.ini"), &e), -1);
 	ck_assert(c.rules.lookups);
-	ck_assert_str_eq(c.path, data_path("config-lookup.ini"));
+	ck_assert_str_eq(c.path, data_path("config/config-lookup.ini"));
 	config_release(&c);
 }
 END_TEST
@@ -294,7 +294,7 @@ START_TEST(test_severities)
 {
 	struct config c;
 
-	load_ok(&c, "config-severities.ini");
+	load_ok(&c, "config/config-severities.ini");
 	ck_assert_str_eq(severity_name(c.rules.severity[severity_cases[_i].id]),
 			 severity_name(severity_cases[_i].want));
 	config_release(&c);
@@ -305,9 +305,9 @@ static const struct {
 	const char *file;
 	unsigned want;
 } follower_cases[] = {
-	{ "config-followers-closes.ini", FOLLOW_CLOSES },
-	{ "config-followers-link.ini", FOLLOW_LINK },
-	{ "config-severities.ini", FOLLOW_CLOSES | FOLLOW_LINK },
+	{ "config/config-followers-closes.ini", FOLLOW_CLOSES },
+	{ "config/config-followers-link.ini", FOLLOW_LINK },
+	{ "config/config-severities.ini", FOLLOW_CLOSES | FOLLOW_LINK },
 };
 
 START_TEST(test_followers)
@@ -324,7 +324,7 @@ START_TEST(test_lookup)
 {
 	struct config c;
 
-	load_ok(&c, "config-lookup.ini");
+	load_ok(&c, "config/config-lookup.ini");
 	ck_assert(c.rules.lookups);
 	config_release(&c);
 }
@@ -345,7 +345,7 @@ START_TEST(test_pattern_lists)
 	char cap[128];
 
 	config_init(&d);
-	load_ok(&c, "config-patterns.ini");
+	load_ok(&c, "config/config-patterns.ini");
 	ck_assert_uint_eq(c.rules.archives.n, 2);
 	ck_assert_str_eq(pattern_source(c.rules.archives.v[1]),
 			 "^https?://list\\.example\\.org/r/([^/?]+)");
@@ -369,7 +369,7 @@ START_TEST(test_pattern_add_after_replace)
 {
 	struct config c;
 
-	load_ok(&c, "config-patterns-add-first.ini");
+	load_ok(&c, "config/config-patterns-add-first.ini");
 	ck_assert_uint_eq(c.rules.archives.n, 2);
 	ck_assert_str_eq(pattern_source(c.rules.archives.v[0]), "^https?://one\\.example/([^/]+)");
 	ck_assert_str_eq(pattern_source(c.rules.archives.v[1]), "^https?://two\\.example/([^/]+)");
@@ -381,7 +381,7 @@ START_TEST(test_pattern_empty_list)
 {
 	struct config c;
 
-	load_ok(&c, "config-patterns-empty.ini");
+	load_ok(&c, "config/config-patterns-empty.ini");
 	ck_assert_uint_eq(c.rules.archives.n, 0);
 	config_release(&c);
 }
@@ -392,7 +392,7 @@ START_TEST(test_custom_rules)
 	const struct custom_rule *r;
 	struct config c;
 
-	load_ok(&c, "config-custom.ini");
+	load_ok(&c, "config/config-custom.ini");
 	ck_assert_uint_eq(c.rules.ncustom, 3);
 
 	r = &c.rules.custom[0];	/* file order */
@@ -536,8 +536,8 @@ START_TEST(test_daemon_keys)
 	char want[PATH_MAX + 64];
 	struct config c;
 
-	load_ok(&c, "config-daemon.ini");
-	assert_str_or_null(c.tagbot.state, real_data("state/tagbot.db", want, sizeof(want)), "state");
+	load_ok(&c, "config/config-daemon.ini");
+	assert_str_or_null(c.tagbot.state, real_data("config/state/tagbot.db", want, sizeof(want)), "state");
 	ck_assert_int_eq(c.tagbot.log, LOG_TARGET_SYSLOG);
 	ck_assert_int_eq(c.tagbot.log_level, LOGL_DEBUG);
 	ck_assert_int_eq(c.tagbot.min_reply_severity, SEV_ERROR);
@@ -546,8 +546,9 @@ START_TEST(test_daemon_keys)
 	assert_str_or_null(c.source.host, "imap.example.org", "host");
 	ck_assert_int_eq(c.source.port, 143);
 	ck_assert_int_eq(c.source.tls, CONFIG_TLS_STARTTLS);
-	/* ../data/ca.pem from tests/data: tidied to tests/data/ca.pem */
-	assert_str_or_null(c.source.ca_file, real_data("ca.pem", want, sizeof(want)), "ca_file");
+	/* ../config/ca.pem from tests/data/config: tidied to tests/data/config/ca.pem */
+	assert_str_or_null(c.source.ca_file, real_data("config/ca.pem", want, sizeof(want)),
+			   "ca_file");
 	assert_str_or_null(c.source.user, "bot@example.org", "user");
 	assert_str_or_null(c.source.password_file, NULL, "password_file");
 	assert_str_or_null(c.source.password_command, "echo secret", "password_command");
@@ -588,11 +589,10 @@ START_TEST(test_daemon_relative_paths)
 	struct config c;
 	struct err e;
 
-	load_ok(&c, "config-daemon-maildir.ini");
-	assert_str_or_null(c.source.path, real_data("inbox", want, sizeof(want)), "[source] path");
-	real_data("", parent, sizeof(parent));
-	*strrchr(parent, '/') = '\0';
-	strcat(parent, "/out");
+	load_ok(&c, "config/config-daemon-maildir.ini");
+	assert_str_or_null(c.source.path, real_data("config/inbox", want, sizeof(want)),
+			   "[source] path");
+	real_data("out", parent, sizeof(parent));
 	assert_str_or_null(c.sink.path, parent, "[sink] path");
 	/* Not in the file: the absolute default stays as it is. */
 	assert_str_or_null(c.tagbot.state, CONFIG_DEFAULT_STATE, "state");
@@ -865,12 +865,12 @@ END_TEST
 
 /* ------------------------------------------------- per-list policy */
 
-/* What config-lists.ini gives each layer, worked out from the file. */
+/* What config/config-lists.ini gives each layer, worked out from the file. */
 START_TEST(test_list_globals)
 {
 	struct config c;
 
-	load_ok(&c, "config-lists.ini");
+	load_ok(&c, "config/config-lists.ini");
 	ck_assert_int_eq(c.reply.reply_mode, REPLY_PER_PATCH);
 	ck_assert_int_eq(c.reply.series_wait, 300);
 	ck_assert_uint_eq(c.reply.maintainers.n, 2);
@@ -917,7 +917,7 @@ START_TEST(test_policy_for)
 	const struct list_policy *p;
 	struct config c;
 
-	load_ok(&c, "config-lists.ini");
+	load_ok(&c, "config/config-lists.ini");
 	p = config_policy_for(&c, policy_cases[_i].lookup);
 	ck_assert_ptr_nonnull(p);
 	if (policy_cases[_i].want_id)
@@ -934,7 +934,7 @@ START_TEST(test_list_layers)
 	const struct list_policy *leds, *net, *empty;
 	struct config c;
 
-	load_ok(&c, "config-lists.ini");
+	load_ok(&c, "config/config-lists.ini");
 	leds = config_policy_for(&c, "linux-leds.vger.kernel.org");
 	ck_assert(leds->enabled);
 	ck_assert_int_eq(leds->reply_mode, REPLY_PER_SERIES);
@@ -963,7 +963,7 @@ START_TEST(test_no_list_sections)
 	const struct list_policy *p;
 	struct config c;
 
-	load_ok(&c, "config-severities.ini");
+	load_ok(&c, "config/config-severities.ini");
 	p = config_policy_for(&c, "linux-leds.vger.kernel.org");
 	ck_assert_ptr_eq(p, &c.lists.dflt);
 	ck_assert(p->enabled);
@@ -1041,7 +1041,7 @@ START_TEST(test_rules_select)
 	struct config c;
 	struct err e;
 
-	load_ok(&c, "config-custom.ini");
+	load_ok(&c, "config/config-custom.ini");
 	ck_assert_int_eq(config_rules_select(&c, "missing_sign_off, NO_INTERNAL_URL", false, &e), 0);
 	ck_assert_int_eq(c.rules.severity[R_MISSING_SIGN_OFF], SEV_OFF);
 	ck_assert_int_eq(c.rules.custom[0].severity, SEV_OFF);	/* NO_INTERNAL_URL */
@@ -1049,7 +1049,7 @@ START_TEST(test_rules_select)
 	ck_assert_int_eq(c.rules.custom[2].severity, SEV_CHECK);	/* FIXES_SUBJECT */
 	config_release(&c);
 
-	load_ok(&c, "config-custom.ini");
+	load_ok(&c, "config/config-custom.ini");
 	ck_assert_int_eq(config_rules_select(&c, "BAD_SIGN_OFF,fixes_subject", true, &e), 0);
 	ck_assert_int_eq(c.rules.severity[R_BAD_SIGN_OFF], SEV_WARNING);
 	ck_assert_int_eq(c.rules.custom[2].severity, SEV_CHECK);

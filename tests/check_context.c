@@ -61,18 +61,18 @@ static const struct {
 	int version, index, total;
 	const char *change_id, *irt, *refs, *list_id;
 } cases[] = {
-	{ "series-v2-cover.eml", V2C, "locking/mutex: Mark devm_mutex_init() as __must_check",
+	{ "series/series-v2-cover.eml", V2C, "locking/mutex: Mark devm_mutex_init() as __must_check",
 	  "linux@weissschuh.net", "cover", 2, 0, 2, SLUG, NULL, NULL, "linux-leds.vger.kernel.org" },
-	{ "series-v2-1.eml", V2P1, "leds: st1202: Check for error code from devm_mutex_init() call",
+	{ "series/series-v2-1.eml", V2P1, "leds: st1202: Check for error code from devm_mutex_init() call",
 	  "linux@weissschuh.net", "patch", 2, 1, 2, SLUG, V2C, V2C, "linux-leds.vger.kernel.org" },
-	{ "series-v4-1.eml", V4P1, "leds: st1202: Check for error code from devm_mutex_init() call",
+	{ "series/series-v4-1.eml", V4P1, "leds: st1202: Check for error code from devm_mutex_init() call",
 	  "linux@weissschuh.net", "patch", 4, 1, 2, SLUG, V4C, V3C " " V4C,
 	  "linux-leds.vger.kernel.org" },
-	{ "series-glued-patchv2.eml", "glued-v2-3@example.org", "leds: baz: use the right mask",
+	{ "series/series-glued-patchv2.eml", "glued-v2-3@example.org", "leds: baz: use the right mask",
 	  "jane@example.org", "patch", 2, 3, 8, NULL, NULL, NULL, "linux-leds.vger.kernel.org" },
-	{ "series-glued-patch1of8.eml", "glued-1-8@example.org", "leds: baz: add the header",
+	{ "series/series-glued-patch1of8.eml", "glued-1-8@example.org", "leds: baz: add the header",
 	  "jane@example.org", "patch", 1, 1, 8, NULL, NULL, NULL, "linux-leds.vger.kernel.org" },
-	{ "series-nocover-2.eml", "20250106100000.2-nc@example.org",
+	{ "series/series-nocover-2.eml", "20250106100000.2-nc@example.org",
 	  "leds: foo: drop the dead store", "jane@example.org", "patch", 1, 2, 2, NULL,
 	  "20250106100000.1-nc@example.org", "20250106100000.1-nc@example.org",
 	  "linux-leds.vger.kernel.org" },
@@ -133,7 +133,7 @@ START_TEST(test_thread_root)
 	struct msg_context c;
 	char *r;
 
-	load("series-v4-1.eml", T0, &c);
+	load("series/series-v4-1.eml", T0, &c);
 	r = context_thread_root(&c);
 	ck_assert_str_eq(r, V3C);	/* the first References entry */
 	free(r);
@@ -142,7 +142,7 @@ START_TEST(test_thread_root)
 	ck_assert(!context_refers_to(&c, V2C));
 	ck_assert(!context_refers_to(&c, "0123456789ab@weissschuh.net"));
 	msg_context_release(&c);
-	load("series-v2-cover.eml", T0, &c);
+	load("series/series-v2-cover.eml", T0, &c);
 	r = context_thread_root(&c);
 	ck_assert_str_eq(r, V2C);	/* no threading: the message itself */
 	free(r);
@@ -150,7 +150,7 @@ START_TEST(test_thread_root)
 }
 END_TEST
 
-/* series-outlook-7.eml: Outlook folds the Message-ID: header and writes the
+/* series/series-outlook-7.eml: Outlook folds the Message-ID: header and writes the
  * domain in capitals; the context keys it with the domain lower-cased, so
  * only context_is_of() matches the header's own form (the series reply of
  * such a series was never held: issue 10 review, defect 2). */
@@ -173,7 +173,7 @@ START_TEST(test_is_of)
 {
 	struct msg_context c;
 
-	load("series-outlook-7.eml", T0, &c);
+	load("series/series-outlook-7.eml", T0, &c);
 	ck_assert_str_eq(c.message_id, OUTLOOK_LOCAL "@wa0p291mb0385.polp291.prod.outlook.com");
 	ck_assert_msg(context_is_of(&c, is_of[_i].msgid) == is_of[_i].same, "%s",
 		      is_of[_i].msgid ? is_of[_i].msgid : "(null)");
@@ -188,7 +188,7 @@ START_TEST(test_store_roundtrip)
 	struct err e;
 	bool found;
 
-	load("series-v4-1.eml", T0, &a);
+	load("series/series-v4-1.eml", T0, &a);
 	ck_assert(store_context_put(st, &a, &e) == 0);
 	msg_context_init(&b);
 	ck_assert(store_context_get(st, "<" V4P1 ">", &b, &found, &e) == 0);
@@ -221,8 +221,8 @@ START_TEST(test_prune)
 	bool found;
 	long n = -1;
 
-	put(st, "series-v2-cover.eml", T0);
-	put(st, "series-v3-cover.eml", T0 + 100);
+	put(st, "series/series-v2-cover.eml", T0);
+	put(st, "series/series-v3-cover.eml", T0 + 100);
 	ck_assert(store_context_prune(st, T0 + 50, &n, &e) == 0);
 	ck_assert_int_eq(n, 1);
 	msg_context_init(&b);
@@ -255,20 +255,20 @@ static const struct {
 	const char *file, *target;
 	bool earlier;
 } versions[] = {
-	{ "series-v3-1.eml", V2P1, true },	/* same subject, sender; 2 < 3 */
-	{ "series-v3-cover.eml", V2C, true },	/* same change-id */
-	{ "series-v3-cover.eml", V2P1, true },	/* change-id of b4's Message-ID */
-	{ "series-v2-1.eml", V3P1, false },	/* a later version */
-	{ "series-v3-1.eml", V3C, false },	/* same version */
-	{ "series-v3-1.eml", "unknown@example.org", false },
-	{ "series-nocover-1.eml", V2P1, false },	/* another work */
+	{ "series/series-v3-1.eml", V2P1, true },	/* same subject, sender; 2 < 3 */
+	{ "series/series-v3-cover.eml", V2C, true },	/* same change-id */
+	{ "series/series-v3-cover.eml", V2P1, true },	/* change-id of b4's Message-ID */
+	{ "series/series-v2-1.eml", V3P1, false },	/* a later version */
+	{ "series/series-v3-1.eml", V3C, false },	/* same version */
+	{ "series/series-v3-1.eml", "unknown@example.org", false },
+	{ "series/series-nocover-1.eml", V2P1, false },	/* another work */
 };
 
 START_TEST(test_earlier_version)
 {
 	struct store *st = th_store_open();
-	static const char *const known[] = { "series-v2-cover.eml", "series-v2-1.eml",
-					     "series-v3-cover.eml", "series-v3-1.eml" };
+	static const char *const known[] = { "series/series-v2-cover.eml", "series/series-v2-1.eml",
+					     "series/series-v3-cover.eml", "series/series-v3-1.eml" };
 	struct msg_context c;
 	struct err e;
 	bool yes = !versions[_i].earlier;
@@ -288,20 +288,20 @@ static const struct {
 	const char *file, *target;
 	bool same;
 } same_series[] = {
-	{ "series-v2-2.eml", V2C, true },	/* its cover letter */
-	{ "series-v2-2.eml", V2P1, true },	/* a sibling */
-	{ "series-v2-cover.eml", V2P2, true },	/* the cover's own patch */
-	{ "series-v2-2.eml", V3P1, false },	/* another version */
-	{ "series-v4-1.eml", V3C, false },	/* v4 answers v3's cover: not v3's series */
-	{ "series-v2-2.eml", "unknown@example.org", false },
+	{ "series/series-v2-2.eml", V2C, true },	/* its cover letter */
+	{ "series/series-v2-2.eml", V2P1, true },	/* a sibling */
+	{ "series/series-v2-cover.eml", V2P2, true },	/* the cover's own patch */
+	{ "series/series-v2-2.eml", V3P1, false },	/* another version */
+	{ "series/series-v4-1.eml", V3C, false },	/* v4 answers v3's cover: not v3's series */
+	{ "series/series-v2-2.eml", "unknown@example.org", false },
 };
 
 START_TEST(test_same_series)
 {
 	struct store *st = th_store_open();
-	static const char *const known[] = { "series-v2-cover.eml", "series-v2-1.eml",
-					     "series-v2-2.eml", "series-v3-cover.eml",
-					     "series-v3-1.eml" };
+	static const char *const known[] = { "series/series-v2-cover.eml", "series/series-v2-1.eml",
+					     "series/series-v2-2.eml", "series/series-v3-cover.eml",
+					     "series/series-v3-1.eml" };
 	struct msg_context c;
 	struct err e;
 	bool yes = !same_series[_i].same;

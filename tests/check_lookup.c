@@ -96,7 +96,7 @@ END_TEST
 START_TEST(test_atom_real_feeds)
 {
 	size_t n;
-	char *acked = th_read_data("lookup-thread-acked.atom", &n);
+	char *acked = th_read_data("lookup/lookup-thread-acked.atom", &n);
 	int entries;
 
 	/* Krzysztof's patch and Lee's Acked-by. */
@@ -108,7 +108,7 @@ START_TEST(test_atom_real_feeds)
 	ck_assert_int_eq(lookup_atom_others(acked, n, "someone@else.org", NULL, NULL), 2);
 	free(acked);
 
-	acked = th_read_data("lookup-thread-unanswered.atom", &n);
+	acked = th_read_data("lookup/lookup-thread-unanswered.atom", &n);
 	ck_assert_int_eq(lookup_atom_others(acked, n, "eajames@linux.ibm.com", NULL, &entries), 0);
 	ck_assert_int_eq(entries, 1);
 	free(acked);
@@ -187,20 +187,20 @@ static const struct {
 	int version;
 	const char *subject, *author;
 } msg_cases[] = {
-	{ "lookup-raw-unanswered.mbox", "20250130194627.280618-1-eajames@linux.ibm.com", 0, true, 1,
+	{ "lookup/lookup-raw-unanswered.mbox", "20250130194627.280618-1-eajames@linux.ibm.com", 0, true, 1,
 	  "leds: Ensure hardware blinking turns off when requested", "eajames@linux.ibm.com" },
-	{ "lookup-v2-links-v1.eml", "20250725100241.120106-2-krzysztof.kozlowski@LINARO.ORG", 0, true,
+	{ "lookup/lookup-v2-links-v1.eml", "20250725100241.120106-2-krzysztof.kozlowski@LINARO.ORG", 0, true,
 	  2, "dt-bindings: Correct indentation and style in DTS example",
 	  "krzysztof.kozlowski@linaro.org" },
-	{ "lookup-maintainer-reply.eml", "20250109092429.GC6763@google.com", 0, false, 1,
+	{ "lookup/lookup-maintainer-reply.eml", "20250109092429.GC6763@google.com", 0, false, 1,
 	  "dt-bindings: Correct indentation and style in DTS example", "lee@kernel.org" },
-	{ "lookup-bug-report.eml", "cc399d9a-1470-494a-a9f9-8f0516a58800@posteo.net", 0, false, 1,
+	{ "lookup/lookup-bug-report.eml", "cc399d9a-1470-494a-a9f9-8f0516a58800@posteo.net", 0, false, 1,
 	  "/sys/class/leds missing since kernel 6.18 on PC Engines APU",
 	  "ogerhabenschichten@posteo.net" },
 	/* The archive answered with another message. */
-	{ "lookup-raw-unanswered.mbox", "20250130194627.280618-2-eajames@linux.ibm.com", -1, false, 0, NULL, NULL },
+	{ "lookup/lookup-raw-unanswered.mbox", "20250130194627.280618-2-eajames@linux.ibm.com", -1, false, 0, NULL, NULL },
 	/* Local parts compare exactly. */
-	{ "lookup-raw-unanswered.mbox", "20250130194627.280618-1-EAJAMES@linux.ibm.com", -1, false, 0, NULL, NULL },
+	{ "lookup/lookup-raw-unanswered.mbox", "20250130194627.280618-1-EAJAMES@linux.ibm.com", -1, false, 0, NULL, NULL },
 };
 
 START_TEST(test_parse_message)
@@ -227,7 +227,7 @@ START_TEST(test_parse_message_first_of_two)
 {
 	struct lookup_result r;
 	size_t n;
-	char *raw = th_read_data("lookup-raw-unanswered.mbox", &n);
+	char *raw = th_read_data("lookup/lookup-raw-unanswered.mbox", &n);
 	struct buf b;
 	struct err e;
 
@@ -561,7 +561,7 @@ START_TEST(test_rules_archive)
 {
 	struct checked c;
 
-	checked_open(&c, "lookup-links-archive.eml", NULL);
+	checked_open(&c, "lookup/lookup-links-archive.eml", NULL);
 	posting(add(&c, U_UNANSWERED, M_UNANSWERED, LOOKUP_ALIVE, 200), 1,
 		"leds: Ensure hardware blinking turns off when requested", 0);
 	posting(add(&c, U_ACKED, M_ACKED, LOOKUP_ALIVE, 200), 1,
@@ -597,7 +597,7 @@ START_TEST(test_rules_no_finding)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct checked c;
 
-		checked_open(&c, "lookup-links-archive.eml", NULL);
+		checked_open(&c, "lookup/lookup-links-archive.eml", NULL);
 		c.s.lookups = cases[i].lookups_on;
 		posting(add(&c, U_UNANSWERED, M_UNANSWERED, cases[i].st, 200), 1, "x", cases[i].others);
 		add(&c, U_MISSING, "x@y", cases[i].lookups_on ? LOOKUP_UNKNOWN : LOOKUP_DEAD, 404);
@@ -614,7 +614,7 @@ START_TEST(test_rules_severity_off)
 {
 	struct checked c;
 
-	checked_open(&c, "lookup-links-archive.eml", NULL);
+	checked_open(&c, "lookup/lookup-links-archive.eml", NULL);
 	c.s.severity[R_LINK_NO_NEW_INFO] = SEV_OFF;
 	c.s.severity[R_LINK_DEAD] = SEV_CHECK;
 	posting(add(&c, U_UNANSWERED, M_UNANSWERED, LOOKUP_ALIVE, 200), 1, "x", 0);
@@ -654,7 +654,7 @@ START_TEST(test_rules_previous_version)
 		const char *other = cases[i].want && !strcmp(cases[i].want, "LINK_NO_NEW_INFO")
 				    ? "LINK_TO_PREVIOUS_VERSION" : "LINK_NO_NEW_INFO";
 
-		checked_open(&c, "lookup-v2-links-v1.eml", NULL);
+		checked_open(&c, "lookup/lookup-v2-links-v1.eml", NULL);
 		posting(add(&c, U_V1, M_ACKED, LOOKUP_ALIVE, 200), cases[i].version, cases[i].subject,
 			cases[i].others);
 		run(&c);
@@ -846,7 +846,7 @@ START_TEST(test_prefetch_nothing_to_do)
 	struct checked c;
 	struct err e;
 
-	checked_open(&c, "lookup-patch-unanswered.eml", NULL);
+	checked_open(&c, "lookup/lookup-patch-unanswered.eml", NULL);
 	lookup_settings_init(&ls);
 	ck_assert_int_eq(lookup_new(&lk, &ls, NULL, &e), 0);
 	ck_assert_int_eq(lookup_prefetch(lk, &c.p[0], &c.s.archives, &c.res, &e), 0);
@@ -1014,7 +1014,7 @@ START_TEST(test_rules_store_signals)
 		struct lookup_result *r;
 		size_t n = 0;
 
-		checked_open(&c, "lookup-v2-links-v1.eml", NULL);
+		checked_open(&c, "lookup/lookup-v2-links-v1.eml", NULL);
 		c.s.lookups = cases[i].lookups;
 		r = add(&c, U_V1, M_ACKED, cases[i].status, cases[i].status == LOOKUP_DEAD ? 404 : 0);
 		r->earlier_version = cases[i].earlier;
@@ -1053,12 +1053,12 @@ START_TEST(test_from_store)
 	struct checked c;
 	struct err e;
 
-	checked_open(&c, "lookup-v2-links-v1.eml", NULL);
+	checked_open(&c, "lookup/lookup-v2-links-v1.eml", NULL);
 	/* The store does not know the target: nothing. */
 	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 0);
 	/* It knows v1 (same subject and sender, version 1 < 2). */
-	remember(st, "lookup-v1-maintainer-acked.eml", time(NULL) - 3600);
+	remember(st, "lookup/lookup-v1-maintainer-acked.eml", time(NULL) - 3600);
 	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	ck_assert_str_eq(c.res.v[0].msgid, M_ACKED);
@@ -1094,7 +1094,7 @@ START_TEST(test_cached)
 	char *key;
 	struct err e;
 
-	checked_open(&c, "lookup-v2-links-v1.eml", NULL);
+	checked_open(&c, "lookup/lookup-v2-links-v1.eml", NULL);
 	lookup_settings_init(&ls);
 	ck_assert_int_eq(lookup_new(&lk, &ls, cachestore_init(&lc, st), &e), 0);
 	/* Not cached: a transfer is needed, nothing is appended. */
@@ -1127,7 +1127,7 @@ START_TEST(test_cached_no_links)
 	struct checked c;
 	struct err e;
 
-	checked_open(&c, "lookup-daemon-no-links.eml", NULL);
+	checked_open(&c, "lookup/lookup-daemon-no-links.eml", NULL);
 	lookup_settings_init(&ls);
 	ck_assert_int_eq(lookup_new(&lk, &ls, NULL, &e), 0);
 	ck_assert(lookup_cached(lk, c.p, c.np, &c.s.archives, &c.res));
@@ -1161,7 +1161,7 @@ START_TEST(test_config_keys)
 	ck_assert_int_eq(c.lookup.concurrency, 4);
 	ck_assert_int_eq(c.lookup.rate, 5);
 	ck_assert_int_eq(c.lookup.cache_ttl, 21600);
-	ck_assert_msg(config_load(&c, data_path("lookup-config.ini"), &e) == 0, "%s", e.msg);
+	ck_assert_msg(config_load(&c, data_path("lookup/lookup-config.ini"), &e) == 0, "%s", e.msg);
 	ck_assert(c.rules.lookups);
 	ck_assert_str_eq(c.lookup.archive_url, "http://archive.example.org/leds/");
 	ck_assert_int_eq(c.lookup.timeout, 3);
@@ -1170,7 +1170,7 @@ START_TEST(test_config_keys)
 	ck_assert_int_eq(c.lookup.cache_ttl, 60);
 	/* Relative to the ini file's directory. */
 	ca = c.lookup.ca_file;
-	ck_assert_ptr_nonnull(strstr(ca, "/tests/data/certs/ca.pem"));
+	ck_assert_ptr_nonnull(strstr(ca, "/tests/data/lookup/certs/ca.pem"));
 	ck_assert_int_eq(ca[0], '/');
 	ck_assert_str_eq(c.lookup.user_agent, "bot of example.org, admin@example.org");
 	config_release(&c);
@@ -1181,12 +1181,12 @@ static const struct {
 	const char *file;
 	const char *error;	/* what the message must hold */
 } bad_config_cases[] = {
-	{ "lookup-config-bad-url.ini", "[lookup] archive_url: \"lore.kernel.org/all/\" is not an http:// or https:// URL" },
-	{ "lookup-config-bad-timeout.ini", "[lookup] timeout: \"0\" is not a number from 1 to 86400" },
-	{ "lookup-config-bad-concurrency.ini", "[lookup] concurrency: \"1001\" is not a number from 1 to 1000" },
-	{ "lookup-config-bad-rate.ini", "[lookup] rate: \"-1\" is not a number from 0 to 1000" },
-	{ "lookup-config-bad-ttl.ini", "[lookup] cache_ttl: \"2592001\" is not a number from 0 to 2592000" },
-	{ "lookup-config-typo.ini", "[lookup] user_agnet: unknown key (did you mean user_agent?)" },
+	{ "lookup/lookup-config-bad-url.ini", "[lookup] archive_url: \"lore.kernel.org/all/\" is not an http:// or https:// URL" },
+	{ "lookup/lookup-config-bad-timeout.ini", "[lookup] timeout: \"0\" is not a number from 1 to 86400" },
+	{ "lookup/lookup-config-bad-concurrency.ini", "[lookup] concurrency: \"1001\" is not a number from 1 to 1000" },
+	{ "lookup/lookup-config-bad-rate.ini", "[lookup] rate: \"-1\" is not a number from 0 to 1000" },
+	{ "lookup/lookup-config-bad-ttl.ini", "[lookup] cache_ttl: \"2592001\" is not a number from 0 to 2592000" },
+	{ "lookup/lookup-config-typo.ini", "[lookup] user_agnet: unknown key (did you mean user_agent?)" },
 };
 
 START_TEST(test_config_bad)
@@ -1253,5 +1253,5 @@ int main(void)
 	tcase_set_timeout(deadline, 30);
 	tcase_add_test(deadline, test_fetch_one_deadline);
 	suite_add_tcase(s, deadline);
-	return th_run_suite(s);
+	return th_run_suite_transport(s);
 }

@@ -122,52 +122,52 @@ struct mail_case {
 #define SOB "Signed-off-by: A U Thor <a@example.org>\n"
 
 static const struct mail_case mails[] = {
-	{ .file = "mime-qp-soft-break.eml",
+	{ .file = "mail/mime-qp-soft-break.eml",
 	  .text = "A line that was too long for the wire, so the encoder broke it at column 76.\n"
 		  "J\xc3\xb6rg wrote lower-case hex; 100% sure; =ZZ and =4 stay; a=b.\n"
 		  "A soft break with transport padding here.\n" SOB,
 	  .charset = "utf-8" },
-	{ .file = "mime-base64-body.eml",
+	{ .file = "mail/mime-base64-body.eml",
 	  .text = "Fix the thing.\n\nSigned-off-by: J\xc3\xb6rg R\xc3\xb6" "del <j@example.org>\n",
 	  .charset = "utf-8",
 	  .hdr = { { "From", "J\xc3\xb6rg <j@example.org>", "J\xc3\xb6rg <j@example.org>" } } },
-	{ .file = "mime-cp1252-euro.eml",
+	{ .file = "mail/mime-cp1252-euro.eml",
 	  .text = "It costs 5 \xe2\x82\xac and is \xe2\x80\x9cquoted\xe2\x80\x9d.\n"
 		  "Signed-off-by: Ren\xc3\xa9 Dupont <r@example.org>\n",
 	  .charset = "windows-1252" },
-	{ .file = "mime-flowed-delsp.eml",
+	{ .file = "mail/mime-flowed-delsp.eml",
 	  .text = "This paragraph was wrapped by the client. It ends here.\n\n"
 		  " indented by one space, stuffed\n"
 		  "> quoted and flowed.\n-- \nA U Thor\n",
 	  .charset = "utf-8", .quotes = true },
-	{ .file = "mime-crlf.eml",
+	{ .file = "mail/mime-crlf.eml",
 	  .text = "Line one.\n\n" SOB "---\ndiff --git a/f b/f\n",
 	  .charset = "us-ascii",
 	  .hdr = { { "Subject", "[PATCH] crlf: a mail with CR LF line ends", "[PATCH] crlf: a mail with CR LF line ends" },
 		   { "Message-ID", "<crlf@example.org>", "<crlf@example.org>" } } },
-	{ .file = "mime-mixed-x-patch.eml",
+	{ .file = "mail/mime-mixed-x-patch.eml",
 	  .text = "Subject: [PATCH] fix it\n\n" SOB "---\ndiff --git a/f b/f\n",
 	  .charset = "utf-8", .attachment = true, .filename = "fix.patch" },
-	{ .file = "mime-nested-alternative.eml",
+	{ .file = "mail/mime-nested-alternative.eml",
 	  .text = "Signed-off-by: J\xc3\xb6rg R\xc3\xb6" "del <j@example.org>\n",
 	  .charset = "iso-8859-1" },
-	{ .file = "mime-truncated.eml",
+	{ .file = "mail/mime-truncated.eml",
 	  .text = SOB "---\ndiff --git a/f b/f\n",
 	  .charset = "us-ascii", .warnings = MSG_WARN_TRUNCATED_MIME },
-	{ .file = "mime-no-boundary.eml",
+	{ .file = "mail/mime-no-boundary.eml",
 	  /* The line break before a delimiter belongs to the delimiter. */
 	  .text = "Signed-off-by: A U Thor <a@example.org>", .charset = "utf-8", .warnings = MSG_WARN_NO_BOUNDARY },
-	{ .file = "mime-nul-bytes.eml",
+	{ .file = "mail/mime-nul-bytes.eml",
 	  .text = "Line one.\n" SOB, .charset = "utf-8", .warnings = MSG_WARN_NUL_BYTES,
 	  .hdr = { { "Subject", "[PATCH] nul bytes", "[PATCH] nul bytes" } } },
 	/* Real mails from the corpus, trimmed. */
-	{ .file = "mime-corpus-qp-gmx.eml",	/* no Content-Type; "=2D--" hides the separator */
+	{ .file = "mail/mime-corpus-qp-gmx.eml",	/* no Content-Type; "=2D--" hides the separator */
 	  .has = { "\nSigned-off-by: Len Bao <len.bao@gmx.us>\n---\n drivers/leds/leds-max77705.c | 2 +-\n",
 		   "\n--- a/drivers/leds/leds-max77705.c\n+++ b/drivers/leds/leds-max77705.c\n",
 		   "struct device *dev, struct regmap *regmap, struct fw\n \n \t\tret = fwnode_property_read_u32(",
 		   "\n-- \n2.43.0\n" },
 	  .charset = "us-ascii" },
-	{ .file = "mime-corpus-qp-crlf.eml",	/* "=0D" at every line end */
+	{ .file = "mail/mime-corpus-qp-crlf.eml",	/* "=0D" at every line end */
 	  .has = { "In preparation to class_find_device_by_of_node() going away switch to\n"
 		   "using class_find_device_by_fwnode().\n\n"
 		   "Signed-off-by: Dmitry Torokhov <dmitry.torokhov@gmail.com>\n---\n",
@@ -176,7 +176,7 @@ static const struct mail_case mails[] = {
 		   "\n-- \n2.53.0.959.g497ff81fa9-goog\n\n" },
 	  .charset = "utf-8",
 	  .hdr = { { "Subject", "[PATCH net-next 01/10] net: wan: framer: switch to using class_find_device_by_fwnode()" } } },
-	{ .file = "mime-corpus-2047-from.eml",
+	{ .file = "mail/mime-corpus-2047-from.eml",
 	  .has = { "\nFixes: 2144f6d57d8e (\"arm64: dts: qcom: Add Xiaomi Redmi 3S\")\n"
 		   "Signed-off-by: Barnab\xc3\xa1s Cz\xc3\xa9m\xc3\xa1n <barnabas.czeman@mainlining.org>\n---\n" },
 	  .charset = "utf-8",
@@ -184,7 +184,7 @@ static const struct mail_case mails[] = {
 		     "=?utf-8?q?Barnab=C3=A1s_Cz=C3=A9m=C3=A1n?= <barnabas.czeman@mainlining.org>" },
 		   { "subject", "[PATCH 4/5] arm64: dts: qcom: msm8937-xiaomi-land: correct wled ovp value" },
 		   { "MESSAGE-ID", "<20260107-pmi8950-wled-v1-4-5e52f5caa39c@mainlining.org>" } } },
-	{ .file = "mime-corpus-octet-stream-patch.eml",	/* Gmail: octet-stream, name="0001-...patch" */
+	{ .file = "mail/mime-corpus-octet-stream-patch.eml",	/* Gmail: octet-stream, name="0001-...patch" */
 	  .has = { "From cd749918b9170214e91e21524095388d7c0df364 Mon Sep 17 00:00:00 2001\n"
 		   "From: Lorenzo Egidio <lorenzoegidioms@gmail.com>\n",
 		   "\n\nSigned-off-by: Lorenzo Egidio <lorenzoegidioms@gmail.com>\n---\n",
@@ -383,6 +383,36 @@ START_TEST(test_header_order)
 	}
 	ck_assert_ptr_null(message_header(&m, "Cc"));
 	message_release(&m);
+}
+END_TEST
+
+/* message_bytes() counts what parsing kept: a header value 100 bytes longer
+ * is 200 more (its decoded and its raw copy), a text 1000 bytes longer is
+ * 1000 more, and the count covers at least the text and the headers. */
+START_TEST(test_bytes)
+{
+	char raw[2048];
+	struct message a, b, c;
+	struct err e;
+	size_t na, nb, nc;
+
+	snprintf(raw, sizeof(raw), "Subject: s\nFrom: a@b\n\nbody\n");
+	ck_assert_int_eq(message_parse(&a, raw, strlen(raw), &e), 0);
+	snprintf(raw, sizeof(raw), "Subject: s%0100d\nFrom: a@b\n\nbody\n", 0);
+	ck_assert_int_eq(message_parse(&b, raw, strlen(raw), &e), 0);
+	snprintf(raw, sizeof(raw), "Subject: s\nFrom: a@b\n\nbody\n%01000d", 0);
+	ck_assert_int_eq(message_parse(&c, raw, strlen(raw), &e), 0);
+	na = message_bytes(&a);
+	nb = message_bytes(&b);
+	nc = message_bytes(&c);
+	ck_assert_uint_ge(na, a.text_len + strlen("Subject") + strlen("s") + strlen("From") +
+			  strlen("a@b"));
+	ck_assert_uint_eq(nb - na, 200);
+	ck_assert_uint_eq(c.text_len - a.text_len, 1000);
+	ck_assert_uint_eq(nc - na, 1000);
+	message_release(&a);
+	message_release(&b);
+	message_release(&c);
 }
 END_TEST
 
@@ -654,6 +684,7 @@ int main(void)
 
 	tcase_add_loop_test(tm, test_mail, 0, ARRAY_SIZE(mails));
 	tcase_add_test(tm, test_header_order);
+	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);
 	suite_add_tcase(s, tm);
 

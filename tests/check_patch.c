@@ -988,7 +988,7 @@ START_TEST(test_fixture_b4_relay)
 	struct message m;
 	size_t np;
 	char *raw;
-	struct patch *p = parse_fixture("model-b4-relay.eml", &m, &np, &raw);
+	struct patch *p = parse_fixture("mail/model-b4-relay.eml", &m, &np, &raw);
 	struct person sub;
 
 	ck_assert_uint_eq(np, 1);
@@ -1025,7 +1025,7 @@ START_TEST(test_fixture_reply_opens_with_subject)
 	struct message m;
 	size_t np;
 	char *raw;
-	struct patch *p = parse_fixture("model-reply-opens-with-subject.eml", &m, &np, &raw);
+	struct patch *p = parse_fixture("mail/model-reply-opens-with-subject.eml", &m, &np, &raw);
 
 	ck_assert_uint_eq(np, 1);
 	ck_assert_int_eq(p->kind, KIND_REPLY);
@@ -1041,7 +1041,7 @@ START_TEST(test_fixture_b4_relay_cover)
 	struct message m;
 	size_t np;
 	char *raw;
-	struct patch *p = parse_fixture("model-b4-relay-cover.eml", &m, &np, &raw);
+	struct patch *p = parse_fixture("mail/model-b4-relay-cover.eml", &m, &np, &raw);
 
 	ck_assert_uint_eq(np, 1);
 	ck_assert_int_eq(p->kind, KIND_COVER);
@@ -1064,7 +1064,7 @@ START_TEST(test_fixture_reply)
 	struct message m;
 	size_t np;
 	char *raw;
-	struct patch *p = parse_fixture("model-reply-quotes-diff.eml", &m, &np, &raw);
+	struct patch *p = parse_fixture("mail/model-reply-quotes-diff.eml", &m, &np, &raw);
 
 	ck_assert_uint_eq(np, 1);
 	ck_assert_int_eq(p->kind, KIND_REPLY);
@@ -1089,7 +1089,7 @@ START_TEST(test_fixture_scissors)
 	struct message m;
 	size_t np;
 	char *raw;
-	struct patch *p = parse_fixture("model-scissors-second-patch.eml", &m, &np, &raw);
+	struct patch *p = parse_fixture("mail/model-scissors-second-patch.eml", &m, &np, &raw);
 
 	ck_assert_uint_eq(np, 1);
 	ck_assert_int_eq(p->kind, KIND_REPLY);	/* the mail's Re: decides (patch.h (a)) */
@@ -1110,7 +1110,7 @@ START_TEST(test_fixture_pasted_mbox)
 	struct message m;
 	size_t np;
 	char *raw;
-	struct patch *p = parse_fixture("model-pasted-mbox-two-patches.eml", &m, &np, &raw);
+	struct patch *p = parse_fixture("mail/model-pasted-mbox-two-patches.eml", &m, &np, &raw);
 
 	check_mbox_parts(p, np, 2);
 	patches_free(p, np);
@@ -1127,19 +1127,19 @@ static const struct {
 	bool has_diff;		/* of the first part */
 } submission_cases[] = {
 	/* (a) a reply attaching two format-patch files it does not submit */
-	{ "submission-reply-attached-patches.eml", 2, KIND_REPLY, true },
+	{ "mail/submission-reply-attached-patches.eml", 2, KIND_REPLY, true },
 	/* (a) a reply pasting a format-patch to test ("please test this") */
-	{ "submission-reply-pasted-patch.eml", 1, KIND_REPLY, true },
+	{ "mail/submission-reply-pasted-patch.eml", 1, KIND_REPLY, true },
 	/* (a) In-Reply-To, no Re:, no patch prefix, quotes: a debug hack attached */
-	{ "submission-irt-no-prefix-quoted.eml", 1, KIND_REPLY, true },
+	{ "mail/submission-irt-no-prefix-quoted.eml", 1, KIND_REPLY, true },
 	/* (b) a bug report with a tentative diff, no patch prefix */
-	{ "submission-bug-report-diff.eml", 1, KIND_OTHER, true },
+	{ "mail/submission-bug-report-diff.eml", 1, KIND_OTHER, true },
 	/* (b) "Apply <commit> to 5.15, 6.1, and 6.6", the backport attached */
-	{ "submission-stable-request-attached.eml", 1, KIND_OTHER, true },
+	{ "mail/submission-stable-request-attached.eml", 1, KIND_OTHER, true },
 	/* a stable backport with a patch prefix is a submission */
-	{ "submission-stable-backport-patch.eml", 1, KIND_PATCH, true },
+	{ "mail/submission-stable-backport-patch.eml", 1, KIND_PATCH, true },
 	/* (d) a submission with three patch attachments: each a part */
-	{ "submission-three-attached-patches.eml", 3, KIND_PATCH, true },
+	{ "mail/submission-three-attached-patches.eml", 3, KIND_PATCH, true },
 };
 
 /* (d): each attachment is parsed on its own and named. */
@@ -1152,7 +1152,7 @@ START_TEST(test_fixture_three_attachments)
 	struct message m;
 	size_t np;
 	char *raw;
-	struct patch *p = parse_fixture("submission-three-attached-patches.eml", &m, &np, &raw);
+	struct patch *p = parse_fixture("mail/submission-three-attached-patches.eml", &m, &np, &raw);
 
 	ck_assert_uint_eq(np, 3);
 	ck_assert_uint_eq(m.nmore, 2);

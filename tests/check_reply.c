@@ -764,7 +764,7 @@ START_TEST(test_parsed_b4_relay_all)
 	struct reply r;
 	struct hblock h;
 	size_t np, len;
-	char *raw = th_read_data("reply-b4-relay-to-all.eml", &len);
+	char *raw = th_read_data("reply/reply-b4-relay-to-all.eml", &len);
 	struct err e;
 
 	message_init(&m);

@@ -332,7 +332,7 @@ END_TEST
  */
 START_TEST(test_real_version_notes)
 {
-	char *raw = th_read_data("commitlog-version-notes-above-separator.eml", NULL);
+	char *raw = th_read_data("rules/commitlog-version-notes-above-separator.eml", NULL);
 	struct findings fs;
 
 	findings_init(&fs);

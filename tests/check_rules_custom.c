@@ -399,7 +399,7 @@ static void lines_for(const struct findings *fs, const char *id, char *out, size
 }
 
 /*
- * patch-reported-closes-fixes.eml, decoded text: 1-2 description, 4
+ * mail/patch-reported-closes-fixes.eml, decoded text: 1-2 description, 4
  * Reported-by, 5 Closes, 6 Fixes (mentions "regulator"), 7 Signed-off-by,
  * 8 ---, 20 the removed line "- * @regulator: LED supply regulator pointer".
  */
@@ -419,13 +419,13 @@ static const struct {
 
 START_TEST(test_real_mail)
 {
-	char *raw = th_read_data("patch-reported-closes-fixes.eml", NULL);
+	char *raw = th_read_data("mail/patch-reported-closes-fixes.eml", NULL);
 	char path[4096], got[256];
 	struct findings fs;
 	struct config c;
 	struct err e;
 
-	snprintf(path, sizeof(path), "%s/config-custom-scopes.ini", TEST_DATA);
+	snprintf(path, sizeof(path), "%s/config/config-custom-scopes.ini", TEST_DATA);
 	config_init(&c);
 	ck_assert_msg(config_load(&c, path, &e) == 0, "%s", e.msg);
 	findings_init(&fs);
@@ -441,14 +441,14 @@ END_TEST
 
 START_TEST(test_real_mail_must_match_finding)
 {
-	char *raw = th_read_data("patch-reported-closes-fixes.eml", NULL);
+	char *raw = th_read_data("mail/patch-reported-closes-fixes.eml", NULL);
 	char path[4096];
 	struct findings fs;
 	struct config c;
 	struct err e;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/config-custom-scopes.ini", TEST_DATA);
+	snprintf(path, sizeof(path), "%s/config/config-custom-scopes.ini", TEST_DATA);
 	config_init(&c);
 	ck_assert_msg(config_load(&c, path, &e) == 0, "%s", e.msg);
 	findings_init(&fs);

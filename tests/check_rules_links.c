@@ -475,8 +475,8 @@ static size_t link_findings(const struct findings *fs)
 START_TEST(test_real_clean)
 {
 	static const char *const files[] = {
-		"links-closes-kbuild-report.eml", "links-revert-discussion-link.eml",
-		"links-v2-unlabelled-link-to-v1.eml",
+		"rules/links-closes-kbuild-report.eml", "rules/links-revert-discussion-link.eml",
+		"rules/links-v2-unlabelled-link-to-v1.eml",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
@@ -494,7 +494,7 @@ END_TEST
 /* The same real mail, had it been sent with the report's Message-ID. */
 START_TEST(test_real_closes_self)
 {
-	char *raw = th_read_data("links-closes-kbuild-report.eml", NULL);
+	char *raw = th_read_data("rules/links-closes-kbuild-report.eml", NULL);
 	char *mod = replace(raw, "Message-ID: <20250212085918.6902-1-brgl@bgdev.pl>",
 			    "Message-ID: <202502121512.CmoMg9Q7-lkp@INTEL.COM>");
 	struct findings fs;
@@ -516,7 +516,7 @@ END_TEST
  */
 START_TEST(test_real_v2_link_labelled)
 {
-	char *raw = th_read_data("links-v2-unlabelled-link-to-v1.eml", NULL);
+	char *raw = th_read_data("rules/links-v2-unlabelled-link-to-v1.eml", NULL);
 	char *mod = replace(raw, "20250107131456.247610-1-krzysztof.kozlowski@linaro.org\n",
 			    "20250107131456.247610-1-krzysztof.kozlowski@linaro.org # v1\n");
 	struct findings fs;
@@ -549,7 +549,7 @@ START_TEST(test_real_autosel_provenance)
 		{ "[PATCH]", true, 0 },
 		{ "[PATCH]", false, 1 },
 	};
-	char *raw = th_read_data("links-autosel-backport-msgid-link.eml", NULL);
+	char *raw = th_read_data("rules/links-autosel-backport-msgid-link.eml", NULL);
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		char *a = replace(raw, "[PATCH AUTOSEL 7.0-6.18]", t[i].subject);

@@ -385,11 +385,11 @@ struct real_case {
 };
 
 static const struct real_case real_cases[] = {
-	{ "rules-real-clean.eml", 0, 0, 0, 0, 0, ANY_LINE },
+	{ "rules/rules-real-clean.eml", 0, 0, 0, 0, 0, ANY_LINE },
 	/* kernel test robot + Closes: to the kbuild report */
-	{ "rules-real-reported-closes.eml", 0, 0, 0, 0, 0, ANY_LINE },
+	{ "rules/rules-real-reported-closes.eml", 0, 0, 0, 0, 0, ANY_LINE },
 	/* a good Fixes: on line 9, Reported-by: on line 10 followed by Signed-off-by: */
-	{ "rules-real-fixes-reported-no-link.eml", 1, 0, 0, 0, 0, 10 },
+	{ "rules/rules-real-fixes-reported-no-link.eml", 1, 0, 0, 0, 0, 10 },
 };
 
 START_TEST(test_real)
@@ -417,7 +417,7 @@ END_TEST
 /* Greg's "Cc: stable <stable@kernel.org>" (line 11) and no Fixes: tag. */
 START_TEST(test_real_stable_name)
 {
-	char *raw = th_read_data("rules-real-stable-name-assisted.eml", NULL);
+	char *raw = th_read_data("rules/rules-real-stable-name-assisted.eml", NULL);
 	struct findings fs;
 
 	findings_init(&fs);

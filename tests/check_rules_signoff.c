@@ -235,7 +235,7 @@ END_TEST
 /* A whole mail: Latin-1 body (quoted-printable) and an RFC 2047 Latin-1 From:. */
 START_TEST(test_author_latin1_fixture)
 {
-	char *raw = th_read_data("rules-latin1-from.eml", NULL);
+	char *raw = th_read_data("rules/rules-latin1-from.eml", NULL);
 	struct findings fs;
 
 	findings_init(&fs);
@@ -678,12 +678,12 @@ struct real_case {
 
 static const struct real_case real_cases[] = {
 	/* one author, one sign-off */
-	{ "rules-real-clean.eml", 0, 0, 0, 0, ANY_LINE },
+	{ "rules/rules-real-clean.eml", 0, 0, 0, 0, ANY_LINE },
 	/* header From: brgl@bgdev.pl, in-body From: and sign-off @linaro.org */
-	{ "rules-real-reported-closes.eml", 0, 0, 0, 0, ANY_LINE },
-	{ "rules-real-fixes-reported-no-link.eml", 0, 0, 0, 0, ANY_LINE },
+	{ "rules/rules-real-reported-closes.eml", 0, 0, 0, 0, ANY_LINE },
+	{ "rules/rules-real-fixes-reported-no-link.eml", 0, 0, 0, 0, ANY_LINE },
 	/* "Assisted-by: gkh_clanker_2000" on line 10 */
-	{ "rules-real-stable-name-assisted.eml", 0, 0, 0, 1, 10 },
+	{ "rules/rules-real-stable-name-assisted.eml", 0, 0, 0, 1, 10 },
 };
 
 START_TEST(test_real)

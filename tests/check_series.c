@@ -49,20 +49,20 @@ static const struct {
 	const char *a, *b;
 	bool linked;
 } links[] = {
-	{ "series-v2-1.eml", "series-v2-cover.eml", true },	/* answers its cover */
-	{ "series-v2-cover.eml", "series-v2-1.eml", true },	/* symmetric */
-	{ "series-v2-1.eml", "series-v2-2.eml", true },	/* siblings: same In-Reply-To */
-	{ "series-nocover-2.eml", "series-nocover-1.eml", true }, /* no cover: 2/2 answers 1/2 */
-	{ "series-v4-cover.eml", "series-v3-cover.eml", false }, /* v4 answers v3: versions differ */
-	{ "series-v4-1.eml", "series-v3-cover.eml", false },	/* refers to it, other version */
-	{ "series-v4-1.eml", "series-v4-cover.eml", true },
-	{ "series-v3-1.eml", "series-v2-cover.eml", false },
-	{ "series-unthreaded-1.eml", "series-unthreaded-2.eml", false }, /* no threading */
+	{ "series/series-v2-1.eml", "series/series-v2-cover.eml", true },	/* answers its cover */
+	{ "series/series-v2-cover.eml", "series/series-v2-1.eml", true },	/* symmetric */
+	{ "series/series-v2-1.eml", "series/series-v2-2.eml", true },	/* siblings: same In-Reply-To */
+	{ "series/series-nocover-2.eml", "series/series-nocover-1.eml", true }, /* no cover: 2/2 answers 1/2 */
+	{ "series/series-v4-cover.eml", "series/series-v3-cover.eml", false }, /* v4 answers v3: versions differ */
+	{ "series/series-v4-1.eml", "series/series-v3-cover.eml", false },	/* refers to it, other version */
+	{ "series/series-v4-1.eml", "series/series-v4-cover.eml", true },
+	{ "series/series-v3-1.eml", "series/series-v2-cover.eml", false },
+	{ "series/series-unthreaded-1.eml", "series/series-unthreaded-2.eml", false }, /* no threading */
 	/* "[PATCH 1/7]" and "[PATCH 7/7]" in a v4 thread: the tag left off */
-	{ "series-tagless-1.eml", "series-tagless-cover.eml", true },
-	{ "series-tagless-cover.eml", "series-tagless-1.eml", true },
-	{ "series-tagless-7.eml", "series-tagless-2.eml", true },	/* siblings */
-	{ "series-tagless-7.eml", "series-tagless-1.eml", true },	/* both untagged */
+	{ "series/series-tagless-1.eml", "series/series-tagless-cover.eml", true },
+	{ "series/series-tagless-cover.eml", "series/series-tagless-1.eml", true },
+	{ "series/series-tagless-7.eml", "series/series-tagless-2.eml", true },	/* siblings */
+	{ "series/series-tagless-7.eml", "series/series-tagless-1.eml", true },	/* both untagged */
 };
 
 START_TEST(test_linked)
@@ -83,19 +83,19 @@ START_TEST(test_tag_left_off_limits)
 {
 	struct msg_context cover, part;
 
-	load("series-tagless-cover.eml", T0, &cover);
-	load("series-tagless-1.eml", T0 + SERIES_TAGLESS, &part);
+	load("series/series-tagless-cover.eml", T0, &cover);
+	load("series/series-tagless-1.eml", T0 + SERIES_TAGLESS, &part);
 	ck_assert(series_linked(&part, &cover));
 	part.time = T0 + SERIES_TAGLESS + 1;	/* sent later: a resend, not a part */
 	ck_assert(!series_linked(&part, &cover));
 	msg_context_release(&part);
-	load("series-tagless-1.eml", T0 + 1, &part);
+	load("series/series-tagless-1.eml", T0 + 1, &part);
 	part.total = 6;				/* another series shape */
 	ck_assert(!series_linked(&part, &cover));
 	msg_context_release(&part);
 	/* v1's part and a v2 cover sent in reply to v1's cover: siblings, but
 	 * the v2 cover starts its own series */
-	load("series-tagless-7.eml", T0 + 1, &part);
+	load("series/series-tagless-7.eml", T0 + 1, &part);
 	free(cover.in_reply_to);
 	cover.in_reply_to = strdup(part.in_reply_to);
 	free(cover.message_id);
@@ -104,8 +104,8 @@ START_TEST(test_tag_left_off_limits)
 	ck_assert(!series_linked(&cover, &part));
 	msg_context_release(&part);
 	msg_context_release(&cover);
-	load("series-tagless-cover.eml", T0, &cover);
-	load("series-tagless-2.eml", T0 + 1, &part); /* an untagged cover is not joined */
+	load("series/series-tagless-cover.eml", T0, &cover);
+	load("series/series-tagless-2.eml", T0 + 1, &part); /* an untagged cover is not joined */
 	cover.version = 1;
 	ck_assert(!series_linked(&part, &cover));
 	msg_context_release(&part);
@@ -119,10 +119,10 @@ START_TEST(test_stray)
 {
 	struct msg_context cover, stray, part;
 
-	load("series-stray-cover.eml", T0, &cover);
-	load("series-stray-test.eml", T0 + 2, &stray);
+	load("series/series-stray-cover.eml", T0, &cover);
+	load("series/series-stray-test.eml", T0 + 2, &stray);
 	ck_assert(series_stray(&stray, &cover));
-	load("series-v2-1.eml", T0 + 2, &part);	/* an n/m part is no stray */
+	load("series/series-v2-1.eml", T0 + 2, &part);	/* an n/m part is no stray */
 	ck_assert(!series_stray(&part, &cover));
 	msg_context_release(&part);
 	ck_assert(!series_stray(&cover, &stray));	/* nor a cover letter */
@@ -133,7 +133,7 @@ START_TEST(test_stray)
 	stray.sender = strdup("reviewer@example.org");
 	ck_assert(!series_stray(&stray, &cover));
 	msg_context_release(&stray);
-	load("series-stray-test.eml", T0 + 2, &stray);
+	load("series/series-stray-test.eml", T0 + 2, &stray);
 	free(stray.in_reply_to);			/* answering another message */
 	stray.in_reply_to = strdup("other@example.org");
 	ck_assert(!series_stray(&stray, &cover));
@@ -159,27 +159,27 @@ START_TEST(test_window)
 {
 	struct msg_context a, b, c;
 
-	load("series-unthreaded-1.eml", T0, &a);
-	load("series-unthreaded-2.eml", T0 + 600, &b);
+	load("series/series-unthreaded-1.eml", T0, &a);
+	load("series/series-unthreaded-2.eml", T0 + 600, &b);
 	ck_assert(series_window_match(&a, &b, SERIES_WINDOW));
 	ck_assert(series_window_match(&b, &a, SERIES_WINDOW));
 	b.time = T0 + SERIES_WINDOW + 1;	/* too late */
 	ck_assert(!series_window_match(&a, &b, SERIES_WINDOW));
-	load("series-unthreaded-1.eml", T0 + 5, &c);	/* the same index twice */
+	load("series/series-unthreaded-1.eml", T0 + 5, &c);	/* the same index twice */
 	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
 	msg_context_release(&c);
-	load("series-unthreaded-2.eml", T0 + 5, &c);	/* a cover letter is never window-grouped */
+	load("series/series-unthreaded-2.eml", T0 + 5, &c);	/* a cover letter is never window-grouped */
 	c.index = 0;
 	free(c.kind);
 	c.kind = strdup("cover");
 	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
 	msg_context_release(&c);
-	load("series-unthreaded-2.eml", T0 + 5, &c);	/* another list */
+	load("series/series-unthreaded-2.eml", T0 + 5, &c);	/* another list */
 	free(c.list_id);
 	c.list_id = strdup("linux-kernel.vger.kernel.org");
 	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
 	msg_context_release(&c);
-	load("series-nocover-2.eml", T0, &c);	/* threaded, other sender */
+	load("series/series-nocover-2.eml", T0, &c);	/* threaded, other sender */
 	ck_assert(!series_window_match(&a, &c, SERIES_WINDOW));
 	msg_context_release(&a);
 	msg_context_release(&b);
@@ -191,10 +191,10 @@ START_TEST(test_is_part)
 {
 	struct msg_context c;
 
-	load("series-glued-patchv2.eml", T0, &c);	/* [PATCHv2 3/8] */
+	load("series/series-glued-patchv2.eml", T0, &c);	/* [PATCHv2 3/8] */
 	ck_assert(series_is_part(&c));
 	msg_context_release(&c);
-	load("series-glued-patch1of8.eml", T0, &c);	/* [PATCH1/8] */
+	load("series/series-glued-patch1of8.eml", T0, &c);	/* [PATCH1/8] */
 	ck_assert(series_is_part(&c));
 	c.total = 0;	/* a single patch */
 	ck_assert(!series_is_part(&c));
@@ -276,10 +276,10 @@ static void collect(void *ctx, const struct store_series_member *m)
 
 /* Orders of one series: all land in one series. */
 static const char *const orders[][3] = {
-	{ "series-v2-cover.eml", "series-v2-1.eml", "series-v2-2.eml" },	/* in order */
-	{ "series-v2-2.eml", "series-v2-1.eml", "series-v2-cover.eml" },	/* reversed */
-	{ "series-v2-1.eml", "series-v2-2.eml", "series-v2-cover.eml" },	/* late cover */
-	{ "series-v2-2.eml", "series-v2-cover.eml", "series-v2-1.eml" },
+	{ "series/series-v2-cover.eml", "series/series-v2-1.eml", "series/series-v2-2.eml" },	/* in order */
+	{ "series/series-v2-2.eml", "series/series-v2-1.eml", "series/series-v2-cover.eml" },	/* reversed */
+	{ "series/series-v2-1.eml", "series/series-v2-2.eml", "series/series-v2-cover.eml" },	/* late cover */
+	{ "series/series-v2-2.eml", "series/series-v2-cover.eml", "series/series-v2-1.eml" },
 };
 
 START_TEST(test_orders)
@@ -305,7 +305,7 @@ END_TEST
 
 START_TEST(test_missing_patch)
 {
-	static const char *const files[] = { "series-v2-cover.eml", "series-v2-2.eml" };
+	static const char *const files[] = { "series/series-v2-cover.eml", "series/series-v2-2.eml" };
 	struct store *st = th_store_open();
 	struct seen_members sm = { .n = 0 };
 	char *ids[2] = { 0 };
@@ -325,8 +325,8 @@ END_TEST
 
 START_TEST(test_reply_to_other_series)
 {
-	static const char *const files[] = { "series-v3-cover.eml", "series-v3-1.eml",
-					     "series-v4-cover.eml", "series-v4-1.eml" };
+	static const char *const files[] = { "series/series-v3-cover.eml", "series/series-v3-1.eml",
+					     "series/series-v4-cover.eml", "series/series-v4-1.eml" };
 	struct store *st = th_store_open();
 	char *ids[4] = { 0 };
 
@@ -342,7 +342,7 @@ END_TEST
 
 START_TEST(test_no_cover)
 {
-	static const char *const files[] = { "series-nocover-2.eml", "series-nocover-1.eml" };
+	static const char *const files[] = { "series/series-nocover-2.eml", "series/series-nocover-1.eml" };
 	struct store *st = th_store_open();
 	char *ids[2] = { 0 };
 
@@ -356,7 +356,7 @@ END_TEST
 
 START_TEST(test_unthreaded_window)
 {
-	static const char *const files[] = { "series-unthreaded-1.eml", "series-unthreaded-2.eml" };
+	static const char *const files[] = { "series/series-unthreaded-1.eml", "series/series-unthreaded-2.eml" };
 	const time_t near[] = { T0, T0 + 600 }, far[] = { T0, T0 + SERIES_WINDOW + 60 };
 	struct store *st = th_store_open();
 	char *ids[2] = { 0 };
@@ -382,7 +382,7 @@ END_TEST
 /* A pending series keeps raw mails until it is done; then it is due no more. */
 START_TEST(test_pending_lifecycle)
 {
-	static const char *const files[] = { "series-v2-cover.eml", "series-v2-1.eml" };
+	static const char *const files[] = { "series/series-v2-cover.eml", "series/series-v2-1.eml" };
 	struct store *st = th_store_open();
 	struct seen_members sm = { .n = 0 };
 	char *ids[2] = { 0 }, *due = NULL;
@@ -432,7 +432,7 @@ static struct findings one_finding(const char *rule, enum severity sev, size_t l
 START_TEST(test_reply_series)
 {
 	size_t len;
-	char *raw = th_read_data("series-v2-cover.eml", &len);
+	char *raw = th_read_data("series/series-v2-cover.eml", &len);
 	struct message m;
 	struct patch *p;
 	size_t np;
@@ -487,7 +487,7 @@ END_TEST
 START_TEST(test_reply_held_fold)
 {
 	size_t len;
-	char *raw = th_read_data("series-v2-cover.eml", &len);
+	char *raw = th_read_data("series/series-v2-cover.eml", &len);
 	struct message m;
 	struct patch *p;
 	size_t np;
@@ -529,7 +529,7 @@ END_TEST
 START_TEST(test_reply_parts)
 {
 	size_t len;
-	char *raw = th_read_data("submission-three-attached-patches.eml", &len);
+	char *raw = th_read_data("mail/submission-three-attached-patches.eml", &len);
 	struct message m;
 	struct patch *p;
 	size_t np;
@@ -570,7 +570,7 @@ END_TEST
  * restart that lost the done mark, a merged series) queues nothing. */
 START_TEST(test_queue_once)
 {
-	static const char *const files[] = { "series-v2-cover.eml", "series-v2-1.eml" };
+	static const char *const files[] = { "series/series-v2-cover.eml", "series/series-v2-1.eml" };
 	struct store *st = th_store_open();
 	struct store_message m = { .msgid = V2C, .source = "maildir:x", .folder = "",
 				   .kind = "cover", .decision = STORE_SKIPPED, .why = "series",

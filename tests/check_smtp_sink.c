@@ -1299,5 +1299,5 @@ int main(void)
 		       "tests/integration/smtp-sink.sh (TAGBOT_SMTP_PORT is not set)\n");
 		fflush(stdout);
 	}
-	return th_run_suite(smtp_suite());
+	return th_run_suite_transport(smtp_suite());
 }

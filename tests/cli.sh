@@ -60,51 +60,51 @@ EOF
 
 # --- exit statuses ---------------------------------------------------------
 
-capture "$TAGBOT" check "$data/cli-clean.eml"
+capture "$TAGBOT" check "$data/cli/cli-clean.eml"
 status_is "a clean patch exits 0" 0
 has "the total line counts it" out "1 messages, 1 patches checked, 0 errors, 0 warnings, 0 checks"
-has "the file's total line, as checkpatch's" out "$data/cli-clean.eml: total: 0 errors, 0 warnings, 0 checks, 1 patches checked"
+has "the file's total line, as checkpatch's" out "$data/cli/cli-clean.eml: total: 0 errors, 0 warnings, 0 checks, 1 patches checked"
 lines_are "a clean patch prints only the two totals" 2
 
-capture "$TAGBOT" check "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check "$data/cli/cli-missing-signoff.eml"
 status_is "a patch without sign-off exits 1" 1
 # MISSING_SIGN_OFF points at the last line of the commit message: line 12
 # (9 header lines, the blank line 10, the two lines of text).
-has "the error line is checkpatch-style" out "$data/cli-missing-signoff.eml:12: ERROR:MISSING_SIGN_OFF: "
+has "the error line is checkpatch-style" out "$data/cli/cli-missing-signoff.eml:12: ERROR:MISSING_SIGN_OFF: "
 has "the header line names the mail" out \
-	"$data/cli-missing-signoff.eml: <20250311042642.373782-1-craig@mcqueen.au> \"[PATCH] leds: uleds documentation fixes\""
+	"$data/cli/cli-missing-signoff.eml: <20250311042642.373782-1-craig@mcqueen.au> \"[PATCH] leds: uleds documentation fixes\""
 
-capture "$TAGBOT" check "$data/cli-warning-only.eml"
+capture "$TAGBOT" check "$data/cli/cli-warning-only.eml"
 status_is "a warning exits 1" 1
 has "the warning points at the sign-off line of the file" out \
-	"$data/cli-warning-only.eml:25: WARNING:FROM_SIGN_OFF_MISMATCH: "
+	"$data/cli/cli-warning-only.eml:25: WARNING:FROM_SIGN_OFF_MISMATCH: "
 has "the offending line follows, indented" out "    | Signed-off-by: MarshallZhan <marshall_zhan@wiwynn.com>"
 
-capture "$TAGBOT" check "$data/cli-check-only.eml"
+capture "$TAGBOT" check "$data/cli/cli-check-only.eml"
 status_is "a CHECK alone exits 0" 0
 has "the CHECK is shown" out ": CHECK:MISSING_FIXES_TAG: "
 
-capture "$TAGBOT" check "$data/cli-reply.eml"
+capture "$TAGBOT" check "$data/cli/cli-reply.eml"
 status_is "a reply exits 0" 0
 has "a reply is counted, not checked" out "1 messages, 0 patches checked, 0 errors, 0 warnings, 0 checks"
 lacks "a reply prints no header" out "<20250314110853.GF3890718@google.com>"
-capture "$TAGBOT" check --verbose "$data/cli-reply.eml" "$data/cli-clean.eml"
+capture "$TAGBOT" check --verbose "$data/cli/cli-reply.eml" "$data/cli/cli-clean.eml"
 has "--verbose shows the reply and why" out "<20250314110853.GF3890718@google.com> \"Re: [PATCH] leds: uleds documentation fixes\" (reply, not checked)"
 has "--verbose shows the clean patch" out "\"[PATCH] leds: pca995x: fix typo\" (no findings)"
 
 # Only submissions are patches (patch.h): a diff under a Subject with no
 # patch prefix is kind other, still checked; a reply attaching patches is
 # not checked at all.
-capture "$TAGBOT" check "$data/submission-bug-report-diff.eml"
+capture "$TAGBOT" check "$data/mail/submission-bug-report-diff.eml"
 status_is "a bug report's diff is still checked" 1
 has "its kind says the bot would not answer it" out \
 	"\"use-after-free in firmware_fallback_sysfs\" (other: no patch prefix, not a submission)"
 has "its findings are shown" out "ERROR:MISSING_SIGN_OFF"
 has "it is counted as checked" out "1 messages, 1 patches checked, 1 errors"
-capture "$TAGBOT" check --format=json "$data/submission-stable-request-attached.eml"
+capture "$TAGBOT" check --format=json "$data/mail/submission-stable-request-attached.eml"
 has "JSON gives kind other" out '"kind":"other"'
-capture "$TAGBOT" check --verbose "$data/submission-reply-attached-patches.eml" \
-	"$data/submission-reply-pasted-patch.eml" "$data/submission-irt-no-prefix-quoted.eml"
+capture "$TAGBOT" check --verbose "$data/mail/submission-reply-attached-patches.eml" \
+	"$data/mail/submission-reply-pasted-patch.eml" "$data/mail/submission-irt-no-prefix-quoted.eml"
 status_is "replies carrying patches exit 0" 0
 has "an attached format-patch in a Re: mail is a reply" out \
 	"<bde582df-9522-48ae-9d84-fa3751c4a06d@kernel.org> \"[PATCH 1/2] platform/x86: int3472: Use \"privacy\" as con_id for the LED lookup\" [attachment 0001-platform-x86-int3472-Use-privacy-as-con_id-for-the-L.patch] (reply, not checked)"
@@ -116,7 +116,7 @@ has "In-Reply-To, no prefix, quotes: a reply" out "<debug-1@example.org> \"[PATC
 has "none of them is checked" out "0 patches checked"
 # Several attachments under a [PATCH] subject: each checked on its own,
 # named, its findings at the lines of its own decoded text.
-capture "$TAGBOT" check "$data/submission-three-attached-patches.eml"
+capture "$TAGBOT" check "$data/mail/submission-three-attached-patches.eml"
 status_is "three attached patches, one unsigned: exit 1" 1
 has "all three are checked" out "1 messages, 3 patches checked, 1 errors, 1 warnings"
 has "the second names itself" out \
@@ -127,31 +127,31 @@ has "the third's finding, at its own line" out \
 
 # --- --min-severity ---------------------------------------------------------
 
-capture "$TAGBOT" check --min-severity=error "$data/cli-warning-only.eml"
+capture "$TAGBOT" check --min-severity=error "$data/cli/cli-warning-only.eml"
 status_is "--min-severity=error: a warning exits 0" 0
 lacks "--min-severity=error hides the warning" out "WARNING:"
-capture "$TAGBOT" check --min-severity=error "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check --min-severity=error "$data/cli/cli-missing-signoff.eml"
 status_is "--min-severity=error: an error exits 1" 1
-capture "$TAGBOT" check --min-severity=check "$data/cli-check-only.eml"
+capture "$TAGBOT" check --min-severity=check "$data/cli/cli-check-only.eml"
 status_is "--min-severity=check: a CHECK exits 1" 1
-capture "$TAGBOT" check --min-severity=warning "$data/cli-check-only.eml"
+capture "$TAGBOT" check --min-severity=warning "$data/cli/cli-check-only.eml"
 status_is "--min-severity=warning: a CHECK exits 0" 0
 lacks "--min-severity=warning hides the CHECK" out "CHECK:"
 
 # --- usage errors -------------------------------------------------------------
 
-capture "$TAGBOT" check --no-such-option "$data/cli-clean.eml"
+capture "$TAGBOT" check --no-such-option "$data/cli/cli-clean.eml"
 status_is "an unknown option exits 2" 2
 has "and names it" err "unknown option '--no-such-option'"
-capture "$TAGBOT" check -Z "$data/cli-clean.eml"
+capture "$TAGBOT" check -Z "$data/cli/cli-clean.eml"
 status_is "an unknown short option exits 2" 2
 capture "$TAGBOT" check
 status_is "no FILE exits 2" 2
-capture "$TAGBOT" check --format=xml "$data/cli-clean.eml"
+capture "$TAGBOT" check --format=xml "$data/cli/cli-clean.eml"
 status_is "an unknown format exits 2" 2
-capture "$TAGBOT" check --min-severity=off "$data/cli-clean.eml"
+capture "$TAGBOT" check --min-severity=off "$data/cli/cli-clean.eml"
 status_is "--min-severity=off exits 2" 2
-capture "$TAGBOT" check --lookups=https://bot:hunter2@lore.example.org/all/ "$data/cli-clean.eml"
+capture "$TAGBOT" check --lookups=https://bot:hunter2@lore.example.org/all/ "$data/cli/cli-clean.eml"
 status_is "--lookups with a password in the URL exits 2" 2
 has "and says why" err "--lookups: credentials in the URL are not accepted"
 lacks "without quoting the password" err "hunter2"
@@ -165,13 +165,13 @@ has "tagbot help check is check --help" out "usage: tagbot check"
 # --- configuration ------------------------------------------------------------
 
 printf '[rules]\nMISSING_SIGN_OFF = off\n' >"$tmp/off.ini"
-capture "$TAGBOT" check -c "$tmp/off.ini" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check -c "$tmp/off.ini" "$data/cli/cli-missing-signoff.eml"
 status_is "-c: a rule turned off no longer fails" 0
 printf '[rules]\nNO_SUCH_RULE = off\n' >"$tmp/bad.ini"
-capture "$TAGBOT" check -c "$tmp/bad.ini" "$data/cli-clean.eml"
+capture "$TAGBOT" check -c "$tmp/bad.ini" "$data/cli/cli-clean.eml"
 status_is "-c with an unknown rule exits 2" 2
 has "the error names the file" err "$tmp/bad.ini"
-capture "$TAGBOT" check -c "$tmp/missing.ini" "$data/cli-clean.eml"
+capture "$TAGBOT" check -c "$tmp/missing.ini" "$data/cli/cli-clean.eml"
 status_is "-c with a missing file exits 2" 2
 capture "$TAGBOT" check --list-rules
 status_is "--list-rules exits 0" 0
@@ -179,32 +179,32 @@ has "--list-rules lists a rule" out "BAD_REPORTED_BY_LINK"
 
 # --- unreadable inputs ----------------------------------------------------------
 
-capture "$TAGBOT" check "$tmp/does-not-exist.eml" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check "$tmp/does-not-exist.eml" "$data/cli/cli-missing-signoff.eml"
 status_is "a missing file exits 2" 2
 has "stderr names the missing file" err "$tmp/does-not-exist.eml: No such file or directory"
 has "the other file is still checked" out "ERROR:MISSING_SIGN_OFF"
 has "and counted" out "1 messages, 1 patches checked, 1 errors"
 
-capture "$TAGBOT" check "$data/cli-empty-message.mbox"
+capture "$TAGBOT" check "$data/cli/cli-empty-message.mbox"
 status_is "an unparsable mail exits 2" 2
-has "its error names the mbox message" out "$data/cli-empty-message.mbox: ERROR: message 1 (line 2): "
+has "its error names the mbox message" out "$data/cli/cli-empty-message.mbox: ERROR: message 1 (line 2): "
 has "the next mail is still checked" out "2 messages, 1 patches checked"
 
 printf 'Subject: no From: header\n\nbody\n' >"$tmp/no-from.eml"
-capture "$TAGBOT" check "$tmp/no-from.eml" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check "$tmp/no-from.eml" "$data/cli/cli-missing-signoff.eml"
 if [ "$status" -lt 3 ]; then ok "a mail without From: does not crash the run"; else not_ok "a mail without From: does not crash the run (exit status $status)"; fi
 
 # --- JSON Lines -------------------------------------------------------------------
 
-capture "$TAGBOT" check --format=json "$data/cli-series.mbox" "$data/cli-clean.eml" \
-	"$data/cli-check-only.eml" "$data/cli-empty-message.mbox" "$tmp/does-not-exist.eml"
+capture "$TAGBOT" check --format=json "$data/cli/cli-series.mbox" "$data/cli/cli-clean.eml" \
+	"$data/cli/cli-check-only.eml" "$data/cli/cli-empty-message.mbox" "$tmp/does-not-exist.eml"
 status_is "JSON: an unreadable input still exits 2" 2
 expect "JSON: every line parses" json_parses
 expect "JSON: exactly the documented fields" json_fields_exact
 lines_are "JSON: one object per mail and per failure" 8
 has "JSON: a reply is printed with empty findings" out '"kind":"reply","author":{"name":"Lee Jones","email":"lee@kernel.org"}'
 has "JSON: the unparsable mail has a null message_id" out \
-	"{\"file\":\"$data/cli-empty-message.mbox\",\"message_id\":null,\"error\":\"message 1 (line 2): message is empty\"}"
+	"{\"file\":\"$data/cli/cli-empty-message.mbox\",\"message_id\":null,\"error\":\"message 1 (line 2): message is empty\"}"
 has "JSON: the missing file is an error object" out "{\"file\":\"$tmp/does-not-exist.eml\",\"message_id\":null,"
 # file_line beside line: the sign-off of message 2 is line 9 of its decoded
 # text and line 73 of the mbox; message 1's missing sign-off points at the
@@ -213,42 +213,42 @@ has "JSON: file_line is the line in the mbox" out '"rule":"FROM_SIGN_OFF_MISMATC
 has "JSON: MISSING_SIGN_OFF at the end of the commit message" out '"rule":"MISSING_SIGN_OFF","severity":"error","line":2,"file_line":13,'
 lacks "JSON: no total line" out "patches checked"
 has "JSON: lines are lines of the decoded text" out '"rule":"FROM_SIGN_OFF_MISMATCH","severity":"warning","line":9,'
-sed '/^Message-ID:/d' "$data/cli-missing-signoff.eml" >"$tmp/no-msgid.eml"
+sed '/^Message-ID:/d' "$data/cli/cli-missing-signoff.eml" >"$tmp/no-msgid.eml"
 capture "$TAGBOT" check --format=json "$tmp/no-msgid.eml"
 has "JSON: a mail without Message-ID has a null message_id" out "{\"file\":\"$tmp/no-msgid.eml\",\"message_id\":null,\"subject\":"
 expect "JSON: ... and the documented fields" json_fields_exact
 
 # --- line numbers in an mbox --------------------------------------------------------
 
-want=$(grep -n '^Signed-off-by: MarshallZhan' "$data/cli-series.mbox" | cut -d: -f1)
-capture "$TAGBOT" check "$data/cli-series.mbox"
+want=$(grep -n '^Signed-off-by: MarshallZhan' "$data/cli/cli-series.mbox" | cut -d: -f1)
+capture "$TAGBOT" check "$data/cli/cli-series.mbox"
 status_is "the series mbox exits 1" 1
-has "a finding points at its line in the mbox" out "$data/cli-series.mbox:$want: WARNING:FROM_SIGN_OFF_MISMATCH:"
+has "a finding points at its line in the mbox" out "$data/cli/cli-series.mbox:$want: WARNING:FROM_SIGN_OFF_MISMATCH:"
 has "the total counts all three mails" out "3 messages, 2 patches checked, 1 errors, 1 warnings, 0 checks"
 
 # --- standard input --------------------------------------------------------------------
 
-capture "$TAGBOT" check - <"$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check - <"$data/cli/cli-missing-signoff.eml"
 status_is "stdin: a patch without sign-off exits 1" 1
 has "stdin is named -" out "-:12: ERROR:MISSING_SIGN_OFF: "
-capture "$TAGBOT" check -q - <"$data/cli-missing-signoff.eml"
+capture "$TAGBOT" check -q - <"$data/cli/cli-missing-signoff.eml"
 lines_are "-q prints the finding line only" 1
-capture "$TAGBOT" check -q - <"$data/cli-clean.eml"
+capture "$TAGBOT" check -q - <"$data/cli/cli-clean.eml"
 status_is "-q: a clean patch exits 0" 0
 lines_are "-q: a clean patch prints nothing" 0
-capture "$TAGBOT" check --format=json - <"$data/cli-series.mbox"
+capture "$TAGBOT" check --format=json - <"$data/cli/cli-series.mbox"
 lines_are "stdin: an mbox is split" 3
 expect "stdin: the JSON parses" json_parses
 
 # --- --commit-msg ------------------------------------------------------------------------
 
-capture "$TAGBOT" check --commit-msg "$data/cli-commit-msg-ok.txt"
+capture "$TAGBOT" check --commit-msg "$data/cli/cli-commit-msg-ok.txt"
 status_is "--commit-msg: a signed-off message exits 0" 0
-capture "$TAGBOT" check --commit-msg "$data/cli-commit-msg-no-signoff.txt"
+capture "$TAGBOT" check --commit-msg "$data/cli/cli-commit-msg-no-signoff.txt"
 status_is "--commit-msg: no sign-off exits 1" 1
 # line 4: the subject, a blank line, two lines of text, then # comments
-has "--commit-msg names the file" out "$data/cli-commit-msg-no-signoff.txt:4: ERROR:MISSING_SIGN_OFF:"
-capture "$TAGBOT" check --commit-msg - <"$data/cli-commit-msg-no-signoff.txt"
+has "--commit-msg names the file" out "$data/cli/cli-commit-msg-no-signoff.txt:4: ERROR:MISSING_SIGN_OFF:"
+capture "$TAGBOT" check --commit-msg - <"$data/cli/cli-commit-msg-no-signoff.txt"
 status_is "--commit-msg - reads stdin" 1
 capture "$TAGBOT" check --commit-msg "$tmp/none.txt"
 status_is "--commit-msg: a missing file exits 2" 2
@@ -256,10 +256,10 @@ status_is "--commit-msg: a missing file exits 2" 2
 # --- contrib/b4-check.sh -------------------------------------------------------------------
 
 b4check=$top_srcdir/contrib/b4-check.sh
-capture env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-missing-signoff.eml"
+capture env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli/cli-missing-signoff.eml"
 lines_are "b4-check.sh: one line per finding" 1
 has "b4-check.sh: the line b4 reads (ERROR: marks a failure)" out "-:12: ERROR:MISSING_SIGN_OFF: "
-capture env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli-clean.eml"
+capture env TAGBOT="$TAGBOT" sh "$b4check" <"$data/cli/cli-clean.eml"
 status_is "b4-check.sh: a clean patch exits 0" 0
 lines_are "b4-check.sh: a clean patch prints nothing (b4: passed)" 0
 

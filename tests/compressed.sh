@@ -81,7 +81,7 @@ compare() {
 }
 
 # --- the fixture -------------------------------------------------------------
-cp "$TAGBOT_TEST_DATA/cli-series.mbox" series.mbox && pack series.mbox || exit 99
+cp "$TAGBOT_TEST_DATA/cli/cli-series.mbox" series.mbox && pack series.mbox || exit 99
 compare series.mbox
 # What the plain run found, read by hand (see the top): the comparison above
 # means the same of every compressed run.
@@ -98,7 +98,7 @@ fi
 [ "$(grep -c '^{' plain-json.out)" = 3 ] && ok "fixture: three messages" || not_ok "fixture: three messages"
 
 # Two gzip members back to back (cat a.gz b.gz) read as one file.
-cp "$TAGBOT_TEST_DATA/cli-missing-signoff.eml" one.eml || exit 99
+cp "$TAGBOT_TEST_DATA/cli/cli-missing-signoff.eml" one.eml || exit 99
 { printf 'From mboxrd@z Thu Jan  1 00:00:00 1970\n'; cat one.eml; printf '\n'; } >one.mbox
 cat one.mbox series.mbox >two.mbox
 { gzip -c one.mbox; gzip -c series.mbox; } >two.mbox.gz

@@ -43,8 +43,8 @@ same() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: '$2' vs '$3'"; fi; }
 
 mkdir -p "$tmp/scratch" "$tmp/inbox/new" "$tmp/inbox/cur" "$tmp/inbox/tmp"
 n=0
-for f in series-v2-cover.eml series-v2-1.eml series-v2-2.eml cli-missing-signoff.eml \
-	 cli-clean.eml; do
+for f in series/series-v2-cover.eml series/series-v2-1.eml series/series-v2-2.eml cli/cli-missing-signoff.eml \
+	 cli/cli-clean.eml; do
 	n=$((n + 1))
 	sed '/^Signed-off-by: Thomas/d' "$data/$f" >"$tmp/inbox/new/170000000$n.m$n"
 done
@@ -78,7 +78,7 @@ same "... and leaves the mails in new/ (mark_seen = yes)" \
 same "... and removes its scratch store" "$(ls -A "$tmp/scratch")" ""
 
 # --- over the real run's state: only what is new -------------------------------------
-sed '/^Signed-off-by:/d' "$data/replay-rate-a.eml" >"$tmp/b/inbox/new/1700000009.m9"
+sed '/^Signed-off-by:/d' "$data/cli/replay-rate-a.eml" >"$tmp/b/inbox/new/1700000009.m9"
 "$TAGBOT" status -c "$tmp/b/tagbot.ini" >"$tmp/b/status.before" 2>&1
 before=$(cd "$tmp/b/state" && ls -A && cksum tagbot.db)
 dry "$tmp/b"

@@ -19,6 +19,11 @@ status_is() {
 		sed 's/^/#   /' "$tmp/err" | head -5
 	fi
 }
+# sanitized [PROGRAM]: PROGRAM (default $TAGBOT) is a sanitizer build, the
+# only kind that can print a sanitizer report; elsewhere a check for one
+# cannot fail, so the caller says SKIP instead.
+sanitized() { grep -qa -e __asan_init -e __ubsan_handle "${1:-$TAGBOT}"; }
+
 finish() {
 	printf '%d passed, %d failed\n' "$passes" "$fails"
 	[ "$fails" -eq 0 ]

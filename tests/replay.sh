@@ -37,11 +37,11 @@ warn="20250224082815.1827487-1-delphine_cc_chiu@wiwynn.com"	# FROM_SIGN_OFF_MISM
 chk="20251211163727.366441-1-johannes.goede@oss.qualcomm.com"	# MISSING_FIXES_TAG (check)
 clean="20250426020454.47059-1-jesse@ponkila.com"
 reply="20250314110853.GF3890718@google.com"
-set -- "$data/cli-missing-signoff.eml" "$data/cli-warning-only.eml" \
-	"$data/cli-check-only.eml" "$data/cli-clean.eml" "$data/cli-reply.eml"
+set -- "$data/cli/cli-missing-signoff.eml" "$data/cli/cli-warning-only.eml" \
+	"$data/cli/cli-check-only.eml" "$data/cli/cli-clean.eml" "$data/cli/cli-reply.eml"
 
 # --- the global policy ---------------------------------------------------------
-capture "$TAGBOT" replay -c "$tmp/plain.ini" "$@" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$@" "$data/cli/cli-missing-signoff.eml"
 status_is "replay exits 0" 0
 line "an error finding: would reply" "$leds: would reply (MISSING_SIGN_OFF)"
 line "a warning finding: would reply" "$warn: would reply (FROM_SIGN_OFF_MISMATCH)"
@@ -83,7 +83,7 @@ enabled = no
 [list linux-leds@vger.kernel.org]
 EOF
 } >"$tmp/off.ini"
-capture "$TAGBOT" replay -c "$tmp/off.ini" "$@" "$data/replay-rate-a.eml"
+capture "$TAGBOT" replay -c "$tmp/off.ini" "$@" "$data/cli/replay-rate-a.eml"
 line "[default] enabled = no reaches a listed list too" \
 	"$leds: skipped: list-disabled (MISSING_SIGN_OFF)"
 line "and a mail of another list" \
@@ -99,7 +99,7 @@ enabled = no
 enabled = yes
 EOF
 } >"$tmp/optin.ini"
-capture "$TAGBOT" replay -c "$tmp/optin.ini" "$data/cli-missing-signoff.eml" "$data/replay-rate-a.eml"
+capture "$TAGBOT" replay -c "$tmp/optin.ini" "$data/cli/cli-missing-signoff.eml" "$data/cli/replay-rate-a.eml"
 line "opt-in: the enabled list is answered" "$leds: would reply (MISSING_SIGN_OFF)"
 line "opt-in: X-Mailing-List of another list follows [default]" \
 	"20250601-rate-a@example.org: skipped: list-disabled (MISSING_SIGN_OFF)"
@@ -107,8 +107,8 @@ line "opt-in: X-Mailing-List of another list follows [default]" \
 # --- rate limits on the mails' clock ---------------------------------------------
 # a 10:00:00, b 10:00:30 UTC (written +0200), c 10:02:00: one reply a minute.
 { base; printf 'max_per_minute = 1\nrepeat_after = 0\n'; } >"$tmp/rate.ini"
-capture "$TAGBOT" replay -c "$tmp/rate.ini" "$data/replay-rate-a.eml" "$data/replay-rate-b.eml" \
-	"$data/replay-rate-c.eml"
+capture "$TAGBOT" replay -c "$tmp/rate.ini" "$data/cli/replay-rate-a.eml" "$data/cli/replay-rate-b.eml" \
+	"$data/cli/replay-rate-c.eml"
 line "the first is answered" "20250601-rate-a@example.org: would reply (MISSING_SIGN_OFF)"
 line "30 s later (by Date, +0200 applied): held" \
 	"20250601-rate-b@example.org: held: rate-limit-global (MISSING_SIGN_OFF)"
@@ -223,10 +223,10 @@ lacks "--since starts at the day" "$leds"
 line "--since 2025-03-12 --until 2025-03-31: the reply only" "$reply: skipped: reply"
 
 # --- only submissions are answered (patch.h) ------------------------------------
-capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-reply-attached-patches.eml" \
-	"$data/submission-reply-pasted-patch.eml" "$data/submission-irt-no-prefix-quoted.eml" \
-	"$data/submission-bug-report-diff.eml" "$data/submission-stable-request-attached.eml" \
-	"$data/submission-stable-backport-patch.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/mail/submission-reply-attached-patches.eml" \
+	"$data/mail/submission-reply-pasted-patch.eml" "$data/mail/submission-irt-no-prefix-quoted.eml" \
+	"$data/mail/submission-bug-report-diff.eml" "$data/mail/submission-stable-request-attached.eml" \
+	"$data/mail/submission-stable-backport-patch.eml"
 line "a Re: with attached patches: not answered" "bde582df-9522-48ae-9d84-fa3751c4a06d@kernel.org: skipped: reply"
 line "a Re: with a pasted patch: not answered" "a592f471-fe5d-47c0-a5f6-305fbdcf686f@lunn.ch: skipped: reply"
 line "In-Reply-To, no prefix, quotes: not answered" "debug-1@example.org: skipped: reply"
@@ -236,14 +236,14 @@ line "a stable request with the backport attached: not answered" \
 	"20251204000025.GA468348@ax162: skipped: not-a-patch"
 line "a [PATCH 5.10,...] backport is checked" "20251230212215.1613954-2-ynaffit@google.com: clean"
 lacks "nothing would be answered" "would reply"
-capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/submission-three-attached-patches.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/mail/submission-three-attached-patches.eml"
 line "three attached patches: one reply with the second's and the third's findings" \
 	"three-attached@example.org: would reply (MISSING_SIGN_OFF, BAD_REPORTED_BY_LINK)"
 
 # --- --show-replies -------------------------------------------------------------------
 # series-v2 (cover, 1/2, 2/2) without its Signed-off-by: lines, so both
 # patches have a finding; per-series: one reply, to the cover.
-for f in "$data"/series-v2-cover.eml "$data"/series-v2-1.eml "$data"/series-v2-2.eml; do
+for f in "$data"/series/series-v2-cover.eml "$data"/series/series-v2-1.eml "$data"/series/series-v2-2.eml; do
 	sed '/^Signed-off-by:/d' "$f" >"$tmp/nosob-${f##*/}"
 done
 cover="20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"
@@ -284,8 +284,8 @@ if [ "$count" = 1 ]; then ok "per-patch, repeat_after 14: the missing sign-off t
 # after the cover, so series_wait = 1200: one reply, to the cover.
 ocover="WA0P291MB03850F4E9B4EC7389FE89779C5052@WA0P291MB0385.POLP291.PROD.OUTLOOK.COM"
 { base; printf 'reply_mode = per-series\nseries_wait = 1200\n'; } >"$tmp/outlook.ini"
-capture "$TAGBOT" replay -c "$tmp/outlook.ini" --show-replies "$data/series-outlook-cover.eml" \
-	"$data/series-outlook-7.eml" "$data/series-outlook-10.eml"
+capture "$TAGBOT" replay -c "$tmp/outlook.ini" --show-replies "$data/series/series-outlook-cover.eml" \
+	"$data/series/series-outlook-7.eml" "$data/series/series-outlook-10.eml"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "folded Message-ID, capital domain: one reply for the series"; else not_ok "folded Message-ID, capital domain: $count replies, want 1"; fi
 line "... to its cover letter" "----- reply to <$ocover> -----"
@@ -298,12 +298,12 @@ once "... each message counted once"
 # A file caught in a series' send: "[PATCH v5] test" (no description, no
 # sign-off) between v9's 1/4 and 2/4, answering v9's cover, is not answered
 # (trimmed from the corpus); the same mail on its own is.
-capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-cover.eml" \
-	"$data/series-stray-test.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series/series-stray-cover.eml" \
+	"$data/series/series-stray-test.eml"
 line "a patch without n/m in a series' send: a stray, not answered" \
 	"20250610174319.183375-3-trannamatk@gmail.com: skipped: stray"
 lacks "... nothing is answered" "would reply"
-capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series-stray-test.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/series/series-stray-test.eml"
 line "... without its cover letter it is a patch like any other" \
 	"20250610174319.183375-3-trannamatk@gmail.com: would reply (COMMIT_MESSAGE, MISSING_SIGN_OFF)"
 
@@ -329,23 +329,23 @@ slow "Tue, 04 Feb 2025 09:02:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "a part 70 minutes late: a reply of its own"; else not_ok "a part 70 minutes late: $count replies, want 2"; fi
 
-capture "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" -q --show-replies "$data/cli/cli-missing-signoff.eml"
 line "-q --show-replies: the reply without the per-mail lines" "----- reply to <$leds> -----"
 lacks "... no per-message line" "$leds:"
-capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/cli-missing-signoff.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/cli/cli-missing-signoff.eml"
 lacks "without --show-replies no reply is printed" "----- reply to"
 
 # --- usage ---------------------------------------------------------------------------
-capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli/cli-clean.eml"
 status_is "a bad date exits 2" 2
-capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-02-30 "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-02-30 "$data/cli/cli-clean.eml"
 status_is "a day that does not exist exits 2" 2
 capture "$TAGBOT" replay -c "$tmp/plain.ini"
 status_is "no SOURCE exits 2" 2
-capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-05-01 --until 2025-04-01 "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-05-01 --until 2025-04-01 "$data/cli/cli-clean.eml"
 status_is "--until before --since exits 2" 2
 printf '[list bad id]\n' >"$tmp/bad.ini"
-capture "$TAGBOT" replay -c "$tmp/bad.ini" "$data/cli-clean.eml"
+capture "$TAGBOT" replay -c "$tmp/bad.ini" "$data/cli/cli-clean.eml"
 status_is "a bad configuration exits 2" 2
 if grep -qF "[list bad id]" "$tmp/err"; then ok "and names the section"; else not_ok "and names the section"; fi
 capture "$TAGBOT" replay -c "$tmp/plain.ini" -q "$@"

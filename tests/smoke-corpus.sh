@@ -78,8 +78,8 @@ case $rc in
 *) not_ok "exit status $rc (0 or 1 expected; 124 = over ${RUN_LIMIT}s)"; head -20 "$tmp/err" ;;
 esac
 # Only a sanitizer build can report anything: elsewhere the check is a skip,
-# said so, not a pass.  Such a build imports the sanitizers' runtime.
-if ! grep -qa -e __asan_init -e __ubsan_handle "$TAGBOT"; then
+# said so, not a pass.
+if ! sanitized; then
 	echo "# SKIP no sanitizer report: not a sanitizer build (configure --enable-sanitizers)"
 elif grep -q -E 'Sanitizer|runtime error:' "$tmp/err"; then
 	not_ok "sanitizer report"; head -20 "$tmp/err"

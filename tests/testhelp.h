@@ -1,5 +1,8 @@
 /*
- * testhelp.h - shared helpers for the Check suites.
+ * testhelp.h - shared helpers for the Check suites: fixtures and running
+ * (testhelp.c), mail and findings (testmail.c), a scratch store
+ * (teststore.c), libcurl's global state (testnet.c).  They sit in one
+ * static library, so a suite links only the files whose helpers it calls.
  */
 #ifndef TAGBOT_TESTHELP_H
 #define TAGBOT_TESTHELP_H
@@ -55,5 +58,8 @@ struct store *th_store_open(void);
 
 /* Runs one suite; returns the process exit status for a Check test program. */
 int th_run_suite(Suite *s);
+/* th_run_suite() inside libcurl's global state, set up and torn down as
+ * main() does, for the suites of modules that use libcurl. */
+int th_run_suite_transport(Suite *s);
 
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/buf.h"
+#include "lib/fdio.h"
 #include "mail/commitref.h"
 #include "cli/gitrepo.h"
 #include "mail/message.h"
@@ -170,21 +171,6 @@ static int start_cat_file(struct gitrepo *g, struct err *e)
 
 /* --- cat-file --batch --------------------------------------------------- */
 
-static int send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * git log's %s: the first paragraph of the message, its lines joined by
  * one space.  msg is the object after its headers.
@@ -282,7 +268,7 @@ static int ask(struct gitrepo *g, struct commit_facts *out, size_t first, const 
 
 	if (!g->pid && start_cat_file(g, e) < 0)
 		return -1;
-	if (send_all(g->req, req->data, req->len) < 0)
+	if (fd_write_all(g->req, req->data, req->len, true) < 0)
 		return err_set(e, ERR_FINAL, "git cat-file: %s", strerror(errno ? errno : EPIPE));
 	buf_init(&obj, GITREPO_MAX_OBJECT + 8192);
 	for (size_t k = first; k < out->n && rc == 0; k++)

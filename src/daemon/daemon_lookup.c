@@ -52,7 +52,7 @@
 #include "daemon/linkstore.h"
 
 #define PENDING_MAX		1000	/* mails waiting at once (lookup_fetch's cap is higher) */
-#define PENDING_MAX_BYTES	((size_t)256 * 1024 * 1024) /* their raw bytes */
+#define PENDING_MAX_BYTES	((size_t)256 * 1024 * 1024) /* their raw and parsed bytes */
 
 int daemon_lookup_open(struct daemon *d, struct err *e)
 {
@@ -85,9 +85,15 @@ void daemon_lookup_drop(struct daemon *d)
 	d->pend.bytes = 0;
 }
 
-static bool pending_full(const struct daemon *d, size_t len)
+/* What a waiting job holds: its raw bytes and its parsed message. */
+static size_t job_bytes(const struct job *j)
 {
-	return d->pend.n >= PENDING_MAX || d->pend.bytes + len > PENDING_MAX_BYTES;
+	return j->len + (j->parsed ? message_bytes(&j->msg) : 0);
+}
+
+static bool pending_full(const struct daemon *d, const struct job *j)
+{
+	return d->pend.n >= PENDING_MAX || d->pend.bytes + job_bytes(j) > PENDING_MAX_BYTES;
 }
 
 static void pending_add(struct daemon *d, struct job *j)
@@ -96,7 +102,7 @@ static void pending_add(struct daemon *d, struct job *j)
 	j->deferred = true;
 	ARRAY_GROW(d->pend.v, d->pend.alloc, d->pend.n + 1);
 	d->pend.v[d->pend.n++] = j;
-	d->pend.bytes += j->len;
+	d->pend.bytes += job_bytes(j);
 }
 
 /* Links to messages the store knows as earlier versions or series mates:
@@ -118,7 +124,7 @@ int daemon_lookup_gate(struct daemon *d, struct job *j)
 	from_store(d, j->p, j->np, &j->res);
 	if (!d->lk || lookup_cached(d->lk, j->p, j->np, &d->cfg.rules.archives, &j->res))
 		return 0;
-	if (!pending_full(d, j->len)) {
+	if (!pending_full(d, j)) {
 		log_message(LOGL_DEBUG, j->p[0].message_id, "waits for its lookups");
 		pending_add(d, j);
 		return 1;

@@ -12,21 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "mail/address.h"
 #include "mail/context.h"
 #include "daemon/daemon_p.h"
 #include "config/listpolicy.h"
-#include "reply/recipients.h"
 #include "lib/log.h"
 #include "mail/maildate.h"
 #include "mail/message.h"
 #include "mail/patch.h"
 #include "rules/rules.h"
-#include "lib/ascii.h"
 #include "mail/msgid.h"
 
 
@@ -92,121 +88,6 @@ static int seen(struct daemon *d, const char *key, bool *yes, struct err *e)
 	if (!key_usable(key))
 		return 0;	/* the caller uses another key */
 	return store_seen(d->st, key, yes, e);
-}
-
-static void fill_row(const struct daemon *d, const struct job *j, const char *key,
-		     const char *kind, enum store_decision dec, const char *why,
-		     struct store_message *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->msgid = key;
-	m->source = d->source_id;
-	m->folder = d->folder;
-	m->uid = j ? j->o.uid : 0;
-	m->kind = kind;
-	m->decision = dec;
-	m->why = why;
-	m->time = daemon_now(d);
-}
-
-/* The decision hook (tagbot replay), when one is set. */
-static void note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
-		 const char *why)
-{
-	struct daemon_decision dd = { key, dec, why, j ? j->findings : NULL,
-				      j ? j->min : SEV_OFF, daemon_now(d) };
-
-	if (d->on_decision)
-		d->on_decision(d->hook_arg, &dd);
-}
-
-static int record(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		  enum store_decision dec, const char *why, struct err *e)
-{
-	struct store_message m;
-
-	note(d, j, key, dec, why);
-	fill_row(d, j, key, kind, dec, why, &m);
-	return store_record_message(d->st, &m, NULL, e);
-}
-
-/* mboxrd: what a dry run prints, so it can be read back (tagbot check -). */
-static void print_reply(const struct daemon *d, const struct reply *r)
-{
-	FILE *f = d->o->out ? d->o->out : stdout;
-	time_t now = time(NULL);
-	char date[64];
-	const char *p = r->raw, *end = r->raw + r->len;
-
-	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", gmtime(&now));
-	fprintf(f, "From %s %s\n", r->envelope_from, date);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		const char *q = p;
-
-		while (q < p + n && *q == '>')
-			q++;
-		if ((size_t)(p + n - q) >= 5 && !strncmp(q, "From ", 5))
-			fputc('>', f);
-		fwrite(p, 1, n && p[n - 1] == '\r' ? n - 1 : n, f);
-		fputc('\n', f);
-		p += n + (nl != NULL);
-	}
-	fputc('\n', f);
-	fflush(f);
-}
-
-/* A reply went into the outbox: a dry run prints it, the hook sees it. */
-void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r)
-{
-	if (d->dry) {
-		print_reply(d, r);
-		d->printed++;
-	}
-	if (d->on_reply)
-		d->on_reply(d->hook_arg, parent, r);
-}
-
-/* The envelope: the reply's recipients, plus the bot's own mailbox. */
-static void envelope(const struct daemon *d, const struct reply *r, const char **rcpt,
-		     size_t *n)
-{
-	*n = 0;
-	for (size_t i = 0; i < r->nrcpt && *n < REPLY_MAX_RCPT; i++)
-		rcpt[(*n)++] = r->rcpt[i];
-	if (!d->copy_to)
-		return;
-	for (size_t i = 0; i < *n; i++)
-		if (!strcasecmp(rcpt[i], d->copy_to))
-			return;
-	rcpt[(*n)++] = d->copy_to;
-}
-
-void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
-		     const char **rcpt, struct store_outgoing *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->reply_msgid = r->msgid;
-	out->parent_msgid = parent;
-	out->envelope_from = r->envelope_from;
-	envelope(d, r, rcpt, &out->nrcpt);
-	out->rcpt = rcpt;
-	out->raw = r->raw;
-	out->len = r->len;
-}
-
-static void log_queued(const struct reply *r, const struct patch *p, const struct findings *f)
-{
-	struct buf rules;
-
-	buf_init(&rules, 4096);
-	for (size_t i = 0; i < f->n; i++)
-		if (!strstr(rules.data, f->v[i].rule))
-			buf_printf(&rules, "%s%s", rules.len ? ", " : "", f->v[i].rule);
-	log_message(LOGL_INFO, p->message_id, "reply <%s> queued for %s (%s)", r->msgid,
-		    r->nrcpt ? r->rcpt[0] : "?", rules.data);
-	buf_release(&rules);
 }
 
 /* The checked parts of one mail and where each one's findings start in
@@ -285,9 +166,6 @@ static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 		       const struct reply_settings *rs, const struct mail_parts *mp,
 		       struct err *e)
 {
-	const char *rcpt[REPLY_MAX_RCPT + 1];
-	struct store_outgoing out;
-	struct store_message m;
 	enum store_enqueue res;
 	struct reply r;
 	struct err re;
@@ -299,12 +177,9 @@ static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 	     reply_build(&r, p, f, rs, daemon_now(d), &re)) < 0) {
 		log_message(LOGL_WARNING, key, "no reply: %s", re.msg);
 		reply_release(&r);
-		return record(d, j, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
+		return daemon_record(d, j, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
 	}
-	fill_row(d, j, key, patch_kind_name(p->kind), STORE_REPLIED, NULL, &m);
-	m.reply_msgid = r.msgid;
-	daemon_outgoing(d, &r, key, rcpt, &out);
-	rc = store_record_reply(d->st, &m, &out, daemon_now(d), &res, e);
+	rc = daemon_queue_built(d, j, key, patch_kind_name(p->kind), &r, 0, &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
 		struct policy_settings ps = d->ps;
 
@@ -318,157 +193,10 @@ static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 						 rs->min_severity);
 			free(about);
 		}
-		log_queued(&r, p, f);
+		daemon_log_queued(&r, p, f);
 	}
-	if (rc == 0)
-		note(d, j, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
-		     res == STORE_QUEUED ? NULL : "already-replied");
-	if (rc == 0 && res == STORE_QUEUED)
-		daemon_reply_queued(d, key, &r);
 	reply_release(&r);
 	return rc;
-}
-
-/* For daemon_cc.c: record() and a built reply queued under key (printed
- * in a dry run), with the at-most-once guarantee of store_record_reply(). */
-int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		  enum store_decision dec, const char *why, struct err *e)
-{
-	return record(d, j, key, kind, dec, why, e);
-}
-
-int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
-		       const char *kind, const struct reply *r, time_t not_before,
-		       enum store_enqueue *res, struct err *e)
-{
-	const char *rcpt[REPLY_MAX_RCPT + 1];
-	struct store_outgoing out;
-	struct store_message m;
-
-	fill_row(d, j, key, kind, STORE_REPLIED, NULL, &m);
-	m.reply_msgid = r->msgid;
-	daemon_outgoing(d, r, key, rcpt, &out);
-	out.not_before = not_before;
-	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
-		return -1;
-	note(d, j, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
-	     *res == STORE_QUEUED ? NULL : "already-replied");
-	if (*res == STORE_QUEUED)
-		daemon_reply_queued(d, key, r);
-	return 0;
-}
-
-/* --- what a person was told ------------------------------------------------ */
-
-/* A lower-case copy of s (the told table's keys compare that way). */
-static char *lowered(const char *s)
-{
-	char *k = xstrdup(s);
-
-	for (char *c = k; *c; c++)
-		*c = (char)ascii_tolower((unsigned char)*c);
-	return k;
-}
-
-/* Whom a reply to p goes to, lower case (the told table's key); NULL when
- * nobody. */
-static char *told_person(const struct patch *p, const struct reply_settings *rs)
-{
-	struct recipients who;
-	char *k = NULL;
-
-	if (recipients_find(&who, p, rs) == 0)
-		k = lowered(who.to.email);
-	recipients_release(&who);
-	return k;
-}
-
-/* Whether f holds rule at or above SEV_CHECK before index i. */
-static bool earlier(const struct findings *f, size_t i, const char *rule)
-{
-	for (size_t j = 0; j < i; j++)
-		if (f->v[j].severity != SEV_OFF && !strcmp(f->v[j].rule, rule))
-			return true;
-	return false;
-}
-
-/* Whether who was told x: about this patch ever (while remembered), or, for
- * a rule told per person, about any patch within span. */
-static bool was_told(struct daemon *d, const char *who, const char *about,
-		     const struct finding *x, time_t span, const char *key)
-{
-	const char *keys[2] = { about, "" };
-	size_t n = rule_told_per_person(x->rule) ? 2 : 1;
-	time_t t;
-	bool found;
-	struct err e;
-
-	for (size_t i = 0; i < n; i++) {
-		if (store_told_get(d->st, who, x->rule, keys[i], &t, &found, &e) < 0) {
-			log_message(LOGL_WARNING, key, "%s", e.msg);
-			continue;
-		}
-		if (found && (i == 0 || daemon_now(d) - t < span)) {
-			log_message(LOGL_DEBUG, key, "%s: told to %s %ld days ago%s, not again",
-				    x->rule, who, (long)((daemon_now(d) - t) / 86400),
-				    i == 0 ? " about this patch" : "");
-			return true;
-		}
-	}
-	return false;
-}
-
-void daemon_told_filter(struct daemon *d, const struct patch *to,
-			const struct reply_settings *rs, const char *about, struct findings *f,
-			size_t from, size_t end)
-{
-	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
-	char *who = NULL, *key = NULL;
-
-	for (size_t i = from; i < end && i < f->n; i++) {
-		struct finding *x = &f->v[i];
-
-		if (x->severity == SEV_OFF)
-			continue;
-		if (rule_about_setup(x->rule) && earlier(f, i, x->rule)) {
-			x->severity = SEV_OFF;	/* the same mix-up, once a reply */
-			continue;
-		}
-		if (!d->st || !span || (!who && !(who = told_person(to, rs))))
-			continue;
-		if (!key)
-			key = lowered(about);
-		if (was_told(d, who, key, x, span, to->message_id))
-			x->severity = SEV_OFF;
-	}
-	free(who);
-	free(key);
-}
-
-void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
-		      const char *about, const struct findings *f, size_t from, size_t end,
-		      enum severity min)
-{
-	char *who = NULL, *key;
-	struct err e;
-
-	if (!d->st || !d->cfg.reply.repeat_after)
-		return;
-	key = lowered(about);
-	for (size_t i = from; i < end && i < f->n; i++) {
-		const struct finding *x = &f->v[i];
-
-		if (x->severity == SEV_OFF || x->severity < min)
-			continue;
-		if (!who && !(who = told_person(to, rs)))
-			break;
-		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0 ||
-		    (rule_told_per_person(x->rule) &&
-		     store_told_set(d->st, who, x->rule, "", daemon_now(d), &e) < 0))
-			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
-	}
-	free(who);
-	free(key);
 }
 
 /* The patch the reply is about: the first part that is checked. */
@@ -480,20 +208,11 @@ static const struct patch *lead_part(const struct patch *p, size_t n)
 	return &p[0];
 }
 
-void daemon_log_budgets(const char *key, const struct findings *f)
-{
-	char why[512];
-
-	for (size_t i = 0; i < f->nbudgets; i++)
-		if (rule_budget_describe(&f->budgets[i], why, sizeof(why)))
-			log_message(LOGL_WARNING, key, "%s", why);
-}
-
 /* decide(): the message is recorded as skipped (why), f released. */
 static int skip(struct daemon *d, struct job *j, const char *key, const char *kind,
 		const char *why, struct findings *f, struct err *e)
 {
-	int rc = record(d, j, key, kind, STORE_SKIPPED, why, e);
+	int rc = daemon_record(d, j, key, kind, STORE_SKIPPED, why, e);
 
 	j->findings = NULL;
 	findings_release(f);
@@ -568,7 +287,7 @@ static int decide(struct daemon *d, struct job *j, struct err *e)
 		break;
 	case POLICY_CLEAN:
 		log_message(LOGL_DEBUG, key, "clean");
-		rc = record(d, j, key, kind, STORE_CLEAN, NULL, e);
+		rc = daemon_record(d, j, key, kind, STORE_CLEAN, NULL, e);
 		break;
 	case POLICY_HOLD:
 		/* kept until the limit has room */
@@ -577,7 +296,7 @@ static int decide(struct daemon *d, struct job *j, struct err *e)
 	default:
 		log_message(LOGL_DEBUG, key, "skipped: %s%s%s", policy_reason_name(dec.reason),
 			    dec.matched ? " " : "", dec.matched ? dec.matched : "");
-		rc = record(d, j, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
+		rc = daemon_record(d, j, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
 		break;
 	}
 	j->findings = NULL;
@@ -597,7 +316,7 @@ static int unparsable(struct daemon *d, const struct job *j, const char *why, st
 	if (rc == 0 && !known) {
 		origin_text(d, &j->o, where, sizeof(where));
 		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
-		rc = record(d, j, key, "other", STORE_ERROR, NULL, e);
+		rc = daemon_record(d, j, key, "other", STORE_ERROR, NULL, e);
 	}
 	free(key);
 	return rc;
@@ -617,7 +336,7 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 	rc = seen(d, key, &known, e);
 	if (rc == 0 && !known) {
 		log_msg(LOGL_WARNING, "%s: skipped: too large or unreadable", where);
-		rc = record(d, j, key, "other", STORE_ERROR, NULL, e);
+		rc = daemon_record(d, j, key, "other", STORE_ERROR, NULL, e);
 	}
 	free(key);
 	return rc;
@@ -711,7 +430,7 @@ static int already(struct daemon *d, const struct job *j, const char *key,
 	if (seen(d, key, known, e) < 0 || known_for_good(d, key, msg, known, e) < 0)
 		return -1;
 	if (*known)
-		note(d, j, key, STORE_SKIPPED, "seen");
+		daemon_note(d, j, key, STORE_SKIPPED, "seen");
 	return 0;
 }
 
@@ -738,7 +457,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 	if (before_start(d, &j->o, &j->msg)) {
 		log_message(LOGL_INFO, j->key, "skipped: dated before the bot started on this folder"
 			    " (rescan after a UIDVALIDITY change, backfill = no)");
-		return record(d, j, j->key, patch_kind_name(j->p[0].kind), STORE_SKIPPED,
+		return daemon_record(d, j, j->key, patch_kind_name(j->p[0].kind), STORE_SKIPPED,
 			      "before-start", e);
 	}
 	/* Maintainer Cc mode, and threads a maintainer quieted. */
@@ -748,48 +467,6 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 	if (!j->resumed && daemon_lookup_gate(d, j) == 1)
 		return 0;
 	return decide(d, j, e);
-}
-
-/* ---------------------------------------------------------------- jobs */
-
-static struct job *job_new(const struct origin *o, const char *raw, size_t len)
-{
-	struct job *j = xcalloc(1, sizeof(*j));
-
-	j->o = *o;
-	j->raw = raw;
-	j->len = len;
-	j->rawid = raw ? msgid_from_raw(raw, len) : NULL;
-	message_init(&j->msg);
-	lookup_results_init(&j->res);
-	return j;
-}
-
-void daemon_job_keep(struct job *j)
-{
-	if (j->o.name && j->o.name != j->own_name)
-		j->o.name = j->own_name = xstrdup(j->o.name);
-	if (j->raw && j->raw != j->own_raw) {
-		j->own_raw = xmalloc(j->len + 1);
-		memcpy(j->own_raw, j->raw, j->len);
-		j->own_raw[j->len] = '\0';
-		j->raw = j->own_raw;
-	}
-}
-
-void daemon_job_free(struct job *j)
-{
-	if (!j)
-		return;
-	if (j->p)
-		patches_free(j->p, j->np);
-	message_release(&j->msg);
-	lookup_results_release(&j->res);
-	free(j->key);
-	free(j->rawid);
-	free(j->own_raw);
-	free(j->own_name);
-	free(j);
 }
 
 /* ------------------------------------------------------------- batches */
@@ -961,7 +638,7 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		       struct err *e)
 {
-	struct job *j = job_new(o, raw, len);
+	struct job *j = daemon_job_new(o, raw, len);
 	int rc = process(d, j, e);
 
 	if (!j->deferred)	/* else d->pend owns it */

@@ -1,9 +1,13 @@
 /*
  * daemon_p.h - the inside of daemon/, private to it: what daemon.c (the
  * loop, signals, reload, status, the offline API), daemon_msg.c (one job:
- * parse, check, decide, record; batches), daemon_io.c (the sources and
- * sinks), daemon_lookup.c (deferral), daemon_cc.c and daemon_series.c
- * share.  Outside daemon/, daemon.h is the face.
+ * parse, check, decide; batches), daemon_record.c (what a decision leaves
+ * in the store: rows, queued replies, what a person was told),
+ * daemon_job.c (a job's life), daemon_io.c (the sources and sinks),
+ * daemon_lookup.c (deferral), daemon_cc.c and daemon_series.c share.  The
+ * job's path calls Cc mode, series and deferral, and they record through
+ * daemon_record.c: none of them calls back into daemon_msg.c.  Outside
+ * daemon/, daemon.h is the face.
  */
 #ifndef TAGBOT_DAEMON_P_H
 #define TAGBOT_DAEMON_P_H
@@ -68,7 +72,7 @@ struct job;
 struct pending {
 	struct job **v;		/* owned */
 	size_t n, alloc;
-	size_t bytes;		/* raw bytes held */
+	size_t bytes;		/* raw and parsed bytes held */
 };
 
 /* Where a message came from, for the store and the log. */
@@ -201,6 +205,15 @@ struct job {
 	enum severity min;		/* its list's min_reply_severity */
 };
 
+/* --- daemon_job.c ------------------------------------------------------ */
+
+/* A job for the message raw (foreign; NULL: too large or unreadable) from
+ * o, with its raw Message-ID read. */
+struct job *daemon_job_new(const struct origin *o, const char *raw, size_t len);
+/* A job that waits (d->pend) takes copies of its foreign name and raw. */
+void daemon_job_keep(struct job *j);
+void daemon_job_free(struct job *j);
+
 /* --- daemon_msg.c ------------------------------------------------------ */
 
 /*
@@ -211,17 +224,23 @@ struct job {
  */
 int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		       struct err *e);
-/* A job that waits (d->pend) takes copies of its foreign name and raw. */
-void daemon_job_keep(struct job *j);
-void daemon_job_free(struct job *j);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
 void daemon_batch_release(struct batch *b);
+
+/* --- daemon_record.c: what a decision leaves behind --------------------- */
+
 /* One warning for each custom rule that could not check all of message
  * key, after its rules ran into f (rule_budget_describe()). */
 void daemon_log_budgets(const char *key, const struct findings *f);
-/* Records key's decision, for job j (NULL: another message than the one
+/* The log line of a reply queued for p, naming the rules of f. */
+void daemon_log_queued(const struct reply *r, const struct patch *p, const struct findings *f);
+/* The decision hook (tagbot replay), when one is set: key's decision,
+ * without recording it. */
+void daemon_note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
+		 const char *why);
+/* Records key's decision (and tells the hook), for job j (NULL: another message than the one
  * being handled; no origin, no findings for the hook). */
 int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e);

@@ -523,8 +523,16 @@ static const struct list_policy *list_settings(const struct daemon *d, const str
 	return lp;
 }
 
-static int queue(struct daemon *d, const char *id, const struct reply *r, const struct patch *lp,
-		 const struct flush *fl, time_t now, struct err *e)
+/* The store's queueing of a grouped reply: series or held. */
+typedef int group_queue_fn(struct store *st, const char *id, const struct store_outgoing *out,
+			   time_t now, enum store_enqueue *res, struct err *e);
+
+/* Queues r, the grouped reply `what` to the group id (a series, or the
+ * patches held for one recipient) led by lp, and notes it when queued. */
+static int queue_group(struct daemon *d, const char *what, group_queue_fn *queue,
+		       const char *id, const struct reply *r, const struct patch *lp,
+		       const struct policy_settings *ps, const struct reply_settings *rs,
+		       const struct flush *fl, time_t now, struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
@@ -532,9 +540,9 @@ static int queue(struct daemon *d, const char *id, const struct reply *r, const 
 	int rc;
 
 	daemon_outgoing(d, r, lp->message_id, rcpt, &out);
-	rc = store_series_queue_reply(d->st, id, &out, now, &res, e);
+	rc = queue(d->st, id, &out, now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED)
-		note_queued(d, "series", r, lp, &d->ps, &d->rs, fl, now);
+		note_queued(d, what, r, lp, ps, rs, fl, now);
 	return rc;
 }
 
@@ -654,50 +662,76 @@ static int rate_hold(struct daemon *d, const char *id, const char *key, const st
 	return store_series_set_deadline(d->st, id, at > now ? at : now + 1, e);
 }
 
+/* What a grouped reply (a series, or the patches held for one recipient)
+ * is built from: its first mail parsed, the list settings that mail's
+ * list has, and every part's findings. */
+struct grouped {
+	struct message msg;
+	struct patch *p;		/* owned; the parts of msg */
+	size_t np;
+	const struct list_policy *lp;	/* foreign (d->cfg) */
+	struct reply_settings rs;
+	struct flush fl;
+	struct reply r;			/* to be built */
+};
+
+/* Parses first (a member of ms) and gathers ms's parts as flush_parts()
+ * does.  -1 with pe filled when first does not parse; release g either
+ * way. */
+static int grouped_open(struct daemon *d, struct grouped *g, const struct member *first,
+			const struct members *ms, int total, bool series, struct err *pe)
+{
+	memset(g, 0, sizeof(*g));
+	message_init(&g->msg);
+	reply_init(&g->r);
+	if (message_parse(&g->msg, first->raw, first->len, pe) < 0)
+		return -1;
+	patch_parse(&g->msg, &g->p, &g->np);
+	g->lp = list_settings(d, &g->p[0], &g->rs);
+	flush_parts(d, ms, total, series, &g->fl);
+	return 0;
+}
+
+static void grouped_release(struct grouped *g)
+{
+	reply_release(&g->r);
+	flush_release(&g->fl);
+	if (g->p)
+		patches_free(g->p, g->np);
+	message_release(&g->msg);
+}
+
 /* Builds and queues the series reply; a series with nothing to say, or
  * whose lead cannot be answered, is only marked done. */
 static int flush_build(struct daemon *d, const char *id, const struct store_series *s,
 		       const struct member *lead, const struct members *ms, time_t now,
 		       struct err *e)
 {
-	struct message msg;
-	struct patch *p = NULL;
-	size_t np = 0;
-	struct flush fl;
-	struct reply r;
-	struct reply_settings rs;
+	struct grouped g;
 	const struct list_policy *lp;
 	struct err pe;
 	bool held = false;
 	int rc;
 
-	memset(&fl, 0, sizeof(fl));
-	message_init(&msg);
-	reply_init(&r);
-	if (message_parse(&msg, lead->raw, lead->len, &pe) < 0) {
+	if (grouped_open(d, &g, lead, ms, s->total, true, &pe) < 0) {
 		log_message(LOGL_WARNING, lead->msgid, "series <%s>: %s", id, pe.msg);
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	patch_parse(&msg, &p, &np);
-	lp = list_settings(d, &p[0], &rs);
-	flush_parts(d, ms, s->total, true, &fl);
+	lp = g.lp;
 	if (!lp->enabled ||
-	    reply_build_series(&r, &p[0], fl.parts, fl.n, s->total, &rs, now, &pe) < 0) {
+	    reply_build_series(&g.r, &g.p[0], g.fl.parts, g.fl.n, s->total, &g.rs, now, &pe) < 0) {
 		log_message(LOGL_DEBUG, lead->msgid, "series <%s>: no reply: %s", id,
 			    lp->enabled ? pe.msg : "list not enabled");
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	rc = rate_hold(d, id, lead->msgid, &p[0], now, &held, e);
+	rc = rate_hold(d, id, lead->msgid, &g.p[0], now, &held, e);
 	if (rc == 0 && !held)
-		rc = queue(d, id, &r, &p[0], &fl, now, e);
+		rc = queue_group(d, "series", store_series_queue_reply, id, &g.r, &g.p[0], &d->ps,
+				 &d->rs, &g.fl, now, e);
 out:
-	reply_release(&r);
-	flush_release(&fl);
-	if (p)
-		patches_free(p, np);
-	message_release(&msg);
+	grouped_release(&g);
 	return rc;
 }
 
@@ -790,70 +824,41 @@ static void held_member_add(void *ctx, const struct store_held *h)
 	member_add(ctx, &m);
 }
 
-static int held_queue(struct daemon *d, const char *rcpt, const struct reply *r,
-		      const struct patch *lp, const struct policy_settings *ps,
-		      const struct flush *fl, time_t now, struct err *e)
-{
-	const char *list[REPLY_MAX_RCPT + 1];
-	struct store_outgoing out;
-	enum store_enqueue res;
-	int rc;
-
-	daemon_outgoing(d, r, lp->message_id, list, &out);
-	rc = store_held_queue_reply(d->st, rcpt, &out, now, &res, e);
-	if (rc == 0 && res == STORE_QUEUED)
-		note_queued(d, "held", r, lp, ps, ps->rs, fl, now);
-	return rc;
-}
-
 /* Builds the folded reply of rcpt's held patches from the first one's
  * list settings; sends it when the limits have room, else holds on. */
 static int held_build(struct daemon *d, const char *rcpt, const struct members *ms, time_t now,
 		      struct err *e)
 {
-	struct message msg;
-	struct patch *p = NULL;
-	size_t np = 0;
-	struct flush fl;
-	struct reply r;
-	struct reply_settings rs;
+	struct grouped g;
 	struct policy_settings ps = d->ps;
 	enum policy_reason why;
 	struct err pe;
 	time_t at;
 	int rc;
 
-	memset(&fl, 0, sizeof(fl));
-	message_init(&msg);
-	reply_init(&r);
-	if (message_parse(&msg, ms->v[0].raw, ms->v[0].len, &pe) < 0) {
+	if (grouped_open(d, &g, &ms->v[0], ms, (int)ms->n, false, &pe) < 0) {
 		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: %s", rcpt, pe.msg);
 		rc = store_held_drop(d->st, rcpt, e);
 		goto out;
 	}
-	patch_parse(&msg, &p, &np);
-	list_settings(d, &p[0], &rs);
-	ps.rs = &rs;
-	flush_parts(d, ms, (int)ms->n, false, &fl);
-	if (reply_build_series(&r, &p[0], fl.parts, fl.n, REPLY_HELD, &rs, now, &pe) < 0) {
+	ps.rs = &g.rs;
+	if (reply_build_series(&g.r, &g.p[0], g.fl.parts, g.fl.n, REPLY_HELD, &g.rs, now,
+			       &pe) < 0) {
 		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: no reply: %s", rcpt,
 			    pe.msg);
 		rc = store_held_drop(d->st, rcpt, e);
 		goto out;
 	}
-	if (policy_rate_check_patch(d->pol, &ps, &p[0], now, &why, &at) == POLICY_HOLD) {
+	if (policy_rate_check_patch(d->pol, &ps, &g.p[0], now, &why, &at) == POLICY_HOLD) {
 		log_message(LOGL_INFO, ms->v[0].msgid, "held replies for %s: still %s (tried again "
 			    "in %ld s)", rcpt, policy_reason_name(why), (long)(at - now));
 		rc = store_held_set_deadline(d->st, rcpt, at > now ? at : now + 1, e);
 		goto out;
 	}
-	rc = held_queue(d, rcpt, &r, &p[0], &ps, &fl, now, e);
+	rc = queue_group(d, "held", store_held_queue_reply, rcpt, &g.r, &g.p[0], &ps, ps.rs,
+			 &g.fl, now, e);
 out:
-	reply_release(&r);
-	flush_release(&fl);
-	if (p)
-		patches_free(p, np);
-	message_release(&msg);
+	grouped_release(&g);
 	return rc;
 }
 

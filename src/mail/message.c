@@ -939,6 +939,18 @@ const char *message_header_raw(const struct message *m, const char *name)
 	return h ? h->raw : NULL;
 }
 
+size_t message_bytes(const struct message *m)
+{
+	size_t n = sizeof(*m) + m->nheaders * sizeof(*m->headers) + m->text_len;
+
+	for (size_t i = 0; i < m->nheaders; i++)
+		n += strlen(m->headers[i].name) + strlen(m->headers[i].value) +
+		     strlen(m->headers[i].raw) + 3;
+	for (size_t i = 0; i < m->nmore; i++)
+		n += sizeof(*m->more) + strlen(m->more[i].name) + m->more[i].len + 2;
+	return n;
+}
+
 void message_release(struct message *m)
 {
 	for (size_t i = 0; i < m->nheaders; i++) {

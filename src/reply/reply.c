@@ -760,28 +760,47 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 	buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
 }
 
-static int gather(struct parts *pp, const struct patch *parent, const struct findings *f,
-		  const struct reply_settings *s, struct err *e)
+/* Keeps the findings at or above the reply's severity, the first
+ * REPLY_MAX_FINDINGS of them to show; f may be NULL. */
+static void pick_findings(struct parts *pp, const struct findings *f,
+			  const struct reply_settings *s)
 {
-	const char *subj = parent->msg ? message_header(parent->msg, "Subject") : NULL;
-
-	if (!subj)
-		subj = parent->subject ? parent->subject : "";
-	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
-	    !address_header_safe(pp->from.email))
-		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
-	if (recipients_find(&pp->who, parent, s) < 0)
-		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
-			       parent->message_id ? parent->message_id : "", pp->who.why);
-	pp->to = &pp->who.to;
-	pp->used = xcalloc(f->n ? f->n : 1, sizeof(*pp->used));
-	for (size_t i = 0; i < f->n; i++) {
+	pp->used = xcalloc(f && f->n ? f->n : 1, sizeof(*pp->used));
+	for (size_t i = 0; f && i < f->n; i++) {
 		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
 			continue;
 		if (pp->nused < REPLY_MAX_FINDINGS)
 			pp->used[pp->nused++] = &f->v[i];
 		pp->nall++;
 	}
+}
+
+/* What every reply to msg needs first: its subject, our From: and whom to
+ * answer. */
+static int gather_start(struct parts *pp, const struct patch *msg, const char **subj,
+			const struct reply_settings *s, struct err *e)
+{
+	*subj = msg->msg ? message_header(msg->msg, "Subject") : NULL;
+	if (!*subj)
+		*subj = msg->subject ? msg->subject : "";
+	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
+	    !address_header_safe(pp->from.email))
+		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
+	if (recipients_find(&pp->who, msg, s) < 0)
+		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
+			       msg->message_id ? msg->message_id : "", pp->who.why);
+	pp->to = &pp->who.to;
+	return 0;
+}
+
+static int gather(struct parts *pp, const struct patch *parent, const struct findings *f,
+		  const struct reply_settings *s, struct err *e)
+{
+	const char *subj;
+
+	if (gather_start(pp, parent, &subj, s, e) < 0)
+		return -1;
+	pick_findings(pp, f, s);
 	if (!pp->nall)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       parent->message_id ? parent->message_id : "");
@@ -809,12 +828,35 @@ static void fill_rcpt(struct reply *r, const struct parts *pp)
 		r->rcpt[r->nrcpt++] = xstrdup(pp->cc.v[i]);
 }
 
+/* Makes r of what was gathered and the body built from it: its
+ * Message-ID, envelope and the mail itself, quoted-printable when the
+ * body is not 7-bit.  Releases body. */
+static void assemble(struct reply *r, struct parts *pp, const struct patch *parent,
+		     struct buf *body, const struct reply_settings *s, time_t now)
+{
+	struct buf out;
+	bool qp = !body_7bit(body);
+
+	r->msgid = new_msgid(bot_domain(s, pp->from.email), now);
+	r->envelope_from = xstrdup(pp->from.email);
+	r->nfindings = pp->nall;
+	fill_rcpt(r, pp);
+	buf_init(&out, 0);
+	put_headers(&out, pp, parent, r, s, now, qp);
+	buf_addstr(&out, "\r\n");
+	if (qp)
+		put_qp(&out, body);
+	else
+		put_crlf(&out, body);
+	r->raw = buf_detach(&out, &r->len);
+	buf_release(body);
+}
+
 int reply_build(struct reply *r, const struct patch *parent, const struct findings *f,
 		const struct reply_settings *s, time_t now, struct err *e)
 {
 	struct parts pp;
-	struct buf body, out;
-	bool qp;
+	struct buf body;
 
 	reply_init(r);
 	memset(&pp, 0, sizeof(pp));
@@ -822,22 +864,9 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 		parts_release(&pp);
 		return -1;
 	}
-	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
-	r->envelope_from = xstrdup(pp.from.email);
-	r->nfindings = pp.nall;
-	fill_rcpt(r, &pp);
 	buf_init(&body, BODY_CAP);
 	build_body(&body, pp.to, parent, pp.subject, pp.used, pp.nused, pp.nall, s);
-	qp = !body_7bit(&body);
-	buf_init(&out, 0);
-	put_headers(&out, &pp, parent, r, s, now, qp);
-	buf_addstr(&out, "\r\n");
-	if (qp)
-		put_qp(&out, &body);
-	else
-		put_crlf(&out, &body);
-	r->raw = buf_detach(&out, &r->len);
-	buf_release(&body);
+	assemble(r, &pp, parent, &body, s, now);
 	parts_release(&pp);
 	return 0;
 }
@@ -868,38 +897,18 @@ static void cc_recipients(struct parts *pp, const struct reply_cc *c,
 	addrs_drop(&pp->cc, pp->to->email);
 }
 
-static void cc_pick_findings(struct parts *pp, const struct findings *f,
-			     const struct reply_settings *s)
-{
-	pp->used = xcalloc(f && f->n ? f->n : 1, sizeof(*pp->used));
-	for (size_t i = 0; f && i < f->n; i++) {
-		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
-			continue;
-		if (pp->nused < REPLY_MAX_FINDINGS)
-			pp->used[pp->nused++] = &f->v[i];
-		pp->nall++;
-	}
-}
-
 static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct reply_settings *s,
 		     struct err *e)
 {
 	const struct patch *rq = c->request;
-	const char *subj = rq->msg ? message_header(rq->msg, "Subject") : NULL;
+	const char *subj;
 
-	if (!subj)
-		subj = rq->subject ? rq->subject : "";
-	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
-	    !address_header_safe(pp->from.email))
-		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
-	if (recipients_find(&pp->who, rq, s) < 0)
-		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
-			       rq->message_id ? rq->message_id : "", pp->who.why);
+	if (gather_start(pp, rq, &subj, s, e) < 0)
+		return -1;
 	if (!c->findings && !c->nexplain && !c->note)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       rq->message_id ? rq->message_id : "");
-	pp->to = &pp->who.to;
-	cc_pick_findings(pp, c->findings, s);
+	pick_findings(pp, c->findings, s);
 	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = rq->message_id && msgid_header_safe(rq->message_id);
 	cc_recipients(pp, c, s);
@@ -1005,8 +1014,7 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 		   time_t now, struct err *e)
 {
 	struct parts pp;
-	struct buf body, out;
-	bool qp;
+	struct buf body;
 
 	reply_init(r);
 	memset(&pp, 0, sizeof(pp));
@@ -1016,22 +1024,9 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 		parts_release(&pp);
 		return -1;
 	}
-	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
-	r->envelope_from = xstrdup(pp.from.email);
-	r->nfindings = pp.nall;
-	fill_rcpt(r, &pp);
 	buf_init(&body, BODY_CAP);
 	cc_build_body(&body, c, &pp, s);
-	qp = !body_7bit(&body);
-	buf_init(&out, 0);
-	put_headers(&out, &pp, c->request, r, s, now, qp);
-	buf_addstr(&out, "\r\n");
-	if (qp)
-		put_qp(&out, &body);
-	else
-		put_crlf(&out, &body);
-	r->raw = buf_detach(&out, &r->len);
-	buf_release(&body);
+	assemble(r, &pp, c->request, &body, s, now);
 	parts_release(&pp);
 	return 0;
 }
@@ -1150,8 +1145,7 @@ int reply_build_series(struct reply *r, const struct patch *lead,
 {
 	struct findings all;
 	struct parts pp;
-	struct buf body, out;
-	bool qp;
+	struct buf body;
 	int rc = -1;
 
 	reply_init(r);
@@ -1159,22 +1153,9 @@ int reply_build_series(struct reply *r, const struct patch *lead,
 	series_merge_findings(parts, n, &all);
 	if (gather(&pp, lead, &all, s, e) < 0)
 		goto out;
-	r->msgid = new_msgid(bot_domain(s, pp.from.email), now);
-	r->envelope_from = xstrdup(pp.from.email);
-	r->nfindings = pp.nall;
-	fill_rcpt(r, &pp);
 	buf_init(&body, BODY_CAP);
 	series_body(&body, &pp, parts, n, total, s);
-	qp = !body_7bit(&body);
-	buf_init(&out, 0);
-	put_headers(&out, &pp, lead, r, s, now, qp);
-	buf_addstr(&out, "\r\n");
-	if (qp)
-		put_qp(&out, &body);
-	else
-		put_crlf(&out, &body);
-	r->raw = buf_detach(&out, &r->len);
-	buf_release(&body);
+	assemble(r, &pp, lead, &body, s, now);
 	rc = 0;
 out:
 	free(all.v);	/* the findings themselves belong to the parts */

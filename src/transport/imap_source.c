@@ -1374,8 +1374,10 @@ int imap_append(struct imap_source *src, const char *folder, const char *raw, si
 	return rc;
 }
 
-static int search_msgid(struct imap_source *src, const char *bracketed, bool *found,
-			struct err *e)
+/* The lowest UID of the selected folder whose Message-ID is bracketed;
+ * 0: none. */
+static int search_lowest(struct imap_source *src, const char *bracketed, uint32_t *uid,
+			 struct err *e)
 {
 	struct mailimap_search_key *key =
 		mailimap_search_key_new_header(xstrdup("Message-ID"), xstrdup(bracketed));
@@ -1385,8 +1387,42 @@ static int search_msgid(struct imap_source *src, const char *bracketed, bool *fo
 	mailimap_search_key_free(key);
 	if (r != MAILIMAP_NO_ERROR)
 		return etpan_fail(src, r, "UID SEARCH", e);
-	*found = clist_count(res) > 0;
+	*uid = 0;
+	for (clistiter *c = clist_begin(res); c; c = clist_next(c)) {
+		uint32_t *u = clist_content(c);
+
+		if (!*uid || *u < *uid)
+			*uid = *u;
+	}
 	mailimap_search_result_free(res);
+	return 0;
+}
+
+static int search_msgid(struct imap_source *src, const char *bracketed, bool *found,
+			struct err *e)
+{
+	uint32_t uid = 0;
+	int rc = search_lowest(src, bracketed, &uid, e);
+
+	*found = uid != 0;
+	return rc;
+}
+
+/* msgid as a SEARCH HEADER argument, "<id>" in out (IMAP_NAME_MAX + 3
+ * bytes): with the brackets, the server's substring match is an exact
+ * one. */
+static int bracket_msgid(struct imap_source *src, const char *msgid, char *out,
+			 struct err *e)
+{
+	size_t n;
+
+	if (!msgid)
+		msgid = "";
+	msgid += strspn(msgid, " \t<");
+	n = strcspn(msgid, ">");
+	snprintf(out, IMAP_NAME_MAX + 3, "<%.*s>", (int)(n < IMAP_NAME_MAX ? n : 0), msgid);
+	if (!n || n > IMAP_NAME_MAX || !safe_name(out, false))
+		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
 	return 0;
 }
 
@@ -1413,7 +1449,6 @@ int imap_find_msgid(struct imap_source *src, const char *folder, const char *msg
 		    bool *found, struct err *e)
 {
 	char bracketed[IMAP_NAME_MAX + 3];
-	size_t n;
 	struct sig_guard g;
 	int rc;
 
@@ -1422,14 +1457,8 @@ int imap_find_msgid(struct imap_source *src, const char *folder, const char *msg
 		return -1;
 	if (!safe_name(folder, true))
 		return fail(src, ERR_FINAL, e, "folder names must be printable ASCII");
-	if (!msgid)
-		msgid = "";
-	msgid += strspn(msgid, " \t<");
-	n = strcspn(msgid, ">");
-	/* With the brackets, a substring match (SEARCH HEADER) is an exact one. */
-	snprintf(bracketed, sizeof(bracketed), "<%.*s>", (int)(n < IMAP_NAME_MAX ? n : 0), msgid);
-	if (!n || n > IMAP_NAME_MAX || !safe_name(bracketed, false))
-		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
+	if (bracket_msgid(src, msgid, bracketed, e) < 0)
+		return -1;
 	guard_enter(&g);
 	rc = find_msgid(src, folder, bracketed, found, e);
 	guard_leave(&g);
@@ -1438,28 +1467,15 @@ int imap_find_msgid(struct imap_source *src, const char *folder, const char *msg
 
 /* --- one message by Message-ID (maintainer Cc mode) ----------------------- */
 
-/* The lowest UID of the watched folder whose Message-ID is bracketed; 0: none. */
+/* search_lowest() in the watched folder, taking in what the server said
+ * of it meanwhile. */
 static int search_first(struct imap_source *src, const char *bracketed, uint32_t *uid,
 			struct err *e)
 {
-	struct mailimap_search_key *key =
-		mailimap_search_key_new_header(xstrdup("Message-ID"), xstrdup(bracketed));
-	clist *res = NULL;
-	int r = mailimap_uid_search(src->imap, NULL, key, &res);
+	int rc = search_lowest(src, bracketed, uid, e);
 
-	mailimap_search_key_free(key);
 	absorb_flags(src);
-	if (r != MAILIMAP_NO_ERROR)
-		return etpan_fail(src, r, "UID SEARCH", e);
-	*uid = 0;
-	for (clistiter *c = clist_begin(res); c; c = clist_next(c)) {
-		uint32_t *u = clist_content(c);
-
-		if (!*uid || *u < *uid)
-			*uid = *u;
-	}
-	mailimap_search_result_free(res);
-	return 0;
+	return rc;
 }
 
 /* uid's size, then (within max_message) its body into out. */
@@ -1499,21 +1515,13 @@ int imap_fetch_msgid(struct imap_source *src, const char *msgid, struct buf *out
 		     struct err *e)
 {
 	char bracketed[IMAP_NAME_MAX + 3];
-	size_t n;
 	struct sig_guard g;
 	uint32_t uid = 0;
 	int rc;
 
 	*found = false;
-	if (alive(src, e) < 0)
+	if (alive(src, e) < 0 || bracket_msgid(src, msgid, bracketed, e) < 0)
 		return -1;
-	if (!msgid)
-		msgid = "";
-	msgid += strspn(msgid, " \t<");
-	n = strcspn(msgid, ">");
-	snprintf(bracketed, sizeof(bracketed), "<%.*s>", (int)(n < IMAP_NAME_MAX ? n : 0), msgid);
-	if (!n || n > IMAP_NAME_MAX || !safe_name(bracketed, false))
-		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
 	guard_enter(&g);
 	rc = search_first(src, bracketed, &uid, e);
 	if (rc == 0 && uid)

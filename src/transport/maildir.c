@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "transport/maildir.h"
 
 #define DELIVER_TRIES 5	/* fresh names tried when one is taken */
@@ -193,13 +194,14 @@ static int read_fd(const struct maildir *md, int fd, const char *name, struct bu
 	return 0;
 }
 
-int maildir_read(const struct maildir *md, const char *name, struct buf *out,
-		 size_t max, struct err *e)
+/* Empties out and opens the message name for reading; the descriptor, or
+ * -1 with e filled. */
+static int open_message(const struct maildir *md, const char *name, struct buf *out,
+			struct err *e)
 {
-	struct stat sb;
 	bool in_new;
 	char *p;
-	int fd, rc;
+	int fd;
 
 	buf_reset(out);
 	if (!check_name(name, &in_new))
@@ -209,6 +211,18 @@ int maildir_read(const struct maildir *md, const char *name, struct buf *out,
 	free(p);
 	if (fd < 0)
 		return sys_err(md, "cannot open", name, e);
+	return fd;
+}
+
+int maildir_read(const struct maildir *md, const char *name, struct buf *out,
+		 size_t max, struct err *e)
+{
+	struct stat sb;
+	int fd, rc;
+
+	fd = open_message(md, name, out, e);
+	if (fd < 0)
+		return -1;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		close(fd);
 		return err_set(e, ERR_FINAL, "maildir %s: %s is not a regular file", md->path, name);
@@ -323,21 +337,6 @@ static void unique_name(char *out, size_t size)
 		 (long)getpid(), ++counter, (unsigned)rnd, host);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Writes data with CRLF turned into LF, then flushes it to the disk. */
 static int write_lf(int fd, const char *data, size_t len)
 {
@@ -345,12 +344,12 @@ static int write_lf(int fd, const char *data, size_t len)
 
 	for (size_t i = 0; i + 1 < len; i++) {
 		if (data[i] == '\r' && data[i + 1] == '\n') {
-			if (write_all(fd, data + start, i - start) < 0)
+			if (fd_write_all(fd, data + start, i - start, false) < 0)
 				return -1;
 			start = i + 1;
 		}
 	}
-	if (write_all(fd, data + start, len - start) < 0)
+	if (fd_write_all(fd, data + start, len - start, false) < 0)
 		return -1;
 	return fsync(fd);
 }
@@ -448,19 +447,12 @@ int maildir_deliver(const struct maildir *md, const char *data, size_t len, char
 int maildir_read_head(const struct maildir *md, const char *name, struct buf *out,
 		      size_t max, struct err *e)
 {
-	bool in_new;
-	char *p;
 	int fd;
 	ssize_t r = 0;
 
-	buf_reset(out);
-	if (!check_name(name, &in_new))
-		return err_set(e, ERR_FINAL, "maildir %s: bad message name", md->path);
-	p = join(md->path, name);
-	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	free(p);
+	fd = open_message(md, name, out, e);
 	if (fd < 0)
-		return sys_err(md, "cannot open", name, e);
+		return -1;
 	while (out->len < max) {
 		char chunk[16384];
 		size_t want = max - out->len < sizeof(chunk) ? max - out->len : sizeof(chunk);

@@ -135,7 +135,7 @@ expect "the three patches wait for their lookups" until_true 20 waiting3
 expect "... which have reached the silent archive" until_true 10 asked
 
 # The patch with no link arrives while those lookups hang.
-cp "$D/lookup-daemon-no-links.eml" "$M/in/tmp/4.none"
+cp "$D/lookup/lookup-daemon-no-links.eml" "$M/in/tmp/4.none"
 mv "$M/in/tmp/4.none" "$M/in/new/4.none"
 t0=$(now_ms)
 t_none=99999

@@ -49,7 +49,7 @@ public-inbox-init -V2 leds "$T/inbox" "http://127.0.0.1:$PI_PORT/leds" "$ADDR" >
 	{ cat "$T/init.log"; echo "public-inbox-init failed"; exit 1; }
 git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
 for m in lookup-patch-unanswered lookup-v1-maintainer-acked lookup-maintainer-reply lookup-bug-report; do
-	ORIGINAL_RECIPIENT=$ADDR public-inbox-mda <"$D/$m.eml" >>"$T/mda.log" 2>&1 ||
+	ORIGINAL_RECIPIENT=$ADDR public-inbox-mda <"$D/lookup/$m.eml" >>"$T/mda.log" 2>&1 ||
 		{ cat "$T/mda.log"; echo "public-inbox-mda refused $m"; exit 1; }
 done
 public-inbox-httpd -l "http://127.0.0.1:$PI_PORT" >"$T/httpd.log" 2>&1 &
@@ -103,7 +103,7 @@ PY
 python3 "$T/web.py" "$WEB_PORT" "$T/web.log" 2>"$T/web.err" &
 PIDS="$PIDS $!"
 wait_port "$WEB_PORT" || { cat "$T/web.err"; echo "the web server did not start"; exit 1; }
-sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup-links-servers.eml" >"$T/servers.eml"
+sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup/lookup-links-servers.eml" >"$T/servers.eml"
 
 # line NEEDLE FILE: the line number of the first line holding NEEDLE
 line() { grep -n -F -- "$1" "$2" | head -n 1 | cut -d: -f1; }
@@ -114,7 +114,7 @@ check() { "$TAGBOT" check -q "$@" >"$T/out" 2>"$T/err"; echo $? >"$T/rc"; }
 cond() { eval "$1"; }
 
 # --- found: what the archive says about each linked message ---------------
-A=$D/lookup-links-archive.eml
+A=$D/lookup/lookup-links-archive.eml
 check --lookups="$ARCHIVE" --lookup-timeout=5 "$A"
 expect "found: exit 1 (findings)" [ "$(cat "$T/rc")" = 1 ]
 L_UNANSWERED=$(line 20250130194627.280618-1-eajames "$A")
@@ -135,7 +135,7 @@ check "$A"
 expect "without --lookups: no lookup finding" \
 	[ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
 
-V2=$D/lookup-v2-links-v1.eml
+V2=$D/lookup/lookup-v2-links-v1.eml
 check --lookups="$ARCHIVE" "$V2"
 expect "previous version: the archive shows the link is v1 of this v2" \
 	has_finding "$V2" "$(line 'Link: https://lore' "$V2")" LINK_TO_PREVIOUS_VERSION
@@ -187,7 +187,7 @@ expect "malformed: logged" grep -q "garbage/.*/raw: .*not a finding" "$T/err"
 
 # --- refused: nothing listens at the port ------------------------------------
 DEAD_PORT=$(free_port)
-sed "s/@WEB@/127.0.0.1:$DEAD_PORT/g" "$D/lookup-links-servers.eml" | grep -v '\.invalid' >"$T/refused.eml"
+sed "s/@WEB@/127.0.0.1:$DEAD_PORT/g" "$D/lookup/lookup-links-servers.eml" | grep -v '\.invalid' >"$T/refused.eml"
 check --lookups="http://127.0.0.1:$DEAD_PORT/leds/" --lookup-timeout=5 "$T/refused.eml" "$A"
 expect "refused: no lookup finding (plain URLs and archive links)" \
 	[ "$(grep -c -E 'LINK_NO_NEW_INFO|LINK_DEAD' "$T/out")" = 0 ]
@@ -279,9 +279,9 @@ ID_NONE=20260106090000.1001-1-ann@example.org
 daemon_setup() {
 	rm -rf "$DM"
 	mkdir -p "$DM/in/new" "$DM/in/cur" "$DM/in/tmp"
-	sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup-daemon-slow-link.eml" >"$DM/in/new/1.slow"
-	sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup-daemon-dead-link.eml" >"$DM/in/new/2.dead"
-	cp "$D/lookup-daemon-no-links.eml" "$DM/in/new/3.none"
+	sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup/lookup-daemon-slow-link.eml" >"$DM/in/new/1.slow"
+	sed "s/@WEB@/127.0.0.1:$WEB_PORT/g" "$D/lookup/lookup-daemon-dead-link.eml" >"$DM/in/new/2.dead"
+	cp "$D/lookup/lookup-daemon-no-links.eml" "$DM/in/new/3.none"
 	cat >"$DM/tagbot.ini" <<INI
 [tagbot]
 state = state.db
@@ -364,7 +364,7 @@ store_run() {
 	n=0
 	for f in "$@"; do
 		n=$((n + 1))
-		cp "$D/lookup-store-$f.eml" "$SM/in/new/$n.$f"
+		cp "$D/lookup/lookup-store-$f.eml" "$SM/in/new/$n.$f"
 	done
 	cat >"$SM/tagbot.ini" <<INI
 [tagbot]

@@ -1,0 +1,278 @@
+/*
+ * daemon_record.c - what a decision leaves behind: the message's row, a
+ * reply queued with it (its outbox row and envelope, printed in a dry
+ * run), the decision hook replay reads, and what a person was told.  The
+ * pipeline (daemon_msg.c), Cc mode (daemon_cc.c) and the grouped replies
+ * (daemon_series.c) record through these, so none of them calls back
+ * into another.
+ */
+#include "autoconf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "daemon/daemon_p.h"
+#include "lib/ascii.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "reply/recipients.h"
+#include "rules/rules.h"
+
+static void fill_row(const struct daemon *d, const struct job *j, const char *key,
+		     const char *kind, enum store_decision dec, const char *why,
+		     struct store_message *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->msgid = key;
+	m->source = d->source_id;
+	m->folder = d->folder;
+	m->uid = j ? j->o.uid : 0;
+	m->kind = kind;
+	m->decision = dec;
+	m->why = why;
+	m->time = daemon_now(d);
+}
+
+void daemon_note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
+		 const char *why)
+{
+	struct daemon_decision dd = { key, dec, why, j ? j->findings : NULL,
+				      j ? j->min : SEV_OFF, daemon_now(d) };
+
+	if (d->on_decision)
+		d->on_decision(d->hook_arg, &dd);
+}
+
+int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
+		  enum store_decision dec, const char *why, struct err *e)
+{
+	struct store_message m;
+
+	daemon_note(d, j, key, dec, why);
+	fill_row(d, j, key, kind, dec, why, &m);
+	return store_record_message(d->st, &m, NULL, e);
+}
+
+/* mboxrd: what a dry run prints, so it can be read back (tagbot check -). */
+static void print_reply(const struct daemon *d, const struct reply *r)
+{
+	FILE *f = d->o->out ? d->o->out : stdout;
+	time_t now = time(NULL);
+	char date[64];
+	const char *p = r->raw, *end = r->raw + r->len;
+
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", gmtime(&now));
+	fprintf(f, "From %s %s\n", r->envelope_from, date);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *q = p;
+
+		while (q < p + n && *q == '>')
+			q++;
+		if ((size_t)(p + n - q) >= 5 && !strncmp(q, "From ", 5))
+			fputc('>', f);
+		fwrite(p, 1, n && p[n - 1] == '\r' ? n - 1 : n, f);
+		fputc('\n', f);
+		p += n + (nl != NULL);
+	}
+	fputc('\n', f);
+	fflush(f);
+}
+
+/* A reply went into the outbox: a dry run prints it, the hook sees it. */
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r)
+{
+	if (d->dry) {
+		print_reply(d, r);
+		d->printed++;
+	}
+	if (d->on_reply)
+		d->on_reply(d->hook_arg, parent, r);
+}
+
+/* The envelope: the reply's recipients, plus the bot's own mailbox. */
+static void envelope(const struct daemon *d, const struct reply *r, const char **rcpt,
+		     size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < r->nrcpt && *n < REPLY_MAX_RCPT; i++)
+		rcpt[(*n)++] = r->rcpt[i];
+	if (!d->copy_to)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcasecmp(rcpt[i], d->copy_to))
+			return;
+	rcpt[(*n)++] = d->copy_to;
+}
+
+void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
+		     const char **rcpt, struct store_outgoing *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->reply_msgid = r->msgid;
+	out->parent_msgid = parent;
+	out->envelope_from = r->envelope_from;
+	envelope(d, r, rcpt, &out->nrcpt);
+	out->rcpt = rcpt;
+	out->raw = r->raw;
+	out->len = r->len;
+}
+
+void daemon_log_queued(const struct reply *r, const struct patch *p, const struct findings *f)
+{
+	struct buf rules;
+
+	buf_init(&rules, 4096);
+	for (size_t i = 0; i < f->n; i++)
+		if (!strstr(rules.data, f->v[i].rule))
+			buf_printf(&rules, "%s%s", rules.len ? ", " : "", f->v[i].rule);
+	log_message(LOGL_INFO, p->message_id, "reply <%s> queued for %s (%s)", r->msgid,
+		    r->nrcpt ? r->rcpt[0] : "?", rules.data);
+	buf_release(&rules);
+}
+
+int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
+		       const char *kind, const struct reply *r, time_t not_before,
+		       enum store_enqueue *res, struct err *e)
+{
+	const char *rcpt[REPLY_MAX_RCPT + 1];
+	struct store_outgoing out;
+	struct store_message m;
+
+	fill_row(d, j, key, kind, STORE_REPLIED, NULL, &m);
+	m.reply_msgid = r->msgid;
+	daemon_outgoing(d, r, key, rcpt, &out);
+	out.not_before = not_before;
+	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
+		return -1;
+	daemon_note(d, j, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+	     *res == STORE_QUEUED ? NULL : "already-replied");
+	if (*res == STORE_QUEUED)
+		daemon_reply_queued(d, key, r);
+	return 0;
+}
+
+/* --- what a person was told ------------------------------------------------ */
+
+/* A lower-case copy of s (the told table's keys compare that way). */
+static char *lowered(const char *s)
+{
+	char *k = xstrdup(s);
+
+	for (char *c = k; *c; c++)
+		*c = (char)ascii_tolower((unsigned char)*c);
+	return k;
+}
+
+/* Whom a reply to p goes to, lower case (the told table's key); NULL when
+ * nobody. */
+static char *told_person(const struct patch *p, const struct reply_settings *rs)
+{
+	struct recipients who;
+	char *k = NULL;
+
+	if (recipients_find(&who, p, rs) == 0)
+		k = lowered(who.to.email);
+	recipients_release(&who);
+	return k;
+}
+
+/* Whether f holds rule at or above SEV_CHECK before index i. */
+static bool earlier(const struct findings *f, size_t i, const char *rule)
+{
+	for (size_t j = 0; j < i; j++)
+		if (f->v[j].severity != SEV_OFF && !strcmp(f->v[j].rule, rule))
+			return true;
+	return false;
+}
+
+/* Whether who was told x: about this patch ever (while remembered), or, for
+ * a rule told per person, about any patch within span. */
+static bool was_told(struct daemon *d, const char *who, const char *about,
+		     const struct finding *x, time_t span, const char *key)
+{
+	const char *keys[2] = { about, "" };
+	size_t n = rule_told_per_person(x->rule) ? 2 : 1;
+	time_t t;
+	bool found;
+	struct err e;
+
+	for (size_t i = 0; i < n; i++) {
+		if (store_told_get(d->st, who, x->rule, keys[i], &t, &found, &e) < 0) {
+			log_message(LOGL_WARNING, key, "%s", e.msg);
+			continue;
+		}
+		if (found && (i == 0 || daemon_now(d) - t < span)) {
+			log_message(LOGL_DEBUG, key, "%s: told to %s %ld days ago%s, not again",
+				    x->rule, who, (long)((daemon_now(d) - t) / 86400),
+				    i == 0 ? " about this patch" : "");
+			return true;
+		}
+	}
+	return false;
+}
+
+void daemon_told_filter(struct daemon *d, const struct patch *to,
+			const struct reply_settings *rs, const char *about, struct findings *f,
+			size_t from, size_t end)
+{
+	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
+	char *who = NULL, *key = NULL;
+
+	for (size_t i = from; i < end && i < f->n; i++) {
+		struct finding *x = &f->v[i];
+
+		if (x->severity == SEV_OFF)
+			continue;
+		if (rule_about_setup(x->rule) && earlier(f, i, x->rule)) {
+			x->severity = SEV_OFF;	/* the same mix-up, once a reply */
+			continue;
+		}
+		if (!d->st || !span || (!who && !(who = told_person(to, rs))))
+			continue;
+		if (!key)
+			key = lowered(about);
+		if (was_told(d, who, key, x, span, to->message_id))
+			x->severity = SEV_OFF;
+	}
+	free(who);
+	free(key);
+}
+
+void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
+		      const char *about, const struct findings *f, size_t from, size_t end,
+		      enum severity min)
+{
+	char *who = NULL, *key;
+	struct err e;
+
+	if (!d->st || !d->cfg.reply.repeat_after)
+		return;
+	key = lowered(about);
+	for (size_t i = from; i < end && i < f->n; i++) {
+		const struct finding *x = &f->v[i];
+
+		if (x->severity == SEV_OFF || x->severity < min)
+			continue;
+		if (!who && !(who = told_person(to, rs)))
+			break;
+		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0 ||
+		    (rule_told_per_person(x->rule) &&
+		     store_told_set(d->st, who, x->rule, "", daemon_now(d), &e) < 0))
+			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
+	}
+	free(who);
+	free(key);
+}
+
+void daemon_log_budgets(const char *key, const struct findings *f)
+{
+	char why[512];
+
+	for (size_t i = 0; i < f->nbudgets; i++)
+		if (rule_budget_describe(&f->budgets[i], why, sizeof(why)))
+			log_message(LOGL_WARNING, key, "%s", why);
+}
