@@ -1200,42 +1200,9 @@ START_TEST(test_pg_wrong_password)
 }
 END_TEST
 
-int main(void)
+static void add_file_tests(TCase *file)
 {
-	Suite *s = suite_create("store");
-	TCase *tc = tcase_create("core");
-	TCase *file = tcase_create("sqlite-file");
-	TCase *pg = tcase_create("postgresql");
-
-	/* core runs on either engine (PostgreSQL: tests/integration/store-pg.sh);
-	 * sqlite-file is about SQLite's file and schema versions, postgresql
-	 * about two connections to one server. */
-	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
-	tcase_add_checked_fixture(file, th_scratch_setup, th_scratch_teardown);
-	tcase_add_checked_fixture(pg, th_scratch_setup, th_scratch_teardown);
-	tcase_add_test(tc, test_mask_url);
-	tcase_add_test(tc, test_text_bytes_kept);
-	tcase_add_test(pg, test_pg_claim_once);
-	tcase_add_test(pg, test_pg_decided_once);
-	tcase_add_test(pg, test_pg_wrong_password);
-	tcase_add_test(tc, test_msgid_key);
-	tcase_add_test(tc, test_msgid_key_too_long);
-	tcase_add_test(tc, test_dedupe_forms);
-	tcase_add_test(tc, test_reopen_keeps_everything);
-	tcase_add_test(tc, test_forget_decision);
-	tcase_add_test(tc, test_held_and_rate_events);
-	tcase_add_test(tc, test_checkpoint_update);
-	tcase_add_test(tc, test_one_reply_per_parent);
 	tcase_add_test(file, test_unique_parent_in_schema);
-	tcase_add_test(tc, test_atomic_injected_failure);
-	tcase_add_test(tc, test_atomic_sigkill);
-	tcase_add_test(tc, test_atomic_second_insert_fails);
-	tcase_add_test(tc, test_refuses_bad_reply);
-	tcase_add_test(tc, test_outbox_lifecycle);
-	tcase_add_test(tc, test_outbox_order);
-	tcase_add_test(tc, test_outbox_unclaim_and_note);
-	tcase_add_test(tc, test_sink_state);
-	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(file, test_refuses_newer_schema);
 	tcase_add_test(file, test_migrate_2_to_3);
 	tcase_add_test(file, test_told_about);
@@ -1245,9 +1212,53 @@ int main(void)
 	tcase_add_test(file, test_directory_refused);
 	tcase_add_test(file, test_absent_file_created);
 	tcase_add_test(file, test_snapshot);
+}
+
+static void add_pg_tests(TCase *pg)
+{
+	tcase_add_test(pg, test_pg_claim_once);
+	tcase_add_test(pg, test_pg_decided_once);
+	tcase_add_test(pg, test_pg_wrong_password);
+}
+
+int main(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("core");
+	/* One or the other: Check frees only the TCases added to a suite. */
+	TCase *other = tcase_create(th_pg_url() ? "postgresql" : "sqlite-file");
+
+	/* core runs on either engine (PostgreSQL: tests/integration/store-pg.sh);
+	 * sqlite-file is about SQLite's file and schema versions, postgresql
+	 * about two connections to one server. */
+	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
+	tcase_add_checked_fixture(other, th_scratch_setup, th_scratch_teardown);
+	if (th_pg_url())
+		add_pg_tests(other);
+	else
+		add_file_tests(other);
+	tcase_add_test(tc, test_mask_url);
+	tcase_add_test(tc, test_text_bytes_kept);
+	tcase_add_test(tc, test_msgid_key);
+	tcase_add_test(tc, test_msgid_key_too_long);
+	tcase_add_test(tc, test_dedupe_forms);
+	tcase_add_test(tc, test_reopen_keeps_everything);
+	tcase_add_test(tc, test_forget_decision);
+	tcase_add_test(tc, test_held_and_rate_events);
+	tcase_add_test(tc, test_checkpoint_update);
+	tcase_add_test(tc, test_one_reply_per_parent);
+	tcase_add_test(tc, test_atomic_injected_failure);
+	tcase_add_test(tc, test_atomic_sigkill);
+	tcase_add_test(tc, test_atomic_second_insert_fails);
+	tcase_add_test(tc, test_refuses_bad_reply);
+	tcase_add_test(tc, test_outbox_lifecycle);
+	tcase_add_test(tc, test_outbox_order);
+	tcase_add_test(tc, test_outbox_unclaim_and_note);
+	tcase_add_test(tc, test_sink_state);
+	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);
 	suite_add_tcase(s, tc);
-	suite_add_tcase(s, th_pg_url() ? pg : file);
+	suite_add_tcase(s, other);
 	return th_run_suite(s);
 }
