@@ -100,6 +100,10 @@ static int fail(struct pg *c, const PGresult *res)
 	n = strlen(c->err);
 	while (n && (c->err[n - 1] == '\n' || c->err[n - 1] == ' '))
 		c->err[--n] = '\0';
+	/* libpq breaks its messages into lines and indents them: one log line. */
+	for (char *p = c->err; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
 	c->cls = state_class(res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL);
 	if (PQstatus(c->conn) == CONNECTION_BAD)
 		c->cls = ERR_TEMP;

@@ -10,6 +10,8 @@
 #   - every patch that needs a reply has exactly one (as daemon-maildir.sh
 #     checks for one daemon on SQLite), the clean ones none; the store
 #     counts 600 messages, each decided once, 300 replies sent, none queued
+#   - PostgreSQL restarted under a running daemon: it reconnects and answers
+#     the next patch once; a wrong password file fails the start
 # DAEMON_SEED=N replays the moments and the victims.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
@@ -106,6 +108,35 @@ expect "status shows the URL, never the password" \
 n=$(srv_psql tagbot -c "SELECT count(*) FROM messages WHERE msgid LIKE 'backlog-%'")
 expect "one messages row per patch ($n)" test "$n" = 600
 echo "# both daemons logged: $(grep -c 'queued\|sent' "$W/bot-a.log") and $(grep -c 'queued\|sent' "$W/bot-b.log") lines about replies"
+
+# PostgreSQL restarted under a running daemon: the statement that finds the
+# connection gone fails (a temporary error), the next reconnects, and the
+# next mail is answered, once.
+start b
+sleep 1
+srv_pg_as "$SRV_PG_BIN/pg_ctl" -D "$SRV_DIR/pg/data" -m fast -w restart >/dev/null
+cp "$top_srcdir"/samples/inbox/new/*.sample "$W/in/new/"
+bad='<20251120101010.4242-1-author@example.org>'
+answered() {
+	python3 - "$W/out" "$bad" <<'PY'
+import email, os, sys
+n = 0
+for sub in ("new", "cur"):
+    for f in os.listdir(os.path.join(sys.argv[1], sub)):
+        with open(os.path.join(sys.argv[1], sub, f), "rb") as fh:
+            n += (email.message_from_binary_file(fh)["In-Reply-To"] or "").strip() == sys.argv[2]
+print(n)
+PY
+}
+for _ in $(seq 1 60); do
+	[ "$(answered)" = 0 ] || break
+	sleep 0.5
+done
+kill -TERM "$PID_b" 2>/dev/null
+wait "$PID_b"
+expect "after PostgreSQL restarted, the running daemon answers the next patch once, and exits 0" \
+	cond '[ $? -eq 0 ] && [ "$(answered)" = 1 ]'
+[ "$(answered)" = 1 ] || tail -n 5 "$W/bot-b.log"
 
 # A wrong password file: the daemon refuses to start, naming the state.
 printf 'not-it\n' >"$W/wrong"
