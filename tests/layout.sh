@@ -8,7 +8,8 @@
 #   - transport/ includes no store/ header (a lookup's cache is an interface
 #     the caller fills: daemon/cachestore.h);
 #   - a folder's _p.h is included from that folder only;
-#   - each outside library's headers are included by one folder.
+#   - each outside library's headers are included by one folder, and
+#     SQLite's and libpq's by one file each (store/db_sqlite.c, store/db_pg.c).
 # With -v it prints the module graph's edges between folders too.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 exec python3 - "$top_srcdir/src" "$@" <<'PY'
@@ -23,6 +24,9 @@ OUTSIDE = {
     "sqlite3.h": "store", "iniparser": "config", "curl/": "transport",
     "libetpan/": "transport", "gnutls/": "transport", "pcre2.h": "lib",
 }
+# Within store/, one driver file per engine (db.h): only it includes the
+# engine's library.
+ONLY = {"sqlite3.h": "store/db_sqlite.c", "libpq-fe.h": "store/db_pg.c"}
 # mail/message.c parses MIME with libetpan's MIME API (STYLE.md), the one
 # exception to one folder per library: its IMAP side is transport's.
 EXTRA = {("libetpan/", "mail/message.c")}
@@ -64,6 +68,8 @@ for p, text in sorted(files.items()):
         if a != b:
             edges.setdefault(a, set()).add(b)
     for inc in re.findall(r'(?m)^\s*#\s*include\s+<([^>]+)>', text):
+        if inc in ONLY and p != ONLY[inc]:
+            bad.append(f"{p}: includes <{inc}>, which only {ONLY[inc]} may")
         for prefix, owner in OUTSIDE.items():
             if inc.startswith(prefix) and folder(p) != owner and (prefix, p) not in EXTRA:
                 bad.append(f"{p}: includes <{inc}>, which only {owner}/ may")

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "cli/cmd_check.h"
 #include "cli/cmd_config.h"
 #include "config/config.h"
+#include "store/store.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/tagbot.ini"
 
@@ -123,6 +125,7 @@ static void summary(const struct config *c, const char *file)
 {
 	const struct config_source *s = &c->source;
 	const struct config_sink *k = &c->sink;
+	char *state;
 
 	printf("%s: ok: ", file);
 	if (s->type == SOURCE_MAILDIR)
@@ -133,8 +136,10 @@ static void summary(const struct config *c, const char *file)
 		printf(", sink maildir %s", k->path);
 	else
 		printf(", sink %s", k->url);
+	state = c->tagbot.state ? store_mask_url(c->tagbot.state) : NULL;
 	printf(", %zu list section%s, state %s\n", c->lists.n, c->lists.n == 1 ? "" : "s",
-	       c->tagbot.state ? c->tagbot.state : "(none)");
+	       state ? state : "(none)");
+	free(state);
 }
 
 int cmd_check_config(int argc, char **argv)
@@ -182,7 +187,7 @@ int cmd_check_config(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	p = (struct problems){ file, 0 };
-	if (c.tagbot.state)
+	if (c.tagbot.state && !store_is_url(c.tagbot.state))	/* a server's is not checked here */
 		check_state(&p, c.tagbot.state);
 	if (c.source.type == SOURCE_MAILDIR)
 		check_maildir(&p, "source", c.source.path, true);
