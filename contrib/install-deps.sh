@@ -9,7 +9,7 @@ set -eu
 
 build_pkgs="build-essential autoconf automake libtool pkg-config
 	libetpan-dev libpcre2-dev libcurl4-gnutls-dev libiniparser-dev
-	check libsqlite3-dev libgnutls28-dev zlib1g-dev liblzma-dev libzstd-dev"
+	check libsqlite3-dev libgnutls28-dev zlib1g-dev liblzma-dev libzstd-dev libpq-dev"
 # At run time too: the system CA store, which TLS to IMAP and SMTP servers
 # with public certificates and to https archives checks against (a minimal
 # Debian has none).
@@ -21,8 +21,10 @@ run_pkgs="ca-certificates"
 # (lookup.sh stops an archive's workers by PID), gzip, xz-utils and zstd to
 # make the compressed mboxes of compressed.sh, git-email and the Mail::Address
 # it needs (libmailtools-perl, only recommended by git-email) for git
-# send-email (cli.sh runs the sendemail-validate hook through it).
-test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox opendkim opendkim-tools
+# send-email (cli.sh runs the sendemail-validate hook through it), and
+# PostgreSQL for the state's second engine (store-pg.sh, daemon-pg.sh start
+# one with initdb and pg_ctl).
+test_pkgs="dovecot-imapd dovecot-lmtpd postfix public-inbox opendkim opendkim-tools postgresql
 	python3-dkim clang libclang-rt-14-dev valgrind python3 openssl time git procps
 	gzip xz-utils zstd git-email libmailtools-perl"
 

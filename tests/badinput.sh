@@ -248,9 +248,13 @@ case_ random-1mb.bin '"patch" not in kinds() and len(objs) <= 1'
 
 # Fixtures: mails that crashed tagbot once (from the fuzzer, or by hand);
 # each must now give one result or error object per message, nothing worse.
+nbad=0
 for f in "$TAGBOT_TEST_DATA"/*/bad-*; do
 	[ -e "$f" ] || continue
+	nbad=$((nbad + 1))
 	cp "$f" "$tmp/" && case_ "${f##*/}" 'len(objs) >= 1'
 done
+[ "$nbad" -gt 0 ] && ok "$nbad fixtures of mails that crashed tagbot once" ||
+	not_ok "no tests/data/*/bad-* fixture found"
 
 finish

@@ -700,6 +700,69 @@ START_TEST(test_password_file_mode)
 }
 END_TEST
 
+
+/* A postgresql:// state is kept as written (not taken from the ini's
+ * directory), its state_password_file is (and must be private); a password
+ * for an SQLite file, or both ways at once, are refused naming the key. */
+START_TEST(test_state_postgresql)
+{
+	static const char ini[] = "check_config-pg.ini", pw[] = "check_config-pg-password";
+	static const char url[] = "postgresql://tagbot@db.example.org:5433/tagbot?sslmode=verify-full";
+	char want[PATH_MAX + 64];
+	struct config c;
+	struct err e;
+	FILE *f = fopen(pw, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("hunter3-pw\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(pw, 0600), 0);
+	f = fopen(ini, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[tagbot]\nstate = %s\nstate_password_file = %s\n", url, pw);
+	fclose(f);
+	config_init(&c);
+	ck_assert_msg(config_load(&c, ini, &e) == 0, "%s", e.msg);
+	assert_str_or_null(c.tagbot.state, url, "state");
+	ck_assert_ptr_nonnull(realpath(".", want));
+	strcat(want, "/");
+	strcat(want, pw);
+	assert_str_or_null(c.tagbot.state_password_file, want, "state_password_file");
+	config_release(&c);
+
+	ck_assert_int_eq(chmod(pw, 0644), 0);
+	config_init(&c);
+	ck_assert_int_eq(config_load(&c, ini, &e), -1);
+	ck_assert_msg(strstr(e.msg, "[tagbot] state_password_file: ") &&
+		      strstr(e.msg, "too open") && !strstr(e.msg, "hunter3"), "%s", e.msg);
+	config_release(&c);
+
+	f = fopen(ini, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[tagbot]\nstate = state.db\nstate_password_command = echo x\n");
+	fclose(f);
+	config_init(&c);
+	ck_assert_int_eq(config_load(&c, ini, &e), -1);
+	ck_assert_msg(strstr(e.msg, "[tagbot] state_password_command: only for a postgresql://"
+			     " state"), "%s", e.msg);
+	config_release(&c);
+
+	f = fopen(ini, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[tagbot]\nstate = %s\nstate_password_file = %s\n"
+		"state_password_command = echo x\n", url, pw);
+	fclose(f);
+	ck_assert_int_eq(chmod(pw, 0600), 0);
+	config_init(&c);
+	ck_assert_int_eq(config_load(&c, ini, &e), -1);
+	ck_assert_msg(strstr(e.msg, "[tagbot] state_password_command: give state_password_file or "
+			     "state_password_command, not both"), "%s", e.msg);
+	config_release(&c);
+	remove(ini);
+	remove(pw);
+}
+END_TEST
+
 static const struct {
 	const char *host;
 	bool loopback;
@@ -1100,6 +1163,7 @@ int main(void)
 	tcase_add_test(daemon, test_sources);
 	tcase_add_test(daemon, test_daemon_needs_paths);
 	tcase_add_test(daemon, test_password_file_mode);
+	tcase_add_test(daemon, test_state_postgresql);
 	tcase_add_loop_test(daemon, test_loopback, 0, ARRAY_SIZE(loopback_cases));
 	tcase_add_loop_test(daemon, test_url_host, 0, ARRAY_SIZE(url_cases));
 	tcase_add_loop_test(daemon, test_url_has_userinfo, 0, ARRAY_SIZE(userinfo_cases));

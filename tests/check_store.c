@@ -15,6 +15,7 @@
 #include "lib/buf.h"
 #include "store/store.h"
 #include "testhelp.h"
+#include "mail/context.h"
 #include "mail/msgid.h"
 
 /* Each test gets a fresh directory under the current (build) directory:
@@ -197,16 +198,18 @@ START_TEST(test_reopen_keeps_everything)
 	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@mail.example.org", "INBOX", &cp, &e), 0);
 	ck_assert_int_eq(queue_reply(st, "<patch-1@example.org>", "<reply-1@bot.example.org>"),
 			 STORE_QUEUED);
-	/* WAL mode: the write-ahead log exists while the database is open. */
-	{
+	/* SQLite's WAL mode: the write-ahead log exists while the database is open. */
+	if (!th_pg_url()) {
 		char wal[160];
 
 		snprintf(wal, sizeof(wal), "%s-wal", th_dbpath);
 		ck_assert_int_eq(stat(wal, &sb), 0);
 	}
 	store_close(st);
-	ck_assert_int_eq(stat(th_dbpath, &sb), 0);
-	ck_assert_int_eq(sb.st_mode & 077, 0);	/* private: it holds other people's mail */
+	if (!th_pg_url()) {
+		ck_assert_int_eq(stat(th_dbpath, &sb), 0);
+		ck_assert_int_eq(sb.st_mode & 077, 0);	/* private: it holds other people's mail */
+	}
 
 	st = th_store_open();
 	ck_assert(seen(st, "clean-1@example.org"));
@@ -1039,12 +1042,203 @@ START_TEST(test_checkpoint_foreach)
 }
 END_TEST
 
+
+/* Mail text is kept as the bytes it came in, UTF-8 or not (a Latin-1
+ * subject): what a context row holds comes back the same, on either engine
+ * (PostgreSQL: a database created with ENCODING SQL_ASCII, tagbot.ini(5)). */
+START_TEST(test_text_bytes_kept)
+{
+	struct store *st = th_store_open();
+	struct msg_context c, got;
+	bool found;
+	struct err e;
+
+	msg_context_init(&c);
+	msg_context_init(&got);
+	c.message_id = xstrdup("latin1@x.org");
+	c.subject = xstrdup("leds: caf\xe9 \xff\xfe fix");
+	c.sender = xstrdup("ren\xe9@x.org");
+	c.kind = xstrdup("patch");
+	ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(store_context_get(st, "latin1@x.org", &got, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_str_eq(got.subject, c.subject);
+	ck_assert_str_eq(got.sender, c.sender);
+	msg_context_release(&c);
+	msg_context_release(&got);
+	store_close(st);
+}
+END_TEST
+
+/* What messages and logs show of a PostgreSQL URL: never its password. */
+START_TEST(test_mask_url)
+{
+	static const struct {
+		const char *url, *shown;
+	} cases[] = {
+		{ "postgresql://tagbot@db.example.org/tagbot", "postgresql://tagbot@db.example.org/tagbot" },
+		{ "postgresql://tagbot:s3cret@db.example.org:5433/tagbot",
+		  "postgresql://tagbot:***@db.example.org:5433/tagbot" },
+		{ "postgres://u:p%40ss@h/db?sslmode=require", "postgres://u:***@h/db?sslmode=require" },
+		{ "postgresql://h/db?user=u&password=s3cret&sslmode=verify-full",
+		  "postgresql://h/db?user=u&password=***&sslmode=verify-full" },
+		{ "postgresql://h/db?application_name=a@b", "postgresql://h/db?application_name=a@b" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = store_mask_url(cases[i].url);
+
+		ck_assert_str_eq(m, cases[i].shown);
+		free(m);
+	}
+	ck_assert(store_is_url("postgresql://h/db"));
+	ck_assert(store_is_url("postgres://h/db"));
+	ck_assert(!store_is_url("state.db"));
+	ck_assert(!store_is_url("postgresql.db"));
+}
+END_TEST
+
+/* PostgreSQL only: a second connection, another daemon, while the first
+ * holds the due reply it is claiming, does not get it (FOR UPDATE SKIP
+ * LOCKED), nor after the claim committed (due later); another due reply it
+ * does get. */
+START_TEST(test_pg_claim_once)
+{
+	struct store *a = th_store_open(), *b = th_store_open();
+	struct outbox_item ia, ib;
+	bool found;
+	struct err e;
+
+	outbox_item_init(&ia);
+	outbox_item_init(&ib);
+	ck_assert_int_eq(queue_reply(a, "c1@x.org", "rc1@bot"), STORE_QUEUED);
+	ck_assert_int_eq(store_begin(a, &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(a, 1000, &ia, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(store_begin(b, &e), 0);
+	ck_assert_msg(store_outbox_next_due(b, 1000, &ib, &found, &e) == 0, "%s", e.msg);
+	ck_assert_msg(!found, "the second daemon got <%s> too", ib.reply_msgid);
+	ck_assert_int_eq(store_commit(b, &e), 0);
+	ck_assert_int_eq(store_outbox_mark_retry(a, ia.reply_msgid, 1000, 600, "sending (claimed)",
+						 &e), 0);
+	ck_assert_int_eq(store_commit(a, &e), 0);
+	ck_assert_int_eq(store_outbox_next_due(b, 1000, &ib, &found, &e), 0);
+	ck_assert(!found);
+	ck_assert_int_eq(queue_reply(a, "c2@x.org", "rc2@bot"), STORE_QUEUED);
+	ck_assert_int_eq(store_outbox_next_due(b, 1000, &ib, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_str_eq(ib.reply_msgid, "rc2@bot");
+	ck_assert_int_eq(store_outbox_mark_sent(b, "rc2@bot", 1001, NULL, &e), 0);
+	/* The lease ran out (the claimer died): the other one retries it. */
+	ck_assert_int_eq(store_outbox_next_due(b, 1600, &ib, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_str_eq(ib.reply_msgid, "rc1@bot");
+	ck_assert_int_eq(ib.attempts, 1);
+	outbox_item_release(&ia);
+	outbox_item_release(&ib);
+	store_close(b);
+	store_close(a);
+}
+END_TEST
+
+/* PostgreSQL only: a message the other daemon is recording (its insert not
+ * committed yet) is decided once: the second insert waits, then finds it. */
+START_TEST(test_pg_decided_once)
+{
+	struct store *a = th_store_open(), *b = th_store_open();
+	struct store_message m = msg("twice@x.org", STORE_CLEAN, NULL);
+	bool added = true;
+	int status;
+	pid_t pid;
+	struct err e;
+
+	ck_assert_int_eq(store_begin(a, &e), 0);
+	ck_assert_int_eq(store_record_message(a, &m, &added, &e), 0);
+	ck_assert(added);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {		/* commits a's transaction in a moment */
+		usleep(300 * 1000);
+		_exit(store_commit(a, &e) == 0 ? 0 : 1);
+	}
+	ck_assert_msg(store_record_message(b, &m, &added, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert(!added);
+	ck_assert_int_eq(counts(b).messages, 1);
+	store_close(b);
+	store_close(a);
+}
+END_TEST
+
+/* PostgreSQL only: a wrong password is refused (ERR_TEMP: the server may
+ * come right), the message names the database but shows no password. */
+START_TEST(test_pg_wrong_password)
+{
+	static const char wrong[] = "Wr0ng-pa55-4-tagbot";
+	struct store_settings s;
+	struct store *st = NULL;
+	char url[512];
+	struct err e;
+
+	store_settings_init(&s);
+	s.path = th_pg_url();
+	s.password = wrong;
+	err_init(&e);
+	ck_assert_int_eq(store_open(&st, &s, &e), -1);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(e.msg, "cannot connect") && strstr(e.msg, th_pg_url()), "%s", e.msg);
+	ck_assert_msg(!strstr(e.msg, wrong), "%s", e.msg);
+	/* In the URL itself: masked in the message. */
+	ck_assert_ptr_nonnull(strstr(th_pg_url(), "://"));
+	snprintf(url, sizeof(url), "%.*s:%s@%s", (int)(strchr(th_pg_url(), '@') - th_pg_url()),
+		 th_pg_url(), wrong, strchr(th_pg_url(), '@') + 1);
+	s.path = url;
+	s.password = NULL;
+	ck_assert_int_eq(store_open(&st, &s, &e), -1);
+	ck_assert_msg(!strstr(e.msg, wrong) && strstr(e.msg, ":***@"), "%s", e.msg);
+}
+END_TEST
+
+static void add_file_tests(TCase *file)
+{
+	tcase_add_test(file, test_unique_parent_in_schema);
+	tcase_add_test(file, test_refuses_newer_schema);
+	tcase_add_test(file, test_migrate_2_to_3);
+	tcase_add_test(file, test_told_about);
+	tcase_add_test(file, test_open_errors);
+	tcase_add_test(file, test_empty_file_refused);
+	tcase_add_test(file, test_not_sqlite_refused);
+	tcase_add_test(file, test_directory_refused);
+	tcase_add_test(file, test_absent_file_created);
+	tcase_add_test(file, test_snapshot);
+}
+
+static void add_pg_tests(TCase *pg)
+{
+	tcase_add_test(pg, test_pg_claim_once);
+	tcase_add_test(pg, test_pg_decided_once);
+	tcase_add_test(pg, test_pg_wrong_password);
+}
+
 int main(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("core");
+	/* One or the other: Check frees only the TCases added to a suite. */
+	TCase *other = tcase_create(th_pg_url() ? "postgresql" : "sqlite-file");
 
+	/* core runs on either engine (PostgreSQL: tests/integration/store-pg.sh);
+	 * sqlite-file is about SQLite's file and schema versions, postgresql
+	 * about two connections to one server. */
 	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
+	tcase_add_checked_fixture(other, th_scratch_setup, th_scratch_teardown);
+	if (th_pg_url())
+		add_pg_tests(other);
+	else
+		add_file_tests(other);
+	tcase_add_test(tc, test_mask_url);
+	tcase_add_test(tc, test_text_bytes_kept);
 	tcase_add_test(tc, test_msgid_key);
 	tcase_add_test(tc, test_msgid_key_too_long);
 	tcase_add_test(tc, test_dedupe_forms);
@@ -1053,7 +1247,6 @@ int main(void)
 	tcase_add_test(tc, test_held_and_rate_events);
 	tcase_add_test(tc, test_checkpoint_update);
 	tcase_add_test(tc, test_one_reply_per_parent);
-	tcase_add_test(tc, test_unique_parent_in_schema);
 	tcase_add_test(tc, test_atomic_injected_failure);
 	tcase_add_test(tc, test_atomic_sigkill);
 	tcase_add_test(tc, test_atomic_second_insert_fails);
@@ -1063,17 +1256,9 @@ int main(void)
 	tcase_add_test(tc, test_outbox_unclaim_and_note);
 	tcase_add_test(tc, test_sink_state);
 	tcase_add_test(tc, test_nested_transaction);
-	tcase_add_test(tc, test_refuses_newer_schema);
-	tcase_add_test(tc, test_migrate_2_to_3);
-	tcase_add_test(tc, test_told_about);
-	tcase_add_test(tc, test_open_errors);
-	tcase_add_test(tc, test_empty_file_refused);
-	tcase_add_test(tc, test_not_sqlite_refused);
-	tcase_add_test(tc, test_directory_refused);
-	tcase_add_test(tc, test_absent_file_created);
-	tcase_add_test(tc, test_snapshot);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, other);
 	return th_run_suite(s);
 }

@@ -8,8 +8,9 @@
 #   - transport/ includes no store/ header (a lookup's cache is an interface
 #     the caller fills: daemon/cachestore.h);
 #   - a folder's _p.h is included from that folder only;
-#   - each outside library's headers are included by one folder, and some
-#     (libetpan's NNTP and IMAP clients, GnuTLS) by the files ONLY names.
+#   - each outside library's headers are included by one folder, and some by
+#     the files ONLY names: SQLite's and libpq's (store/db_sqlite.c,
+#     store/db_pg.c), libetpan's NNTP and IMAP clients, GnuTLS.
 # With -v it prints the module graph's edges between folders too.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 exec python3 - "$top_srcdir/src" "$@" <<'PY'
@@ -27,11 +28,14 @@ OUTSIDE = {
 # mail/message.c parses MIME with libetpan's MIME API (STYLE.md), the one
 # exception to one folder per library: its IMAP side is transport's.
 EXTRA = {("libetpan/", "mail/message.c")}
-# Inside its folder, a library's headers by name: the files allowed them.
-# libetpan's NNTP client is nntp_source.c's alone, its IMAP client (the
-# whole of libetpan.h) imap_source.c's; netconn.c, which both share, has its
-# mailstream and TLS.
+# Inside its folder, a library's headers by the start of their name: the
+# files allowed them.  Within store/, one driver file per engine (db.h): only
+# it includes the engine's library.  libetpan's NNTP client is
+# nntp_source.c's alone, its IMAP client (the whole of libetpan.h)
+# imap_source.c's; netconn.c, which both share, has its mailstream and TLS.
 ONLY = {
+    "sqlite3.h": {"store/db_sqlite.c"},
+    "libpq-fe.h": {"store/db_pg.c"},
     "libetpan/newsnntp": {"transport/nntp_source.c"},
     "libetpan/nntp": {"transport/nntp_source.c"},
     "libetpan/libetpan.h": {"transport/imap_source.c", "mail/message.c"},

@@ -44,3 +44,43 @@ path = $1/replies
 from = tagbot <tagbot@example.org>
 EOF
 }
+# backlog_make SAMPLE DIR N: N copies of the patch SAMPLE in the Maildir
+# folder DIR, Message-IDs <backlog-NNN@example.org>; the odd ones lose their
+# sign-off (MISSING_SIGN_OFF: they need a reply), the even ones are clean.
+backlog_make() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+src = open(sys.argv[1], encoding="utf-8").read()
+for i in range(int(sys.argv[3])):
+    text = src.replace("<20250130194627.280618-1-eajames@linux.ibm.com>",
+                       "<backlog-%03d@example.org>" % i)
+    text = text.replace("turns off when requested", "turns off when requested (%d)" % i)
+    if i % 2:	# odd ones lose their sign-off: MISSING_SIGN_OFF
+        text = text.replace("Signed-off-by: Eddie James <eajames@linux.ibm.com>\n", "")
+    with open(os.path.join(sys.argv[2], "1700%06d.backlog-%03d" % (i, i)), "w") as f:
+        f.write(text)
+PY
+}
+
+# backlog_check SINK N: the sink Maildir holds exactly one reply to each odd
+# patch of backlog_make's N and none to the even ones or to anything else.
+backlog_check() {
+	python3 - "$1" "$2" <<'PY'
+import email, os, sys, collections
+seen = collections.Counter()
+for sub in ("new", "cur"):
+    d = os.path.join(sys.argv[1], sub)
+    for f in os.listdir(d):
+        with open(os.path.join(d, f), "rb") as fh:
+            seen[(email.message_from_binary_file(fh)["In-Reply-To"] or "").strip()] += 1
+bad = []
+for i in range(int(sys.argv[2])):
+    n = seen.pop("<backlog-%03d@example.org>" % i, 0)
+    if n != i % 2:
+        bad.append("backlog-%03d: %d replies, wanted %d" % (i, n, i % 2))
+bad += ["%s: a reply to something else" % k for k in seen]
+for b in bad[:10]:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PY
+}

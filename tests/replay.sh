@@ -270,6 +270,24 @@ line "... and then answered" "$cover: would reply (MISSING_SIGN_OFF)"
 total "and the totals" "would reply" 1
 total "... count the cover once, as answered" "skipped: series" 2
 once "per-series: the decisions add up to the messages"
+# A series in a list whose min_reply_severity (error) is above the global
+# one (warning): 1/2 also has a Reported-by: without Closes: (a warning).
+# The reply leaves the warning out, and so must what the series' decision
+# says it told: the per-mail line names the error only.
+mkdir -p "$tmp/listmin"
+sed 's/^Fixes: 259230378c65 .*/&\nReported-by: Ann Reporter <ann@example.org>/' \
+	"$tmp/nosob-series-v2-1.eml" >"$tmp/listmin/nosob-series-v2-1.eml"
+cp "$tmp/nosob-series-v2-cover.eml" "$tmp/nosob-series-v2-2.eml" "$tmp/listmin/"
+{ base; echo "reply_mode = per-series"; printf '[list linux-leds.vger.kernel.org]\nmin_reply_severity = error\n'; } \
+	>"$tmp/listmin.ini"
+capture "$TAGBOT" replay -c "$tmp/listmin.ini" --show-replies "$tmp"/listmin/nosob-series-v2-*.eml
+lacks "a list's min_reply_severity = error: the series reply leaves the warning out" \
+	"BAD_REPORTED_BY_LINK (warning)"
+line "... and its decision names the error only" "$cover: would reply (MISSING_SIGN_OFF)"
+{ base; echo "reply_mode = per-series"; } >"$tmp/listmin0.ini"
+capture "$TAGBOT" replay -c "$tmp/listmin0.ini" "$tmp"/listmin/nosob-series-v2-*.eml
+line "... which the global minimum (warning) would name" \
+	"$cover: would reply (BAD_REPORTED_BY_LINK, MISSING_SIGN_OFF)"
 { base; printf 'reply_mode = per-patch\nrepeat_after = 0\n'; } >"$tmp/perpatch.ini"
 capture "$TAGBOT" replay -c "$tmp/perpatch.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 count=$(grep -c '^----- reply to <' "$tmp/out")

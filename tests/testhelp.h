@@ -39,8 +39,15 @@ const char *th_dump(const struct findings *fs);
  *
  *	tcase_add_checked_fixture(tc, th_scratch_setup, th_scratch_teardown);
  *	st = th_store_open();
+ *
+ * With TAGBOT_TEST_PG_URL set (tests/integration/store-pg.sh sets it),
+ * th_store_open() opens that PostgreSQL database instead, with the
+ * password in TAGBOT_TEST_PG_PASSWORD_FILE, and th_scratch_setup() empties
+ * it first by running the command TAGBOT_TEST_PG_RESET.
  */
 extern char th_dir[64], th_dbpath[128];
+/* TAGBOT_TEST_PG_URL, or NULL: the scratch store is SQLite's. */
+const char *th_pg_url(void);
 void th_scratch_setup(void);
 void th_scratch_teardown(void);
 

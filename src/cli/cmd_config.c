@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "cli/cmd_check.h"
 #include "cli/cmd_config.h"
 #include "config/config.h"
+#include "store/store.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/tagbot.ini"
 
@@ -139,6 +141,7 @@ static void summary(const struct config *c, const char *file)
 	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
 	size_t n = config_sources(c, v, sizeof(v) / sizeof(v[0]));
 	const struct config_sink *k = &c->sink;
+	char *state;
 
 	printf("%s: ok: ", file);
 	for (size_t i = 0; i < n; i++) {
@@ -150,8 +153,10 @@ static void summary(const struct config *c, const char *file)
 		printf(", sink maildir %s", k->path);
 	else
 		printf(", sink %s", k->url);
+	state = c->tagbot.state ? store_mask_url(c->tagbot.state) : NULL;
 	printf(", %zu list section%s, state %s\n", c->lists.n, c->lists.n == 1 ? "" : "s",
-	       c->tagbot.state ? c->tagbot.state : "(none)");
+	       state ? state : "(none)");
+	free(state);
 }
 
 static void check_sources(struct problems *p, const struct config *c)
@@ -216,7 +221,7 @@ int cmd_check_config(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	p = (struct problems){ file, 0 };
-	if (c.tagbot.state)
+	if (c.tagbot.state && !store_is_url(c.tagbot.state))	/* a server's is not checked here */
 		check_state(&p, c.tagbot.state);
 	check_sources(&p, &c);
 	if (c.sink.type == SINK_MAILDIR)

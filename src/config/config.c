@@ -525,6 +525,8 @@ static const struct key_def config_keys[] = {
 	ROW("lookup", "ca_file", parse_str, lookup.ca_file),
 	ROW("lookup", "user_agent", parse_user_agent, lookup.user_agent),
 	ROW("tagbot", "state", parse_str, tagbot.state),
+	ROW("tagbot", "state_password_file", parse_str, tagbot.state_password_file),
+	ROW("tagbot", "state_password_command", parse_str, tagbot.state_password_command),
 	ROW("tagbot", "log", parse_log_target, tagbot.log),
 	ROW("tagbot", "log_level", parse_log_level, tagbot.log_level),
 	ROW("tagbot", "min_reply_severity", parse_reply_severity, tagbot.min_reply_severity),
@@ -581,7 +583,8 @@ static const struct {
 	const char *key;
 	size_t offset;
 } path_keys[] = {
-	{ "tagbot", "state", offsetof(struct config, tagbot.state) },
+	{ "tagbot", "state", offsetof(struct config, tagbot.state) },	/* unless a URL */
+	{ "tagbot", "state_password_file", offsetof(struct config, tagbot.state_password_file) },
 	{ "source", "ca_file", offsetof(struct config, source.ca_file) },
 	{ "source", "password_file", offsetof(struct config, source.password_file) },
 	{ "source", "path", offsetof(struct config, source.path) },
@@ -1688,11 +1691,41 @@ static int check_reply(struct load *ld, const struct config *c)
 	return 0;
 }
 
+/* A PostgreSQL state's password, as the source's and the sink's; a file or
+ * command for an SQLite file is a mistake worth naming. */
+static int check_state(struct load *ld, const struct config_tagbot *t)
+{
+	bool url = t->state && (!strncmp(t->state, "postgresql://", 13) ||
+				!strncmp(t->state, "postgres://", 11));
+
+	if (!url && (t->state_password_file || t->state_password_command)) {
+		err_set(ld->e, ERR_FINAL, "only for a postgresql:// state (an SQLite file has no "
+			"password)");
+		return fail_at(ld, "tagbot", t->state_password_file ? "state_password_file"
+								     : "state_password_command");
+	}
+	if (t->state_password_file && t->state_password_command) {
+		err_set(ld->e, ERR_FINAL, "give state_password_file or state_password_command, "
+			"not both");
+		return fail_at(ld, "tagbot", "state_password_command");
+	}
+	if (t->state_password_file) {
+		char *secret = NULL;
+
+		if (secret_read_file(t->state_password_file, &secret, ld->e) < 0)
+			return fail_at(ld, "tagbot", "state_password_file");
+		secret_free(secret);
+	}
+	return 0;
+}
+
 /* Checks what the file set; a [source] or [sink] it fills must be whole. */
 static int validate(struct load *ld)
 {
 	const struct config *c = ld->c;
 
+	if (check_state(ld, &c->tagbot) < 0)
+		return -1;
 	if (has_section(ld, "source") &&
 	    (check_source(ld, &c->source) < 0 || check_type_keys(ld, &c->source) < 0))
 		return -1;
@@ -1784,7 +1817,7 @@ static void resolve_one(struct load *ld, const char *dir, const char *section,
 {
 	struct buf b;
 
-	if (!*field || **field == '/' || !lookup(ld, section, key))
+	if (!*field || **field == '/' || strstr(*field, "://") || !lookup(ld, section, key))
 		return;
 	buf_init(&b, 0);
 	buf_printf(&b, "%s/%s", dir, *field);
@@ -1905,7 +1938,8 @@ void config_init(struct config *c)
 
 /* Every owned string of the daemon's sections, for config_release(). */
 static const size_t string_fields[] = {
-	offsetof(struct config, tagbot.state),
+	offsetof(struct config, tagbot.state), offsetof(struct config, tagbot.state_password_file),
+	offsetof(struct config, tagbot.state_password_command),
 	offsetof(struct config, sink.url), offsetof(struct config, sink.ca_file),
 	offsetof(struct config, sink.user), offsetof(struct config, sink.password_file),
 	offsetof(struct config, sink.password_command), offsetof(struct config, sink.path),

@@ -91,7 +91,10 @@ const char *config_tls_name(enum config_tls t);
 
 /* [tagbot] */
 struct config_tagbot {
-	char *state;			/* owned; the SQLite file, resolved */
+	char *state;			/* owned; the SQLite file, resolved, or a
+					 * postgresql:// URL (as written) */
+	char *state_password_file;	/* owned; resolved; PostgreSQL's password */
+	char *state_password_command;	/* owned; run with /bin/sh -c */
 	enum log_target log;		/* stderr */
 	enum log_level log_level;	/* info */
 	enum severity min_reply_severity; /* warning */

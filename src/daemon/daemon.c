@@ -563,10 +563,25 @@ static int store_open_dry(struct daemon *d, struct err *e)
 	return 0;
 }
 
+/* The state's settings from [tagbot]: for a PostgreSQL state its password,
+ * read now (free *password with secret_free()). */
+static int state_settings(const struct config_tagbot *t, struct store_settings *ss,
+			  char **password, struct err *e)
+{
+	store_settings_init(ss);
+	ss->path = t->state;
+	*password = NULL;
+	if (store_is_url(t->state) &&
+	    secret_get(t->state_password_file, t->state_password_command, password, e) < 0)
+		return err_prefix(e, "[tagbot] state_password");
+	ss->password = *password;
+	return 0;
+}
+
 static int store_open_for(struct daemon *d, struct err *e)
 {
 	struct store_settings ss;
-	char *dir, *slash;
+	char *dir, *slash, *password;
 	int rc;
 
 	if (d->dry)
@@ -574,18 +589,18 @@ static int store_open_for(struct daemon *d, struct err *e)
 	dir = xstrdup(d->cfg.tagbot.state);
 	slash = strrchr(dir, '/');
 	rc = 0;
-	if (slash && slash != dir) {
+	if (slash && slash != dir && !store_is_url(dir)) {
 		*slash = '\0';
 		rc = daemon_make_dirs(dir, e);
 	}
 	free(dir);
 	if (rc < 0)
 		return err_prefix(e, "[tagbot] state");
-	store_settings_init(&ss);
-	ss.path = d->cfg.tagbot.state;
-	if (store_open(&d->st, &ss, e) < 0)
-		return err_prefix(e, "[tagbot] state");
-	return 0;
+	if (state_settings(&d->cfg.tagbot, &ss, &password, e) < 0)
+		return -1;
+	rc = store_open(&d->st, &ss, e);
+	secret_free(password);
+	return rc < 0 ? err_prefix(e, "[tagbot] state") : 0;
 }
 
 /* Every rate event goes to the store too (policy.h), in the transaction of
@@ -852,23 +867,29 @@ int daemon_status(const char *config, FILE *out, struct err *e)
 	struct config cfg;
 	struct store *st = NULL;
 	struct error_list errors = { out, 0 };
+	char *password = NULL, *shown;
 	int rc = -1;
 
 	config_init(&cfg);
 	if (config_load(&cfg, config, e) < 0)
 		goto out;
-	if (access(cfg.tagbot.state, F_OK) < 0) {
+	if (!store_is_url(cfg.tagbot.state) && access(cfg.tagbot.state, F_OK) < 0) {
 		err_set(e, ERR_FINAL, "%s: no state yet (tagbot run has not run): %s",
 			cfg.tagbot.state, strerror(errno));
 		goto out;
 	}
-	store_settings_init(&ss);
-	ss.path = cfg.tagbot.state;
-	if (store_open(&st, &ss, e) < 0) {
+	if (state_settings(&cfg.tagbot, &ss, &password, e) < 0)
+		goto out;
+	rc = store_open(&st, &ss, e);
+	secret_free(password);
+	if (rc < 0) {
 		err_prefix(e, "[tagbot] state");
 		goto out;
 	}
-	fprintf(out, "state %s\n", cfg.tagbot.state);
+	rc = -1;
+	shown = store_mask_url(cfg.tagbot.state);
+	fprintf(out, "state %s\n", shown);
+	free(shown);
 	if (store_checkpoint_foreach(st, print_checkpoint, out, e) < 0 ||
 	    store_counts(st, &c, e) < 0)
 		goto out;

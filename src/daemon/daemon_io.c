@@ -219,7 +219,11 @@ int daemon_drain(struct daemon *d, struct err *e)
 	if (d->cfg.sink.type == SINK_MAILDIR) {
 		ops.send = maildir_send;
 		ops.confirm = maildir_confirm;
-		s.hold = 0;	/* delivery is synchronous: a copy is there or not */
+		/* Delivery is synchronous: a copy is there or not.  A daemon
+		 * sharing a PostgreSQL state with another holds its claim
+		 * (store.h) as long as an SMTP one does, so the other does not
+		 * take the reply while this one writes it. */
+		s.hold = store_is_url(d->cfg.tagbot.state) ? d->cfg.sink.resend_after : 0;
 	} else {
 		ops.start = smtp_start_item;
 		ops.finish = smtp_finish_item;

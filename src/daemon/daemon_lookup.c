@@ -52,7 +52,7 @@
 #include "daemon/linkstore.h"
 
 #define PENDING_MAX		1000	/* mails waiting at once (lookup_fetch's cap is higher) */
-#define PENDING_MAX_BYTES	((size_t)256 * 1024 * 1024) /* their raw and parsed bytes */
+#define PENDING_MAX_BYTES	((size_t)256 * 1024 * 1024) /* their raw and parsed bytes (job_bytes()) */
 
 int daemon_lookup_open(struct daemon *d, struct err *e)
 {
@@ -85,7 +85,8 @@ void daemon_lookup_drop(struct daemon *d)
 	d->pend.bytes = 0;
 }
 
-/* What a waiting job holds: its raw bytes and its parsed message. */
+/* What a waiting job holds: its raw bytes and its parsed message (the
+ * patches and link results, smaller and derived from those, uncounted). */
 static size_t job_bytes(const struct job *j)
 {
 	return j->len + (j->parsed ? message_bytes(&j->msg) : 0);

@@ -7,13 +7,11 @@
  * the top of daemon.c.
  */
 #include "autoconf.h"
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mail/context.h"
 #include "daemon/daemon_p.h"
@@ -179,7 +177,7 @@ static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 		reply_release(&r);
 		return daemon_record(d, j, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
 	}
-	rc = daemon_queue_built(d, j, key, patch_kind_name(p->kind), &r, 0, &res, e);
+	rc = daemon_queue_row(d, j, key, patch_kind_name(p->kind), &r, 0, &res, e);
 	if (rc == 0 && res == STORE_QUEUED) {
 		struct policy_settings ps = d->ps;
 
@@ -195,6 +193,8 @@ static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 		}
 		daemon_log_queued(&r, p, f);
 	}
+	if (rc == 0)
+		daemon_queue_noted(d, j, key, &r, res);
 	reply_release(&r);
 	return rc;
 }

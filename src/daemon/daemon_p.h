@@ -73,7 +73,7 @@ struct job;
 struct pending {
 	struct job **v;		/* owned */
 	size_t n, alloc;
-	size_t bytes;		/* raw and parsed bytes held */
+	size_t bytes;		/* raw bytes held and an estimate of the parsed */
 };
 
 /* Where a message came from, for the store and the log. */
@@ -285,10 +285,17 @@ int daemon_record(struct daemon *d, const struct job *j, const char *key, const 
 		  enum store_decision dec, const char *why, struct err *e);
 /* Queues the built reply r under parent key (store_record_reply; *res
  * STORE_ALREADY_QUEUED when key had one), to be sent not before
- * not_before (0: now). */
+ * not_before (0: now), then tells the hook and prints it in a dry run
+ * (daemon_queue_noted()): daemon_queue_row() then daemon_queue_noted(), for
+ * a caller with its own bookkeeping of a queued reply in between. */
 int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
 		       const char *kind, const struct reply *r, time_t not_before,
 		       enum store_enqueue *res, struct err *e);
+int daemon_queue_row(struct daemon *d, const struct job *j, const char *key, const char *kind,
+		     const struct reply *r, time_t not_before, enum store_enqueue *res,
+		     struct err *e);
+void daemon_queue_noted(struct daemon *d, const struct job *j, const char *key,
+			const struct reply *r, enum store_enqueue res);
 /* out for reply r to parent: its raw bytes and envelope, the reply's
  * recipients plus the bot's own mailbox (copy_to) once; rcpt is the
  * caller's array of REPLY_MAX_RCPT + 1 that out->rcpt points into. */

@@ -134,9 +134,9 @@ void daemon_log_queued(const struct reply *r, const struct patch *p, const struc
 	buf_release(&rules);
 }
 
-int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
-		       const char *kind, const struct reply *r, time_t not_before,
-		       enum store_enqueue *res, struct err *e)
+int daemon_queue_row(struct daemon *d, const struct job *j, const char *key, const char *kind,
+		     const struct reply *r, time_t not_before, enum store_enqueue *res,
+		     struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
@@ -146,12 +146,25 @@ int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
 	m.reply_msgid = r->msgid;
 	daemon_outgoing(d, r, key, rcpt, &out);
 	out.not_before = not_before;
-	if (store_record_reply(d->st, &m, &out, daemon_now(d), res, e) < 0)
-		return -1;
-	daemon_note(d, j, key, *res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
-	     *res == STORE_QUEUED ? NULL : "already-replied");
-	if (*res == STORE_QUEUED)
+	return store_record_reply(d->st, &m, &out, daemon_now(d), res, e);
+}
+
+void daemon_queue_noted(struct daemon *d, const struct job *j, const char *key,
+			const struct reply *r, enum store_enqueue res)
+{
+	daemon_note(d, j, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
+		    res == STORE_QUEUED ? NULL : "already-replied");
+	if (res == STORE_QUEUED)
 		daemon_reply_queued(d, key, r);
+}
+
+int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
+		       const char *kind, const struct reply *r, time_t not_before,
+		       enum store_enqueue *res, struct err *e)
+{
+	if (daemon_queue_row(d, j, key, kind, r, not_before, res, e) < 0)
+		return -1;
+	daemon_queue_noted(d, j, key, r, *res);
 	return 0;
 }
 

@@ -649,12 +649,12 @@ static void flush_parts(struct daemon *d, const struct members *ms, int total, b
  * that flush tries again ("every patch that needs one gets it"); the
  * lead's row stays skipped:series until then. */
 static int rate_hold(struct daemon *d, const char *id, const char *key, const struct patch *lp,
-		     time_t now, bool *held, struct err *e)
+		     const struct policy_settings *ps, time_t now, bool *held, struct err *e)
 {
 	enum policy_reason why;
 	time_t at;
 
-	*held = policy_rate_check_patch(d->pol, &d->ps, lp, now, &why, &at) == POLICY_HOLD;
+	*held = policy_rate_check_patch(d->pol, ps, lp, now, &why, &at) == POLICY_HOLD;
 	if (!*held)
 		return 0;
 	log_message(LOGL_WARNING, key, "series <%s>: reply held back: %s (tried again in %ld s)",
@@ -708,6 +708,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 		       struct err *e)
 {
 	struct grouped g;
+	struct policy_settings ps = d->ps;
 	const struct list_policy *lp;
 	struct err pe;
 	bool held = false;
@@ -726,10 +727,11 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	rc = rate_hold(d, id, lead->msgid, &g.p[0], now, &held, e);
+	ps.rs = &g.rs;	/* whom the reply mails and what it tells: its list's */
+	rc = rate_hold(d, id, lead->msgid, &g.p[0], &ps, now, &held, e);
 	if (rc == 0 && !held)
-		rc = queue_group(d, "series", store_series_queue_reply, id, &g.r, &g.p[0], &d->ps,
-				 &d->rs, &g.fl, now, e);
+		rc = queue_group(d, "series", store_series_queue_reply, id, &g.r, &g.p[0], &ps,
+				 &g.rs, &g.fl, now, e);
 out:
 	grouped_release(&g);
 	return rc;

@@ -1,6 +1,7 @@
 /*
  * fdio.c - see fdio.h.
  */
+#include "autoconf.h"
 #include <errno.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@ int fd_write_all(int fd, const char *p, size_t n, bool sock)
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w == 0)
+			errno = EPIPE;	/* nothing taken: the other end is gone */
 		if (w <= 0)
 			return -1;
 		p += w;

@@ -10,7 +10,7 @@
 
 /*
  * Writes the n bytes at p to fd; 0, or -1 with errno set by the write
- * that failed.  sock: fd is a socket, written with
+ * that failed (EPIPE for one that took nothing).  sock: fd is a socket, written with
  * MSG_NOSIGNAL, so that a peer that went away is an EPIPE to report and
  * not a SIGPIPE that kills the process.
  */

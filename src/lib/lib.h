@@ -2,9 +2,9 @@
  * lib.h - the face of lib/: what every other folder builds on, and knows
  * no mail.  Errors with a class the loop can act on (err.h), buffers with
  * a size cap (buf.h), logging (log.h), locale-free ASCII classes (ascii.h),
- * UTF-8 (utf8.h), whole writes to a descriptor (fdio.h) and the one PCRE2 wrapper with match budgets (pattern.h,
- * the only includer of pcre2.h).  Nothing here includes a header of
- * another folder.
+ * UTF-8 (utf8.h), whole writes to a descriptor (fdio.h) and the one PCRE2
+ * wrapper with match budgets (pattern.h, the only includer of pcre2.h).
+ * Nothing here includes a header of another folder.
  *
  *	struct buf b;
  *	struct err e;

@@ -98,10 +98,10 @@ const char *message_header_raw(const struct message *m, const char *name);
  */
 const char *message_header_last(const struct message *m, const char *name);
 
-/* Frees the contents. */
 /* The bytes m holds in memory: its headers, text and attachments, with
  * their bookkeeping (what a mail kept parsed costs, for a limit). */
 size_t message_bytes(const struct message *m);
+/* Frees the contents. */
 void message_release(struct message *m);
 
 /*

@@ -17,7 +17,7 @@ static int cache_key_ok(struct store *st, const char *key, struct err *e)
 int store_cache_get(struct store *st, const char *key, struct store_cache_entry *out,
 		    bool *found, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -26,13 +26,13 @@ int store_cache_get(struct store *st, const char *key, struct store_cache_entry 
 		return -1;
 	s = db_stmt(st, S_CACHE_GET);
 	db_bind_text(s, 1, key);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const void *blob = sqlite3_column_blob(s, 2);
-		size_t len = (size_t)sqlite3_column_bytes(s, 2);
+	rc = db_step(s);
+	if (rc == DB_ROW) {
+		size_t len;
+		const void *blob = db_col_blob(s, 2, &len);
 
-		out->status = sqlite3_column_int(s, 0);
-		out->fetched_at = (time_t)sqlite3_column_int64(s, 1);
+		out->status = db_col_int(s, 0);
+		out->fetched_at = (time_t)db_col_int64(s, 1);
 		out->data = xmalloc(len + 1);
 		if (len)
 			memcpy(out->data, blob, len);
@@ -40,16 +40,16 @@ int store_cache_get(struct store *st, const char *key, struct store_cache_entry 
 		out->len = len;
 		*found = true;
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(st, rc, e, "reading the lookup cache");
+	db_reset(s);
+	if (rc != DB_ROW && rc != DB_OK)
+		return db_err(st, e, "reading the lookup cache");
 	return 0;
 }
 
 int store_cache_put(struct store *st, const char *key, const struct store_cache_entry *in,
 		    struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	if (cache_key_ok(st, key, e) < 0)
@@ -58,23 +58,23 @@ int store_cache_put(struct store *st, const char *key, const struct store_cache_
 		return err_set(e, ERR_FINAL, "store %s: oversized cache entry", st->path);
 	s = db_stmt(st, S_CACHE_PUT);
 	db_bind_text(s, 1, key);
-	sqlite3_bind_int(s, 2, in->status);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)in->fetched_at);
-	sqlite3_bind_blob64(s, 4, in->len ? in->data : "", in->len, SQLITE_STATIC);
+	db_bind_int64(s, 2, in->status);
+	db_bind_int64(s, 3, (int64_t)in->fetched_at);
+	db_bind_blob(s, 4, in->data, in->len);
 	rc = db_step_done(s);
-	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, "writing the lookup cache");
+	return rc == DB_OK ? 0 : db_err(st, e, "writing the lookup cache");
 }
 
 int store_cache_prune(struct store *st, time_t before, long *deleted, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_CACHE_PRUNE);
+	struct db_stmt *s = db_stmt(st, S_CACHE_PRUNE);
 	int rc;
 
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+	db_bind_int64(s, 1, (int64_t)before);
 	rc = db_step_done(s);
-	if (rc != SQLITE_OK)
-		return db_err(st, rc, e, "pruning the lookup cache");
+	if (rc != DB_OK)
+		return db_err(st, e, "pruning the lookup cache");
 	if (deleted)
-		*deleted = (long)sqlite3_changes(st->db);
+		*deleted = (long)db_changes(st->db);
 	return 0;
 }

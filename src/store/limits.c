@@ -11,20 +11,22 @@
 int store_held_add(struct store *st, const struct store_held *h, time_t deadline,
 		   struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
-	if (db_prep_key(st, "INSERT OR REPLACE INTO held (msgid, rcpt, time, deadline, raw,"
-			" findings) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", h->msgid, &s, e) < 0)
+	if (db_prep_key(st, "INSERT INTO held (msgid, rcpt, time, deadline, raw, findings)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (msgid) DO UPDATE SET"
+			" rcpt = ?2, time = ?3, deadline = ?4, raw = ?5, findings = ?6", h->msgid, &s,
+			e) < 0)
 		return -1;
 	if (!h->raw || h->len > STORE_SERIES_RAW_MAX) {
-		sqlite3_finalize(s);
+		db_finalize(s);
 		return err_set(e, ERR_FINAL, "store %s: <%s>: no mail or too large to hold",
 			       st->path, h->msgid);
 	}
 	db_bind_text(s, 2, h->rcpt);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)h->time);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)deadline);
-	sqlite3_bind_blob64(s, 5, h->len ? h->raw : "", h->len, SQLITE_STATIC);
+	db_bind_int64(s, 3, (int64_t)h->time);
+	db_bind_int64(s, 4, (int64_t)deadline);
+	db_bind_blob(s, 5, h->raw, h->len);
 	db_bind_text(s, 6, h->findings ? h->findings : "");
 	if (db_run_done(st, s, "holding a reply", e) < 0)
 		return -1;
@@ -48,32 +50,31 @@ int store_held_members(struct store *st, const char *rcpt,
 		       struct err *e)
 {
 	struct store_held h;
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	if (db_prep(st, "SELECT msgid, time, raw, findings FROM held WHERE rcpt = ?1"
 		 " ORDER BY time, msgid", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, rcpt);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		h.msgid = (const char *)sqlite3_column_text(s, 0);
+	while ((rc = db_step(s)) == DB_ROW) {
+		h.msgid = db_col_str(s, 0);
 		h.rcpt = rcpt;
-		h.time = (time_t)sqlite3_column_int64(s, 1);
-		h.raw = (const char *)sqlite3_column_blob(s, 2);
-		h.len = (size_t)sqlite3_column_bytes(s, 2);
-		h.findings = (const char *)sqlite3_column_text(s, 3);
+		h.time = (time_t)db_col_int64(s, 1);
+		h.raw = db_col_blob(s, 2, &h.len);
+		h.findings = db_col_str(s, 3);
 		fn(ctx, &h);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading held replies");
+	db_finalize(s);
+	return rc == DB_OK ? 0 : db_err(st, e, "reading held replies");
 }
 
 /* One statement over rcpt's held rows: ?1 rcpt, ?2 (when the statement has
  * it) n, or text when not NULL. */
-static int held_update(struct store *st, const char *sql, const char *rcpt, sqlite3_int64 n,
+static int held_update(struct store *st, const char *sql, const char *rcpt, int64_t n,
 		       const char *text, const char *what, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (db_prep(st, sql, &s, e) < 0)
 		return -1;
@@ -81,7 +82,7 @@ static int held_update(struct store *st, const char *sql, const char *rcpt, sqli
 	if (text)
 		db_bind_text(s, 2, text);
 	else
-		sqlite3_bind_int64(s, 2, n);
+		db_bind_int64(s, 2, n);
 	return db_run_done(st, s, what, e);
 }
 
@@ -89,7 +90,7 @@ int store_held_set_deadline(struct store *st, const char *rcpt, time_t deadline,
 			    struct err *e)
 {
 	return held_update(st, "UPDATE held SET deadline = ?2 WHERE rcpt = ?1", rcpt,
-			   (sqlite3_int64)deadline, NULL, "moving held replies", e);
+			   (int64_t)deadline, NULL, "moving held replies", e);
 }
 
 int store_held_drop(struct store *st, const char *rcpt, struct err *e)
@@ -103,14 +104,12 @@ static int held_reply_tx(struct store *st, const char *rcpt, const struct store_
 			 const char *list, const char *lead, const char *reply_key, time_t now,
 			 enum store_enqueue *res, struct err *e)
 {
-	int rc = outbox_insert(st, reply_key, lead, o, list, now);
+	bool added;
 
-	*res = STORE_QUEUED;
-	if (rc == SQLITE_CONSTRAINT_UNIQUE)
-		*res = STORE_ALREADY_QUEUED;
-	else if (rc != SQLITE_OK)
-		return db_err(st, rc, e, "queueing a held reply");
-	else if (held_update(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2"
+	if (outbox_insert(st, reply_key, lead, o, list, now, &added, e) < 0)
+		return -1;
+	*res = added ? STORE_QUEUED : STORE_ALREADY_QUEUED;
+	if (added && held_update(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2"
 			     " WHERE msgid IN (SELECT msgid FROM held WHERE rcpt = ?1)", rcpt, 0,
 			     reply_key, "recording a held reply", e) < 0)
 		return -1;
@@ -128,7 +127,7 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 int store_told_get(struct store *st, const char *person, const char *rule, const char *about,
 		   time_t *t, bool *found, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	*found = false;
@@ -139,9 +138,9 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 	db_bind_text(s, 1, person);
 	db_bind_text(s, 2, rule);
 	db_bind_text(s, 3, about);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*t = (time_t)sqlite3_column_int64(s, 0);
+	rc = db_step(s);
+	if (rc == DB_ROW) {
+		*t = (time_t)db_col_int64(s, 0);
 		*found = true;
 	}
 	return db_row_end(st, s, rc, "reading told", e);
@@ -150,15 +149,15 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 int store_told_set(struct store *st, const char *person, const char *rule, const char *about,
 		   time_t t, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
-	if (db_prep(st, "INSERT OR REPLACE INTO told (person, rule, about, t) VALUES (?1, ?2, ?3, ?4)",
-		 &s, e) < 0)
+	if (db_prep(st, "INSERT INTO told (person, rule, about, t) VALUES (?1, ?2, ?3, ?4)"
+		    " ON CONFLICT (person, rule, about) DO UPDATE SET t = ?4", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, person);
 	db_bind_text(s, 2, rule);
 	db_bind_text(s, 3, about);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)t);
+	db_bind_int64(s, 4, (int64_t)t);
 	return db_run_done(st, s, "recording told", e);
 }
 
@@ -166,39 +165,39 @@ int store_told_set(struct store *st, const char *person, const char *rule, const
 
 int store_rate_note(struct store *st, const char *key, time_t t, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (db_prep(st, "INSERT INTO rate_events (key, t) VALUES (?1, ?2)", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, key ? key : "");
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)t);
+	db_bind_int64(s, 2, (int64_t)t);
 	return db_run_done(st, s, "recording a rate event", e);
 }
 
 int store_rate_prune(struct store *st, time_t before, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (db_prep(st, "DELETE FROM rate_events WHERE t < ?1", &s, e) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+	db_bind_int64(s, 1, (int64_t)before);
 	return db_run_done(st, s, "pruning rate events", e);
 }
 
 int store_rate_load(struct store *st, time_t since,
 		    void (*fn)(void *ctx, const char *key, time_t t), void *ctx, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	if (store_rate_prune(st, since, e) < 0)
 		return -1;
 	if (db_prep(st, "SELECT key, t FROM rate_events ORDER BY t, rowid", &s, e) < 0)
 		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		fn(ctx, (const char *)sqlite3_column_text(s, 0), (time_t)sqlite3_column_int64(s, 1));
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading rate events");
+	while ((rc = db_step(s)) == DB_ROW)
+		fn(ctx, db_col_str(s, 0), (time_t)db_col_int64(s, 1));
+	db_finalize(s);
+	return rc == DB_OK ? 0 : db_err(st, e, "reading rate events");
 }
 
 /* --- the sink's state (schema 4) ----------------------------------------- */
@@ -213,22 +212,20 @@ void store_sink_state_release(struct store_sink_state *s)
 int store_sink_state_put(struct store *st, const struct store_sink_state *in, struct err *e)
 {
 	static const char sql[] =
-		"INSERT OR REPLACE INTO sink_state (id, sink, state, reason, since, failures, next_try)"
-		" VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6)";
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+		"INSERT INTO sink_state (id, sink, state, reason, since, failures, next_try)"
+		" VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (id) DO UPDATE SET sink = ?1,"
+		" state = ?2, reason = ?3, since = ?4, failures = ?5, next_try = ?6";
+	struct db_stmt *s;
 
-	if (rc != SQLITE_OK)
-		return db_err(st, rc, e, "writing the sink's state");
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
 	db_bind_text(s, 1, in->sink ? in->sink : "");
 	db_bind_text(s, 2, in->failing ? "failing" : "ok");
 	db_bind_text(s, 3, in->reason ? in->reason : "");
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)in->since);
-	sqlite3_bind_int(s, 5, in->failures);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)in->next_try);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "writing the sink's state");
+	db_bind_int64(s, 4, (int64_t)in->since);
+	db_bind_int64(s, 5, in->failures);
+	db_bind_int64(s, 6, (int64_t)in->next_try);
+	return db_run_done(st, s, "writing the sink's state", e);
 }
 
 int store_sink_state_get(struct store *st, struct store_sink_state *out, bool *found,
@@ -236,22 +233,22 @@ int store_sink_state_get(struct store *st, struct store_sink_state *out, bool *f
 {
 	static const char sql[] =
 		"SELECT sink, state, reason, since, failures, next_try FROM sink_state WHERE id = 1";
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	struct db_stmt *s;
+	int rc;
 
 	store_sink_state_release(out);
 	*found = false;
-	if (rc != SQLITE_OK)
-		return db_err(st, rc, e, "reading the sink's state");
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	rc = db_step(s);
+	if (rc == DB_ROW) {
 		*found = true;
 		out->sink = db_col_text(s, 0);
-		out->failing = !strcmp((const char *)sqlite3_column_text(s, 1), "failing");
+		out->failing = !strcmp(db_col_str(s, 1), "failing");
 		out->reason = db_col_text(s, 2);
-		out->since = (time_t)sqlite3_column_int64(s, 3);
-		out->failures = sqlite3_column_int(s, 4);
-		out->next_try = (time_t)sqlite3_column_int64(s, 5);
+		out->since = (time_t)db_col_int64(s, 3);
+		out->failures = db_col_int(s, 4);
+		out->next_try = (time_t)db_col_int64(s, 5);
 	}
 	return db_row_end(st, s, rc, "reading the sink's state", e);
 }

@@ -12,19 +12,19 @@
 int store_seen(struct store *st, const char *msgid, bool *seen, struct err *e)
 {
 	char *key = db_key(st, msgid, e);
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	if (!key)
 		return -1;
 	s = db_stmt(st, S_SEEN);
 	db_bind_text(s, 1, key);
-	rc = sqlite3_step(s);
-	*seen = rc == SQLITE_ROW;
-	sqlite3_reset(s);
+	rc = db_step(s);
+	*seen = rc == DB_ROW;
+	db_reset(s);
 	free(key);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(st, rc, e, "looking up a message");
+	if (rc != DB_ROW && rc != DB_OK)
+		return db_err(st, e, "looking up a message");
 	return 0;
 }
 
@@ -35,11 +35,10 @@ static const char *const decision_names[] = {
 	[STORE_ERROR] = "error",
 };
 
-/* Inserts the messages row; returns the sqlite rc (constraint = known). */
 int messages_insert(struct store *st, const char *key, const struct store_message *m,
-			  const char *reply_key)
+		    const char *reply_key, bool *added, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_INSERT_MESSAGE);
+	struct db_stmt *s = db_stmt(st, S_INSERT_MESSAGE);
 	char decision[128];
 
 	if (m->decision == STORE_SKIPPED)
@@ -50,18 +49,22 @@ int messages_insert(struct store *st, const char *key, const struct store_messag
 	db_bind_text(s, 1, key);
 	db_bind_text(s, 2, m->source ? m->source : "");
 	db_bind_text(s, 3, m->folder ? m->folder : "");
-	sqlite3_bind_int64(s, 4, m->uid);
+	db_bind_int64(s, 4, m->uid);
 	db_bind_text(s, 5, m->kind ? m->kind : "other");
 	db_bind_text(s, 6, decision);
 	db_bind_text(s, 7, reply_key);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)m->time);
-	return db_step_done(s);
+	db_bind_int64(s, 8, (int64_t)m->time);
+	if (db_step_done(s) != DB_OK)
+		return db_err(st, e, "recording a message");
+	*added = db_changes(st->db) > 0;
+	return 0;
 }
 
 
 int store_record_message(struct store *st, const struct store_message *m,
 			 bool *added, struct err *e)
 {
+	bool fresh;
 	char *key;
 	int rc;
 
@@ -70,19 +73,17 @@ int store_record_message(struct store *st, const struct store_message *m,
 			       st->path);
 	if (!(key = db_key(st, m->msgid, e)))
 		return -1;
-	rc = messages_insert(st, key, m, NULL);
+	rc = messages_insert(st, key, m, NULL, &fresh, e);
 	free(key);
 	if (added)
-		*added = rc == SQLITE_OK;
-	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-		return 0;
-	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, "recording a message");
+		*added = rc == 0 && fresh;
+	return rc;
 }
 
 int store_message_forget(struct store *st, const char *msgid, const char *decision,
 			 bool *forgot, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (forgot)
 		*forgot = false;
@@ -93,7 +94,7 @@ int store_message_forget(struct store *st, const char *msgid, const char *decisi
 	if (db_run_done(st, s, "forgetting a decision", e) < 0)
 		return -1;
 	if (forgot)
-		*forgot = sqlite3_changes(st->db) > 0;
+		*forgot = db_changes(st->db) > 0;
 	return 0;
 }
 
@@ -101,7 +102,7 @@ int store_message_forget(struct store *st, const char *msgid, const char *decisi
 int store_message_decision(struct store *st, const char *msgid, char *out, size_t size,
 			   bool *found, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	*found = false;
@@ -109,13 +110,13 @@ int store_message_decision(struct store *st, const char *msgid, char *out, size_
 		out[0] = '\0';
 	if (db_prep_key(st, "SELECT decision FROM messages WHERE msgid = ?1", msgid, &s, e) < 0)
 		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *v = sqlite3_column_text(s, 0);
+	rc = db_step(s);
+	if (rc == DB_ROW) {
+		const char *v = db_col_str(s, 0);
 
 		*found = true;
 		if (size)
-			snprintf(out, size, "%s", v ? (const char *)v : "");
+			snprintf(out, size, "%s", v ? v : "");
 	}
 	return db_row_end(st, s, rc, "reading a decision", e);
 }
@@ -125,50 +126,50 @@ int store_message_decision(struct store *st, const char *msgid, char *out, size_
 int store_checkpoint_get(struct store *st, const char *source, const char *folder,
 			 struct store_checkpoint *cp, bool *found, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_CHECKPOINT_GET);
+	struct db_stmt *s = db_stmt(st, S_CHECKPOINT_GET);
 	int rc;
 
 	db_bind_text(s, 1, source);
 	db_bind_text(s, 2, folder ? folder : "");
-	rc = sqlite3_step(s);
-	*found = rc == SQLITE_ROW;
-	cp->uidvalidity = *found ? (uint32_t)sqlite3_column_int64(s, 0) : 0;
-	cp->last_uid = *found ? (uint32_t)sqlite3_column_int64(s, 1) : 0;
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(st, rc, e, "reading a checkpoint");
+	rc = db_step(s);
+	*found = rc == DB_ROW;
+	cp->uidvalidity = *found ? (uint32_t)db_col_int64(s, 0) : 0;
+	cp->last_uid = *found ? (uint32_t)db_col_int64(s, 1) : 0;
+	db_reset(s);
+	if (rc != DB_ROW && rc != DB_OK)
+		return db_err(st, e, "reading a checkpoint");
 	return 0;
 }
 
 int store_first_time(struct store *st, const char *source, const char *folder, time_t *t,
 		     bool *found, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_FIRST_TIME);
+	struct db_stmt *s = db_stmt(st, S_FIRST_TIME);
 	int rc;
 
 	db_bind_text(s, 1, source);
 	db_bind_text(s, 2, folder ? folder : "");
-	rc = sqlite3_step(s);
-	*found = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL;
-	*t = *found ? (time_t)sqlite3_column_int64(s, 0) : 0;
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(st, rc, e, "reading the first message time");
+	rc = db_step(s);
+	*found = rc == DB_ROW && !db_col_null(s, 0);
+	*t = *found ? (time_t)db_col_int64(s, 0) : 0;
+	db_reset(s);
+	if (rc != DB_ROW && rc != DB_OK)
+		return db_err(st, e, "reading the first message time");
 	return 0;
 }
 
 int store_checkpoint_set(struct store *st, const char *source, const char *folder,
 			 const struct store_checkpoint *cp, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_CHECKPOINT_SET);
+	struct db_stmt *s = db_stmt(st, S_CHECKPOINT_SET);
 	int rc;
 
 	db_bind_text(s, 1, source);
 	db_bind_text(s, 2, folder ? folder : "");
-	sqlite3_bind_int64(s, 3, cp->uidvalidity);
-	sqlite3_bind_int64(s, 4, cp->last_uid);
+	db_bind_int64(s, 3, cp->uidvalidity);
+	db_bind_int64(s, 4, cp->last_uid);
 	rc = db_step_done(s);
-	return rc == SQLITE_OK ? 0 : db_err(st, rc, e, "writing a checkpoint");
+	return rc == DB_OK ? 0 : db_err(st, e, "writing a checkpoint");
 }
 
 int store_checkpoint_foreach(struct store *st,
@@ -176,47 +177,47 @@ int store_checkpoint_foreach(struct store *st,
 					const struct store_checkpoint *cp),
 			     void *ctx, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_CHECKPOINT_ALL);
+	struct db_stmt *s = db_stmt(st, S_CHECKPOINT_ALL);
 	struct store_checkpoint cp;
 	int rc;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cp.uidvalidity = (uint32_t)sqlite3_column_int64(s, 2);
-		cp.last_uid = (uint32_t)sqlite3_column_int64(s, 3);
-		fn(ctx, (const char *)sqlite3_column_text(s, 0),
-		   (const char *)sqlite3_column_text(s, 1), &cp);
+	while ((rc = db_step(s)) == DB_ROW) {
+		cp.uidvalidity = (uint32_t)db_col_int64(s, 2);
+		cp.last_uid = (uint32_t)db_col_int64(s, 3);
+		fn(ctx, db_col_str(s, 0),
+		   db_col_str(s, 1), &cp);
 	}
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing checkpoints");
+	db_reset(s);
+	return rc == DB_OK ? 0 : db_err(st, e, "listing checkpoints");
 }
 
 /* --- status ------------------------------------------------------------ */
 
 int store_counts(struct store *st, struct store_counts *c, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_COUNT_MESSAGES);
-	int rc = sqlite3_step(s);
+	struct db_stmt *s = db_stmt(st, S_COUNT_MESSAGES);
+	int rc = db_step(s);
 
 	memset(c, 0, sizeof(*c));
-	if (rc == SQLITE_ROW) {
-		c->messages = (long)sqlite3_column_int64(s, 0);
-		c->replied = (long)sqlite3_column_int64(s, 1);
-		c->clean = (long)sqlite3_column_int64(s, 2);
-		c->skipped = (long)sqlite3_column_int64(s, 3);
-		c->errors = (long)sqlite3_column_int64(s, 4);
+	if (rc == DB_ROW) {
+		c->messages = (long)db_col_int64(s, 0);
+		c->replied = (long)db_col_int64(s, 1);
+		c->clean = (long)db_col_int64(s, 2);
+		c->skipped = (long)db_col_int64(s, 3);
+		c->errors = (long)db_col_int64(s, 4);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
-		return db_err(st, rc, e, "counting messages");
+	db_reset(s);
+	if (rc != DB_ROW)
+		return db_err(st, e, "counting messages");
 	s = db_stmt(st, S_COUNT_OUTBOX);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		c->queued = (long)sqlite3_column_int64(s, 0);
-		c->sent = (long)sqlite3_column_int64(s, 1);
-		c->failed = (long)sqlite3_column_int64(s, 2);
+	rc = db_step(s);
+	if (rc == DB_ROW) {
+		c->queued = (long)db_col_int64(s, 0);
+		c->sent = (long)db_col_int64(s, 1);
+		c->failed = (long)db_col_int64(s, 2);
 	}
-	sqlite3_reset(s);
-	return rc == SQLITE_ROW ? 0 : db_err(st, rc, e, "counting the outbox");
+	db_reset(s);
+	return rc == DB_ROW ? 0 : db_err(st, e, "counting the outbox");
 }
 
 /* Prepared here, not with the others: only `tagbot status` runs it. */
@@ -231,48 +232,48 @@ int store_recent_errors(struct store *st, int max,
 		" state || ', ' || attempts || ' attempts: ' || last_error,"
 		" coalesce(sent_time, next_attempt) FROM outbox WHERE last_error != ''"
 		" ORDER BY 4 DESC LIMIT ?1";
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	struct db_stmt *s;
+	int rc;
 
-	if (rc != SQLITE_OK)
-		return db_err(st, rc, e, "listing errors");
-	sqlite3_bind_int(s, 1, max);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	db_bind_int64(s, 1, max);
+	while ((rc = db_step(s)) == DB_ROW) {
 		struct store_error_row r = {
-			(const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-			(const char *)sqlite3_column_text(s, 2), (time_t)sqlite3_column_int64(s, 3),
+			db_col_str(s, 0), db_col_str(s, 1),
+			db_col_str(s, 2), (time_t)db_col_int64(s, 3),
 		};
 		fn(ctx, &r);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "listing errors");
+	return db_row_end(st, s, rc, "listing errors", e);
 }
 
 /* The counts of one GROUP BY: a name, then the five columns of store_tally. */
 static int tally(struct store *st, const char *sql, const char *what,
 		 void (*fn)(void *ctx, const struct store_tally *t), void *ctx, struct err *e)
 {
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	struct db_stmt *s;
+	int rc;
 
-	if (rc != SQLITE_OK)
-		return db_err(st, rc, e, what);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(s, 0);
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	while ((rc = db_step(s)) == DB_ROW) {
+		const char *name = db_col_str(s, 0);
 		struct store_tally t = {
-			name ? name : "", (long)sqlite3_column_int64(s, 1),
-			(long)sqlite3_column_int64(s, 2), (long)sqlite3_column_int64(s, 3),
-			(long)sqlite3_column_int64(s, 4), (long)sqlite3_column_int64(s, 5),
+			name ? name : "", (long)db_col_int64(s, 1), (long)db_col_int64(s, 2),
+			(long)db_col_int64(s, 3), (long)db_col_int64(s, 4), (long)db_col_int64(s, 5),
 		};
 
 		fn(ctx, &t);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, what);
+	return db_row_end(st, s, rc, what, e);
 }
 
-#define TALLY_COLUMNS "count(*), sum(m.decision = 'replied'), sum(m.decision = 'clean')," \
-	" sum(m.decision LIKE 'skipped:%'), sum(m.decision = 'error')"
+/* SQL both engines take (PostgreSQL sums no booleans). */
+#define TALLY_SUM(cond) "sum(CASE WHEN " cond " THEN 1 ELSE 0 END)"
+#define TALLY_COLUMNS "count(*), " TALLY_SUM("m.decision = 'replied'") ", " \
+	TALLY_SUM("m.decision = 'clean'") ", " TALLY_SUM("m.decision LIKE 'skipped:%'") ", " \
+	TALLY_SUM("m.decision = 'error'")
 
 int store_counts_by_source(struct store *st, void (*fn)(void *ctx, const struct store_tally *t),
 			   void *ctx, struct err *e)

@@ -27,18 +27,22 @@ static int join_rcpt(struct store *st, const struct store_outgoing *o, struct bu
 }
 
 int outbox_insert(struct store *st, const char *reply_key, const char *parent_key,
-			 const struct store_outgoing *o, const char *rcpt, time_t now)
+		  const struct store_outgoing *o, const char *rcpt, time_t now, bool *added,
+		  struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_INSERT_OUTBOX);
+	struct db_stmt *s = db_stmt(st, S_INSERT_OUTBOX);
 
 	db_bind_text(s, 1, reply_key);
 	db_bind_text(s, 2, parent_key);
 	db_bind_text(s, 3, o->envelope_from ? o->envelope_from : "");
 	db_bind_text(s, 4, rcpt);
-	sqlite3_bind_blob64(s, 5, o->raw, o->len, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)now);
-	sqlite3_bind_int64(s, 7, (sqlite3_int64)o->not_before);
-	return db_step_done(s);
+	db_bind_blob(s, 5, o->raw, o->len);
+	db_bind_int64(s, 6, (int64_t)now);
+	db_bind_int64(s, 7, (int64_t)o->not_before);
+	if (db_step_done(s) != DB_OK)
+		return db_err(st, e, "queueing a reply");
+	*added = db_changes(st->db) > 0;
+	return 0;
 }
 
 enum tx_result {
@@ -53,28 +57,20 @@ static enum tx_result record_reply_tx(struct store *st, const struct store_messa
 				      time_t now, const char *key, const char *reply_key,
 				      struct err *e)
 {
-	int rc = messages_insert(st, key, m, reply_key);
+	bool added;
 
-	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-		return TX_KNOWN;
-	if (rc != SQLITE_OK) {
-		db_err(st, rc, e, "recording a message");
+	if (messages_insert(st, key, m, reply_key, &added, e) < 0)
 		return TX_FAILED;
-	}
+	if (!added)
+		return TX_KNOWN;
 	if (store_test_hook && store_test_hook("record_reply:after_message") < 0) {
 		err_set(e, ERR_TEMP, "store %s: failure injected by a test", st->path);
 		return TX_FAILED;
 	}
-	rc = outbox_insert(st, reply_key, key, o, rcpt, now);
-	/* UNIQUE is the parent column: that patch has its reply already.  A
-	 * clash on the reply's own Message-ID is a bug, not a duplicate. */
-	if (rc == SQLITE_CONSTRAINT_UNIQUE)
-		return TX_KNOWN;
-	if (rc != SQLITE_OK) {
-		db_err(st, rc, e, "queueing a reply");
+	if (outbox_insert(st, reply_key, key, o, rcpt, now, &added, e) < 0)
 		return TX_FAILED;
-	}
-	return TX_OK;
+	/* Not added: that patch has its reply already. */
+	return added ? TX_OK : TX_KNOWN;
 }
 
 static int check_outgoing(struct store *st, const struct store_outgoing *o, const char *key,
@@ -207,10 +203,10 @@ static void split_rcpt(struct outbox_item *it, const char *list)
 	}
 }
 
-static void fill_item(sqlite3_stmt *s, struct outbox_item *it)
+static void fill_item(struct db_stmt *s, struct outbox_item *it)
 {
-	const void *raw = sqlite3_column_blob(s, 4);
-	size_t len = (size_t)sqlite3_column_bytes(s, 4);
+	size_t len;
+	const void *raw = db_col_blob(s, 4, &len);
 	char *rcpt = db_col_text(s, 3), *state = db_col_text(s, 5);
 
 	it->reply_msgid = db_col_text(s, 0);
@@ -223,8 +219,8 @@ static void fill_item(sqlite3_stmt *s, struct outbox_item *it)
 	it->raw[len] = '\0';
 	it->len = len;
 	it->state = state_parse(state);
-	it->attempts = sqlite3_column_int(s, 6);
-	it->next_attempt = (time_t)sqlite3_column_int64(s, 7);
+	it->attempts = db_col_int(s, 6);
+	it->next_attempt = (time_t)db_col_int64(s, 7);
 	it->last_error = db_col_text(s, 8);
 	free(rcpt);
 	free(state);
@@ -233,31 +229,31 @@ static void fill_item(sqlite3_stmt *s, struct outbox_item *it)
 int store_outbox_next_due(struct store *st, time_t now, struct outbox_item *it,
 			  bool *found, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_OUTBOX_DUE);
+	struct db_stmt *s = db_stmt(st, S_OUTBOX_DUE);
 	int rc;
 
 	outbox_item_release(it);
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)now);
-	rc = sqlite3_step(s);
-	*found = rc == SQLITE_ROW;
+	db_bind_int64(s, 1, (int64_t)now);
+	rc = db_step(s);
+	*found = rc == DB_ROW;
 	if (*found)
 		fill_item(s, it);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(st, rc, e, "reading the outbox");
+	db_reset(s);
+	if (rc != DB_ROW && rc != DB_OK)
+		return db_err(st, e, "reading the outbox");
 	return 0;
 }
 
 int store_outbox_next_time(struct store *st, time_t *when, bool *found, struct err *e)
 {
-	sqlite3_stmt *s = db_stmt(st, S_OUTBOX_NEXT_TIME);
-	int rc = sqlite3_step(s);
+	struct db_stmt *s = db_stmt(st, S_OUTBOX_NEXT_TIME);
+	int rc = db_step(s);
 
-	*found = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL;
-	*when = *found ? (time_t)sqlite3_column_int64(s, 0) : 0;
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(st, rc, e, "reading the outbox");
+	*found = rc == DB_ROW && !db_col_null(s, 0);
+	*when = *found ? (time_t)db_col_int64(s, 0) : 0;
+	db_reset(s);
+	if (rc != DB_ROW && rc != DB_OK)
+		return db_err(st, e, "reading the outbox");
 	return 0;
 }
 
@@ -267,21 +263,21 @@ static int mark(struct store *st, enum stmt_id id, const char *reply_msgid, time
 		const char *error, struct err *e)
 {
 	char *key = db_key(st, reply_msgid, e);
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	if (!key)
 		return -1;
 	s = db_stmt(st, id);
 	db_bind_text(s, 1, key);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)t);
+	db_bind_int64(s, 2, (int64_t)t);
 	db_bind_text(s, 3, error ? error : "");
 	rc = db_step_done(s);
-	if (rc != SQLITE_OK) {
+	if (rc != DB_OK) {
 		free(key);
-		return db_err(st, rc, e, "updating the outbox");
+		return db_err(st, e, "updating the outbox");
 	}
-	if (sqlite3_changes(st->db) != 1) {
+	if (db_changes(st->db) != 1) {
 		err_set(e, ERR_FINAL, "store %s: reply <%s> is not queued", st->path, key);
 		free(key);
 		return -1;

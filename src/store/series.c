@@ -14,10 +14,13 @@
 int store_context_put(struct store *st, const struct msg_context *c, struct err *e)
 {
 	static const char sql[] =
-		"INSERT OR REPLACE INTO context (msgid, subject, sender, kind, version, idx, total,"
+		"INSERT INTO context (msgid, subject, sender, kind, version, idx, total,"
 		" change_id, in_reply_to, refs, list_id, time)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
-	sqlite3_stmt *s;
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+		" ON CONFLICT (msgid) DO UPDATE SET subject = ?2, sender = ?3, kind = ?4,"
+		" version = ?5, idx = ?6, total = ?7, change_id = ?8, in_reply_to = ?9, refs = ?10,"
+		" list_id = ?11, time = ?12";
+	struct db_stmt *s;
 
 	if (!c->message_id || !*c->message_id || strlen(c->message_id) > MSGID_MAX)
 		return err_set(e, ERR_FINAL, "store %s: context without a usable Message-ID", st->path);
@@ -27,41 +30,41 @@ int store_context_put(struct store *st, const struct msg_context *c, struct err 
 	db_bind_text(s, 2, c->subject ? c->subject : "");
 	db_bind_text(s, 3, c->sender ? c->sender : "");
 	db_bind_text(s, 4, c->kind ? c->kind : "other");
-	sqlite3_bind_int(s, 5, c->version);
-	sqlite3_bind_int(s, 6, c->index);
-	sqlite3_bind_int(s, 7, c->total);
+	db_bind_int64(s, 5, c->version);
+	db_bind_int64(s, 6, c->index);
+	db_bind_int64(s, 7, c->total);
 	db_bind_text(s, 8, c->change_id);
 	db_bind_text(s, 9, c->in_reply_to);
 	db_bind_text(s, 10, c->references);
 	db_bind_text(s, 11, c->list_id);
-	sqlite3_bind_int64(s, 12, (sqlite3_int64)c->time);
+	db_bind_int64(s, 12, (int64_t)c->time);
 	return db_run_done(st, s, "recording a context", e);
 }
 
 #define CONTEXT_COLUMNS "msgid, subject, sender, kind, version, idx, total, change_id," \
 			" in_reply_to, refs, list_id, time"
 
-static void fill_context(sqlite3_stmt *s, struct msg_context *c)
+static void fill_context(struct db_stmt *s, struct msg_context *c)
 {
 	msg_context_release(c);
 	c->message_id = db_col_text(s, 0);
 	c->subject = db_col_text(s, 1);
 	c->sender = db_col_text(s, 2);
 	c->kind = db_col_text(s, 3);
-	c->version = sqlite3_column_int(s, 4);
-	c->index = sqlite3_column_int(s, 5);
-	c->total = sqlite3_column_int(s, 6);
+	c->version = db_col_int(s, 4);
+	c->index = db_col_int(s, 5);
+	c->total = db_col_int(s, 6);
 	c->change_id = db_col_text_or_null(s, 7);
 	c->in_reply_to = db_col_text_or_null(s, 8);
 	c->references = db_col_text_or_null(s, 9);
 	c->list_id = db_col_text_or_null(s, 10);
-	c->time = (time_t)sqlite3_column_int64(s, 11);
+	c->time = (time_t)db_col_int64(s, 11);
 }
 
 int store_context_get(struct store *st, const char *msgid, struct msg_context *out,
 		      bool *found, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	msg_context_release(out);
@@ -69,8 +72,8 @@ int store_context_get(struct store *st, const char *msgid, struct msg_context *o
 	if (db_prep_key(st, "SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid = ?1", msgid, &s,
 			e) < 0)
 		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = db_step(s);
+	if (rc == DB_ROW) {
 		fill_context(s, out);
 		*found = true;
 	}
@@ -87,16 +90,16 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
 		"DELETE FROM series WHERE first_time < ?1 AND state != 'pending'",
 		"DELETE FROM told WHERE t < ?1 AND about != ''",
 	};
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	for (size_t i = 0; i < ARRAY_SIZE(sql); i++) {
 		if (db_prep(st, sql[i], &s, e) < 0)
 			return -1;
-		sqlite3_bind_int64(s, 1, (sqlite3_int64)before);
+		db_bind_int64(s, 1, (int64_t)before);
 		if (db_run_done(st, s, "pruning the context", e) < 0)
 			return -1;
 		if (i == 0 && deleted)
-			*deleted = (long)sqlite3_changes(st->db);
+			*deleted = (long)db_changes(st->db);
 	}
 	return 0;
 }
@@ -115,7 +118,7 @@ int store_context_related(struct store *st, const struct msg_context *c, time_t 
 		" OR (sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7))"
 		" ORDER BY time LIMIT ?8";
 	struct msg_context row;
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	if (db_prep(st, sql, &s, e) < 0)
@@ -124,42 +127,42 @@ int store_context_related(struct store *st, const struct msg_context *c, time_t 
 	db_bind_text(s, 2, c->in_reply_to);
 	db_bind_text(s, 3, c->references);
 	db_bind_text(s, 4, c->sender ? c->sender : "");
-	sqlite3_bind_int(s, 5, c->version);
-	sqlite3_bind_int(s, 6, c->total);
-	sqlite3_bind_int64(s, 7, (sqlite3_int64)since);
-	sqlite3_bind_int(s, 8, STORE_RELATED_MAX);
+	db_bind_int64(s, 5, c->version);
+	db_bind_int64(s, 6, c->total);
+	db_bind_int64(s, 7, (int64_t)since);
+	db_bind_int64(s, 8, STORE_RELATED_MAX);
 	msg_context_init(&row);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = db_step(s)) == DB_ROW) {
 		fill_context(s, &row);
 		fn(ctx, &row);
 	}
 	msg_context_release(&row);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading related contexts");
+	db_finalize(s);
+	return rc == DB_OK ? 0 : db_err(st, e, "reading related contexts");
 }
 
 int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	*quiet = false;
 	if (db_prep_key(st, "SELECT quiet FROM thread_state WHERE root = ?1", root, &s, e) < 0)
 		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*quiet = sqlite3_column_int(s, 0) != 0;
+	rc = db_step(s);
+	if (rc == DB_ROW)
+		*quiet = db_col_int(s, 0) != 0;
 	return db_row_end(st, s, rc, "reading a thread", e);
 }
 
 int store_thread_quiet_set(struct store *st, const char *root, time_t now, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
-	if (db_prep_key(st, "INSERT OR REPLACE INTO thread_state (root, quiet, time)"
-			" VALUES (?1, 1, ?2)", root, &s, e) < 0)
+	if (db_prep_key(st, "INSERT INTO thread_state (root, quiet, time) VALUES (?1, 1, ?2)"
+			" ON CONFLICT (root) DO UPDATE SET quiet = 1, time = ?2", root, &s, e) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)now);
+	db_bind_int64(s, 2, (int64_t)now);
 	return db_run_done(st, s, "recording a quiet thread", e);
 }
 
@@ -186,14 +189,14 @@ void store_series_release(struct store_series *s)
 
 int store_series_of(struct store *st, const char *msgid, char **id, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	*id = NULL;
 	if (db_prep_key(st, "SELECT series FROM series_member WHERE msgid = ?1", msgid, &s, e) < 0)
 		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
+	rc = db_step(s);
+	if (rc == DB_ROW)
 		*id = db_col_text(s, 0);
 	return db_row_end(st, s, rc, "reading a series", e);
 }
@@ -201,7 +204,7 @@ int store_series_of(struct store *st, const char *msgid, char **id, struct err *
 int store_series_get(struct store *st, const char *id, struct store_series *out, bool *found,
 		     struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	store_series_release(out);
@@ -210,15 +213,15 @@ int store_series_get(struct store *st, const char *id, struct store_series *out,
 		 " WHERE id = ?1", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = db_step(s);
+	if (rc == DB_ROW) {
 		out->id = db_col_text(s, 0);
-		out->version = sqlite3_column_int(s, 1);
-		out->total = sqlite3_column_int(s, 2);
+		out->version = db_col_int(s, 1);
+		out->total = db_col_int(s, 2);
 		out->sender = db_col_text(s, 3);
-		out->first_time = (time_t)sqlite3_column_int64(s, 4);
-		out->deadline = (time_t)sqlite3_column_int64(s, 5);
-		out->state = series_state_parse((const char *)sqlite3_column_text(s, 6));
+		out->first_time = (time_t)db_col_int64(s, 4);
+		out->deadline = (time_t)db_col_int64(s, 5);
+		out->state = series_state_parse(db_col_str(s, 6));
 		*found = true;
 	}
 	return db_row_end(st, s, rc, "reading a series", e);
@@ -226,7 +229,7 @@ int store_series_get(struct store *st, const char *id, struct store_series *out,
 
 int store_series_create(struct store *st, const struct store_series *in, struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (!in->id || !*in->id)
 		return err_set(e, ERR_FINAL, "store %s: a series without a name", st->path);
@@ -234,11 +237,11 @@ int store_series_create(struct store *st, const struct store_series *in, struct 
 		 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, in->id);
-	sqlite3_bind_int(s, 2, in->version);
-	sqlite3_bind_int(s, 3, in->total);
+	db_bind_int64(s, 2, in->version);
+	db_bind_int64(s, 3, in->total);
 	db_bind_text(s, 4, in->sender ? in->sender : "");
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)in->first_time);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)in->deadline);
+	db_bind_int64(s, 5, (int64_t)in->first_time);
+	db_bind_int64(s, 6, (int64_t)in->deadline);
 	db_bind_text(s, 7, series_state_names[(unsigned)in->state <= STORE_SERIES_DONE ? in->state
 									    : STORE_SERIES_DONE]);
 	return db_run_done(st, s, "creating a series", e);
@@ -248,18 +251,19 @@ int store_series_add(struct store *st, const char *id, const char *msgid, int in
 		     const char *raw, size_t len, const char *findings, struct err *e)
 {
 	bool keep = raw && len <= STORE_SERIES_RAW_MAX;
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
-	if (db_prep_key(st, "INSERT OR REPLACE INTO series_member (msgid, series, idx, time, raw,"
-			" findings) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", msgid, &s, e) < 0)
+	if (db_prep_key(st, "INSERT INTO series_member (msgid, series, idx, time, raw, findings)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (msgid) DO UPDATE SET"
+			" series = ?2, idx = ?3, time = ?4, raw = ?5, findings = ?6", msgid, &s, e) < 0)
 		return -1;
 	db_bind_text(s, 2, id);
-	sqlite3_bind_int(s, 3, index);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)t);
+	db_bind_int64(s, 3, index);
+	db_bind_int64(s, 4, (int64_t)t);
 	if (keep)
-		sqlite3_bind_blob64(s, 5, len ? raw : "", len, SQLITE_STATIC);
+		db_bind_blob(s, 5, raw, len);
 	else
-		sqlite3_bind_null(s, 5);
+		db_bind_null(s, 5);
 	db_bind_text(s, 6, keep ? findings : NULL);
 	return db_run_done(st, s, "adding to a series", e);
 }
@@ -267,13 +271,13 @@ int store_series_add(struct store *st, const char *id, const char *msgid, int in
 int store_series_merge(struct store *st, const char *into, const char *from, struct err *e)
 {
 	static const char *const sql[] = {
-		"UPDATE series SET first_time = min(first_time, (SELECT first_time FROM series"
-		" WHERE id = ?2)), deadline = min(deadline, (SELECT deadline FROM series"
-		" WHERE id = ?2)) WHERE id = ?1 AND EXISTS (SELECT 1 FROM series WHERE id = ?2)",
+		"UPDATE series SET first_time = (SELECT min(first_time) FROM series"
+		" WHERE id IN (?1, ?2)), deadline = (SELECT min(deadline) FROM series"
+		" WHERE id IN (?1, ?2)) WHERE id = ?1 AND EXISTS (SELECT 1 FROM series WHERE id = ?2)",
 		"UPDATE series_member SET series = ?1 WHERE series = ?2",
 		"DELETE FROM series WHERE id = ?2",
 	};
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (!strcmp(into, from))
 		return 0;
@@ -293,33 +297,29 @@ int store_series_members(struct store *st, const char *id,
 			 struct err *e)
 {
 	struct store_series_member m;
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	if (db_prep(st, "SELECT msgid, idx, time, raw, findings FROM series_member WHERE series = ?1"
 		 " ORDER BY idx, time", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		m.msgid = (const char *)sqlite3_column_text(s, 0);
-		m.index = sqlite3_column_int(s, 1);
-		m.time = (time_t)sqlite3_column_int64(s, 2);
-		m.raw = sqlite3_column_type(s, 3) == SQLITE_NULL ? NULL
-				: (const char *)sqlite3_column_blob(s, 3);
-		m.len = (size_t)sqlite3_column_bytes(s, 3);
-		if (!m.raw)
-			m.len = 0;
-		m.findings = (const char *)sqlite3_column_text(s, 4);
+	while ((rc = db_step(s)) == DB_ROW) {
+		m.msgid = db_col_str(s, 0);
+		m.index = db_col_int(s, 1);
+		m.time = (time_t)db_col_int64(s, 2);
+		m.raw = db_col_blob(s, 3, &m.len);
+		m.findings = db_col_str(s, 4);
 		fn(ctx, &m);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, rc, e, "reading a series");
+	db_finalize(s);
+	return rc == DB_OK ? 0 : db_err(st, e, "reading a series");
 }
 
 int store_series_set_state(struct store *st, const char *id, enum store_series_state state,
 			   struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if ((unsigned)state > STORE_SERIES_DONE)
 		return err_set(e, ERR_FINAL, "store %s: bad series state", st->path);
@@ -342,12 +342,12 @@ int store_series_set_state(struct store *st, const char *id, enum store_series_s
 int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
 			      struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (db_prep(st, "UPDATE series SET deadline = ?2 WHERE id = ?1", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)deadline);
+	db_bind_int64(s, 2, (int64_t)deadline);
 	return db_run_done(st, s, "updating a series", e);
 }
 
@@ -366,7 +366,7 @@ int store_series_next_time(struct store *st, time_t *when, bool *found, struct e
 static int mark_lead_replied(struct store *st, const char *lead, const char *reply_key,
 			     struct err *e)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (db_prep(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2 WHERE msgid = ?1",
 		 &s, e) < 0)
@@ -375,7 +375,7 @@ static int mark_lead_replied(struct store *st, const char *lead, const char *rep
 	db_bind_text(s, 2, reply_key);
 	if (db_run_done(st, s, "recording a series reply", e) < 0)
 		return -1;
-	if (sqlite3_changes(st->db) != 1)
+	if (db_changes(st->db) != 1)
 		return err_set(e, ERR_FINAL, "store %s: the series' lead <%s> is not recorded",
 			       st->path, lead);
 	return 0;
@@ -386,14 +386,12 @@ static int series_reply_tx(struct store *st, const char *id, const struct store_
 			   const char *rcpt, const char *lead, const char *reply_key,
 			   time_t now, enum store_enqueue *res, struct err *e)
 {
-	int rc = outbox_insert(st, reply_key, lead, o, rcpt, now);
+	bool added;
 
-	*res = STORE_QUEUED;
-	if (rc == SQLITE_CONSTRAINT_UNIQUE)
-		*res = STORE_ALREADY_QUEUED;
-	else if (rc != SQLITE_OK)
-		return db_err(st, rc, e, "queueing a series reply");
-	else if (mark_lead_replied(st, lead, reply_key, e) < 0)
+	if (outbox_insert(st, reply_key, lead, o, rcpt, now, &added, e) < 0)
+		return -1;
+	*res = added ? STORE_QUEUED : STORE_ALREADY_QUEUED;
+	if (added && mark_lead_replied(st, lead, reply_key, e) < 0)
 		return -1;
 	return store_series_set_state(st, id, STORE_SERIES_DONE, e);
 }

@@ -1,12 +1,23 @@
 /*
- * store.h - the face of store/: the only folder that includes sqlite3.h.
- * Below it: lib/ and mail/ only.
+ * store.h - the face of store/: the only folder that speaks SQL (db.h is
+ * its engine interface; db_sqlite.c includes sqlite3.h, db_pg.c
+ * libpq-fe.h).  Below it: lib/ and mail/ only.
  *
- * The daemon's state in SQLite: every message seen, the folder
- * checkpoints and the outbox of replies.  The only module that includes
- * sqlite3.h; callers see these types only.
+ * The daemon's state: every message seen, the folder checkpoints and the
+ * outbox of replies, in an SQLite file (the default) or in PostgreSQL
+ * (path a postgresql:// URL).  Both engines hold the same tables and give
+ * the same guarantees; callers see these types only.
  *
- * The database runs in WAL mode with synchronous=FULL (a committed reply
+ * PostgreSQL: two daemons may share one database.  Each message is decided
+ * once (its messages row is keyed by the Message-ID: the second insert
+ * finds it and the message counts as known), each reply is claimed by one
+ * of them (store_outbox_next_due() locks the row it hands out, FOR UPDATE
+ * SKIP LOCKED, inside the caller's transaction; the claim, mark_retry,
+ * then moves it out of the other's sight until the backoff ends).
+ * Checkpoints are shared rows: the last writer's stands, and a daemon that
+ * reads a folder from an older checkpoint finds its messages known.
+ *
+ * SQLite: the database runs in WAL mode with synchronous=FULL (a committed reply
  * survives SIGKILL and power loss; the bot writes a few rows per patch, so
  * the cost does not matter) and a busy timeout, so `tagbot status` can read
  * while the daemon writes.  The schema is versioned with PRAGMA
@@ -39,17 +50,27 @@
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
 struct store_settings {
-	const char *path;	/* foreign; the database file */
+	const char *path;	/* foreign; the database file, or a postgresql:// URL */
+	const char *password;	/* foreign; PostgreSQL's password, NULL: the URL's or none */
 	int busy_timeout_ms;	/* wait for a lock this long; default 5000 */
 };
 
-/* path NULL, busy_timeout_ms 5000. */
+/* path NULL, password NULL, busy_timeout_ms 5000. */
 void store_settings_init(struct store_settings *s);
+
+/* Whether path names a PostgreSQL database (postgresql:// or postgres://). */
+bool store_is_url(const char *path);
+/* url, malloc'ed, with the password of its user part and any password=
+ * parameter replaced by ***: what messages and logs may show. */
+char *store_mask_url(const char *url);
 
 struct store;	/* opaque: the connection and its prepared statements */
 
 /*
- * Opens and migrates the database.  When there is no file it is created
+ * Opens and migrates the database.  PostgreSQL: connects, and builds or
+ * migrates the tables in the database the URL names (the role needs
+ * CREATE there the first time); messages name the URL masked.  SQLite:
+ * when there is no file it is created
  * whole (mode 0600, built under a temporary name and put in place), so no
  * crash leaves an empty one.  An existing file that is empty, not regular
  * or not an SQLite database is refused (ERR_FINAL, naming the file): an
@@ -64,7 +85,7 @@ void store_close(struct store *st);
  * is checked as store_open() checks it, then read (not migrated; its
  * -wal and -shm files are gone again after) under busy_timeout_ms (0:
  * 5000).  1 when there is no file at
- * from: nothing copied.  Open to with store_open() afterwards.
+ * from: nothing copied.  SQLite only: from a postgresql:// URL, -1.  Open to with store_open() afterwards.
  */
 int store_snapshot(const char *from, const char *to, int busy_timeout_ms, struct err *e);
 

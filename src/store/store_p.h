@@ -1,11 +1,12 @@
 /*
  * store_p.h - private to store/: the connection, the statement helpers the
  * table files share, and the pieces of the outbox that the grouped replies
- * (series, held) reuse.  Nothing outside src/store/ includes it; it is the
- * one header besides sqlite3.h's own that speaks SQLite.
+ * (series, held) reuse.  Nothing outside src/store/ includes it.  The SQL
+ * engine is behind db.h (db_sqlite.c, db_pg.c); nothing here speaks one.
  *
  * Who does what:
  *   store.c     open, migrate, snapshot, close, transactions, these helpers
+ *   schema.c    the schema of each engine and its migrations
  *   messages.c  messages, checkpoints, counts and recent errors
  *   outbox.c    queueing a reply (with its message row) and the outbox
  *   series.c    context, thread_state, series, series_member
@@ -13,14 +14,13 @@
  *   limits.c    held, told, rate_events, sink_state
  *
  * The helpers follow the store's error contract (store.h): 0 or -1 with e
- * filled "store PATH: WHAT: sqlite's message", classed by db_err().
+ * filled "store NAME: WHAT: the engine's message", classed by the driver.
  */
 #ifndef TAGBOT_STORE_P_H
 #define TAGBOT_STORE_P_H
 
-#include <sqlite3.h>
-
 #include "lib/buf.h"
+#include "store/db.h"
 #include "store/store.h"
 
 /* The statements run often enough to be prepared once, at open; their SQL
@@ -48,39 +48,37 @@ enum stmt_id {
 };
 
 struct store {
-	sqlite3 *db;
-	char *path;			/* owned; for messages */
-	sqlite3_stmt *stmt[S_COUNT];	/* owned */
+	struct db *db;			/* owned */
+	char *path;			/* owned; names the database in messages (a
+					 * PostgreSQL conninfo with its password masked) */
+	struct db_stmt *stmt[S_COUNT];	/* owned */
 	int depth;			/* open transactions (outermost BEGIN, then savepoints) */
 };
 
-/* Fills e from sqlite's rc and message ("store PATH: what: ..."); -1. */
-int db_err(struct store *st, int rc, struct err *e, const char *what);
+/* Fills e from the connection's last failure ("store PATH: what: ..."); -1. */
+int db_err(struct store *st, struct err *e, const char *what);
 /* Runs sql (no rows) on the connection. */
 int db_exec(struct store *st, const char *sql, struct err *e);
 /* The prepared statement id, reset and unbound. */
-sqlite3_stmt *db_stmt(struct store *st, enum stmt_id id);
-/* Steps a statement that returns no rows and resets it; the sqlite rc,
- * SQLITE_OK for done. */
-int db_step_done(sqlite3_stmt *s);
-/* Binds v (copied) or NULL. */
-void db_bind_text(sqlite3_stmt *s, int i, const char *v);
+struct db_stmt *db_stmt(struct store *st, enum stmt_id id);
+/* Steps a statement that returns no rows and resets it: DB_OK or DB_ERROR. */
+int db_step_done(struct db_stmt *s);
 /* Column i malloc'ed, "" for NULL; _or_null: NULL for NULL or "". */
-char *db_col_text(sqlite3_stmt *s, int i);
-char *db_col_text_or_null(sqlite3_stmt *s, int i);
+char *db_col_text(struct db_stmt *s, int i);
+char *db_col_text_or_null(struct db_stmt *s, int i);
 
 /* For the statements that run a few times per message: prepared per call
  * and finalized by db_run_done() or db_row_end(). */
-int db_prep(struct store *st, const char *sql, sqlite3_stmt **s, struct err *e);
+int db_prep(struct store *st, const char *sql, struct db_stmt **s, struct err *e);
 /* db_prep() with ?1 bound to msgid's key (msgid_key()); -1 for a bad
  * Message-ID, nothing prepared. */
-int db_prep_key(struct store *st, const char *sql, const char *msgid, sqlite3_stmt **s,
+int db_prep_key(struct store *st, const char *sql, const char *msgid, struct db_stmt **s,
 		struct err *e);
 /* Steps s to its end and finalizes it. */
-int db_run_done(struct store *st, sqlite3_stmt *s, const char *what, struct err *e);
+int db_run_done(struct store *st, struct db_stmt *s, const char *what, struct err *e);
 /* Finalizes s after a lookup whose last step returned rc: 0 for a row or
  * none, else the error. */
-int db_row_end(struct store *st, sqlite3_stmt *s, int rc, const char *what, struct err *e);
+int db_row_end(struct store *st, struct db_stmt *s, int rc, const char *what, struct err *e);
 /* The first column of sql's first row (?1 = now) into *out, malloc'ed;
  * NULL when there is none. */
 int db_first_text(struct store *st, const char *sql, time_t now, char **out,
@@ -94,12 +92,21 @@ char *db_key(struct store *st, const char *msgid, struct err *e);
 
 /* --- shared by the reply paths (messages.c, outbox.c, series.c, limits.c) */
 
-/* Inserts the messages row; the sqlite rc (a constraint: known). */
+/* Inserts the messages row; *added false when the Message-ID is known (the
+ * row is left as it was: "INSERT ... ON CONFLICT DO NOTHING", which leaves
+ * a PostgreSQL transaction usable, where a failed INSERT would not). */
 int messages_insert(struct store *st, const char *key, const struct store_message *m,
-		    const char *reply_key);
-/* Inserts the outbox row; the sqlite rc (UNIQUE: the parent has a reply). */
+		    const char *reply_key, bool *added, struct err *e);
+/* Inserts the outbox row; *added false when the parent has a reply (the
+ * UNIQUE parent column); a clash on the reply's own Message-ID is an
+ * error (a bug, not a duplicate). */
 int outbox_insert(struct store *st, const char *reply_key, const char *parent_key,
-		  const struct store_outgoing *o, const char *rcpt, time_t now);
+		  const struct store_outgoing *o, const char *rcpt, time_t now, bool *added,
+		  struct err *e);
+
+/* schema.c: the SQL (malloc'ed) that takes a database of drv from version
+ * from to from + 1, run in one transaction; NULL past the last. */
+char *schema_step(const struct db_driver *drv, int from);
 
 /* The body of a grouped reply's queueing (series_reply_tx, held_reply_tx),
  * run inside its transaction; id names the group. */

@@ -20,6 +20,19 @@
 #                                     offered) and NNTPS_PORT (TLS), cert.pem; keeps
 #                                     the ports when started again
 #   srv_reload_nntpd / srv_stop_nntpd SIGHUP (it reads its inboxes again) / stop
+# PostgreSQL, for the state (no mail server needed):
+#   srv_need_postgres           SKIP (77) when initdb and pg_ctl are missing
+#   srv_init_dir                makes $SRV_DIR only (srv_init does it too)
+#   srv_start_postgres          a cluster in $SRV_DIR/pg, its own socket
+#                               directory, on 127.0.0.1 only; sets PG_PORT,
+#                               PG_URL (postgresql://tagbot@127.0.0.1:PORT/
+#                               tagbot, no password in it), PG_PASSWORD_FILE
+#                               (mode 0600) and PG_RESET (a command that
+#                               empties the tagbot database)
+#   srv_stop_postgres
+#   srv_setup_postgres          all of it for a test of tagbot's PostgreSQL
+#                               state: also SKIP when tagbot was built
+#                               without it; $SRV_DIR and the server, or exit
 #
 # Options for Postfix, before srv_start_postfix:
 #   SRV_REJECT_RCPT="a@x b@y"   RCPT TO these gets "550 5.1.1 unknown user"
@@ -96,15 +109,18 @@ sys.exit(1)
 PY
 }
 
-# srv_init_tls: $SRV_DIR (removed on exit by srv_cleanup), a throw-away CA
-# (ca.pem) and a certificate for localhost and 127.0.0.1 signed by it
-# (cert.pem, key.pem), and $SRV_DIR/password; for a test that needs no
-# Dovecot (nntp-source.sh).
-srv_init_tls() {
-	srv_need openssl python3
+srv_init_dir() {
 	SRV_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-srv.XXXXXX")
 	chmod 755 "$SRV_DIR"
 	trap 'srv_cleanup' EXIT
+}
+
+# srv_init_tls: srv_init_dir, a throw-away CA (ca.pem) and a certificate for
+# localhost and 127.0.0.1 signed by it (cert.pem, key.pem), and
+# $SRV_DIR/password; for a test that needs no Dovecot (nntp-source.sh).
+srv_init_tls() {
+	srv_need openssl python3
+	srv_init_dir
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tagbot-test-ca \
 		-keyout "$SRV_DIR/ca.key" -out "$SRV_DIR/ca.pem" 2>/dev/null
 	openssl req -newkey rsa:2048 -nodes -subj /CN=localhost \
@@ -135,6 +151,7 @@ srv_init() {
 
 srv_cleanup() {
 	srv_stop_nntpd
+	srv_stop_postgres
 	srv_stop_postfix
 	srv_stop_opendkim
 	srv_stop_dovecot
@@ -419,4 +436,95 @@ srv_stop_nntpd() {
 	kill "$NNTPD_PID" 2>/dev/null
 	for _ in $(seq 50); do kill -0 "$NNTPD_PID" 2>/dev/null || break; sleep 0.1; done
 	NNTPD_PID=
+}
+
+# --- PostgreSQL ---------------------------------------------------------------
+
+# The directory holding initdb and pg_ctl (Debian keeps them out of PATH,
+# per major version), or nothing.
+srv_pg_bindir() {
+	for d in "$(pg_config --bindir 2>/dev/null)" /usr/lib/postgresql/*/bin; do
+		[ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/psql" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+srv_need_postgres() {
+	srv_need python3
+	SRV_PG_BIN=$(srv_pg_bindir) ||
+		{ echo "SKIP: PostgreSQL's initdb and pg_ctl are not installed (postgresql; contrib/install-deps.sh)"; exit 77; }
+	if [ "$(id -u)" -eq 0 ]; then
+		# initdb refuses root: the cluster is the package's user's.
+		id postgres >/dev/null 2>&1 ||
+			{ echo "SKIP: running as root and there is no postgres user to run PostgreSQL as"; exit 77; }
+		SRV_PG_USER=postgres
+	else
+		SRV_PG_USER=$(id -un)
+	fi
+}
+
+# Runs a command as the cluster's owner.
+srv_pg_as() {
+	if [ "$(id -u)" -eq 0 ]; then runuser -u "$SRV_PG_USER" -- "$@"; else "$@"; fi
+}
+
+srv_start_postgres() {
+	[ -n "${SRV_PG_BIN:-}" ] || srv_need_postgres
+	d=$SRV_DIR/pg
+	PG_PORT=${PG_PORT:-$(srv_free_port)}
+	mkdir -p "$d"
+	printf 'tagbot-pg-%s\n' "$$" >"$SRV_DIR/pg-password"
+	chmod 600 "$SRV_DIR/pg-password"
+	PG_PASSWORD_FILE=$SRV_DIR/pg-password
+	# The superuser's password never leaves the directory: it reaches
+	# initdb by file, psql by PGPASSFILE.
+	printf 'super-%s\n' "$$" >"$d/super"
+	chmod 600 "$d/super"
+	[ "$(id -u)" -ne 0 ] || chown -R "$SRV_PG_USER" "$d"
+	srv_pg_as "$SRV_PG_BIN/initdb" -D "$d/data" -U postgres --pwfile="$d/super" \
+		--auth=scram-sha-256 -E UTF8 --locale=C >"$d/initdb.log" 2>&1 ||
+		{ echo "initdb failed:"; cat "$d/initdb.log"; return 1; }
+	srv_pg_as "$SRV_PG_BIN/pg_ctl" -D "$d/data" -l "$d/server.log" -w -t 60 \
+		-o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $d -c fsync=on" start >/dev/null ||
+		{ echo "PostgreSQL did not start:"; cat "$d/server.log"; return 1; }
+	SRV_PG_STARTED=1
+	printf '127.0.0.1:%s:*:postgres:super-%s\n' "$PG_PORT" "$$" >"$d/pgpass"
+	chmod 600 "$d/pgpass"
+	[ "$(id -u)" -ne 0 ] || chown "$SRV_PG_USER" "$d/pgpass"
+	pw=$(cat "$PG_PASSWORD_FILE")
+	srv_psql postgres -c "CREATE ROLE tagbot LOGIN PASSWORD '$pw'" >/dev/null &&
+	srv_psql postgres -c "CREATE DATABASE tagbot OWNER tagbot ENCODING 'SQL_ASCII' TEMPLATE template0" >/dev/null ||
+		{ echo "PostgreSQL: cannot create the tagbot role and database"; return 1; }
+	PG_URL="postgresql://tagbot@127.0.0.1:$PG_PORT/tagbot"
+	cat >"$d/reset" <<SH
+#!/bin/sh
+# Empties the tagbot database: its schema public dropped and made again.
+PGPASSFILE='$d/pgpass' exec '$SRV_PG_BIN/psql' -h 127.0.0.1 -p '$PG_PORT' -U postgres -d tagbot -qAt \\
+	-v ON_ERROR_STOP=1 -c 'DROP SCHEMA public CASCADE' -c 'CREATE SCHEMA public AUTHORIZATION tagbot' \\
+	>/dev/null 2>&1
+SH
+	chmod 755 "$d/reset"
+	PG_RESET=$d/reset
+}
+
+srv_setup_postgres() {
+	srv_need_postgres
+	grep -q '^#define HAVE_LIBPQ 1' "$top_builddir/autoconf.h" ||
+		{ echo "SKIP: tagbot was built without PostgreSQL (configure --with-postgresql)"; exit 77; }
+	srv_init_dir
+	srv_start_postgres || exit 1
+}
+
+# psql as the superuser over TCP: srv_psql DB ARGS...
+srv_psql() {
+	db=$1
+	shift
+	PGPASSFILE=$SRV_DIR/pg/pgpass "$SRV_PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres \
+		-d "$db" -qAtX -v ON_ERROR_STOP=1 "$@"
+}
+
+srv_stop_postgres() {
+	[ -n "${SRV_PG_STARTED:-}" ] || return 0
+	srv_pg_as "$SRV_PG_BIN/pg_ctl" -D "$SRV_DIR/pg/data" -m fast -w stop >/dev/null 2>&1
+	SRV_PG_STARTED=
 }
