@@ -668,6 +668,39 @@ START_TEST(test_migrate_2_to_3)
 }
 END_TEST
 
+/* A series made twice under one name (two daemons on one PostgreSQL state,
+ * each from the same first mail) is one series: the second create is no
+ * error and changes nothing. */
+START_TEST(test_series_create_twice)
+{
+	struct store *st = th_store_open();
+	struct store_series a, b, got;
+	struct err e;
+	bool found = false;
+
+	memset(&a, 0, sizeof(a));
+	a.id = (char *)"first@x.org";
+	a.version = 2;
+	a.total = 3;
+	a.sender = (char *)"ann@x.org";
+	a.first_time = 100;
+	a.deadline = 400;
+	a.state = STORE_SERIES_PENDING;
+	b = a;
+	b.total = 9;
+	b.deadline = 900;
+	ck_assert_int_eq(store_series_create(st, &a, &e), 0);
+	ck_assert_msg(store_series_create(st, &b, &e) == 0, "second create: %s", e.msg);
+	memset(&got, 0, sizeof(got));
+	ck_assert_int_eq(store_series_get(st, "first@x.org", &got, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_int_eq(got.total, 3);
+	ck_assert_int_eq(got.deadline, 400);
+	store_series_release(&got);
+	store_close(st);
+}
+END_TEST
+
 /* Schema 5: what a person was told is kept per patch ("about"); a schema 4
  * file's rows become setup rows (about ""), and the patches' rows are
  * pruned with the context while the setup rows stay. */
@@ -1258,6 +1291,7 @@ int main(void)
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);
+	tcase_add_test(tc, test_series_create_twice);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, other);
 	return th_run_suite(s);

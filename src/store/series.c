@@ -233,8 +233,11 @@ int store_series_create(struct store *st, const struct store_series *in, struct 
 
 	if (!in->id || !*in->id)
 		return err_set(e, ERR_FINAL, "store %s: a series without a name", st->path);
+	/* A series of that name already there (another daemon on the same
+	 * PostgreSQL state made it from the same mail a moment ago) is the
+	 * one to join: a second row is no error. */
 	if (db_prep(st, "INSERT INTO series (id, version, total, sender, first_time, deadline, state)"
-		 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &s, e) < 0)
+		 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO NOTHING", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, in->id);
 	db_bind_int64(s, 2, in->version);

@@ -424,7 +424,9 @@ int store_series_of(struct store *st, const char *msgid, char **id, struct err *
 /* *found false when id is unknown; out released first. */
 int store_series_get(struct store *st, const char *id, struct store_series *out, bool *found,
 		     struct err *e);
-/* A new series holding nothing yet; s->id must be unused. */
+/* A new series holding nothing yet; when s->id is there already (another
+ * daemon on one PostgreSQL state made it from the same mail), that series
+ * is kept as it is and this is no error. */
 int store_series_create(struct store *st, const struct store_series *s, struct err *e);
 /* Adds (or moves) msgid to series id; raw and findings (may be NULL: the
  * caller's text) are kept while the series is pending, raw when no longer

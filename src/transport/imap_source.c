@@ -1125,7 +1125,7 @@ static int bracket_msgid(struct imap_source *src, const char *msgid, char *out,
 		msgid = "";
 	msgid += strspn(msgid, " \t<");
 	n = strcspn(msgid, ">");
-	snprintf(out, IMAP_NAME_MAX + 3, "<%.*s>", (int)(n < IMAP_NAME_MAX ? n : 0), msgid);
+	snprintf(out, IMAP_NAME_MAX + 3, "<%.*s>", (int)(n <= IMAP_NAME_MAX ? n : 0), msgid);
 	if (!n || n > IMAP_NAME_MAX || !safe_name(out, false))
 		return fail(src, ERR_FINAL, e, "not a Message-ID to search for");
 	return 0;
