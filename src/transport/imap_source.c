@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,19 +51,7 @@ struct imap_source {
 
 /* --- errors --------------------------------------------------------------- */
 
-static int fail(struct imap_source *src, enum err_class cls, struct err *e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(struct imap_source *src, enum err_class cls, struct err *e, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = net_failv(&src->peer, &src->dead, cls, e, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#define fail NET_FAIL
 
 /* The server's text of its last answer, made safe to quote. */
 static const char *server_text(const struct imap_source *src, char *out, size_t n)

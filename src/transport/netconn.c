@@ -32,27 +32,18 @@
 #define KEEPALIVE_INTVL_S	15
 #define KEEPALIVE_CNT		4
 
-static int fail(const struct net_peer *p, enum err_class cls, struct err *e, const char *fmt,
-		...) __attribute__((format(printf, 4, 5)));
+/* This file's own failures leave no session out of step. */
+#define fail(p, ...) net_fail(p, NULL, __VA_ARGS__)
 
-static int fail(const struct net_peer *p, enum err_class cls, struct err *e, const char *fmt,
-		...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = net_failv(p, NULL, cls, e, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int net_failv(const struct net_peer *p, bool *dead, enum err_class cls, struct err *e,
-	      const char *fmt, va_list ap)
+int net_fail(const struct net_peer *p, bool *dead, enum err_class cls, struct err *e,
+	     const char *fmt, ...)
 {
 	char msg[ERR_MSG_MAX];
+	va_list ap;
 
+	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	if (dead && cls == ERR_TEMP)
 		*dead = true;
 	return err_set(e, cls, "%s: %s", p->where, msg);

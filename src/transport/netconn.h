@@ -47,9 +47,11 @@ void net_peer_init(struct net_peer *p, const char *proto, const char *host, int 
 		   const char *tls_name, const char *ca_file, bool plain, int timeout_s);
 
 /* e: "WHERE: MSG" of p, class cls; *dead (when not NULL) set for ERR_TEMP,
- * which leaves a session out of step.  Returns -1. */
-int net_failv(const struct net_peer *p, bool *dead, enum err_class cls, struct err *e,
-	      const char *fmt, va_list ap);
+ * which leaves a session out of step.  Returns -1.  A source whose struct
+ * has peer and dead fails through NET_FAIL(src, cls, e, fmt, ...). */
+int net_fail(const struct net_peer *p, bool *dead, enum err_class cls, struct err *e,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define NET_FAIL(src, cls, e, ...) net_fail(&(src)->peer, &(src)->dead, cls, e, __VA_ARGS__)
 
 /* A server's text (its to choose) made safe to quote into out (n bytes):
  * control bytes as '?', at most NET_TEXT_MAX bytes; "(no text)" for none. */
