@@ -43,12 +43,7 @@ batch = 5
 type = maildir
 path = $3
 
-[reply]
-from = tagbot <tagbot@example.org>
-reply_mode = per-patch
-max_per_author_per_hour = 0
-max_per_minute = 0
-repeat_after = 0
+$(reply_per_patch "tagbot <tagbot@example.org>")
 
 [rules]
 $5

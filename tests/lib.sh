@@ -24,6 +24,14 @@ status_is() {
 # cannot fail, so the caller says SKIP instead.
 sanitized() { grep -qa -e __asan_init -e __ubsan_handle "${1:-$TAGBOT}"; }
 
+# reply_per_patch FROM: an ini [reply] section for tests that count one
+# reply per patch: FROM as the bot, per-patch, no rate limits, every finding
+# told every time.
+reply_per_patch() {
+	printf '[reply]\nfrom = %s\nreply_mode = per-patch\nmax_per_author_per_hour = 0\n' "$1"
+	printf 'max_per_minute = 0\nrepeat_after = 0\n'
+}
+
 finish() {
 	printf '%d passed, %d failed\n' "$passes" "$fails"
 	[ "$fails" -eq 0 ]

@@ -43,12 +43,7 @@ type = maildir
 path = out
 resend_after = 2
 
-[reply]
-from = tagbot <tagbot@example.org>
-reply_mode = per-patch
-max_per_author_per_hour = 0
-max_per_minute = 0
-repeat_after = 0
+$(reply_per_patch "tagbot <tagbot@example.org>")
 INI
 pw=$(cat "$PG_PASSWORD_FILE")
 # cond 'SHELL CONDITION': for expect, when the condition has && or ||.

@@ -63,12 +63,7 @@ poll_interval = 3
 type = maildir
 path = $OUT
 
-[reply]
-from = tagbot <bot@example.org>
-reply_mode = per-patch
-max_per_author_per_hour = 0
-max_per_minute = 0
-repeat_after = 0
+$(reply_per_patch "tagbot <bot@example.org>")
 INI
 
 "$TAGBOT" run -c "$W/bot.ini" >"$W/bot.log" 2>&1 &
