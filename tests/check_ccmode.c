@@ -553,6 +553,9 @@ START_TEST(test_reply_explain_only)
 	ck_assert_ptr_nonnull(strstr(r.raw, "BAD_REPORTED_BY_LINK (warning here):"));
 	ck_assert_ptr_nonnull(strstr(r.raw, "   How to fix: add \"Closes: <URL of the report>\""));
 	ck_assert_ptr_nonnull(strstr(r.raw, "There is no rule NO_SUCH_RULE here."));
+	/* The manual page that explains each rule is named, with the rule. */
+	ck_assert_ptr_nonnull(strstr(r.raw, "finding; the rules are explained in tagbot-rules(7)."));
+	ck_assert_ptr_nonnull(strstr(r.raw, "and Fixes:\";\r\n   tagbot-rules(7) BAD_REPORTED_BY_LINK\r\n"));
 	ck_assert_ptr_null(strstr(r.raw, "tagbot checked"));
 	reply_release(&r);
 	fixture_release(&x);

@@ -223,7 +223,9 @@ START_TEST(test_basic_reply)
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n1. BAD_FIXES_TAG (warning), line 12:\r\n"));
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n| Fixes: abc123 (\"foo\")\r\n"));
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n   Fixes: needs 12 or more hex digits"));
-	ck_assert_ptr_nonnull(strstr(h.body, "\r\n   See: submitting-patches.rst"));
+	/* The document, then the manual page that explains the rule. */
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\n   See: submitting-patches.rst \"Describe your changes\"; tagbot-rules(7)\r\n"
+					  "   BAD_FIXES_TAG\r\n"));
 	ck_assert_ptr_null(strstr(h.body, "MISSING_FIXES_TAG"));
 	ck_assert_ptr_nonnull(strstr(h.body, "Hello Jane Doe,\r\n\r\ntagbot checked the tags of your patch\r\n"
 					  "\r\n    [PATCH v2 1/3] leds: fix foo\r\n"
@@ -660,6 +662,27 @@ START_TEST(test_many_findings_counted)
 }
 END_TEST
 
+/* A custom rule is not in the manual: its See: line is its admin's doc
+ * alone, and without a doc there is none. */
+START_TEST(test_see_custom_rule)
+{
+	struct fixture fx;
+	struct hblock h;
+
+	fixture_init(&fx);
+	findings_release(&fx.f);
+	findings_add(&fx.f, "NO_INTERNAL_LINK", SEV_ERROR, NULL, "Example Corp guide, part 3",
+		     "Internal URLs are not reachable.");
+	findings_add(&fx.f, "NO_CORP_TAG", SEV_ERROR, NULL, "", "No Corp-Id: tags.");
+	build_ok(&fx, &h);
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\n   See: Example Corp guide, part 3\r\n\r\n2. "));
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\n   No Corp-Id: tags.\r\n\r\n"));
+	ck_assert_ptr_null(strstr(h.body, "tagbot-rules(7)"));
+	hblock_free(&h);
+	fixture_release(&fx);
+}
+END_TEST
+
 /* A patch sent as an attachment: the reply names the file, not the
  * mail's subject, which may say anything. */
 START_TEST(test_attachment_named)
@@ -1086,6 +1109,7 @@ int main(void)
 	tcase_add_test(tc, test_wrap_avoids_trailer_lines);
 	tcase_add_test(tc, test_references_trimmed);
 	tcase_add_test(tc, test_many_findings_counted);
+	tcase_add_test(tc, test_see_custom_rule);
 	tcase_add_test(tc, test_attachment_named);
 	tcase_add_test(tc, test_footer_and_reply_to);
 	tcase_add_test(tc, test_failures);

@@ -162,6 +162,44 @@ capture "$TAGBOT" help check
 status_is "tagbot help check exits 0" 0
 has "tagbot help check is check --help" out "usage: tagbot check"
 
+# --- help topics: tagbot help rules and tagbot-rules(7) ----------------------
+
+capture "$TAGBOT" help
+status_is "tagbot help exits 0" 0
+has "tagbot help lists the help topics" out "help topics:"
+has "... among them rules" out "  rules "
+capture "$TAGBOT" help no-such-topic
+status_is "tagbot help with an unknown topic exits 2" 2
+# Where man finds no page (an empty MANPATH: as in the build tree), the
+# binary's own table, with the defaults, and where the page is.
+mkdir -p "$tmp/noman"
+MANPATH=$tmp/noman capture "$TAGBOT" help rules
+status_is "tagbot help rules without the page exits 0" 0
+has "... prints the rule table" out "MISSING_SIGN_OFF           error"
+has "... at the default severities" out "MISSING_FIXES_TAG          check"
+has "... and names the page" out "tagbot-rules(7)"
+has "... and where it is in the source tree" out "man -l man/tagbot-rules.7"
+# Where man finds it, the page itself.
+if command -v man >/dev/null; then
+	mkdir -p "$tmp/man/man7"
+	cp "$top_srcdir/man/tagbot-rules.7" "$tmp/man/man7/"
+	MANPATH=$tmp/man MANWIDTH=80 capture "$TAGBOT" help rules
+	status_is "tagbot help rules with the page exits 0" 0
+	has "... shows the page" out "TAGBOT-RULES(7)"
+	has "... with its sections" out "THE MODEL"
+	lacks "... not the table" out "man -l man/tagbot-rules.7"
+else
+	echo "# man not found: tagbot help rules showing the page is not tried"
+fi
+# The page explains every rule the binary has: a section per rule ID.
+"$TAGBOT" check --no-config --list-rules | sed -n 's/^\([A-Z][A-Z_]*\) .*/\1/p' >"$tmp/ids"
+missing=
+while read -r id; do
+	grep -q "^\.SS $id " "$top_srcdir/man/tagbot-rules.7" || missing="$missing $id"
+done <"$tmp/ids"
+expect "tagbot-rules(7) has a section for each of the $(wc -l <"$tmp/ids") rules${missing:+ (missing:$missing)}" \
+	test -z "$missing" -a -s "$tmp/ids"
+
 # --- configuration ------------------------------------------------------------
 
 printf '[rules]\nMISSING_SIGN_OFF = off\n' >"$tmp/off.ini"

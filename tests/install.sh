@@ -2,8 +2,8 @@
 # install.sh - `make install` into a scratch DESTDIR puts what an admin
 # needs where systemd and the docs look: the unit, the sysusers.d entry for
 # the user it runs as (checked with systemd-sysusers --root, which makes
-# that user in the scratch tree), the ini file, and the git hooks and b4
-# setting as examples.
+# that user in the scratch tree), the ini file, the manual pages, and the
+# git hooks and b4 setting as examples.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 command -v "${MAKE:-make}" >/dev/null || { echo "install.sh: make not found"; exit 77; }
@@ -25,6 +25,9 @@ found "the binary" tagbot "*/bin/tagbot"
 found "the systemd unit" tagbot.service "*/lib/systemd/system/tagbot.service"
 found "the sysusers.d entry" tagbot.conf "*/lib/sysusers.d/tagbot.conf"
 found "the ini file" tagbot.ini "*/etc/tagbot.ini"
+found "tagbot(1)" tagbot.1 "*/man/man1/tagbot.1"
+found "tagbot.ini(5)" tagbot.ini.5 "*/man/man5/tagbot.ini.5"
+found "tagbot-rules(7)" tagbot-rules.7 "*/man/man7/tagbot-rules.7"
 found "the commit-msg hook, as an example" git-commit-msg-hook "*/doc/tagbot/examples/*"
 found "the sendemail-validate hook, as an example" git-sendemail-validate-hook "*/doc/tagbot/examples/*"
 found "README.b4, as an example" README.b4 "*/doc/tagbot/examples/*"

@@ -2,7 +2,8 @@
 # replay.sh - `tagbot replay` over fixture mails: one line per message with
 # the decision `tagbot run` would make, the per-list policy ([list ID],
 # [default], enabled = no), dedupe across the run, rate limits on the mails'
-# own Date clock, --since/--until, the totals, --show-replies (in per-series
+# own Date clock, --since/--until, the totals, --stats, a clean series'
+# parts shown clean, --show-replies (in per-series
 # mode one reply for a series, to its author), and that nothing is written
 # to the configured state or sink.  Expected lines come from reading the
 # fixtures (their findings are the ones tests/cli.sh asserts for tagbot check).
@@ -153,8 +154,10 @@ total "a 10-patch series with the same mix-up throughout: one reply, and none fo
 	"would reply" 1
 line "... which names the mix-up" "one-0@example.org: would reply (FROM_SIGN_OFF_MISMATCH)"
 lacks "... and the second series gets none" "two-0@example.org: would reply"
-total "held for a series: 10 parts of the first, all 11 of the second, not the answered cover" \
-	"skipped: series" 21
+total "held for a series: the 10 parts of the first, not the answered cover" \
+	"skipped: series" 10
+total "... the second, with nothing new to tell, is clean: its 11 mails" "clean" 11
+line "... each shown held, then clean" "two-10@example.org: clean"
 once "two series: each message counted once"
 capture "$TAGBOT" replay -q --show-replies -c "$tmp/told.ini" "$tmp/series-one.mbox"
 line "... said at patch 1/10" "Patch 1/10:"
@@ -170,6 +173,52 @@ line "... which are not counted among those with nothing (the cover is)" \
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 0\n'; } >"$tmp/told0.ini"
 capture "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
 total "repeat_after = 0: each series is told" "would reply" 2
+
+# --- --stats ----------------------------------------------------------------------
+# series-v2 as sent (cover, 1/2, 2/2: nothing to say), Craig's patch without
+# a sign-off, Delphine's FROM_SIGN_OFF_MISMATCH, and Ann's two series.  By
+# hand: 3 + 1 + 1 + 11 + 11 = 27 messages; clean: the 3 of series-v2 and,
+# with repeat_after 14, the 11 of Ann's second series; would reply: Craig,
+# Delphine, Ann's first cover; skipped: series: the other 10 of Ann's first.
+v2="$data/series/series-v2-cover.eml $data/series/series-v2-1.eml $data/series/series-v2-2.eml"
+stats_set="$v2 $data/cli/cli-missing-signoff.eml $data/cli/cli-warning-only.eml"
+v2lead="20250204-must_check-devm_mutex_init-v2-0-7b6271c4b7e6@weissschuh.net"
+v2last="20250204-must_check-devm_mutex_init-v2-2-7b6271c4b7e6@weissschuh.net"
+# shellcheck disable=SC2086
+capture "$TAGBOT" replay -c "$tmp/told.ini" --stats $stats_set "$tmp/series-one.mbox" "$tmp/series-two.mbox"
+status_is "--stats exits 0" 0
+line "a clean series: its lead is held" "$v2lead: skipped: series"
+line "... then clean" "$v2lead: clean"
+line "... and so is each of its parts" "$v2last: clean"
+total "... counted as clean with Ann's second series" "clean" 14
+total "three replies" "would reply" 3
+total "the other parts of Ann's first series stay held" "skipped: series" 10
+once "--stats: the decisions add up to the messages"
+line "--stats: the replies and the persons" "replies 3, to 3 persons"
+line "... replies by rule, most first" "  FROM_SIGN_OFF_MISMATCH                        2  66.7%"
+line "... then the next" "  MISSING_SIGN_OFF                              1  33.3%"
+line "... replies by person" "  craig@mcqueen.au                              1  33.3%"
+line "... the decisions, most first" "  clean                                        14  51.9%"
+line "... with their share of the messages" "  skipped: series                              10  37.0%"
+line "... and the replies" "  would reply                                   3  11.1%"
+if sed -n '/^decisions (share/,$p' "$tmp/out" | head -2 | tail -1 | grep -q '^  clean '; then
+	ok "... the most common decision first"
+else
+	not_ok "... the most common decision first"
+fi
+# repeat_after = 0: Ann's second series is told too; Ann is told twice, so
+# she heads the persons; 4 replies.
+# shellcheck disable=SC2086
+capture "$TAGBOT" replay -c "$tmp/told0.ini" --stats $stats_set "$tmp/series-one.mbox" "$tmp/series-two.mbox"
+line "--stats, repeat_after 0: four replies to three persons" "replies 4, to 3 persons"
+if sed -n '/^replies by person/,$p' "$tmp/out" | sed -n 2p | grep -qx "  ann@example.org  *2  50.0%"; then
+	ok "... the most told person first"
+else
+	not_ok "... the most told person first"
+	sed -n '/^-- stats/,$p' "$tmp/out" | sed 's/^/#   /'
+fi
+capture "$TAGBOT" replay -c "$tmp/told.ini" $v2
+lacks "without --stats: no stats" "-- stats"
 
 # A resend that keeps a problem is not told it again: Bob's "leds: a: fix"
 # with a Fixes: title out of quotes, v1 on day 2 and v2 on day 3 (subject

@@ -34,16 +34,19 @@
 #define DATE_SCAN_MAX		((size_t)256 * 1024) /* raw header bytes searched for Date */
 #define DATE_VALUE_MAX		256	/* bytes of a Date value read */
 #define DAY_SECONDS		86400
+#define STATS_TOP_PERSONS	10	/* rows of --stats' replies by person */
 
 static const char usage[] =
 	"usage: tagbot replay [-c FILE] [--since DATE] [--until DATE] [--show-replies]\n"
-	"                     SOURCE...\n"
+	"                     [--stats] SOURCE...\n"
 	"\n"
 	"Runs the daemon's whole pipeline (policy, [list ...] sections, dedupe,\n"
 	"series, rate limits) over mboxes, Maildirs and directories of mail, with\n"
 	"sending off and a scratch database instead of [tagbot] state, and prints\n"
 	"what `tagbot run` would have done with each message, then totals per\n"
-	"decision and per rule.  Each mail's Date header is the clock.\n"
+	"decision and per rule.  Each mail's Date header is the clock.  The parts\n"
+	"of a series wait for its reply (\"skipped: series\"); when the series has\n"
+	"nothing to say, each part gets a second line, \"clean\".\n"
 	"\n"
 	"options:\n"
 	"  -c, --config FILE   the ini file (default " DEFAULT_CONFIG ")\n"
@@ -52,6 +55,9 @@ static const char usage[] =
 	"  -q, --quiet         no line per message\n"
 	"      --show-replies  print each reply that would be sent: its To, Cc,\n"
 	"                      Subject, In-Reply-To and text\n"
+	"      --stats         after the totals, what the bot would say to the\n"
+	"                      list: the replies by rule and by person (the 10\n"
+	"                      most told), and the decisions, most first\n"
 	"  -h, --help          show this text\n"
 	"\n"
 	"exit status: 0 done, 2 usage, configuration or unreadable input.\n";
@@ -150,6 +156,9 @@ struct replay {
 	size_t unreadable;	/* the readers' INPUT_SKIP */
 	struct tally decisions;
 	struct tally rules;	/* col 0: in would-be replies, 1: held or disabled */
+	bool stats;
+	size_t replies;		/* queued replies (--stats) */
+	struct tally persons;	/* col 0: replies to each To address (--stats) */
 	struct provisional *prov;	/* owned */
 	size_t nprov, aprov;
 };
@@ -286,7 +295,8 @@ static void on_decision(void *arg, const struct daemon_decision *dd)
 	buf_init(&label, 0);
 	buf_init(&rules, 0);
 	decision_label(dd, &label, &col);
-	if (dd->decision == STORE_REPLIED)
+	/* A series part's "skipped: series" is replaced by its series' outcome. */
+	if (dd->decision == STORE_REPLIED || dd->decision == STORE_CLEAN)
 		settle(r, dd->key);
 	tally_add(&r->decisions, label.data, 0);
 	if (col >= 0) {
@@ -319,14 +329,22 @@ static void print_header(FILE *out, const struct message *m, const char *name, b
 	free(clean);
 }
 
-/* --show-replies: a reply as it was queued, read back as a mail. */
+/* --show-replies: a reply as it was queued, read back as a mail; --stats:
+ * counted for its first recipient (the To: person). */
 static void on_reply(void *arg, const char *parent, const struct reply *r)
 {
 	struct replay *rp = arg;
-	char *id = utf8_clean_line(parent, strlen(parent), REPLAY_ID_MAX);
+	char *id;
 	struct message m;
 	struct err e;
 
+	if (rp->stats) {
+		rp->replies++;
+		tally_add(&rp->persons, r->nrcpt ? r->rcpt[0] : "?", 0);
+	}
+	if (!rp->show_replies)
+		return;
+	id = utf8_clean_line(parent, strlen(parent), REPLAY_ID_MAX);
 	message_init(&m);
 	fprintf(rp->out, "----- reply to <%s> -----\n", id);
 	if (message_parse(&m, r->raw, r->len, &e) < 0) {
@@ -382,6 +400,50 @@ static void print_totals(const struct replay *r)
 		fprintf(out, "clock: the mails' Date headers\n");
 }
 
+/* Rows of column col of t, most first (ties by name), at most max of them,
+ * each with its share of total. */
+static void print_ranked(FILE *out, const struct tally *t, int col, size_t max, size_t total)
+{
+	size_t order[REPLAY_MAX_TALLY], n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->count[i][col])
+			order[n++] = i;
+	for (size_t i = 1; i < n; i++)	/* insertion sort: a few hundred rows at most */
+		for (size_t j = i; j > 0; j--) {
+			size_t a = order[j - 1], b = order[j];
+
+			if (t->count[a][col] > t->count[b][col] ||
+			    (t->count[a][col] == t->count[b][col] && strcmp(t->name[a], t->name[b]) <= 0))
+				break;
+			order[j - 1] = b;
+			order[j] = a;
+		}
+	for (size_t i = 0; i < n && i < max; i++)
+		fprintf(out, "  %-40s %6zu %5.1f%%\n", t->name[order[i]], t->count[order[i]][col],
+			total ? 100.0 * (double)t->count[order[i]][col] / (double)total : 0.0);
+	if (n > max)
+		fprintf(out, "  (%zu more)\n", n - max);
+}
+
+/* --stats: what the bot would say to the list, at a glance. */
+static void print_stats(const struct replay *r)
+{
+	FILE *out = r->out;
+	size_t decided = 0;
+
+	for (size_t i = 0; i < r->decisions.n; i++)
+		decided += r->decisions.count[i][0];
+	fprintf(out, "-- stats\n");
+	fprintf(out, "replies %zu, to %zu persons\n", r->replies, r->persons.n);
+	fprintf(out, "replies by rule (share of the replies):\n");
+	print_ranked(out, &r->rules, 0, REPLAY_MAX_TALLY, r->replies);
+	fprintf(out, "replies by person (the %d most told):\n", STATS_TOP_PERSONS);
+	print_ranked(out, &r->persons, 0, STATS_TOP_PERSONS, r->replies);
+	fprintf(out, "decisions (share of the messages):\n");
+	print_ranked(out, &r->decisions, 0, REPLAY_MAX_TALLY, decided);
+}
+
 /* ----------------------------------------------------------------- run */
 
 static volatile sig_atomic_t got_stop;
@@ -397,6 +459,7 @@ struct replay_opts {
 	time_t since, until;	/* 0: no bound; until is exclusive (the next day) */
 	bool quiet;
 	bool show_replies;
+	bool stats;
 	char **sources;
 	size_t nsources;
 };
@@ -456,10 +519,11 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 
 static int replay_run(const struct replay_opts *o, struct err *e)
 {
-	struct replay r = { .out = stdout, .quiet = o->quiet, .show_replies = o->show_replies };
+	struct replay r = { .out = stdout, .quiet = o->quiet, .show_replies = o->show_replies,
+			    .stats = o->stats };
 	struct daemon_offline_opts dopts = {
 		.config = o->config, .on_decision = on_decision,
-		.on_reply = o->show_replies ? on_reply : NULL, .arg = &r,
+		.on_reply = o->show_replies || o->stats ? on_reply : NULL, .arg = &r,
 	};
 	struct sigaction sa;
 	struct daemon *d = NULL;
@@ -476,10 +540,13 @@ static int replay_run(const struct replay_opts *o, struct err *e)
 		rc = feed(d, &r, o, e);
 		if (rc == 0)
 			print_totals(&r);
+		if (rc == 0 && o->stats)
+			print_stats(&r);
 	}
 	daemon_offline_close(d);
 	tally_release(&r.decisions);
 	tally_release(&r.rules);
+	tally_release(&r.persons);
 	for (size_t i = 0; i < r.nprov; i++)
 		provisional_free(&r.prov[i]);
 	free(r.prov);
@@ -488,7 +555,7 @@ static int replay_run(const struct replay_opts *o, struct err *e)
 	return rc;
 }
 
-enum { OPT_SINCE = 256, OPT_UNTIL, OPT_SHOW_REPLIES };
+enum { OPT_SINCE = 256, OPT_UNTIL, OPT_SHOW_REPLIES, OPT_STATS };
 
 static const struct option options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -496,6 +563,7 @@ static const struct option options[] = {
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "show-replies", no_argument, NULL, OPT_SHOW_REPLIES },
+	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -523,6 +591,8 @@ static int parse_args(struct replay_opts *o, int argc, char **argv)
 			o->quiet = true;
 		} else if (c == OPT_SHOW_REPLIES) {
 			o->show_replies = true;
+		} else if (c == OPT_STATS) {
+			o->stats = true;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;

@@ -701,6 +701,20 @@ static void grouped_release(struct grouped *g)
 	message_release(&g->msg);
 }
 
+/* A series with nothing at or above min in any part is clean: each part
+ * the series held is reported so to the decision hook (tagbot replay), as
+ * a patch of its own would be.  Their rows stay "skipped: series". */
+static void hook_clean(struct daemon *d, const struct members *ms, const struct grouped *g)
+{
+	for (size_t i = 0; i < g->fl.n; i++)
+		for (size_t j = 0; j < g->fl.f[i].n; j++)
+			if (g->fl.f[i].v[j].severity >= g->rs.min_severity)
+				return;
+	for (size_t i = 0; i < ms->n; i++)
+		if (ms->v[i].raw)
+			hook(d, ms->v[i].msgid, STORE_CLEAN, NULL, NULL, g->rs.min_severity);
+}
+
 /* Builds and queues the series reply; a series with nothing to say, or
  * whose lead cannot be answered, is only marked done. */
 static int flush_build(struct daemon *d, const char *id, const struct store_series *s,
@@ -724,6 +738,8 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	    reply_build_series(&g.r, &g.p[0], g.fl.parts, g.fl.n, s->total, &g.rs, now, &pe) < 0) {
 		log_message(LOGL_DEBUG, lead->msgid, "series <%s>: no reply: %s", id,
 			    lp->enabled ? pe.msg : "list not enabled");
+		if (lp->enabled)
+			hook_clean(d, ms, &g);
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}

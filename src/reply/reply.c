@@ -525,6 +525,28 @@ static void wrap_raw(struct buf *b, const char *s, const char *indent)
 	free(clean);
 }
 
+/*
+ * "See: DOC; tagbot-rules(7) RULE": the document a finding rests on, and,
+ * for a built-in rule, where the manual explains it.  A custom rule has only
+ * its admin's doc (or nothing).
+ */
+static void see_line(struct buf *b, const char *rule, const char *doc)
+{
+	bool builtin = rule && rule_find(rule) >= 0;
+	struct buf see;
+
+	if (!(doc && *doc) && !builtin)
+		return;
+	buf_init(&see, 0);
+	buf_addstr(&see, "See: ");
+	if (doc && *doc)
+		buf_printf(&see, "%s%s", doc, builtin ? "; " : "");
+	if (builtin)
+		buf_printf(&see, "tagbot-rules(7) %s", rule_defs[rule_find(rule)].id);
+	wrap_raw(b, see.data, "   ");
+	buf_release(&see);
+}
+
 static void body_finding(struct buf *b, size_t i, const struct finding *f)
 {
 	char *rule = utf8_clean_line(f->rule, strlen(f->rule), RULE_ID_MAX);
@@ -544,14 +566,7 @@ static void body_finding(struct buf *b, size_t i, const struct finding *f)
 	buf_addch(b, '\n');
 	if (f->message && *f->message)
 		wrap_raw(b, f->message, "   ");
-	if (f->doc && *f->doc) {
-		struct buf see;
-
-		buf_init(&see, 0);
-		buf_printf(&see, "See: %s", f->doc);
-		wrap_raw(b, see.data, "   ");
-		buf_release(&see);
-	}
+	see_line(b, f->rule, f->doc);
 	buf_addch(b, '\n');
 }
 
@@ -974,7 +989,7 @@ static void cc_body_explain(struct buf *b, const struct reply_explain *x)
 
 	if (!x->known) {
 		buf_printf(b, "There is no rule %s here. \"tagbot check\" names the rule of each\n"
-			   "finding; the rules are listed in tagbot(1).\n\n", *id ? id : "(none)");
+			   "finding; the rules are explained in tagbot-rules(7).\n\n", *id ? id : "(none)");
 		free(id);
 		return;
 	}
@@ -984,7 +999,7 @@ static void cc_body_explain(struct buf *b, const struct reply_explain *x)
 	cc_para(b, "It reports ", x->checks);
 	cc_para(b, "Why it matters: ", x->why);
 	cc_para(b, "How to fix: ", x->fix);
-	cc_para(b, "See: ", x->doc);
+	see_line(b, x->id, x->doc);
 	buf_addch(b, '\n');
 }
 
