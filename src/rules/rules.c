@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/ascii.h"
 #include "lib/buf.h"
 #include "mail/linkref.h"
 #include "rules/rules.h"
@@ -108,6 +109,76 @@ bool rule_about_setup(const char *id)
 bool rule_told_per_person(const char *id)
 {
 	return rule_about_setup(id) || (id && !strcmp(id, "MISSING_SIGN_OFF"));
+}
+
+/* The length of a Message-ID at s ("<" local "@" domain ">", no blanks),
+ * 0 when s is not one. */
+static size_t msgid_at(const char *s)
+{
+	size_t n = 1;
+	bool at = false;
+
+	if (*s != '<')
+		return 0;
+	for (; s[n] && s[n] != '>'; n++) {
+		if (ascii_is_space((unsigned char)s[n]) || s[n] == '<')
+			return 0;
+		at |= s[n] == '@';
+	}
+	return s[n] == '>' && at && n > 2 ? n + 1 : 0;
+}
+
+/* Appends the word s[0..n) (letters and digits) to b, lower case, its ids
+ * normalised when ids. */
+static void key_word(struct buf *b, const char *s, size_t n, bool ids)
+{
+	bool hex = ids && n >= 7, digit = false;
+
+	for (size_t i = 0; i < n; i++) {
+		hex &= ascii_is_xdigit((unsigned char)s[i]);
+		digit |= ascii_is_digit((unsigned char)s[i]);
+	}
+	if (hex && digit) {
+		buf_addch(b, '#');
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!ids || !ascii_is_digit((unsigned char)s[i]))
+			buf_addch(b, (char)ascii_tolower((unsigned char)s[i]));
+		else if (!i || !ascii_is_digit((unsigned char)s[i - 1]))
+			buf_addch(b, '#');
+	}
+}
+
+char *finding_key(const struct finding *f)
+{
+	bool ids = f->text && *f->text;
+	const char *s = ids ? f->text : f->message ? f->message : "";
+	struct buf b;
+
+	buf_init(&b, FINDING_KEY_MAX);	/* what passes it is left out */
+	if (rule_told_per_person(f->rule))
+		s = "";
+	while (*s && b.len < FINDING_KEY_MAX) {
+		size_t n = ids ? msgid_at(s) : 0;
+
+		if (n) {
+			buf_addstr(&b, "<#>");
+		} else if (ascii_is_space((unsigned char)*s)) {
+			n = strspn(s, " \t\r\n\f\v");
+			if (b.len && s[n])
+				buf_addch(&b, ' ');
+		} else if (ascii_is_alnum((unsigned char)*s)) {
+			while (ascii_is_alnum((unsigned char)s[n]))
+				n++;
+			key_word(&b, s, n, ids);
+		} else {
+			buf_addch(&b, (char)*s);
+			n = 1;
+		}
+		s += n;
+	}
+	return buf_detach(&b, NULL);
 }
 
 int rule_find(const char *id)
