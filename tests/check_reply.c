@@ -687,7 +687,7 @@ START_TEST(test_same_finding_once)
 END_TEST
 
 /* What makes two findings one: the rule, and the quoted line with white
- * space, case and ids (commit ids, numbers, Message-IDs) normalised; a
+ * space, case and ids (commit ids, numbers) normalised; a
  * finding without a quoted line by what it says; a rule told per person
  * whatever it points at. */
 START_TEST(test_finding_key)
@@ -701,8 +701,10 @@ START_TEST(test_finding_key)
 		{ "BAD_FIXES_TAG", "Fixes: abcdef (x)", "m", "fixes: abcdef (x)" },	/* a word */
 		{ "COMMIT_LOG_VERSIONING", "v12: rebased on 6.15-rc1", "m",
 		  "v#: rebased on #.#-rc#" },
-		{ "LINK_TO_SELF", "Link: https://lore.kernel.org/r/<20250101.1-1-a@x.org>", "m",
-		  "link: https://lore.kernel.org/r/<#>" },
+		{ "LINK_TO_SELF", "Link: https://lore.kernel.org/r/20250101.1-1-A@x.org", "m",
+		  "link: https://lore.kernel.org/r/#.#-#-a@x.org" },
+		{ "BAD_REPORTED_BY_LINK", "Reported-by: Ann <Ann2@x.org>", "m",
+		  "reported-by: ann <ann#@x.org>" },
 		{ "BAD_SIGN_OFF", "", "Add  a Sign-off 2", "add a sign-off 2" },
 		{ "MISSING_SIGN_OFF", "", "Add a sign-off.", "" },
 		{ "FROM_SIGN_OFF_MISMATCH", "Signed-off-by: A <a@x.org>", "m", "" },

@@ -111,23 +111,6 @@ bool rule_told_per_person(const char *id)
 	return rule_about_setup(id) || (id && !strcmp(id, "MISSING_SIGN_OFF"));
 }
 
-/* The length of a Message-ID at s ("<" local "@" domain ">", no blanks),
- * 0 when s is not one. */
-static size_t msgid_at(const char *s)
-{
-	size_t n = 1;
-	bool at = false;
-
-	if (*s != '<')
-		return 0;
-	for (; s[n] && s[n] != '>'; n++) {
-		if (ascii_is_space((unsigned char)s[n]) || s[n] == '<')
-			return 0;
-		at |= s[n] == '@';
-	}
-	return s[n] == '>' && at && n > 2 ? n + 1 : 0;
-}
-
 /* Appends the word s[0..n) (letters and digits) to b, lower case, its ids
  * normalised when ids. */
 static void key_word(struct buf *b, const char *s, size_t n, bool ids)
@@ -160,11 +143,9 @@ char *finding_key(const struct finding *f)
 	if (rule_told_per_person(f->rule))
 		s = "";
 	while (*s && b.len < FINDING_KEY_MAX) {
-		size_t n = ids ? msgid_at(s) : 0;
+		size_t n = 0;
 
-		if (n) {
-			buf_addstr(&b, "<#>");
-		} else if (ascii_is_space((unsigned char)*s)) {
+		if (ascii_is_space((unsigned char)*s)) {
 			n = strspn(s, " \t\r\n\f\v");
 			if (b.len && s[n])
 				buf_addch(&b, ' ');
