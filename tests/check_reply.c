@@ -10,6 +10,7 @@
 #include "rules/rules.h"
 #include "testhelp.h"
 #include "mail/msgid.h"
+#include "lib/buf.h"
 #include "lib/utf8.h"
 #include "mail/address.h"
 
@@ -683,6 +684,68 @@ START_TEST(test_see_custom_rule)
 }
 END_TEST
 
+/* The same finding at two lines (a pasted paragraph twice) is one item
+ * naming both lines; another quoted line of the same rule is another. */
+START_TEST(test_same_finding_once)
+{
+	struct fixture fx;
+	struct hblock h;
+
+	fixture_init(&fx);
+	findings_add(&fx.f, "BAD_FIXES_TAG", SEV_WARNING,
+		     &(struct line){ "Fixes:  ABC123 (\"foo\")", 22, 14 }, "doc", "again");
+	findings_add(&fx.f, "BAD_FIXES_TAG", SEV_WARNING,
+		     &(struct line){ "Fixes: abc123 (\"bar\")", 21, 20 }, "doc", "other");
+	build_ok(&fx, &h);
+	ck_assert_uint_eq(fx.r.nfindings, 2);
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\nand found 2 things to look at:\r\n\r\n"
+					  "1. BAD_FIXES_TAG (warning), lines 12, 14:\r\n"
+					  "\r\n| Fixes: abc123 (\"foo\")\r\n"));
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\n2. BAD_FIXES_TAG (warning), line 20:\r\n"
+					  "\r\n| Fixes: abc123 (\"bar\")\r\n"));
+	ck_assert_ptr_null(strstr(h.body, "3. "));
+	hblock_free(&h);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* What makes two findings one: the rule, and the quoted line with white
+ * space, case and ids (commit ids, numbers) normalised; a
+ * finding without a quoted line by what it says; a rule told per person
+ * whatever it points at. */
+START_TEST(test_finding_key)
+{
+	static const struct {
+		const char *rule, *text, *message, *key;
+	} cases[] = {
+		{ "BAD_FIXES_TAG", "  Fixes:\t1234567890AB  (\"leds: Fix it\") ", "m",
+		  "fixes: # (\"leds: fix it\")" },
+		{ "BAD_FIXES_TAG", "Fixes: deadbeef0 (x)", "m", "fixes: # (x)" },
+		{ "BAD_FIXES_TAG", "Fixes: abcdef (x)", "m", "fixes: abcdef (x)" },	/* a word */
+		{ "COMMIT_LOG_VERSIONING", "v12: rebased on 6.15-rc1", "m",
+		  "v#: rebased on #.#-rc#" },
+		{ "LINK_TO_SELF", "Link: https://lore.kernel.org/r/20250101.1-1-A@x.org", "m",
+		  "link: https://lore.kernel.org/r/#.#-#-a@x.org" },
+		{ "BAD_REPORTED_BY_LINK", "Reported-by: Ann <Ann2@x.org>", "m",
+		  "reported-by: ann <ann#@x.org>" },
+		{ "BAD_SIGN_OFF", "", "Add  a Sign-off 2", "add a sign-off 2" },
+		{ "MISSING_SIGN_OFF", "", "Add a sign-off.", "" },
+		{ "FROM_SIGN_OFF_MISMATCH", "Signed-off-by: A <a@x.org>", "m", "" },
+		{ "BAD_FIXES_TAG", "<not an id>", "m", "<not an id>" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct finding f = { .rule = cases[i].rule, .severity = SEV_WARNING, .line = 1,
+				     .text = (char *)cases[i].text,
+				     .message = (char *)cases[i].message };
+		char *k = finding_key(&f);
+
+		ck_assert_msg(!strcmp(k, cases[i].key), "case %zu: \"%s\"", i, k);
+		free(k);
+	}
+}
+END_TEST
+
 /* A patch sent as an attachment: the reply names the file, not the
  * mail's subject, which may say anything. */
 START_TEST(test_attachment_named)
@@ -1094,6 +1157,9 @@ int main(void)
 	TCase *chk = tcase_create("checks");
 
 	tcase_add_test(tc, test_basic_reply);
+	tcase_add_test(tc, test_see_custom_rule);
+	tcase_add_test(tc, test_same_finding_once);
+	tcase_add_test(tc, test_finding_key);
 	tcase_add_test(tc, test_subject_re);
 	tcase_add_test(tc, test_subject_from_header);
 	tcase_add_test(tc, test_recipients_policy);
@@ -1109,7 +1175,6 @@ int main(void)
 	tcase_add_test(tc, test_wrap_avoids_trailer_lines);
 	tcase_add_test(tc, test_references_trimmed);
 	tcase_add_test(tc, test_many_findings_counted);
-	tcase_add_test(tc, test_see_custom_rule);
 	tcase_add_test(tc, test_attachment_named);
 	tcase_add_test(tc, test_footer_and_reply_to);
 	tcase_add_test(tc, test_failures);

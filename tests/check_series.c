@@ -442,10 +442,10 @@ START_TEST(test_reply_series)
 	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
 			f0, fcheck = one_finding("MISSING_FIXES_TAG", SEV_CHECK, 3, "Below minimum.");
 	struct reply_series_part parts[] = {
-		{ 0, "locking/mutex: Mark devm_mutex_init() as __must_check", &f0, false },
-		{ 1, "leds: st1202: Check for error code from devm_mutex_init() call", &f1, false },
-		{ 2, NULL, NULL, false },	/* did not arrive */
-		{ 3, "third", &fcheck, false },	/* only a finding below min_severity */
+		{ 0, "locking/mutex: Mark devm_mutex_init() as __must_check", &f0 },
+		{ 1, "leds: st1202: Check for error code from devm_mutex_init() call", &f1 },
+		{ 2, NULL, NULL },	/* did not arrive */
+		{ 3, "third", &fcheck },	/* only a finding below min_severity */
 	};
 
 	findings_init(&f0);
@@ -464,7 +464,8 @@ START_TEST(test_reply_series)
 	ck_assert(strstr(r.raw, "1. MISSING_SIGN_OFF (error), line 7:"));
 	ck_assert(strstr(r.raw, "Patch 2/3:\r\n   did not arrive; not checked."));
 	ck_assert(!strstr(r.raw, "Patch 3/3"));
-	ck_assert(strstr(r.raw, "The other 2 parts had nothing to look at."));
+	/* the cover; not 3/3, whose finding is below min_severity: left out */
+	ck_assert(strstr(r.raw, "The other 1 part had nothing to look at."));
 	ck_assert(!strstr(r.raw, "MISSING_FIXES_TAG"));
 	ck_assert_int_eq(r.nfindings, 1);
 	ck_assert_str_eq(r.rcpt[0], "linux@weissschuh.net");
@@ -497,8 +498,8 @@ START_TEST(test_reply_held_fold)
 	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
 			f2 = one_finding("BAD_FIXES_TAG", SEV_WARNING, 9, "Twelve digits.");
 	struct reply_series_part parts[] = {
-		{ 1, "leds: one: first held", &f1, false },
-		{ 2, "leds: two: second held", &f2, false },
+		{ 1, "leds: one: first held", &f1 },
+		{ 2, "leds: two: second held", &f2 },
 	};
 
 	message_init(&m);
@@ -538,8 +539,8 @@ START_TEST(test_reply_parts)
 	struct reply_settings rs;
 	struct findings f0, f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 0, "Add a sign-off.");
 	struct reply_series_part parts[] = {
-		{ 1, "leds: core: fix one thing (attachment 0001-a.patch)", &f0, false },
-		{ 2, "leds: core: fix another thing (attachment 0002-b.patch)", &f1, false },
+		{ 1, "leds: core: fix one thing (attachment 0001-a.patch)", &f0 },
+		{ 2, "leds: core: fix another thing (attachment 0002-b.patch)", &f1 },
 	};
 
 	findings_init(&f0);
@@ -560,6 +561,82 @@ START_TEST(test_reply_parts)
 	ck_assert_int_eq(r.nfindings, 1);
 	reply_release(&r);
 	findings_release(&f1);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
+/* Adds a BAD_FIXES_TAG finding quoting text at line to f. */
+static void add_fixes(struct findings *f, const char *text, size_t line, enum severity sev)
+{
+	findings_add(f, "BAD_FIXES_TAG", SEV_WARNING, &(struct line){ text, strlen(text), line },
+		     "doc", "Quote the subject.");
+	f->v[f->n - 1].severity = sev;
+}
+
+/*
+ * One item per distinct finding: the same rule and quoted line (its commit
+ * id aside) at two lines of patch 1/4 and in patch 3/4 is said once, at
+ * its first part, naming the others; a part whose finding was told before
+ * (off) is left out, not counted among those with nothing, which are the
+ * ones with no finding at all.
+ */
+START_TEST(test_reply_series_one_item)
+{
+	size_t len;
+	char *raw = th_read_data("series/series-v2-cover.eml", &len);
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+	struct reply r;
+	struct reply_settings rs;
+	struct findings none, f1, f2, f3;
+	struct reply_series_part parts[] = {
+		{ 0, "the cover", &none },
+		{ 1, "leds: a: first", &f1 },
+		{ 2, "leds: a: second", &f2 },
+		{ 3, "leds: a: third", &f3 },
+		{ 4, "leds: a: fourth", &none },
+	};
+
+	findings_init(&none);
+	findings_init(&f1);
+	findings_init(&f2);
+	findings_init(&f3);
+	add_fixes(&f1, "Fixes: 1234567890ab (leds: a: old)", 12, SEV_WARNING);
+	add_fixes(&f1, "Fixes:  1234567890AB (leds: a: old)", 14, SEV_WARNING);
+	add_fixes(&f2, "Fixes: 1234567890ab (leds: a: old)", 8, SEV_OFF);	/* told */
+	add_fixes(&f3, "Fixes: abcdef012345 (leds: a: old)", 9, SEV_WARNING);
+	message_init(&m);
+	ck_assert(message_parse(&m, raw, len, &e) == 0);
+	patch_parse(&m, &p, &np);
+	reply_settings_init(&rs);
+	rs.from = "tagbot <bot@example.org>";
+	ck_assert_msg(reply_build_series(&r, &p[0], parts, 5, 4, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(r.nfindings, 1);
+	ck_assert_msg(strstr(r.raw, "and found 1 thing to look at, patch by patch:\r\n\r\n"
+			  "Patch 1/4:\r\n    leds: a: first\r\n\r\n"
+			  "1. BAD_FIXES_TAG (warning), lines 12, 14, also in patch 3/4 line 9:\r\n"
+			  "\r\n| Fixes: 1234567890ab (leds: a: old)\r\n\r\n"
+			  "   Quote the subject.\r\n   See: doc; tagbot-rules(7) BAD_FIXES_TAG\r\n\r\n"
+			  "The other 2 parts had nothing to look at.\r\n"), "%s", r.raw);
+	ck_assert(!strstr(r.raw, "2. "));
+	ck_assert(!strstr(r.raw, "Patch 2/4"));
+	ck_assert(!strstr(r.raw, "Patch 3/4"));
+	reply_release(&r);
+	/* one reported line in the first part, two parts more: wrapped */
+	f1.v[1].severity = SEV_OFF;
+	f2.v[0].severity = SEV_WARNING;
+	ck_assert_msg(reply_build_series(&r, &p[0], parts, 5, 4, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(strstr(r.raw, "\r\n1. BAD_FIXES_TAG (warning), line 12, also in patch 2/4 line 8, patch\r\n"
+			  "   3/4 line 9:\r\n"), "%s", r.raw);
+	ck_assert(strstr(r.raw, "The other 2 parts had nothing to look at."));
+	reply_release(&r);
+	findings_release(&f1);
+	findings_release(&f2);
+	findings_release(&f3);
 	patches_free(p, np);
 	message_release(&m);
 	free(raw);
@@ -619,6 +696,7 @@ int main(void)
 	tcase_add_test(tc, test_unthreaded_window);
 	tcase_add_test(tc, test_pending_lifecycle);
 	tcase_add_test(tc, test_reply_series);
+	tcase_add_test(tc, test_reply_series_one_item);
 	tcase_add_test(tc, test_reply_held_fold);
 	tcase_add_test(tc, test_reply_parts);
 	tcase_add_test(tc, test_queue_once);

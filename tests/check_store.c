@@ -664,7 +664,7 @@ START_TEST(test_migrate_2_to_3)
 	store_series_release(&sr);
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 5);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 6);
 }
 END_TEST
 
@@ -701,9 +701,10 @@ START_TEST(test_series_create_twice)
 }
 END_TEST
 
-/* Schema 5: what a person was told is kept per patch ("about"); a schema 4
- * file's rows become setup rows (about ""), and the patches' rows are
- * pruned with the context while the setup rows stay. */
+/* What a person was told is kept per finding's key (schema 6; schema 5
+ * kept it per patch, "about"); a schema 4 file's rows become the rows of
+ * rules told whatever they point at (key ""), and the keyed rows are pruned
+ * with the context while those stay. */
 START_TEST(test_told_about)
 {
 	struct store *st = th_store_open();
@@ -723,7 +724,7 @@ START_TEST(test_told_about)
 				      "PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
-	ck_assert_int_eq(user_version(), 5);
+	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_int_eq(t, 100);
@@ -749,6 +750,43 @@ START_TEST(test_told_about)
 	ck_assert(found);
 	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
 	ck_assert(found);
+	store_close(st);
+}
+END_TEST
+
+/* Schema 5 -> 6: a schema 5 file's rows per patch (about: a subject, no
+ * finding's key) are dropped, its rows told whatever the patch ("") kept. */
+START_TEST(test_told_what)
+{
+	struct store *st = th_store_open();
+	sqlite3 *db;
+	struct err e;
+	time_t t;
+	bool found;
+
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
+				      " rule TEXT NOT NULL, about TEXT NOT NULL, t INTEGER NOT NULL,"
+				      " PRIMARY KEY (person, rule, about));"
+				      "CREATE INDEX told_t ON told (t);"
+				      "INSERT INTO told VALUES ('a@x.org', 'MISSING_SIGN_OFF', '', 100);"
+				      "INSERT INTO told VALUES ('a@x.org', 'BAD_FIXES_TAG', 'leds: x', 100);"
+				      "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = th_store_open();
+	ck_assert_int_eq(user_version(), 6);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert(found && t == 100);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "leds: x", &t, &found,
+					&e), 0);
+	ck_assert(!found);
+	/* a key is a column of its own: one rule, two keys, two rows */
+	ck_assert_int_eq(store_told_set(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)", 200, &e), 0);
+	ck_assert_int_eq(store_told_set(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (y)", 300, &e), 0);
+	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)", &t, &found,
+					&e), 0);
+	ck_assert(found && t == 200);
 	store_close(st);
 }
 END_TEST
@@ -1239,6 +1277,7 @@ static void add_file_tests(TCase *file)
 	tcase_add_test(file, test_refuses_newer_schema);
 	tcase_add_test(file, test_migrate_2_to_3);
 	tcase_add_test(file, test_told_about);
+	tcase_add_test(file, test_told_what);
 	tcase_add_test(file, test_open_errors);
 	tcase_add_test(file, test_empty_file_refused);
 	tcase_add_test(file, test_not_sqlite_refused);

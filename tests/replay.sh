@@ -163,7 +163,7 @@ capture "$TAGBOT" replay -q --show-replies -c "$tmp/told.ini" "$tmp/series-one.m
 line "... said at patch 1/10" "Patch 1/10:"
 lacks "... and at no other" "Patch 2/10:"
 # the reply is wrapped: look for the parts it names in the text joined
-if tr '\n' ' ' <"$tmp/out" | tr -s ' ' | grep -qF "The same in patches 2/10, 3/10, 4/10, 5/10, 6/10, 7/10, 8/10, 9/10, 10/10."; then
+if tr '\n' ' ' <"$tmp/out" | tr -s ' ' | grep -qF "1. FROM_SIGN_OFF_MISMATCH (warning), line 3, also in patch 2/10 line 3, patch 3/10 line 3, patch 4/10 line 3, patch 5/10 line 3, patch 6/10 line 3, patch 7/10 line 3, patch 8/10 line 3, patch 9/10 line 3, patch 10/10 line 3:"; then
 	ok "... naming the other nine patches that have it"
 else
 	not_ok "... naming the other nine patches that have it"
@@ -222,7 +222,8 @@ lacks "without --stats: no stats" "-- stats"
 
 # A resend that keeps a problem is not told it again: Bob's "leds: a: fix"
 # with a Fixes: title out of quotes, v1 on day 2 and v2 on day 3 (subject
-# case changed), and another patch with the same mistake on day 4; Carol's
+# case changed), another patch with the same line on day 4, not told
+# either, and one with another commit's Fixes: line on day 5; Carol's
 # patches without a Signed-off-by:, two different ones a day apart (the fix
 # is in her workflow: once per repeat_after days).
 single() {	# single ID FROM SUBJECT DAY BODY-TAGS ("|" ends a line): $tmp/ID.mbox
@@ -241,22 +242,25 @@ bad_fixes="Fixes: 1234567890ab (leds: a: old)|Signed-off-by: $bob|"
 single bob-1 "$bob" "[PATCH] leds: a: fix the thing" 2 "$bad_fixes"
 single bob-2 "$bob" "[PATCH v2] leds: A: Fix the thing" 3 "$bad_fixes"
 single bob-3 "$bob" "[PATCH] leds: b: fix another thing" 4 "$bad_fixes"
+single bob-4 "$bob" "[PATCH] leds: d: fix a third thing" 5 \
+	"Fixes: 234567890abc (leds: d: older)|Signed-off-by: $bob|"
 single carol-1 "Carol <carol@example.org>" "[PATCH] leds: c: one" 2 ""
 single carol-2 "Carol <carol@example.org>" "[PATCH] leds: c: two" 3 ""
-resend="$tmp/bob-1.mbox $tmp/carol-1.mbox $tmp/bob-2.mbox $tmp/carol-2.mbox $tmp/bob-3.mbox"
+resend="$tmp/bob-1.mbox $tmp/carol-1.mbox $tmp/bob-2.mbox $tmp/carol-2.mbox $tmp/bob-3.mbox $tmp/bob-4.mbox"
 base >"$tmp/resend.ini"
 # shellcheck disable=SC2086 # $tmp has no spaces (mktemp)
 capture "$TAGBOT" replay -c "$tmp/resend.ini" $resend
 line "v1 of a patch: told" "bob-1@example.org: would reply (BAD_FIXES_TAG)"
 line "... v2 keeps the problem: not told again" "bob-2@example.org: clean"
-line "... another patch with it is told" "bob-3@example.org: would reply (BAD_FIXES_TAG)"
+line "... another patch with the same line: not told again" "bob-3@example.org: clean"
+line "... another commit's Fixes: line is told" "bob-4@example.org: would reply (BAD_FIXES_TAG)"
 line "a patch without a sign-off: told" "carol-1@example.org: would reply (MISSING_SIGN_OFF)"
 line "... her next one a day later: not told again" "carol-2@example.org: clean"
 total "... three replies" "would reply" 3
 { base; echo "repeat_after = 0"; } >"$tmp/resend0.ini"
 # shellcheck disable=SC2086
 capture "$TAGBOT" replay -c "$tmp/resend0.ini" $resend
-total "repeat_after = 0: every one is told" "would reply" 5
+total "repeat_after = 0: every one is told" "would reply" 6
 
 # --- --since / --until -------------------------------------------------------------
 # Dates: missing-signoff 2025-03-11 04:26 UTC, warning-only 2025-02-24,
@@ -307,12 +311,13 @@ line "... threaded under the cover" "In-Reply-To: <$cover>"
 line "... with the cover's subject" \
 	"Subject: Re: [PATCH v2 0/2] locking/mutex: Mark devm_mutex_init() as __must_check"
 line "... listing patch 1/2" "Patch 1/2:"
-line "... and patch 2/2" "Patch 2/2:"
 # MISSING_SIGN_OFF points at the last line of each commit message: line 6
 # of 1/2 (its Fixes: line, right above ---), line 11 of 2/2 (the last line
-# of its text, then a blank line and ---).
-line "... each with its finding" "1. MISSING_SIGN_OFF (error), line 6:"
-line "... at the end of its commit message" "2. MISSING_SIGN_OFF (error), line 11:"
+# of its text, then a blank line and ---).  One finding: one item, naming
+# both.
+line "... with its finding, and where 2/2 has it" \
+	"1. MISSING_SIGN_OFF (error), line 6, also in patch 2/2 line 11:"
+lacks "... said once" "Patch 2/2:"
 line "... and its end is marked" "----- end of reply to <$cover> -----"
 line "the per-mail lines show the cover held" "$cover: skipped: series"
 line "... and then answered" "$cover: would reply (MISSING_SIGN_OFF)"
@@ -390,7 +395,7 @@ slow() {	# DATE-OF-2/2
 slow "Tue, 04 Feb 2025 08:08:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "parts 8 minutes apart: one reply"; else not_ok "parts 8 minutes apart: $count replies, want 1"; fi
-line "... listing patch 2/2" "Patch 2/2:"
+line "... naming patch 2/2" "1. MISSING_SIGN_OFF (error), line 6, also in patch 2/2 line 11:"
 lacks "... with no part missing" "did not arrive"
 slow "Tue, 04 Feb 2025 09:02:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")

@@ -178,7 +178,7 @@ struct config_reply {
 					 * Authentication-Results alone can vouch for a
 					 * command's From (authres.h); NULL: none, and
 					 * commands are refused */
-	int repeat_after;		/* 14 (days) a setup finding is not told again; 0: always */
+	int repeat_after;		/* 14 (days) a finding is not told again; 0: always */
 };
 
 /*

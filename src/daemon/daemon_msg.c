@@ -110,13 +110,6 @@ static size_t count_checked(const struct mail_parts *mp)
 	return n;
 }
 
-/* The told key of part i of mp (context_subject()); NULL when it is not
- * checked. */
-static char *part_about(const struct mail_parts *mp, size_t i)
-{
-	return checked(&mp->p[i]) ? context_subject(&mp->p[i]) : NULL;
-}
-
 /*
  * A mail with several checked patches (attachments, a pasted mbox) is
  * answered patch by patch: each part's findings under its subject and
@@ -183,14 +176,7 @@ static int queue_reply(struct daemon *d, const struct job *j, const char *key,
 
 		ps.rs = rs;	/* the keys of whom this reply mails */
 		policy_note_reply(d->pol, &ps, p, daemon_now(d));
-		for (size_t i = 0; i < mp->np; i++) {
-			char *about = part_about(mp, i);
-
-			if (about)
-				daemon_told_note(d, p, rs, about, f, mp->first[i], mp->first[i + 1],
-						 rs->min_severity);
-			free(about);
-		}
+		daemon_told_note(d, p, rs, f, rs->min_severity);
 		daemon_log_queued(&r, p, f);
 	}
 	if (rc == 0)
@@ -243,13 +229,7 @@ static int decide(struct daemon *d, struct job *j, struct err *e)
 	}
 	mp.first[mp.np] = f.n;
 	daemon_log_budgets(key, &f);
-	for (size_t i = 0; i < mp.np; i++) {
-		char *about = part_about(&mp, i);
-
-		if (about)
-			daemon_told_filter(d, lead, &la.rs, about, &f, mp.first[i], mp.first[i + 1]);
-		free(about);
-	}
+	daemon_told_filter(d, lead, &la.rs, &f);
 	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
 	if (daemon_context_note(d, key, lead, e) < 0) {
 		findings_release(&f);

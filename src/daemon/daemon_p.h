@@ -307,24 +307,20 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
 
 /*
  * What a person was told, so that a problem is told once ([reply]
- * repeat_after days; 0 turns this off):
- * - a finding on a patch is not told again to the same person about the
- *   same patch (about: its context_subject()), as when a resend keeps it,
- *   while the context remembers the patch;
- * - a finding about the sender's setup (rule_about_setup()) is said once a
- *   reply; it and MISSING_SIGN_OFF (rule_told_per_person()) are told to the
- *   same person once per repeat_after days, whatever the patch.
- * daemon_told_filter() turns off (SEV_OFF) those of f->v[from..end), the
- * findings of the part about, already told to the person a reply to `to`
- * goes to; daemon_told_note() records the ones a queued reply told (at or
- * above min).
+ * repeat_after days; 0 turns this off): a finding is not told again to the
+ * person a reply goes to within repeat_after days when a reply told them
+ * the same rule's finding with the same key (finding_key(): its quoted
+ * line with ids normalised; for the rules told per person, any), whatever
+ * the patch -- a resend, a new patch repeating the same paragraph, a later
+ * part of a series.
+ * daemon_told_filter() turns off (SEV_OFF) those of f already told to the
+ * person a reply to `to` goes to; daemon_told_note() records the ones a
+ * queued reply told (at or above min).
  */
 void daemon_told_filter(struct daemon *d, const struct patch *to,
-			const struct reply_settings *rs, const char *about, struct findings *f,
-			size_t from, size_t end);
+			const struct reply_settings *rs, struct findings *f);
 void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
-		      const char *about, const struct findings *f, size_t from, size_t end,
-		      enum severity min);
+		      const struct findings *f, enum severity min);
 
 /* --- daemon_cc.c ------------------------------------------------------- */
 

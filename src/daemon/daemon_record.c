@@ -193,92 +193,71 @@ static char *told_person(const struct patch *p, const struct reply_settings *rs)
 	return k;
 }
 
-/* Whether f holds rule at or above SEV_CHECK before index i. */
-static bool earlier(const struct findings *f, size_t i, const char *rule)
+/* Whether who was told x (finding_key() key) within span. */
+static bool was_told(struct daemon *d, const char *who, const struct finding *x,
+		     const char *key, time_t span, const char *msgid)
 {
-	for (size_t j = 0; j < i; j++)
-		if (f->v[j].severity != SEV_OFF && !strcmp(f->v[j].rule, rule))
-			return true;
-	return false;
-}
-
-/* Whether who was told x: about this patch ever (while remembered), or, for
- * a rule told per person, about any patch within span. */
-static bool was_told(struct daemon *d, const char *who, const char *about,
-		     const struct finding *x, time_t span, const char *key)
-{
-	const char *keys[2] = { about, "" };
-	size_t n = rule_told_per_person(x->rule) ? 2 : 1;
 	time_t t;
 	bool found;
 	struct err e;
 
-	for (size_t i = 0; i < n; i++) {
-		if (store_told_get(d->st, who, x->rule, keys[i], &t, &found, &e) < 0) {
-			log_message(LOGL_WARNING, key, "%s", e.msg);
-			continue;
-		}
-		if (found && (i == 0 || daemon_now(d) - t < span)) {
-			log_message(LOGL_DEBUG, key, "%s: told to %s %ld days ago%s, not again",
-				    x->rule, who, (long)((daemon_now(d) - t) / 86400),
-				    i == 0 ? " about this patch" : "");
-			return true;
-		}
+	if (store_told_get(d->st, who, x->rule, key, &t, &found, &e) < 0) {
+		log_message(LOGL_WARNING, msgid, "%s", e.msg);
+		return false;
 	}
-	return false;
+	if (!found || daemon_now(d) - t >= span)
+		return false;
+	log_message(LOGL_DEBUG, msgid, "%s: told to %s %ld days ago, not again", x->rule, who,
+		    (long)((daemon_now(d) - t) / 86400));
+	return true;
 }
 
 void daemon_told_filter(struct daemon *d, const struct patch *to,
-			const struct reply_settings *rs, const char *about, struct findings *f,
-			size_t from, size_t end)
+			const struct reply_settings *rs, struct findings *f)
 {
 	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
-	char *who = NULL, *key = NULL;
+	char *who = NULL;
 
-	for (size_t i = from; i < end && i < f->n; i++) {
+	if (!d->st || !span)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
 		struct finding *x = &f->v[i];
+		char *key;
 
 		if (x->severity == SEV_OFF)
 			continue;
-		if (rule_about_setup(x->rule) && earlier(f, i, x->rule)) {
-			x->severity = SEV_OFF;	/* the same mix-up, once a reply */
-			continue;
-		}
-		if (!d->st || !span || (!who && !(who = told_person(to, rs))))
-			continue;
-		if (!key)
-			key = lowered(about);
-		if (was_told(d, who, key, x, span, to->message_id))
+		if (!who && !(who = told_person(to, rs)))
+			break;
+		key = finding_key(x);
+		if (was_told(d, who, x, key, span, to->message_id))
 			x->severity = SEV_OFF;
+		free(key);
 	}
 	free(who);
-	free(key);
 }
 
 void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
-		      const char *about, const struct findings *f, size_t from, size_t end,
-		      enum severity min)
+		      const struct findings *f, enum severity min)
 {
-	char *who = NULL, *key;
+	char *who = NULL;
 	struct err e;
 
 	if (!d->st || !d->cfg.reply.repeat_after)
 		return;
-	key = lowered(about);
-	for (size_t i = from; i < end && i < f->n; i++) {
+	for (size_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->v[i];
+		char *key;
 
 		if (x->severity == SEV_OFF || x->severity < min)
 			continue;
 		if (!who && !(who = told_person(to, rs)))
 			break;
-		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0 ||
-		    (rule_told_per_person(x->rule) &&
-		     store_told_set(d->st, who, x->rule, "", daemon_now(d), &e) < 0))
+		key = finding_key(x);
+		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0)
 			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
+		free(key);
 	}
 	free(who);
-	free(key);
 }
 
 void daemon_log_budgets(const char *key, const struct findings *f)

@@ -465,27 +465,6 @@ static void merge_parts(const struct flush *fl, struct findings *all)
 		}
 }
 
-/* Part k's setup findings said at an earlier part (setup_once()) were told
- * about k's patch too. */
-static void note_folded(struct daemon *d, const struct patch *lp, const struct reply_settings *rs,
-			const struct flush *fl, size_t k)
-{
-	struct findings t;
-
-	findings_init(&t);
-	for (size_t j = 0; j < fl->f[k].n; j++) {
-		const struct finding *x = &fl->f[k].v[j];
-
-		if (x->severity != SEV_OFF || !rule_about_setup(x->rule))
-			continue;
-		ARRAY_GROW(t.v, t.alloc, t.n + 1);
-		t.v[t.n] = *x;		/* shallow: the strings stay fl's */
-		t.v[t.n++].severity = rs->min_severity > SEV_CHECK ? rs->min_severity : SEV_CHECK;
-	}
-	daemon_told_note(d, lp, rs, fl->subjects[k], &t, 0, t.n, rs->min_severity);
-	free(t.v);
-}
-
 /* A series' or held replies' reply r to lp was queued: the decision hook,
  * the rate windows, what the person was told, the log ("series" or "held"). */
 static void note_queued(struct daemon *d, const char *what, const struct reply *r,
@@ -500,11 +479,7 @@ static void note_queued(struct daemon *d, const char *what, const struct reply *
 	policy_note_reply(d->pol, ps, lp, now);
 	for (size_t i = 0; i < fl->n; i++)
 		if (fl->subjects[i])
-			daemon_told_note(d, lp, rs, fl->subjects[i], &fl->f[i], 0, fl->f[i].n,
-					 rs->min_severity);
-	for (size_t i = 0; i < fl->n; i++)
-		if (fl->parts[i].folded)
-			note_folded(d, lp, rs, fl, i);
+			daemon_told_note(d, lp, rs, &fl->f[i], rs->min_severity);
 	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
 		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
 	daemon_reply_queued(d, lp->message_id, r);
@@ -562,61 +537,9 @@ static char *subject_of(struct daemon *d, const char *msgid)
 	return s ? s : xstrdup("");
 }
 
-/* How a part is named where a folded finding points to it. */
-static void part_label(struct buf *b, const struct flush *fl, size_t k, int total, bool series)
-{
-	if (series)
-		buf_printf(b, "%d/%d", fl->parts[k].index, total);
-	else
-		buf_printf(b, "\"%s\"", fl->subjects[k] ? fl->subjects[k] : "");
-}
-
-/*
- * A finding about the sender's setup (rule_about_setup()) is said once in
- * a reply: at its first part, whose message then names the other parts
- * that have it ("The same in patches 3/7 and 6/7."); in those it is turned
- * off, and a part left with nothing else is marked folded (not counted as
- * clean).
- */
-static void setup_once(struct flush *fl, int total, bool series)
-{
-	for (size_t i = 0; i < fl->n; i++)
-		for (size_t m = 0; m < fl->f[i].n; m++) {
-			struct finding *first = &fl->f[i].v[m];
-			struct buf also;
-			size_t nalso = 0;
-
-			if (first->severity == SEV_OFF || !rule_about_setup(first->rule))
-				continue;
-			buf_init(&also, 4096);
-			for (size_t k = i + 1; k < fl->n; k++)
-				for (size_t j = 0; j < fl->f[k].n; j++) {
-					struct finding *x = &fl->f[k].v[j];
-
-					if (x->severity == SEV_OFF || strcmp(x->rule, first->rule))
-						continue;
-					x->severity = SEV_OFF;
-					fl->parts[k].folded = true;
-					buf_addstr(&also, nalso++ ? ", " : "");
-					part_label(&also, fl, k, total, series);
-				}
-			if (nalso) {
-				struct buf msg;
-
-				buf_init(&msg, 8192);
-				buf_printf(&msg, "%s The same in %s %s.", first->message,
-					   nalso == 1 ? "patch" : "patches", also.data);
-				free(first->message);
-				first->message = buf_detach(&msg, NULL);
-			}
-			buf_release(&also);
-		}
-}
-
 /* One entry per index 0..total: the first member with that index, the
  * cover only when it came, a missing patch as a part without subject. */
-static void flush_parts(struct daemon *d, const struct members *ms, int total, bool series,
-			struct flush *fl)
+static void flush_parts(struct daemon *d, const struct members *ms, int total, struct flush *fl)
 {
 	size_t max = (size_t)total + 1;
 
@@ -641,7 +564,6 @@ static void flush_parts(struct daemon *d, const struct members *ms, int total, b
 		}
 		fl->n++;
 	}
-	setup_once(fl, total, series);
 }
 
 /* A series reply over a rate limit is held, not dropped: the series stays
@@ -679,7 +601,7 @@ struct grouped {
  * does.  -1 with pe filled when first does not parse; release g either
  * way. */
 static int grouped_open(struct daemon *d, struct grouped *g, const struct member *first,
-			const struct members *ms, int total, bool series, struct err *pe)
+			const struct members *ms, int total, struct err *pe)
 {
 	memset(g, 0, sizeof(*g));
 	message_init(&g->msg);
@@ -688,7 +610,7 @@ static int grouped_open(struct daemon *d, struct grouped *g, const struct member
 		return -1;
 	patch_parse(&g->msg, &g->p, &g->np);
 	g->lp = list_settings(d, &g->p[0], &g->rs);
-	flush_parts(d, ms, total, series, &g->fl);
+	flush_parts(d, ms, total, &g->fl);
 	return 0;
 }
 
@@ -728,7 +650,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 	bool held = false;
 	int rc;
 
-	if (grouped_open(d, &g, lead, ms, s->total, true, &pe) < 0) {
+	if (grouped_open(d, &g, lead, ms, s->total, &pe) < 0) {
 		log_message(LOGL_WARNING, lead->msgid, "series <%s>: %s", id, pe.msg);
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
@@ -854,7 +776,7 @@ static int held_build(struct daemon *d, const char *rcpt, const struct members *
 	time_t at;
 	int rc;
 
-	if (grouped_open(d, &g, &ms->v[0], ms, (int)ms->n, false, &pe) < 0) {
+	if (grouped_open(d, &g, &ms->v[0], ms, (int)ms->n, &pe) < 0) {
 		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: %s", rcpt, pe.msg);
 		rc = store_held_drop(d->st, rcpt, e);
 		goto out;

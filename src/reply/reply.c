@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mail/address.h"
+#include "rules/rules.h"
 #include "lib/buf.h"
 #include "reply/reply.h"
 #include "reply/recipients.h"
@@ -433,11 +434,25 @@ static void collect_refs(struct addrs *refs, const struct patch *p, bool parent_
 	free(all.v);
 }
 
-/* The distinct rule IDs of the findings used, in order. */
-static void collect_rules(struct addrs *ids, const struct finding *const *used, size_t n)
+/*
+ * One item of a reply: a distinct finding (its rule and finding_key()),
+ * shown as its first occurrence, with every part and line it occurs at.
+ */
+struct item {
+	const struct finding *f;	/* foreign; the first */
+	char *key;			/* owned */
+	struct at {
+		size_t part, line;	/* part: 0 in a reply to one patch */
+	} *at;				/* owned; in the order found */
+	size_t nat, alloc;
+};
+
+/* The distinct rule IDs of the items shown, in order. */
+static void collect_rules(struct addrs *ids, const struct item *items, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char *id = utf8_clean_line(used[i]->rule, strlen(used[i]->rule), RULE_ID_MAX);
+		const char *rule = items[i].f->rule;
+		char *id = utf8_clean_line(rule, strlen(rule), RULE_ID_MAX);
 		bool dup = !*id || strchr(id, ' ');
 
 		for (size_t j = 0; j < ids->n && !dup; j++)
@@ -547,15 +562,60 @@ static void see_line(struct buf *b, const char *rule, const char *doc)
 	buf_release(&see);
 }
 
-static void body_finding(struct buf *b, size_t i, const struct finding *f)
+/* The lines of it at one part (from at[*i] on, while the part is the
+ * same), after lead: "<lead> line 12" or "<lead> lines 12, 14", nothing
+ * when the finding is about the mail as a whole; moves *i past them. */
+static void item_lines(struct buf *w, const struct item *it, size_t *i, const char *lead)
 {
+	size_t part = it->at[*i].part, n = 0, from = *i;
+
+	for (; *i < it->nat && it->at[*i].part == part; (*i)++)
+		n += it->at[*i].line && (*i == from || it->at[*i].line != it->at[*i - 1].line);
+	if (!n)
+		return;
+	buf_addstr(w, lead);
+	buf_addstr(w, n == 1 ? " line" : " lines");
+	for (size_t j = from, k = 0; j < *i; j++) {
+		if (!it->at[j].line || (j > from && it->at[j].line == it->at[j - 1].line))
+			continue;
+		buf_printf(w, "%s %zu", k++ ? "," : "", it->at[j].line);
+	}
+}
+
+/*
+ * An item's first line: "3. RULE (warning), lines 12, 14:", with the other
+ * parts it occurs in named by labels[part] (a series reply; NULL in a reply
+ * to one patch): "..., line 12, also in patch 4/5 line 9:".  Wrapped, its
+ * later lines indented as the item's text.
+ */
+static void item_head(struct buf *b, size_t k, const struct item *it, const char *rule,
+		      char *const *labels)
+{
+	struct buf w, out;
+	size_t i = 0, others = 0;
+
+	buf_init(&w, 0);
+	buf_printf(&w, "%zu. %s (%s)", k + 1, rule, severity_name(it->f->severity));
+	item_lines(&w, it, &i, ",");
+	while (labels && i < it->nat) {
+		buf_addstr(&w, others++ ? ", " : ", also in ");
+		buf_addstr(&w, labels[it->at[i].part]);
+		item_lines(&w, it, &i, "");
+	}
+	buf_addch(&w, ':');
+	buf_init(&out, 0);
+	wrap(&out, w.data, "   ");
+	buf_addstr(b, out.data + 3);
+	buf_release(&out);
+	buf_release(&w);
+}
+
+static void body_item(struct buf *b, size_t k, const struct item *it, char *const *labels)
+{
+	const struct finding *f = it->f;
 	char *rule = utf8_clean_line(f->rule, strlen(f->rule), RULE_ID_MAX);
 
-	if (f->line)
-		buf_printf(b, "%zu. %s (%s), line %zu:\n", i + 1, rule, severity_name(f->severity),
-			   f->line);
-	else
-		buf_printf(b, "%zu. %s (%s):\n", i + 1, rule, severity_name(f->severity));
+	item_head(b, k, it, rule, labels);
 	free(rule);
 	if (f->text && *f->text) {
 		/* "| " keeps the quoted tag from being read as a tag of the reply. */
@@ -628,14 +688,14 @@ static void body_what(struct buf *b, const struct patch *p, const char *subject)
 }
 
 static void build_body(struct buf *b, const struct person *to, const struct patch *p,
-		       const char *subject, const struct finding *const *used, size_t n,
+		       const char *subject, const struct item *items, size_t n,
 		       size_t nall, const struct reply_settings *s)
 {
 	body_hello(b, to);
 	body_what(b, p, subject);
 	buf_printf(b, "\nand found %zu thing%s to look at:\n\n", nall, nall == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
-		body_finding(b, i, used[i]);
+		body_item(b, i, &items[i], NULL);
 	if (nall > n)
 		buf_printf(b, "... and %zu more; \"tagbot check\" on the patch lists them all.\n\n",
 			   nall - n);
@@ -705,8 +765,8 @@ struct parts {
 	struct recipients who;	/* owned */
 	const struct person *to; /* foreign (who.to) */
 	struct addrs cc, refs, rules;
-	const struct finding **used; /* owned array of foreign findings */
-	size_t nused, nall;
+	struct item *items;	/* owned; one per distinct finding reported */
+	size_t nused, nall, alloc; /* shown (REPLY_MAX_FINDINGS at most), all */
 	char *subject;		/* owned; cleaned original subject */
 	bool parent_ok;
 };
@@ -729,7 +789,11 @@ static void parts_release(struct parts *p)
 	addrs_release(&p->cc);
 	addrs_release(&p->refs);
 	addrs_release(&p->rules);
-	free(p->used);
+	for (size_t i = 0; i < p->nall; i++) {
+		free(p->items[i].key);
+		free(p->items[i].at);
+	}
+	free(p->items);
 	free(p->subject);
 }
 
@@ -775,19 +839,42 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 	buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
 }
 
-/* Keeps the findings at or above the reply's severity, the first
- * REPLY_MAX_FINDINGS of them to show; f may be NULL. */
-static void pick_findings(struct parts *pp, const struct findings *f,
+/* Adds finding x of part `part` to pp's items: to the item with its rule
+ * and key, else as a new one. */
+static void add_item(struct parts *pp, const struct finding *x, size_t part)
+{
+	char *key = finding_key(x);
+	struct item *it = NULL;
+
+	for (size_t i = 0; i < pp->nall && !it; i++)
+		if (!strcmp(pp->items[i].f->rule, x->rule) && !strcmp(pp->items[i].key, key))
+			it = &pp->items[i];
+	if (it) {
+		free(key);
+	} else {
+		ARRAY_GROW(pp->items, pp->alloc, pp->nall + 1);
+		it = &pp->items[pp->nall++];
+		memset(it, 0, sizeof(*it));
+		it->f = x;
+		it->key = key;
+	}
+	ARRAY_GROW(it->at, it->alloc, it->nat + 1);
+	it->at[it->nat].part = part;
+	it->at[it->nat++].line = x->line;
+}
+
+/* Keeps the findings at or above the reply's severity, one item per
+ * distinct finding, the first REPLY_MAX_FINDINGS of them to show; f may be
+ * NULL; partof[i] is the part of f->v[i] (NULL: all one patch's). */
+static void pick_findings(struct parts *pp, const struct findings *f, const size_t *partof,
 			  const struct reply_settings *s)
 {
-	pp->used = xcalloc(f && f->n ? f->n : 1, sizeof(*pp->used));
 	for (size_t i = 0; f && i < f->n; i++) {
 		if (f->v[i].severity < s->min_severity || f->v[i].severity == SEV_OFF)
 			continue;
-		if (pp->nused < REPLY_MAX_FINDINGS)
-			pp->used[pp->nused++] = &f->v[i];
-		pp->nall++;
+		add_item(pp, &f->v[i], partof ? partof[i] : 0);
 	}
+	pp->nused = pp->nall < REPLY_MAX_FINDINGS ? pp->nall : REPLY_MAX_FINDINGS;
 }
 
 /* What every reply to msg needs first: its subject, our From: and whom to
@@ -809,13 +896,13 @@ static int gather_start(struct parts *pp, const struct patch *msg, const char **
 }
 
 static int gather(struct parts *pp, const struct patch *parent, const struct findings *f,
-		  const struct reply_settings *s, struct err *e)
+		  const size_t *partof, const struct reply_settings *s, struct err *e)
 {
 	const char *subj;
 
 	if (gather_start(pp, parent, &subj, s, e) < 0)
 		return -1;
-	pick_findings(pp, f, s);
+	pick_findings(pp, f, partof, s);
 	if (!pp->nall)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       parent->message_id ? parent->message_id : "");
@@ -824,7 +911,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 	collect_cc(&pp->cc, parent, &pp->who, s, pp->from.email);
 	addrs_drop(&pp->cc, pp->to->email);	/* in To: never Cc'd again */
 	collect_refs(&pp->refs, parent, pp->parent_ok);
-	collect_rules(&pp->rules, pp->used, pp->nused);
+	collect_rules(&pp->rules, pp->items, pp->nused);
 	return 0;
 }
 
@@ -875,12 +962,12 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 
 	reply_init(r);
 	memset(&pp, 0, sizeof(pp));
-	if (gather(&pp, parent, f, s, e) < 0) {
+	if (gather(&pp, parent, f, NULL, s, e) < 0) {
 		parts_release(&pp);
 		return -1;
 	}
 	buf_init(&body, BODY_CAP);
-	build_body(&body, pp.to, parent, pp.subject, pp.used, pp.nused, pp.nall, s);
+	build_body(&body, pp.to, parent, pp.subject, pp.items, pp.nused, pp.nall, s);
 	assemble(r, &pp, parent, &body, s, now);
 	parts_release(&pp);
 	return 0;
@@ -923,12 +1010,12 @@ static int cc_gather(struct parts *pp, const struct reply_cc *c, const struct re
 	if (!c->findings && !c->nexplain && !c->note)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       rq->message_id ? rq->message_id : "");
-	pick_findings(pp, c->findings, s);
+	pick_findings(pp, c->findings, NULL, s);
 	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = rq->message_id && msgid_header_safe(rq->message_id);
 	cc_recipients(pp, c, s);
 	collect_refs(&pp->refs, rq, pp->parent_ok);
-	collect_rules(&pp->rules, pp->used, pp->nused);
+	collect_rules(&pp->rules, pp->items, pp->nused);
 	return 0;
 }
 
@@ -964,7 +1051,7 @@ static void cc_body_check(struct buf *b, const struct reply_cc *c, const struct 
 	}
 	buf_printf(b, "\nIt found %zu thing%s to look at:\n\n", pp->nall, pp->nall == 1 ? "" : "s");
 	for (size_t i = 0; i < pp->nused; i++)
-		body_finding(b, i, pp->used[i]);
+		body_item(b, i, &pp->items[i], NULL);
 	if (pp->nall > pp->nused)
 		buf_printf(b, "... and %zu more; \"tagbot check\" on the patch lists them all.\n\n",
 			   pp->nall - pp->nused);
@@ -1049,24 +1136,25 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 /* --- series replies (issue 4, item 2) ---------------------------------- */
 
 /* All parts' findings in one list (shallow copies: the strings stay the
- * parts'), for the recipients, References and X-Tagbot-Rules. */
+ * parts'), for the recipients, References and X-Tagbot-Rules; *partof the
+ * part of each (malloc'ed). */
 static void series_merge_findings(const struct reply_series_part *parts, size_t n,
-				  struct findings *all)
+				  struct findings *all, size_t **partof)
 {
+	size_t alloc = 0;
+
 	findings_init(all);
+	*partof = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct findings *f = parts[i].findings;
 
 		for (size_t j = 0; f && j < f->n; j++) {
 			ARRAY_GROW(all->v, all->alloc, all->n + 1);
+			ARRAY_GROW(*partof, alloc, all->n + 1);
+			(*partof)[all->n] = i;
 			all->v[all->n++] = f->v[j];
 		}
 	}
-}
-
-static bool series_reported(const struct finding *f, const struct reply_settings *s)
-{
-	return f->severity >= s->min_severity && f->severity != SEV_OFF;
 }
 
 static void series_part_title(struct buf *b, const struct reply_series_part *p, int total)
@@ -1087,33 +1175,59 @@ static void series_part_title(struct buf *b, const struct reply_series_part *p, 
 	free(subj);
 }
 
-/* How many of p's findings the reply reports. */
-static size_t part_reported(const struct reply_series_part *p, const struct reply_settings *s)
+/* How an item names part p where it occurs in more than one: "patch 2/5",
+ * "the cover letter", or the patch's subject in quotes. */
+static char *series_label(const struct reply_series_part *p, int total)
 {
-	size_t mine = 0;
+	struct buf b;
+	char *subj;
 
-	for (size_t j = 0; p->findings && j < p->findings->n; j++)
-		mine += series_reported(&p->findings->v[j], s);
-	return mine;
+	buf_init(&b, 0);
+	if (total != REPLY_HELD && total != REPLY_PARTS) {
+		if (p->index == 0)
+			buf_addstr(&b, "the cover letter");
+		else
+			buf_printf(&b, "patch %d/%d", p->index, total);
+		return buf_detach(&b, NULL);
+	}
+	subj = utf8_clean_line(p->subject ? p->subject : "", p->subject ? strlen(p->subject) : 0,
+			       REPLY_SUBJECT_MAX);
+	buf_printf(&b, "\"%s\"", subj);
+	free(subj);
+	return buf_detach(&b, NULL);
 }
 
-/* One part's paragraphs (a part that arrived with nothing to report is
- * left out: the caller counts it); *k counts the findings written so far. */
-static void series_body_part(struct buf *b, const struct reply_series_part *p, int total,
-			     const struct reply_settings *s, size_t *k)
+/*
+ * The parts, each with the items first found in it (*k: the next item);
+ * a part whose findings were all said at an earlier part, told before or
+ * are below the reply's severity is left out, and one with no finding at
+ * all is counted in *clean.
+ */
+static void series_body_parts(struct buf *b, const struct parts *pp,
+			      const struct reply_series_part *parts, size_t n, int total,
+			      char *const *labels, size_t *clean)
 {
-	series_part_title(b, p, total);
-	if (!p->subject) {
-		buf_addstr(b, "   did not arrive; not checked.\n\n");
-		return;
-	}
-	buf_addch(b, '\n');
-	for (size_t j = 0; j < p->findings->n; j++) {
-		if (!series_reported(&p->findings->v[j], s))
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!parts[i].subject) {
+			series_part_title(b, &parts[i], total);
+			buf_addstr(b, "   did not arrive; not checked.\n\n");
 			continue;
-		if (*k < REPLY_MAX_FINDINGS)
-			body_finding(b, *k, &p->findings->v[j]);
-		(*k)++;
+		}
+		if (!parts[i].findings->n) {
+			(*clean)++;
+			continue;
+		}
+		for (bool first = true; k < pp->nall && pp->items[k].at[0].part == i; k++) {
+			if (first) {
+				series_part_title(b, &parts[i], total);
+				buf_addch(b, '\n');
+				first = false;
+			}
+			if (k < REPLY_MAX_FINDINGS)
+				body_item(b, k, &pp->items[k], labels);
+		}
 	}
 }
 
@@ -1121,8 +1235,11 @@ static void series_body(struct buf *b, const struct parts *pp,
 			const struct reply_series_part *parts, size_t n, int total,
 			const struct reply_settings *s)
 {
-	size_t k = 0, clean = 0;
+	size_t clean = 0;
+	char **labels = xcalloc(n ? n : 1, sizeof(*labels));
 
+	for (size_t i = 0; i < n; i++)
+		labels[i] = series_label(&parts[i], total);
 	body_hello(b, pp->to);
 	if (total == REPLY_HELD) {
 		buf_addstr(b, "tagbot checked the tags of your patches below (its rate limit held\n"
@@ -1138,20 +1255,18 @@ static void series_body(struct buf *b, const struct parts *pp,
 	}
 	buf_printf(b, "and found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
 		   pp->nall == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		if (parts[i].subject && !part_reported(&parts[i], s))
-			clean += !parts[i].folded;
-		else
-			series_body_part(b, &parts[i], total, s, &k);
-	}
+	series_body_parts(b, pp, parts, n, total, labels, &clean);
 	if (clean)
 		buf_printf(b, "The other %zu %s had nothing to look at.\n\n", clean,
 			   total > 0 ? (clean == 1 ? "part" : "parts")	/* a series */
 				     : (clean == 1 ? "patch" : "patches"));
-	if (k > REPLY_MAX_FINDINGS)
+	if (pp->nall > REPLY_MAX_FINDINGS)
 		buf_printf(b, "... and %zu more; \"tagbot check\" on the %s lists them all.\n\n",
-			   k - REPLY_MAX_FINDINGS, total == REPLY_PARTS ? "mail" : "series");
+			   pp->nall - REPLY_MAX_FINDINGS, total == REPLY_PARTS ? "mail" : "series");
 	body_footer(b, s->footer);
+	for (size_t i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
 }
 
 int reply_build_series(struct reply *r, const struct patch *lead,
@@ -1159,20 +1274,22 @@ int reply_build_series(struct reply *r, const struct patch *lead,
 		       const struct reply_settings *s, time_t now, struct err *e)
 {
 	struct findings all;
+	size_t *partof;
 	struct parts pp;
 	struct buf body;
 	int rc = -1;
 
 	reply_init(r);
 	memset(&pp, 0, sizeof(pp));
-	series_merge_findings(parts, n, &all);
-	if (gather(&pp, lead, &all, s, e) < 0)
+	series_merge_findings(parts, n, &all, &partof);
+	if (gather(&pp, lead, &all, partof, s, e) < 0)
 		goto out;
 	buf_init(&body, BODY_CAP);
 	series_body(&body, &pp, parts, n, total, s);
 	assemble(r, &pp, lead, &body, s, now);
 	rc = 0;
 out:
+	free(partof);
 	free(all.v);	/* the findings themselves belong to the parts */
 	parts_release(&pp);
 	return rc;

@@ -135,16 +135,17 @@ struct reply_series_part {
 	int index;			/* 0: the cover letter */
 	const char *subject;		/* foreign; without its prefix; NULL: did not arrive */
 	const struct findings *findings; /* foreign; NULL when it did not arrive */
-	bool folded;			/* what it had is said at an earlier part: not
-					 * counted among the parts with nothing */
 };
 
 /*
  * The one reply to a series: headers as reply_build() gives them for lead
  * (the cover letter, else the first patch), a body listing the findings at
  * or above s->min_severity patch by patch (at most REPLY_MAX_FINDINGS in
- * all) for the parts that have some, one line counting the others, and
- * the parts that did not arrive.  total is the series' n of n/m,
+ * all), one item per distinct finding (finding_key()) at the first part
+ * that has it, naming the other parts and lines; one line counting the
+ * parts with no finding at all, and the parts that did not arrive.  A part
+ * whose findings are all said at an earlier part, told before (off) or
+ * below s->min_severity is left out.  total is the series' n of n/m,
  * REPLY_HELD for held replies folded into one (parts by subject), or
  * REPLY_PARTS for the patches of one mail.
  * Fails with ERR_FINAL as reply_build() does, also when no part has a

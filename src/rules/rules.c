@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/ascii.h"
 #include "lib/buf.h"
 #include "mail/linkref.h"
 #include "rules/rules.h"
@@ -108,6 +109,57 @@ bool rule_about_setup(const char *id)
 bool rule_told_per_person(const char *id)
 {
 	return rule_about_setup(id) || (id && !strcmp(id, "MISSING_SIGN_OFF"));
+}
+
+/* Appends the word s[0..n) (letters and digits) to b, lower case, its ids
+ * normalised when ids. */
+static void key_word(struct buf *b, const char *s, size_t n, bool ids)
+{
+	bool hex = ids && n >= 7, digit = false;
+
+	for (size_t i = 0; i < n; i++) {
+		hex &= ascii_is_xdigit((unsigned char)s[i]);
+		digit |= ascii_is_digit((unsigned char)s[i]);
+	}
+	if (hex && digit) {
+		buf_addch(b, '#');
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!ids || !ascii_is_digit((unsigned char)s[i]))
+			buf_addch(b, (char)ascii_tolower((unsigned char)s[i]));
+		else if (!i || !ascii_is_digit((unsigned char)s[i - 1]))
+			buf_addch(b, '#');
+	}
+}
+
+char *finding_key(const struct finding *f)
+{
+	bool ids = f->text && *f->text;
+	const char *s = ids ? f->text : f->message ? f->message : "";
+	struct buf b;
+
+	buf_init(&b, FINDING_KEY_MAX);	/* what passes it is left out */
+	if (rule_told_per_person(f->rule))
+		s = "";
+	while (*s && b.len < FINDING_KEY_MAX) {
+		size_t n = 0;
+
+		if (ascii_is_space((unsigned char)*s)) {
+			n = strspn(s, " \t\r\n\f\v");
+			if (b.len && s[n])
+				buf_addch(&b, ' ');
+		} else if (ascii_is_alnum((unsigned char)*s)) {
+			while (ascii_is_alnum((unsigned char)s[n]))
+				n++;
+			key_word(&b, s, n, ids);
+		} else {
+			buf_addch(&b, (char)*s);
+			n = 1;
+		}
+		s += n;
+	}
+	return buf_detach(&b, NULL);
 }
 
 int rule_find(const char *id)

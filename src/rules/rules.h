@@ -173,6 +173,23 @@ struct findings {
 	size_t nbudgets, budgets_alloc;
 };
 
+/*
+ * What finding f points at, as a key that is the same for the same mistake
+ * made again (malloc'ed, at most FINDING_KEY_MAX bytes): "" for a rule told
+ * per person (whatever it points at); else its quoted line, lower case,
+ * white space collapsed, and its ids normalised -- a hex word of 7 or more
+ * digits with a digit in it (a commit id) becomes "#", and every other run
+ * of decimal digits "#" (a version, a date, the numbers of a Message-ID;
+ * an address in <> is kept: it names someone) -- or, for a finding without a quoted line, what it
+ * says, lower case, white space collapsed (the bot's own words).  So the same
+ * paragraph pasted into a resend or another patch, or the same commit id
+ * (or another one) quoted the same bad way, is one finding; a line that
+ * differs in its words is another.  The key of what a person was told
+ * ([reply] repeat_after) and of one item of a reply.
+ */
+#define FINDING_KEY_MAX	1024
+char *finding_key(const struct finding *f);
+
 void findings_init(struct findings *f);
 void findings_release(struct findings *f);
 

@@ -124,7 +124,7 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 
 /* --- what a person was told ---------------------------------------------- */
 
-int store_told_get(struct store *st, const char *person, const char *rule, const char *about,
+int store_told_get(struct store *st, const char *person, const char *rule, const char *what,
 		   time_t *t, bool *found, struct err *e)
 {
 	struct db_stmt *s;
@@ -132,12 +132,12 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 
 	*found = false;
 	*t = 0;
-	if (db_prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2 AND about = ?3", &s,
+	if (db_prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2 AND what = ?3", &s,
 		 e) < 0)
 		return -1;
 	db_bind_text(s, 1, person);
 	db_bind_text(s, 2, rule);
-	db_bind_text(s, 3, about);
+	db_bind_text(s, 3, what);
 	rc = db_step(s);
 	if (rc == DB_ROW) {
 		*t = (time_t)db_col_int64(s, 0);
@@ -146,17 +146,17 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 	return db_row_end(st, s, rc, "reading told", e);
 }
 
-int store_told_set(struct store *st, const char *person, const char *rule, const char *about,
+int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
 		   time_t t, struct err *e)
 {
 	struct db_stmt *s;
 
-	if (db_prep(st, "INSERT INTO told (person, rule, about, t) VALUES (?1, ?2, ?3, ?4)"
-		    " ON CONFLICT (person, rule, about) DO UPDATE SET t = ?4", &s, e) < 0)
+	if (db_prep(st, "INSERT INTO told (person, rule, what, t) VALUES (?1, ?2, ?3, ?4)"
+		    " ON CONFLICT (person, rule, what) DO UPDATE SET t = ?4", &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, person);
 	db_bind_text(s, 2, rule);
-	db_bind_text(s, 3, about);
+	db_bind_text(s, 3, what);
 	db_bind_int64(s, 4, (int64_t)t);
 	return db_run_done(st, s, "recording told", e);
 }

@@ -88,7 +88,7 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
 		"DELETE FROM series_member WHERE series IN (SELECT id FROM series"
 		" WHERE first_time < ?1 AND state != 'pending')",
 		"DELETE FROM series WHERE first_time < ?1 AND state != 'pending'",
-		"DELETE FROM told WHERE t < ?1 AND about != ''",
+		"DELETE FROM told WHERE t < ?1 AND what != ''",
 	};
 	struct db_stmt *s;
 

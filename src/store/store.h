@@ -44,9 +44,9 @@
 
 #include "lib/err.h"
 
-#define STORE_SCHEMA_VERSION	5	/* 2: lookup_cache; 3: context, thread_state, series;
+#define STORE_SCHEMA_VERSION	6	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
-					 * 5: told.about */
+					 * 5: told.about; 6: told.what */
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
 struct store_settings {
@@ -507,15 +507,15 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 /* Forgets the held patches of rcpt (nothing to send after all). */
 int store_held_drop(struct store *st, const char *rcpt, struct err *e);
 
-/* --- what a person was told (schema 4, 5) --------------------------------- */
+/* --- what a person was told (schema 4, 5, 6) ------------------------------ */
 
-/* When a reply last told person (lower case) about rule on patch about (its
- * subject; "" for a finding about the person's setup); *found false when
- * never.  store_context_prune() forgets the patches' rows with the
- * context. */
-int store_told_get(struct store *st, const char *person, const char *rule, const char *about,
+/* When a reply last told person (lower case) rule's finding what (its key,
+ * finding_key(): "" for a finding told once whatever it points at); *found
+ * false when never.  store_context_prune() forgets the rows with a key
+ * with the context. */
+int store_told_get(struct store *st, const char *person, const char *rule, const char *what,
 		   time_t *t, bool *found, struct err *e);
-int store_told_set(struct store *st, const char *person, const char *rule, const char *about,
+int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
 		   time_t t, struct err *e);
 
 /* --- rate windows (schema 4) ------------------------------------------- */
