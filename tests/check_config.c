@@ -66,6 +66,7 @@ static void assert_daemon_defaults(const struct config *c)
 	ck_assert_int_eq(c->reply.max_per_minute, 30);
 	ck_assert_int_eq(c->reply.reply_mode, REPLY_PER_SERIES);
 	ck_assert_int_eq(c->reply.series_wait, 600);
+	ck_assert_int_eq(c->reply.repeat_after, 180);
 	ck_assert_uint_eq(c->reply.maintainers.n, 0);
 	assert_str_or_null(c->reply.trusted_authserv_id, NULL, "[reply] trusted_authserv_id");
 	ck_assert_uint_eq(c->lists.n, 0);
@@ -183,6 +184,8 @@ static const struct {
 	  "[reply] reply_mode: \"per-thread\" is not per-patch or per-series" },
 	{ "config/config-bad-series-wait.ini",
 	  "[reply] series_wait: \"-5\" is not a number from 0 to 604800" },
+	{ "config/config-bad-repeat-after.ini",
+	  "[reply] repeat_after: \"365\" is not a number from 0 to 180" },
 	{ "config/config-bad-maintainer.ini",
 	  "[reply] maintainers: \"Lee Jones\" is not an address or a pattern like *@kernel.org" },
 	{ "config/config-bad-authserv-id.ini",

@@ -126,7 +126,7 @@ once "held, then answered: each message counted once"
 # Two series of 10 patches and a cover, a day apart, by Ann, whose From:
 # (ann@example.org) and Signed-off-by: (ann@work.example.com) differ in
 # every patch: the first series gets one reply that says it once; the
-# second, a day later, none ([reply] repeat_after, 14 days).
+# second, a day later, none ([reply] repeat_after).
 series() {	# series TAG DAY: $tmp/series-TAG.mbox
 	python3 - "$tmp/series-$1.mbox" "$1" "$2" <<'PY'
 import sys
@@ -173,12 +173,20 @@ line "... which are not counted among those with nothing (the cover is)" \
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 0\n'; } >"$tmp/told0.ini"
 capture "$TAGBOT" replay -c "$tmp/told0.ini" "$tmp/series-one.mbox" "$tmp/series-two.mbox"
 total "repeat_after = 0: each series is told" "would reply" 2
+# Four weeks later, the same mix-up in a third series: the default (half a
+# year) still does not tell it again; repeat_after = 14 does.
+series late 30
+capture "$TAGBOT" replay -c "$tmp/told.ini" "$tmp/series-one.mbox" "$tmp/series-late.mbox"
+total "by default, the same finding four weeks later: not told again" "would reply" 1
+{ base; printf 'max_per_author_per_hour = 0\nrepeat_after = 14\n'; } >"$tmp/told14.ini"
+capture "$TAGBOT" replay -c "$tmp/told14.ini" "$tmp/series-one.mbox" "$tmp/series-late.mbox"
+total "repeat_after = 14: four weeks later it is told again" "would reply" 2
 
 # --- --stats ----------------------------------------------------------------------
 # series-v2 as sent (cover, 1/2, 2/2: nothing to say), Craig's patch without
 # a sign-off, Delphine's FROM_SIGN_OFF_MISMATCH, and Ann's two series.  By
 # hand: 3 + 1 + 1 + 11 + 11 = 27 messages; clean: the 3 of series-v2 and,
-# with repeat_after 14, the 11 of Ann's second series; would reply: Craig,
+# with the default repeat_after, the 11 of Ann's second series; would reply: Craig,
 # Delphine, Ann's first cover; skipped: series: the other 10 of Ann's first.
 v2="$data/series/series-v2-cover.eml $data/series/series-v2-1.eml $data/series/series-v2-2.eml"
 stats_set="$v2 $data/cli/cli-missing-signoff.eml $data/cli/cli-warning-only.eml"
@@ -349,7 +357,7 @@ if [ "$count" = 2 ]; then ok "per-patch: one reply a patch"; else not_ok "per-pa
 { base; echo "reply_mode = per-patch"; } >"$tmp/perpatch14.ini"
 capture "$TAGBOT" replay -c "$tmp/perpatch14.ini" --show-replies "$tmp"/nosob-series-v2-*.eml
 count=$(grep -c '^----- reply to <' "$tmp/out")
-if [ "$count" = 1 ]; then ok "per-patch, repeat_after 14: the missing sign-off told once"; else not_ok "per-patch, repeat_after 14: $count replies, want 1"; fi
+if [ "$count" = 1 ]; then ok "per-patch, default repeat_after: the missing sign-off told once"; else not_ok "per-patch, default repeat_after: $count replies, want 1"; fi
 # Outlook folds Message-ID: onto a continuation line and writes the domain
 # in capitals (the store lower-cases domains): the cover, 7/10 and 10/10 of a
 # real series, trimmed; 7/10 and 10/10 have findings.  10/10 came 17 minutes

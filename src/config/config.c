@@ -413,7 +413,7 @@ static int parse_reply_mode(const char *v, void *ptr, struct err *e)
 /* [reply] repeat_after: days; 0 = tell every time. */
 static int parse_repeat_after(const char *v, void *ptr, struct err *e)
 {
-	return parse_range(v, ptr, 0, 3650, e);
+	return parse_range(v, ptr, 0, CONFIG_MAX_REPEAT_AFTER, e);
 }
 
 static int parse_series_wait(const char *v, void *ptr, struct err *e)
@@ -1932,7 +1932,7 @@ void config_init(struct config *c)
 	lookup_settings_init(&c->lookup);
 	c->reply.reply_mode = REPLY_PER_SERIES;
 	c->reply.series_wait = CONFIG_DEFAULT_SERIES_WAIT;
-	c->reply.repeat_after = 14;
+	c->reply.repeat_after = CONFIG_MAX_REPEAT_AFTER;
 	policy_from_globals(c, &c->lists.dflt);
 }
 

@@ -60,6 +60,7 @@
 #define CONFIG_DEFAULT_CONNECT_TIMEOUT 10 /* [sink]: seconds up to a greeted, logged-in session */
 #define CONFIG_DEFAULT_SERIES_WAIT 600	/* seconds a per-series reply waits for missing patches */
 #define CONFIG_MAX_SERIES_WAIT	(7 * 86400) /* its cap: a week */
+#define CONFIG_MAX_REPEAT_AFTER	180	/* days: as long as the state keeps what was told */
 #define CONFIG_MAX_LISTS	256	/* [list ID] sections */
 #define CONFIG_MAX_LIST_ID	255	/* bytes of a list ID (section name or header) */
 #define CONFIG_MAX_SOURCES	32	/* [source NAME] sections */
@@ -178,7 +179,7 @@ struct config_reply {
 					 * Authentication-Results alone can vouch for a
 					 * command's From (authres.h); NULL: none, and
 					 * commands are refused */
-	int repeat_after;		/* 14 (days) a finding is not told again; 0: always */
+	int repeat_after;		/* 180 (days) a finding is not told again; 0: always */
 };
 
 /*

@@ -28,7 +28,7 @@
 #include "lib/ascii.h"
 #include "mail/msgid.h"
 
-#define CONTEXT_KEEP_S		(180L * 24 * 3600)	/* context rows kept this long */
+#define CONTEXT_KEEP_S		((long)CONFIG_MAX_REPEAT_AFTER * 24 * 3600) /* context and told rows */
 #define CONTEXT_PRUNE_EVERY_S	(24L * 3600)		/* how often they are pruned */
 #define SERIES_FLUSH_MAX	16	/* series flushed per timer round */
 #define FINDING_FIELDS		6	/* rule, severity, line, text, message, doc */
