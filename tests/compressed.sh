@@ -5,8 +5,8 @@
 # corrupt input is an error naming the file, exit status 2.
 #
 # The inputs are compressed here, with the gzip, xz and zstd commands: a
-# fixture of tests/data (always), and a slice of the shared corpus when it
-# is beside the repository (as tests/smoke-corpus.sh finds it).
+# fixture of tests/data (always), and a slice of the linux-leds corpus when
+# it is there (tests/lib.sh corpus_path).
 # The fixture's findings were read in the mail by hand: message 1 (Craig
 # McQueen, uleds) has no Signed-off-by: at all; message 2's sign-off at line
 # 73 of the file says "MarshallZhan" where the in-body From: says
@@ -16,7 +16,7 @@
 for tool in python3 gzip xz zstd; do
 	command -v "$tool" >/dev/null || { echo "compressed: $tool not found"; exit 77; }
 done
-CORPUS="$top_srcdir/../shared/corpus/linux-leds-2025-2026.mbox.gz"
+CORPUS=$(corpus_path linux-leds-2025-2026.mbox.gz) || CORPUS=linux-leds-2025-2026.mbox.gz
 SLICE=800	# corpus messages in the slice
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-compressed.XXXXXX") || exit 99
@@ -146,7 +146,7 @@ d = bytearray(open("series.mbox.gz", "rb").read()); d[len(d) // 2] ^= 0xff
 sys.stdout.buffer.write(d)' >bad.mbox.gz
 refused "corrupt gzip: exit 2, named" bad.mbox.gz "gzip: "
 
-# --- a slice of the shared corpus ------------------------------------------------
+# --- a slice of the corpus ------------------------------------------------------
 if [ -f "$CORPUS" ]; then
 	python3 - "$CORPUS" "$SLICE" >slice.mbox <<'EOF' || exit 99
 import gzip, re, sys

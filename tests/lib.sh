@@ -32,6 +32,17 @@ reply_per_patch() {
 	printf 'max_per_minute = 0\nrepeat_after = 0\n'
 }
 
+# corpus_path NAME: the list archive NAME (e.g. linux-leds-2025-2026.mbox.gz)
+# from the directory $TAGBOT_CORPUS, else from a corpus/ directory in a
+# folder beside the checkout (where CI lays the archives); prints nothing
+# when neither has it, and the caller skips.
+corpus_path() {
+	for f in ${TAGBOT_CORPUS:+"$TAGBOT_CORPUS/$1"} "$top_srcdir"/../*/corpus/"$1"; do
+		[ -f "$f" ] && { printf '%s\n' "$f"; return 0; }
+	done
+	return 1
+}
+
 finish() {
 	printf '%d passed, %d failed\n' "$passes" "$fails"
 	[ "$fails" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# smoke-corpus.sh - `tagbot check --format=json` over the whole shared corpus
+# smoke-corpus.sh - `tagbot check --format=json` over the whole linux-leds corpus
 # (5,389 real linux-leds mails): no crash, one JSON object per message, every
 # message classified, and the counts per kind and per rule verified by hand.
 #
@@ -58,9 +58,9 @@
 # Re-verify (do not just paste tagbot's output) when a count changes.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-CORPUS="$top_srcdir/../shared/corpus/linux-leds-2025-2026.mbox.gz"
 RUN_LIMIT=${SMOKE_TIMEOUT:-300}	# seconds; generous for sanitizer builds
-[ -f "$CORPUS" ] || { echo "smoke-corpus: $CORPUS not found"; exit 77; }
+CORPUS=$(corpus_path linux-leds-2025-2026.mbox.gz) ||
+	{ echo "smoke-corpus: linux-leds-2025-2026.mbox.gz not found (set TAGBOT_CORPUS)"; exit 77; }
 command -v python3 >/dev/null || { echo "smoke-corpus: python3 not found"; exit 77; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagbot-smoke.XXXXXX") || exit 99
