@@ -40,18 +40,20 @@ struct mail_case {
 	const char *msg_has;	/* substring of its message, or NULL */
 };
 
-/* A patch mail around body; extra headers go before the body. */
+/* A patch mail around body; extra headers go before the body (a
+ * Message-ID: among them replaces the default one). */
 static char *make_mail(const char *from, const char *extra, const char *subject,
 		       const char *body, bool diff)
 {
 	struct buf b;
+	bool own_id = extra && strstr(extra, "Message-ID:");
 
 	buf_init(&b, 0);
-	buf_printf(&b, "From: %s\nTo: linux-leds@vger.kernel.org\nSubject: %s\n"
-		   "Message-ID: <20250101100000.1-1@example.org>\n"
+	buf_printf(&b, "From: %s\nTo: linux-leds@vger.kernel.org\nSubject: %s\n%s"
 		   "Date: Wed, 1 Jan 2025 10:00:00 +0000\nMIME-Version: 1.0\n"
 		   "Content-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: 8bit\n%s\n%s%s",
 		   from ? from : ALICE, subject ? subject : "[PATCH] leds: foo: do bar",
+		   own_id ? "" : "Message-ID: <20250101100000.1-1@example.org>\n",
 		   extra ? extra : "", body, diff ? DIFF : "");
 	return buf_detach(&b, NULL);
 }
@@ -575,11 +577,66 @@ static const struct submitter_case submitter_cases[] = {
 	 * sending Pei Xiao's patch); every word must be in it, two at least */
 	{ "unnamed address spelling the name", "<coderocarol@mail.example.net>", NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	/* an unnamed sender tells nothing of who they are: no evidence of
+	 * another person (corpus: numeric webmail accounts sending a
+	 * colleague's, or their own work address's, patch) */
 	{ "unnamed address with one word of it", "<carol99@mail.example.net>", NULL, NULL,
-	  FROM_CAROL DESC SOB_CAROL, 1, 0, NULL },
+	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
 	{ "unnamed address, one-word name", "<carolfan@mail.example.net>", NULL, NULL,
 	  "From: Carol <carol@example.com>\n\n" DESC "Signed-off-by: Carol <carol@example.com>\n",
-	  1, 0, NULL },
+	  0, 0, NULL },
+	{ "unnamed numeric account", "<4815162342@mail.example.cn>", NULL, NULL,
+	  "From: Wen Li <wen.li@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Wen Li <wen.li@corp.example.com>\n", 0, 0, NULL },
+	/* a provider rewrote From: to the account it authenticated; git
+	 * send-email minted the Message-ID for the author's address */
+	{ "Message-ID minted for the author", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <20250604041418.1188792-1-dana.roe@corp.example.com>\n", NULL,
+	  "From: Dana Roe <dana.roe@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Dana Roe <dana.roe@corp.example.com>\n", 0, 0, NULL },
+	{ "Message-ID minted for the sender", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <20250604041418.1188792-1-dee.personal@mail.example.com>\n", NULL,
+	  "From: Dana Roe <dana.roe@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Dana Roe <dana.roe@corp.example.com>\n", 1, 0, NULL },
+	{ "Message-ID of another form", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <dana.roe@corp.example.com>\n", NULL,
+	  "From: Dana Roe <dana.roe@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Dana Roe <dana.roe@corp.example.com>\n", 1, 0, NULL },
+	/* the sender's sign-off is found by the Message-ID's address too */
+	{ "sign-off of the Message-ID's address", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <20250604041418.1188792-2-dee@corp.example.com>\n", NULL,
+	  FROM_CAROL DESC SOB_CAROL "Signed-off-by: Deirdre Eames <dee@corp.example.com>\n",
+	  0, 0, NULL },
+	/* a first name for the account, the full name at work */
+	{ "one name's words in the other's", "Ravi <ravi.home@mail.example.net>", NULL, NULL,
+	  "From: Ravi Kumar <ravi.kumar@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Ravi Kumar <ravi.kumar@corp.example.com>\n", 0, 0, NULL },
+	{ "a longer name at home", "Jose Luis Vega Ortiz <dev-jlvega@corp.example.com>", NULL, NULL,
+	  "From: Luis Vega <jlvega@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Luis Vega <jlvega@corp.example.com>\n", 0, 0, NULL },
+	{ "a one-letter word is not enough", "J <j@mail.example.net>", NULL, NULL,
+	  "From: J Vega <jv@corp.example.com>\n\n" DESC
+	  "Signed-off-by: J Vega <jv@corp.example.com>\n", 1, 0, NULL },
+	/* local parts that share the name */
+	{ "local parts share the name", "Zed.Quill <zed.quill@home.example>", NULL, NULL,
+	  "From: Zed Quill <zed.quill.uj@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Zed Quill <zed.quill.uj@corp.example.com>\n", 0, 0, NULL },
+	/* a comment in the sender's name, quoted as mail systems write it */
+	{ "comment in a quoted name, own patch", "\"Pat Lee (OSS)\" <pat.lee@oss.example.com>",
+	  NULL, NULL, "From: Pat Lee <pat.lee@example.com>\n\n" DESC
+	  "Signed-off-by: Pat Lee <pat.lee@example.com>\n", 0, 0, NULL },
+	{ "comment in a quoted name, signs last", "\"Pat Lee (OSS)\" <pat.lee@oss.example.com>",
+	  NULL, NULL, FROM_CAROL DESC SOB_CAROL "Signed-off-by: Pat Lee <pat.lee@example.com>\n",
+	  0, 0, NULL },
+	{ "comment in a quoted name, no sign-off", "\"Pat Lee (OSS)\" <pat.lee@oss.example.com>",
+	  NULL, NULL, FROM_CAROL DESC SOB_CAROL, 1, 0,
+	  "You (Pat Lee (OSS) <pat.lee@oss.example.com>) sent this patch by Carol Coder "
+	  "<carol@example.com> without a Signed-off-by: of your own; add yours as the last one." },
+	/* a maintainer resends someone else's patch from a git send-email
+	 * set up for themselves: the evidence of another person */
+	{ "maintainer resends, own Message-ID", "Mona Maint <mona@example.org>",
+	  "Message-ID: <20250604041418.1188792-1-mona@example.org>\n", NULL,
+	  FROM_CAROL DESC SOB_CAROL "Acked-by: Mona Maint <mona@example.org>\n", 1, 0, NULL },
 	/* B4 Relay: the submitter is behind the devnull+ address */
 	{ "b4 relay, submitter does not sign", "Bob Builder via B4 Relay <devnull+bob.example.org@kernel.org>",
 	  "Reply-To: bob@example.org\n", NULL, FROM_CAROL DESC SOB_CAROL, 1, 0,

@@ -7,6 +7,7 @@
 
 #include "lib/buf.h"
 #include "mail/linkref.h"
+#include "mail/mailmap.h"
 #include "rules/rules.h"
 #include "rules/rules_p.h"
 
@@ -157,6 +158,7 @@ void rule_settings_release(struct rule_settings *s)
 		pattern_free(r->re);
 	}
 	free(s->custom);
+	mailmap_free(s->mailmap);
 	memset(s, 0, sizeof(*s));
 }
 
