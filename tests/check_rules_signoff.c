@@ -261,16 +261,24 @@ static const struct mail_case bad_cases[] = {
 	{ "typo two edits", NULL, DESC "Sigend-off-by: " ALICE "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
 	  "did you mean Signed-off-by:?" },
 	{ "three edits: no suggestion", NULL, DESC "Sgined-of-by: " ALICE "\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "please use one of" },
+	  "BAD_SIGN_OFF", 1, 3, "is not one of the documented tags" },
 	{ "typo reviewed", NULL, DESC "Review-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
 	  "did you mean Reviewed-by:?" },
 	/* unlike checkpatch, which finds Reported-by: inside it and passes it */
 	{ "co-reported-by", NULL, DESC "Co-reported-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
-	  "Co-reported-by: is not a standard tag" },
+	  "Co-reported-by: is not one of the documented tags" },
 	{ "unknown tag, value not checked", NULL, DESC "Generated-by: scripts/coccinelle/foo.cocci\n"
-	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "please use one of" },
+	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "is not one of the documented tags" },
 	{ "github co-author", NULL, DESC "Co-authored-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
-	  "did you mean Co-developed-by:?" },
+	  "the kernel's is Co-developed-by:." },
+	/* maintainer-tip.rst documents Originally-by: */
+	{ "originally-by", NULL, DESC "Originally-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 0,
+	  ANY_LINE, NULL },
+	{ "originally-by typo", NULL, DESC "Orginally-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
+	  "did you mean Originally-by:?" },
+	/* a mainline tag one edit from Acked-by: is no typo of it */
+	{ "nacked-by", NULL, DESC "Nacked-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
+	  "is not one of the documented tags" },
 	{ "not a -by tag", NULL, DESC "Cc: " BOB " [maintainer]\nLink: https://example.org/x\n"
 	  SOB_ALICE, "BAD_SIGN_OFF", 0, ANY_LINE, NULL },
 	/* case */
@@ -393,6 +401,39 @@ START_TEST(test_bad_address_is_error)
 	rule_settings_release(&s);
 	free(bad);
 	free(typo);
+}
+END_TEST
+
+/* RULES.md BAD_SIGN_OFF: a typo of a documented tag is a warning; any
+ * other unknown -by: tag only a check (never worth a mail). */
+START_TEST(test_unknown_tag_is_check)
+{
+	static const char *const checks[] = { "Debugged-by", "Requested-by", "Bisected-by",
+					      "Co-authored-by", "Nacked-by" };
+	static const char *const typos[] = { "Signed-of-by", "Reveiwed-by" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(checks); i++) {
+		struct buf body;
+		char *raw;
+
+		buf_init(&body, 0);
+		buf_printf(&body, DESC "%s: " BOB "\n" SOB_ALICE, checks[i]);
+		raw = make_mail(NULL, NULL, NULL, body.data, true);
+		ck_assert_msg(severity_of(raw, NULL, "BAD_SIGN_OFF") == SEV_CHECK, "%s", checks[i]);
+		free(raw);
+		buf_release(&body);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(typos); i++) {
+		struct buf body;
+		char *raw;
+
+		buf_init(&body, 0);
+		buf_printf(&body, DESC "%s: " BOB "\n" SOB_ALICE, typos[i]);
+		raw = make_mail(NULL, NULL, NULL, body.data, true);
+		ck_assert_msg(severity_of(raw, NULL, "BAD_SIGN_OFF") == SEV_WARNING, "%s", typos[i]);
+		free(raw);
+		buf_release(&body);
+	}
 }
 END_TEST
 
@@ -800,6 +841,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_bad, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_bad_address_is_error);
 	tcase_add_test(tc, test_codeveloper_split_is_check);
+	tcase_add_test(tc, test_unknown_tag_is_check);
 	tcase_add_test(tc, test_mismatch_address_words);
 	tcase_add_test(tc, test_mismatch_name_words);
 	tcase_add_test(tc, test_no_author_words);

@@ -29,9 +29,17 @@
 /* "%s%s<%s>" arguments: "Name <addr>", or "<addr>" when there is no name. */
 #define NAME_SP(n)	((n) && *(n) ? (n) : ""), ((n) && *(n) ? " " : "")
 
+/* The documented tags: submitting-patches.rst, and Originally-by: from
+ * maintainer-tip.rst. */
 static const char *const standard_tags[] = {
 	"Signed-off-by", "Co-developed-by", "Acked-by", "Tested-by",
-	"Reviewed-by", "Reported-by", "Suggested-by", "Assisted-by",
+	"Reviewed-by", "Reported-by", "Suggested-by", "Originally-by", "Assisted-by",
+};
+
+/* Tags used in mainline that happen to lie within the edit distance of a
+ * documented one: never typos. */
+static const char *const near_tags[] = {
+	"Nacked-by", "NAKed-by", "Cced-by", "Ported-by",
 };
 
 /* Tags other projects use, too far from ours for the edit distance. */
@@ -87,9 +95,9 @@ static const char *tag_suggest(const char *tok)
 	const char *best = NULL;
 	size_t best_d = SUGGEST_DISTANCE + 1;
 
-	for (size_t i = 0; i < ARRAY_SIZE(foreign_tags); i++)
-		if (!strcasecmp(tok, foreign_tags[i].seen))
-			return foreign_tags[i].use;
+	for (size_t i = 0; i < ARRAY_SIZE(near_tags); i++)
+		if (!strcasecmp(tok, near_tags[i]))
+			return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(standard_tags); i++) {
 		size_t d = utf8_edit_distance(tok, standard_tags[i]);
 
@@ -136,7 +144,21 @@ static bool tag_split(const char *tok, struct buf *out)
 	return true;
 }
 
-/* Reports a non-standard or miswritten tag name; says what its value holds. */
+/* The tag another project uses for tok (Co-authored-by -> Co-developed-by), or NULL. */
+static const char *tag_foreign(const char *tok)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(foreign_tags); i++)
+		if (!strcasecmp(tok, foreign_tags[i].seen))
+			return foreign_tags[i].use;
+	return NULL;
+}
+
+/*
+ * Reports a non-standard or miswritten tag name; says what its value holds.
+ * RULES.md BAD_SIGN_OFF: a near miss of a documented tag is a typo (a
+ * warning); any other unknown tag only a check, as mainline uses many
+ * (Debugged-by:, Bisected-by:) and reviewers ask for some.
+ */
 static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t)
 {
 	const char *std = tag_standard(t->token);
@@ -163,11 +185,16 @@ static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t
 			  "%s: is not a standard tag; did you mean %s:?", t->token, std);
 		return !strcmp(std, "Assisted-by") ? VALUE_AGENT : VALUE_PERSON;
 	}
-	rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-		  "%s: is not a standard tag; please use one of Signed-off-by:, Co-developed-by:, "
-		  "Acked-by:, Tested-by:, Reviewed-by:, Reported-by:, Suggested-by: or Assisted-by:.",
-		  t->token);
-	return VALUE_NONE;
+	std = tag_foreign(t->token);
+	if (std)
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
+			      "%s: is not a kernel tag; the kernel's is %s:.", t->token, std);
+	else
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
+			      "%s: is not one of the documented tags (Signed-off-by:, "
+			      "Co-developed-by:, Acked-by:, Tested-by:, Reviewed-by:, Reported-by:, "
+			      "Suggested-by:, Originally-by:, Assisted-by:).", t->token);
+	return std ? VALUE_PERSON : VALUE_NONE;
 }
 
 /* The raw line must read "Token: value": colon right after, one space. */
