@@ -209,6 +209,35 @@ static const struct mail_case author_cases[] = {
 	{ "decomposed umlaut", "=?utf-8?q?J=C3=B6rg_M=C3=BCller?= <joerg@example.org>",
 	  DESC "Signed-off-by: Jo\xcc\x88rg Mu\xcc\x88ller <joerg@example.org>\n",
 	  "FROM_SIGN_OFF_MISMATCH", 0, ANY_LINE, NULL },
+	/* comments, quoting and a nickname's place are no mismatch */
+	{ "comment in From", "Jane Doe (Nokia) <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "comment in a quoted From", "\"Jane Doe (Nokia)\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "last, first", "\"Doe, Jane\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "quoted last, first both sides", "\"Doe, Jane\" <jd@example.org>",
+	  DESC "Signed-off-by: \"Doe, Jane\" <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	/* git's user.name = Jane "JD" Doe: From: escapes the inner quotes */
+	{ "inner quotes", "\"Jane \\\"JD\\\" Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane \"JD\" Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "inner quotes vanished", "\"Jane \\\"JD\\\" Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane JD Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "nickname's place", "\"Jane (JD) Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe (JD) <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "nickname quoted or parenthesised", "\"Jane \\\"JD\\\" Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe (JD) <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "an apostrophe stays", "Sean O'Brien <sob@example.org>",
+	  DESC "Signed-off-by: Sean OBrien <sob@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 1,
+	  3, NULL },
 	{ "really another name", "=?utf-8?q?J=C3=B6rg_M=C3=BCller?= <joerg@example.org>",
 	  DESC "Signed-off-by: Jorg Muller <joerg@example.org>\n",
 	  "FROM_SIGN_OFF_MISMATCH", 1, 3, NULL },
@@ -548,6 +577,32 @@ START_TEST(test_mismatch_name_words)
 }
 END_TEST
 
+/* A mail system added to the name in From:: keep the sign-off, add an
+ * in-body From: (RULES.md FROM_SIGN_OFF_MISMATCH). */
+START_TEST(test_mismatch_mail_system)
+{
+	char *added = make_mail("Jane Doe - ACME Corp <jd@example.org>", NULL, NULL,
+				DESC "Signed-off-by: Jane Doe <jd@example.org>\n", true);
+	char *inbody = make_mail(BOB, NULL, NULL, "From: Jane Doe - ACME <jd@example.org>\n\n"
+				 DESC "Signed-off-by: Jane Doe <jd@example.org>\n"
+				 "Signed-off-by: " BOB "\n", true);
+	char *m;
+
+	m = message_of(added, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "From: says \"Jane Doe - ACME Corp\", more than the \"Jane Doe\" you "
+			 "sign with, as a mail system adds; keep the sign-off and put an in-body "
+			 "\"From: Jane Doe <jd@example.org>\" line at the top of the message, so git "
+			 "am records that name.");
+	free(m);
+	/* git wrote the in-body From: itself: no mail system to blame */
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_ptr_nonnull(strstr(m, "use the same name in both"));
+	free(m);
+	free(added);
+	free(inbody);
+}
+END_TEST
+
 START_TEST(test_no_author_words)
 {
 	char *plain = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: " BOB "\n", true);
@@ -844,6 +899,7 @@ int main(void)
 	tcase_add_test(tc, test_unknown_tag_is_check);
 	tcase_add_test(tc, test_mismatch_address_words);
 	tcase_add_test(tc, test_mismatch_name_words);
+	tcase_add_test(tc, test_mismatch_mail_system);
 	tcase_add_test(tc, test_no_author_words);
 	tcase_add_loop_test(tc, test_submitter, 0, (int)ARRAY_SIZE(submitter_cases));
 	tcase_add_test(tc, test_submitter_off);

@@ -278,6 +278,7 @@ static void check_agent(struct rule_ctx *c, const struct trailer *t)
 }
 
 static bool names_equal(const char *a, const char *b);
+static bool name_within(const char *a, const char *b);
 
 static bool same_person(const struct person *a, const struct person *b)
 {
@@ -562,6 +563,12 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  "Signed-off-by: <%s> has no name, but %s says \"%s\"; sign off as "
 			  "\"%s <%s>\".", by_addr->who.email, src, au->name, au->name,
 			  by_addr->who.email);
+	else if (by_addr && !p->author_from_body && name_within(by_addr->who.name, au->name))
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
+			  "From: says \"%s\", more than the \"%s\" you sign with, as a mail "
+			  "system adds; keep the sign-off and put an in-body \"From: %s <%s>\" line "
+			  "at the top of the message, so git am records that name.", au->name,
+			  by_addr->who.name, by_addr->who.name, by_addr->who.email);
 	else if (by_addr)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
 			  "Signed-off-by: says \"%s\" but %s says \"%s\"; use the same name "
