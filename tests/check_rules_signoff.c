@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "mail/mailmap.h"
 #include "rules/rules.h"
 #include "testhelp.h"
 
@@ -785,6 +786,32 @@ START_TEST(test_submitter)
 }
 END_TEST
 
+/* A mailmap joins two addresses no name or Message-ID joins. */
+START_TEST(test_submitter_mailmap)
+{
+	static const char map[] = "Samuel Wu <samuel.wu@new.example> <swu@old.example>\n";
+	char *raw = make_mail("S. Wu <swu@old.example>", NULL, NULL,
+			      "From: Samuel Wu <samuel.wu@new.example>\n\n" DESC
+			      "Signed-off-by: Samuel Wu <samuel.wu@new.example>\n", true);
+	struct rule_settings s;
+	struct findings fs;
+
+	rule_settings_init(&s);
+	findings_init(&fs);
+	th_check_mail(raw, &s, &fs);
+	ck_assert_uint_eq(th_count(&fs, "SUBMITTER_SIGN_OFF"), 1);
+	findings_release(&fs);
+	s.mailmap = mailmap_new();
+	mailmap_parse(s.mailmap, map, strlen(map));
+	findings_init(&fs);
+	th_check_mail(raw, &s, &fs);
+	ck_assert_msg(th_count(&fs, "SUBMITTER_SIGN_OFF") == 0, "%s", th_dump(&fs));
+	findings_release(&fs);
+	rule_settings_release(&s);
+	free(raw);
+}
+END_TEST
+
 START_TEST(test_submitter_off)
 {
 	char *raw = make_mail(NULL, NULL, NULL, FROM_CAROL DESC SOB_CAROL, true);
@@ -902,6 +929,7 @@ int main(void)
 	tcase_add_test(tc, test_mismatch_mail_system);
 	tcase_add_test(tc, test_no_author_words);
 	tcase_add_loop_test(tc, test_submitter, 0, (int)ARRAY_SIZE(submitter_cases));
+	tcase_add_test(tc, test_submitter_mailmap);
 	tcase_add_test(tc, test_submitter_off);
 	tcase_add_test(tc, test_rules_off);
 	tcase_add_loop_test(tc, test_real, 0, (int)ARRAY_SIZE(real_cases));
