@@ -3,12 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "lib/buf.h"
 #include "config/config.h"
 #include "reply/policy.h"
 #include "rules/rules.h"
+#include "mail/mailmap.h"
 #include "testhelp.h"
 
 #define BUNDLED TEST_DATA "/../../etc/tagbot.ini"
@@ -332,6 +334,42 @@ START_TEST(test_followers)
 	load_ok(&c, follower_cases[_i].file);
 	ck_assert_uint_eq(c.rules.reported_by_followers, follower_cases[_i].want);
 	config_release(&c);
+}
+END_TEST
+
+/* [rules] mailmap = PATH: read at load; a missing file is an error naming it. */
+START_TEST(test_mailmap_key)
+{
+	char dir[] = "/tmp/tagbot-mailmap-XXXXXX", ini[64], map[64];
+	struct config c;
+	struct err e;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(ini, sizeof(ini), "%s/t.ini", dir);
+	snprintf(map, sizeof(map), "%s/mailmap", dir);
+	f = fopen(map, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("# people\nJane Doe <jane@example.org> <jd@old.example.com>\n", f);
+	fclose(f);
+	f = fopen(ini, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[rules]\nmailmap = %s\n", map);
+	fclose(f);
+	config_init(&c);
+	err_init(&e);
+	ck_assert_msg(config_load(&c, ini, &e) == 0, "%s", e.msg);
+	ck_assert(mailmap_same(c.rules.mailmap, NULL, "JD@old.example.com", NULL, "jane@example.org"));
+	config_release(&c);
+	ck_assert_int_eq(remove(map), 0);
+	config_init(&c);
+	err_init(&e);
+	ck_assert_int_eq(config_load(&c, ini, &e), -1);
+	ck_assert_msg(strstr(e.msg, "[rules] mailmap: cannot read ") && strstr(e.msg, map), "%s", e.msg);
+	ck_assert_ptr_null(c.rules.mailmap);
+	config_release(&c);
+	remove(ini);
+	rmdir(dir);
 }
 END_TEST
 
@@ -1149,6 +1187,7 @@ int main(void)
 	tcase_add_loop_test(good, test_severities, 0, ARRAY_SIZE(severity_cases));
 	tcase_add_loop_test(good, test_followers, 0, ARRAY_SIZE(follower_cases));
 	tcase_add_test(good, test_lookup);
+	tcase_add_test(good, test_mailmap_key);
 	tcase_add_test(good, test_pattern_lists);
 	tcase_add_test(good, test_pattern_add_after_replace);
 	tcase_add_test(good, test_pattern_empty_list);

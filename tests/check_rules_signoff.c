@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "mail/mailmap.h"
 #include "rules/rules.h"
 #include "testhelp.h"
 
@@ -40,18 +41,20 @@ struct mail_case {
 	const char *msg_has;	/* substring of its message, or NULL */
 };
 
-/* A patch mail around body; extra headers go before the body. */
+/* A patch mail around body; extra headers go before the body (a
+ * Message-ID: among them replaces the default one). */
 static char *make_mail(const char *from, const char *extra, const char *subject,
 		       const char *body, bool diff)
 {
 	struct buf b;
+	bool own_id = extra && strstr(extra, "Message-ID:");
 
 	buf_init(&b, 0);
-	buf_printf(&b, "From: %s\nTo: linux-leds@vger.kernel.org\nSubject: %s\n"
-		   "Message-ID: <20250101100000.1-1@example.org>\n"
+	buf_printf(&b, "From: %s\nTo: linux-leds@vger.kernel.org\nSubject: %s\n%s"
 		   "Date: Wed, 1 Jan 2025 10:00:00 +0000\nMIME-Version: 1.0\n"
 		   "Content-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: 8bit\n%s\n%s%s",
 		   from ? from : ALICE, subject ? subject : "[PATCH] leds: foo: do bar",
+		   own_id ? "" : "Message-ID: <20250101100000.1-1@example.org>\n",
 		   extra ? extra : "", body, diff ? DIFF : "");
 	return buf_detach(&b, NULL);
 }
@@ -207,6 +210,35 @@ static const struct mail_case author_cases[] = {
 	{ "decomposed umlaut", "=?utf-8?q?J=C3=B6rg_M=C3=BCller?= <joerg@example.org>",
 	  DESC "Signed-off-by: Jo\xcc\x88rg Mu\xcc\x88ller <joerg@example.org>\n",
 	  "FROM_SIGN_OFF_MISMATCH", 0, ANY_LINE, NULL },
+	/* comments, quoting and a nickname's place are no mismatch */
+	{ "comment in From", "Jane Doe (Nokia) <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "comment in a quoted From", "\"Jane Doe (Nokia)\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "last, first", "\"Doe, Jane\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "quoted last, first both sides", "\"Doe, Jane\" <jd@example.org>",
+	  DESC "Signed-off-by: \"Doe, Jane\" <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	/* git's user.name = Jane "JD" Doe: From: escapes the inner quotes */
+	{ "inner quotes", "\"Jane \\\"JD\\\" Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane \"JD\" Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "inner quotes vanished", "\"Jane \\\"JD\\\" Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane JD Doe <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "nickname's place", "\"Jane (JD) Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe (JD) <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "nickname quoted or parenthesised", "\"Jane \\\"JD\\\" Doe\" <jd@example.org>",
+	  DESC "Signed-off-by: Jane Doe (JD) <jd@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "an apostrophe stays", "Sean O'Brien <sob@example.org>",
+	  DESC "Signed-off-by: Sean OBrien <sob@example.org>\n", "FROM_SIGN_OFF_MISMATCH", 1,
+	  3, NULL },
 	{ "really another name", "=?utf-8?q?J=C3=B6rg_M=C3=BCller?= <joerg@example.org>",
 	  DESC "Signed-off-by: Jorg Muller <joerg@example.org>\n",
 	  "FROM_SIGN_OFF_MISMATCH", 1, 3, NULL },
@@ -259,16 +291,24 @@ static const struct mail_case bad_cases[] = {
 	{ "typo two edits", NULL, DESC "Sigend-off-by: " ALICE "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
 	  "did you mean Signed-off-by:?" },
 	{ "three edits: no suggestion", NULL, DESC "Sgined-of-by: " ALICE "\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "please use one of" },
+	  "BAD_SIGN_OFF", 1, 3, "is not one of the documented tags" },
 	{ "typo reviewed", NULL, DESC "Review-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
 	  "did you mean Reviewed-by:?" },
 	/* unlike checkpatch, which finds Reported-by: inside it and passes it */
 	{ "co-reported-by", NULL, DESC "Co-reported-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
-	  "Co-reported-by: is not a standard tag" },
+	  "Co-reported-by: is not one of the documented tags" },
 	{ "unknown tag, value not checked", NULL, DESC "Generated-by: scripts/coccinelle/foo.cocci\n"
-	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "please use one of" },
+	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "is not one of the documented tags" },
 	{ "github co-author", NULL, DESC "Co-authored-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
-	  "did you mean Co-developed-by:?" },
+	  "the kernel's is Co-developed-by:." },
+	/* maintainer-tip.rst documents Originally-by: */
+	{ "originally-by", NULL, DESC "Originally-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 0,
+	  ANY_LINE, NULL },
+	{ "originally-by typo", NULL, DESC "Orginally-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
+	  "did you mean Originally-by:?" },
+	/* a mainline tag one edit from Acked-by: is no typo of it */
+	{ "nacked-by", NULL, DESC "Nacked-by: " BOB "\n" SOB_ALICE, "BAD_SIGN_OFF", 1, 3,
+	  "is not one of the documented tags" },
 	{ "not a -by tag", NULL, DESC "Cc: " BOB " [maintainer]\nLink: https://example.org/x\n"
 	  SOB_ALICE, "BAD_SIGN_OFF", 0, ANY_LINE, NULL },
 	/* case */
@@ -394,6 +434,35 @@ START_TEST(test_bad_address_is_error)
 }
 END_TEST
 
+/* RULES.md BAD_SIGN_OFF: a typo of a documented tag is a warning; any
+ * other unknown -by: tag only a check (never worth a mail). */
+START_TEST(test_unknown_tag_is_check)
+{
+	static const struct {
+		const char *tag;
+		enum severity sev;
+	} cases[] = {
+		{ "Debugged-by", SEV_CHECK }, { "Requested-by", SEV_CHECK },
+		{ "Bisected-by", SEV_CHECK }, { "Co-authored-by", SEV_CHECK },
+		{ "Nacked-by", SEV_CHECK },
+		{ "Signed-of-by", SEV_WARNING }, { "Reveiwed-by", SEV_WARNING },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct buf body;
+		char *raw;
+
+		buf_init(&body, 0);
+		buf_printf(&body, DESC "%s: " BOB "\n" SOB_ALICE, cases[i].tag);
+		raw = make_mail(NULL, NULL, NULL, body.data, true);
+		ck_assert_msg(severity_of(raw, NULL, "BAD_SIGN_OFF") == cases[i].sev, "%s",
+			      cases[i].tag);
+		free(raw);
+		buf_release(&body);
+	}
+}
+END_TEST
+
 /* RULES.md: a Co-developed-by: whose sign-off follows later in the block,
  * other tags between, is only a check; one whose sign-off never comes is
  * a warning. */
@@ -505,6 +574,32 @@ START_TEST(test_mismatch_name_words)
 }
 END_TEST
 
+/* A mail system added to the name in From:: keep the sign-off, add an
+ * in-body From: (RULES.md FROM_SIGN_OFF_MISMATCH). */
+START_TEST(test_mismatch_mail_system)
+{
+	char *added = make_mail("Jane Doe - ACME Corp <jd@example.org>", NULL, NULL,
+				DESC "Signed-off-by: Jane Doe <jd@example.org>\n", true);
+	char *inbody = make_mail(BOB, NULL, NULL, "From: Jane Doe - ACME <jd@example.org>\n\n"
+				 DESC "Signed-off-by: Jane Doe <jd@example.org>\n"
+				 "Signed-off-by: " BOB "\n", true);
+	char *m;
+
+	m = message_of(added, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "From: says \"Jane Doe - ACME Corp\", more than the \"Jane Doe\" you "
+			 "sign with, as a mail system adds; keep the sign-off and put an in-body "
+			 "\"From: Jane Doe <jd@example.org>\" line at the top of the message, so git "
+			 "am records that name.");
+	free(m);
+	/* git wrote the in-body From: itself: no mail system to blame */
+	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_ptr_nonnull(strstr(m, "use the same name in both"));
+	free(m);
+	free(added);
+	free(inbody);
+}
+END_TEST
+
 START_TEST(test_no_author_words)
 {
 	char *plain = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: " BOB "\n", true);
@@ -575,11 +670,66 @@ static const struct submitter_case submitter_cases[] = {
 	 * sending Pei Xiao's patch); every word must be in it, two at least */
 	{ "unnamed address spelling the name", "<coderocarol@mail.example.net>", NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
+	/* an unnamed sender tells nothing of who they are: no evidence of
+	 * another person (corpus: numeric webmail accounts sending a
+	 * colleague's, or their own work address's, patch) */
 	{ "unnamed address with one word of it", "<carol99@mail.example.net>", NULL, NULL,
-	  FROM_CAROL DESC SOB_CAROL, 1, 0, NULL },
+	  FROM_CAROL DESC SOB_CAROL, 0, 0, NULL },
 	{ "unnamed address, one-word name", "<carolfan@mail.example.net>", NULL, NULL,
 	  "From: Carol <carol@example.com>\n\n" DESC "Signed-off-by: Carol <carol@example.com>\n",
-	  1, 0, NULL },
+	  0, 0, NULL },
+	{ "unnamed numeric account", "<4815162342@mail.example.cn>", NULL, NULL,
+	  "From: Wen Li <wen.li@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Wen Li <wen.li@corp.example.com>\n", 0, 0, NULL },
+	/* a provider rewrote From: to the account it authenticated; git
+	 * send-email minted the Message-ID for the author's address */
+	{ "Message-ID minted for the author", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <20250604041418.1188792-1-dana.roe@corp.example.com>\n", NULL,
+	  "From: Dana Roe <dana.roe@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Dana Roe <dana.roe@corp.example.com>\n", 0, 0, NULL },
+	{ "Message-ID minted for the sender", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <20250604041418.1188792-1-dee.personal@mail.example.com>\n", NULL,
+	  "From: Dana Roe <dana.roe@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Dana Roe <dana.roe@corp.example.com>\n", 1, 0, NULL },
+	{ "Message-ID of another form", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <dana.roe@corp.example.com>\n", NULL,
+	  "From: Dana Roe <dana.roe@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Dana Roe <dana.roe@corp.example.com>\n", 1, 0, NULL },
+	/* the sender's sign-off is found by the Message-ID's address too */
+	{ "sign-off of the Message-ID's address", "Dee <dee.personal@mail.example.com>",
+	  "Message-ID: <20250604041418.1188792-2-dee@corp.example.com>\n", NULL,
+	  FROM_CAROL DESC SOB_CAROL "Signed-off-by: Deirdre Eames <dee@corp.example.com>\n",
+	  0, 0, NULL },
+	/* a first name for the account, the full name at work */
+	{ "one name's words in the other's", "Ravi <ravi.home@mail.example.net>", NULL, NULL,
+	  "From: Ravi Kumar <ravi.kumar@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Ravi Kumar <ravi.kumar@corp.example.com>\n", 0, 0, NULL },
+	{ "a longer name at home", "Jose Luis Vega Ortiz <dev-jlvega@corp.example.com>", NULL, NULL,
+	  "From: Luis Vega <jlvega@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Luis Vega <jlvega@corp.example.com>\n", 0, 0, NULL },
+	{ "a one-letter word is not enough", "J <j@mail.example.net>", NULL, NULL,
+	  "From: J Vega <jv@corp.example.com>\n\n" DESC
+	  "Signed-off-by: J Vega <jv@corp.example.com>\n", 1, 0, NULL },
+	/* local parts that share the name */
+	{ "local parts share the name", "Zed.Quill <zed.quill@home.example>", NULL, NULL,
+	  "From: Zed Quill <zed.quill.uj@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Zed Quill <zed.quill.uj@corp.example.com>\n", 0, 0, NULL },
+	/* a comment in the sender's name, quoted as mail systems write it */
+	{ "comment in a quoted name, own patch", "\"Pat Lee (OSS)\" <pat.lee@oss.example.com>",
+	  NULL, NULL, "From: Pat Lee <pat.lee@example.com>\n\n" DESC
+	  "Signed-off-by: Pat Lee <pat.lee@example.com>\n", 0, 0, NULL },
+	{ "comment in a quoted name, signs last", "\"Pat Lee (OSS)\" <pat.lee@oss.example.com>",
+	  NULL, NULL, FROM_CAROL DESC SOB_CAROL "Signed-off-by: Pat Lee <pat.lee@example.com>\n",
+	  0, 0, NULL },
+	{ "comment in a quoted name, no sign-off", "\"Pat Lee (OSS)\" <pat.lee@oss.example.com>",
+	  NULL, NULL, FROM_CAROL DESC SOB_CAROL, 1, 0,
+	  "You (Pat Lee (OSS) <pat.lee@oss.example.com>) sent this patch by Carol Coder "
+	  "<carol@example.com> without a Signed-off-by: of your own; add yours as the last one." },
+	/* a maintainer resends someone else's patch from a git send-email
+	 * set up for themselves: the evidence of another person */
+	{ "maintainer resends, own Message-ID", "Mona Maint <mona@example.org>",
+	  "Message-ID: <20250604041418.1188792-1-mona@example.org>\n", NULL,
+	  FROM_CAROL DESC SOB_CAROL "Acked-by: Mona Maint <mona@example.org>\n", 1, 0, NULL },
 	/* B4 Relay: the submitter is behind the devnull+ address */
 	{ "b4 relay, submitter does not sign", "Bob Builder via B4 Relay <devnull+bob.example.org@kernel.org>",
 	  "Reply-To: bob@example.org\n", NULL, FROM_CAROL DESC SOB_CAROL, 1, 0,
@@ -628,6 +778,32 @@ START_TEST(test_submitter)
 			ck_assert_str_eq(f->message, c->msg);
 	}
 	findings_release(&fs);
+	free(raw);
+}
+END_TEST
+
+/* A mailmap joins two addresses no name or Message-ID joins. */
+START_TEST(test_submitter_mailmap)
+{
+	static const char map[] = "Samuel Wu <samuel.wu@new.example> <swu@old.example>\n";
+	char *raw = make_mail("S. Wu <swu@old.example>", NULL, NULL,
+			      "From: Samuel Wu <samuel.wu@new.example>\n\n" DESC
+			      "Signed-off-by: Samuel Wu <samuel.wu@new.example>\n", true);
+	struct rule_settings s;
+	struct findings fs;
+
+	rule_settings_init(&s);
+	findings_init(&fs);
+	th_check_mail(raw, &s, &fs);
+	ck_assert_uint_eq(th_count(&fs, "SUBMITTER_SIGN_OFF"), 1);
+	findings_release(&fs);
+	s.mailmap = mailmap_new();
+	mailmap_parse(s.mailmap, map, strlen(map));
+	findings_init(&fs);
+	th_check_mail(raw, &s, &fs);
+	ck_assert_msg(th_count(&fs, "SUBMITTER_SIGN_OFF") == 0, "%s", th_dump(&fs));
+	findings_release(&fs);
+	rule_settings_release(&s);
 	free(raw);
 }
 END_TEST
@@ -743,10 +919,13 @@ int main(void)
 	tcase_add_loop_test(tc, test_bad, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_bad_address_is_error);
 	tcase_add_test(tc, test_codeveloper_split_is_check);
+	tcase_add_test(tc, test_unknown_tag_is_check);
 	tcase_add_test(tc, test_mismatch_address_words);
 	tcase_add_test(tc, test_mismatch_name_words);
+	tcase_add_test(tc, test_mismatch_mail_system);
 	tcase_add_test(tc, test_no_author_words);
 	tcase_add_loop_test(tc, test_submitter, 0, (int)ARRAY_SIZE(submitter_cases));
+	tcase_add_test(tc, test_submitter_mailmap);
 	tcase_add_test(tc, test_submitter_off);
 	tcase_add_test(tc, test_rules_off);
 	tcase_add_loop_test(tc, test_real, 0, (int)ARRAY_SIZE(real_cases));

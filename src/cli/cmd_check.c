@@ -893,6 +893,34 @@ static int open_repo(const struct check_opts *o, struct gitrepo **repo)
 	return 0;
 }
 
+/*
+ * RULES.md SUBMITTER_SIGN_OFF: inside a kernel tree (--tree DIR's, or the
+ * one the command runs in) and with no [rules] mailmap, the tree's own
+ * .mailmap says which addresses are one person.
+ */
+static int tree_mailmap(const struct check_opts *o, struct config *cfg)
+{
+	char top[PATH_MAX], path[PATH_MAX + 16];
+	struct err e;
+
+	if (cfg->rules.mailmap)
+		return 0;
+	if (o->tree)
+		snprintf(top, sizeof(top), "%s", o->tree);
+	else if (!git_top(top, sizeof(top)))
+		return 0;
+	if (!kernel_tree(top))
+		return 0;
+	snprintf(path, sizeof(path), "%s/.mailmap", top);
+	if (!is_file(path))
+		return 0;
+	if (config_read_mailmap(&cfg->rules.mailmap, path, &e) < 0) {
+		fprintf(stderr, "tagbot: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static bool stdin_given(const char *const *paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -1049,7 +1077,7 @@ int cmd_check(int argc, char **argv)
 	cfg.rules.lookups |= o.lookups;
 	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &cfg, &lk, &cache) < 0)
 		goto out;
-	if (!o.no_tree && !o.list_rules && open_repo(&o, &repo) < 0)
+	if (!o.no_tree && !o.list_rules && (open_repo(&o, &repo) < 0 || tree_mailmap(&o, &cfg) < 0))
 		goto out;
 	/* A terminal keeps its line buffering, so findings show as they come. */
 	if (!isatty(STDOUT_FILENO))

@@ -27,6 +27,7 @@
 
 #include "mail/address.h"
 #include "mail/authres.h"
+#include "mail/mailmap.h"
 #include "lib/buf.h"
 #include "config/config.h"
 #include "config/secret.h"
@@ -490,6 +491,45 @@ static int parse_authserv_id(const char *v, void *ptr, struct err *e)
 	return 0;
 }
 
+int config_read_mailmap(struct mailmap **out, const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	char *text;
+	size_t n;
+
+	*out = NULL;
+	if (!f)
+		return err_set(e, ERR_FINAL, "cannot read %s: %s", path, strerror(errno));
+	text = xmalloc(MAILMAP_MAX_BYTES + 1);
+	n = fread(text, 1, MAILMAP_MAX_BYTES + 1, f);
+	if (ferror(f) || n > MAILMAP_MAX_BYTES) {
+		int bad = ferror(f) ? errno : 0;
+
+		fclose(f);
+		free(text);
+		return bad ? err_set(e, ERR_FINAL, "cannot read %s: %s", path, strerror(bad))
+			   : err_set(e, ERR_FINAL, "%s is larger than %d bytes", path,
+				     MAILMAP_MAX_BYTES);
+	}
+	fclose(f);
+	*out = mailmap_new();
+	mailmap_parse(*out, text, n);
+	free(text);
+	return 0;
+}
+
+/* mailmap = PATH: read now, so a missing file is a configuration error. */
+static int parse_mailmap(const char *v, void *ptr, struct err *e)
+{
+	struct mailmap **mm = ptr, *fresh;
+
+	if (config_read_mailmap(&fresh, v, e) < 0)
+		return -1;
+	mailmap_free(*mm);
+	*mm = fresh;
+	return 0;
+}
+
 /* -------------------------------------------------------- the key table */
 
 struct key_def {
@@ -515,6 +555,7 @@ static const struct key_def config_keys[] = {
 	  offsetof(struct config, rules.bugtrackers) },
 	{ "rules", "reported_by_followers", parse_followers,
 	  offsetof(struct config, rules.reported_by_followers) },
+	{ "rules", "mailmap", parse_mailmap, offsetof(struct config, rules.mailmap) },
 	{ "lookup", "enabled", parse_bool, offsetof(struct config, rules.lookups) },
 #define ROW(sec, key, fn, field) { sec, key, fn, offsetof(struct config, field) }
 	ROW("lookup", "archive_url", parse_http_url, lookup.archive_url),

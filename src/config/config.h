@@ -253,6 +253,17 @@ int config_load(struct config *c, const char *path, struct err *e);
 
 void config_release(struct config *c);
 
+#define MAILMAP_MAX_BYTES	(4 << 20)	/* a .mailmap file; the kernel's is ~100 KB */
+
+/*
+ * Reads the .mailmap file at path (git's format, mail/mailmap.h) into a
+ * new table in *out.  -1 with e naming the file when it cannot be read or
+ * is larger than MAILMAP_MAX_BYTES.  For [rules] mailmap, and for a kernel
+ * tree's own .mailmap under tagbot check.
+ */
+struct mailmap;
+int config_read_mailmap(struct mailmap **out, const char *path, struct err *e);
+
 /*
  * Turns rules off for one run of tagbot check, as checkpatch's --ignore and
  * --types do: list names rules (built-in or custom IDs, any case, separated

@@ -371,36 +371,48 @@ static bool is_space_cp(int32_t cp)
 	return cp == ' ' || cp == '\t' || cp == '\r' || cp == '\n' || cp == 0xA0;
 }
 
-static bool is_quote_cp(int32_t cp)
+/* Whether the parentheses of s (n bytes) pair up: only then are they read
+ * as comments. */
+static bool parens_balanced(const char *s, size_t n)
 {
-	return cp == '"' || cp == '\'';
+	long depth = 0;
+
+	for (size_t i = 0; i < n && depth >= 0; i++)
+		depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+	return depth == 0;
 }
 
-/* NFC, case-folded, white space runs folded to one space, surrounding white
- * space and quotes dropped. */
-static char *name_key(const char *s)
+/* Whether cp separates the words of a name key. */
+static bool is_key_space(int32_t cp)
+{
+	return is_space_cp(cp) || cp == ',';
+}
+
+char *utf8_name_key(const char *s, bool comments)
 {
 	char *nfc = utf8_nfc(s, strlen(s));
-	size_t n = strlen(nfc), i = 0, end = n, k;
-	bool space = false;
+	size_t n = strlen(nfc), i = 0;
+	bool parens = parens_balanced(nfc, n), space = false;
+	unsigned depth = 0;
 	struct buf b;
 
-	/* Trim from the right: find the end of the last character that is
-	 * neither space nor quote. */
-	for (k = 0, end = 0; k < n;) {
-		int32_t cp = next_cp(nfc, n, &k);
-
-		if (!is_space_cp(cp) && !is_quote_cp(cp))
-			end = k;
-	}
 	buf_init(&b, 0);
-	while (i < end) {
-		int32_t cp = next_cp(nfc, end, &i);
+	while (i < n) {
+		int32_t cp = next_cp(nfc, n, &i);
 
-		if (is_space_cp(cp) || (b.len == 0 && is_quote_cp(cp))) {
+		if (parens && (cp == '(' || cp == ')')) {
+			depth = cp == '(' ? depth + 1 : depth - 1;
 			space = b.len > 0;
 			continue;
 		}
+		if ((depth && !comments) || cp == '"' || cp == '\\')
+			continue;
+		if (is_key_space(cp) || (cp == '\'' && (!b.len || space))) {
+			space = b.len > 0;
+			continue;
+		}
+		if (cp == '\'' && (i == n || is_key_space((unsigned char)nfc[i]) || nfc[i] == ')'))
+			continue;	/* a closing single quote */
 		if (space)
 			buf_addch(&b, ' ');
 		space = false;
@@ -412,7 +424,7 @@ static char *name_key(const char *s)
 
 int utf8_name_cmp(const char *a, const char *b)
 {
-	char *ka = name_key(a), *kb = name_key(b);
+	char *ka = utf8_name_key(a, false), *kb = utf8_name_key(b, false);
 	int r = strcmp(ka, kb);
 
 	free(ka);

@@ -21,9 +21,19 @@ bool utf8_valid(const char *s, size_t n);
  */
 char *utf8_nfc(const char *s, size_t n);
 
-/* Compares two names the way FROM_SIGN_OFF_MISMATCH needs: NFC, case-
- * insensitive for ASCII and the Latin letters above, runs of white space
- * folded to one, surrounding white space and quotes ignored.  0 when equal. */
+/*
+ * The form a person's name is compared in (malloc'ed): NFC, case-folded
+ * for ASCII and the Latin letters above, double quotes and backslashes
+ * dropped wherever they stand (a display name may keep the inner quotes
+ * of Jane "JD" Doe or lose them), single quotes around a word dropped (not
+ * the one in O'Brien), commas and runs of white space made one space,
+ * trimmed.  A parenthesised comment, "Jane Doe (Nokia)", is dropped when
+ * comments is false and kept as words (without its parentheses) when true;
+ * parentheses that do not pair up are kept as they are.
+ */
+char *utf8_name_key(const char *s, bool comments);
+
+/* Compares two names by utf8_name_key(s, false): 0 when equal. */
 int utf8_name_cmp(const char *a, const char *b);
 
 /* Number of bytes of the UTF-8 sequence starting at s: 1 for an invalid

@@ -280,15 +280,15 @@ static const struct {
 		"The author certifies the origin of the work; a sign-off by someone else does not do that for them.",
 		"add the author's own sign-off, with the address the patch is sent from (or its in-body From:)." },
 	[R_FROM_SIGN_OFF_MISMATCH] = {
-		"the author's sign-off matches the From: line by address but not by name, or by name but not by address.",
+		"the author's sign-off matches the From: line by address but not by name, or by name but not by address (comments such as \"(ACME)\", quotes and word order do not count).",
 		"The commit records the From: line as the author; a different sign-off makes it unclear who certified the work.",
-		"use the same name and address in From: (or the in-body From:) and in the sign-off." },
+		"use the same name and address in From: (or the in-body From:) and in the sign-off; when your mail system changes the name in From:, add an in-body From: line rather than a new sign-off." },
 	[R_BAD_SIGN_OFF] = {
-		"a -by: tag that is not a standard one, misspelt, in the wrong case, badly spaced, with an unparsable address, repeated, a combined tag, or a Co-developed-by: without its Signed-off-by:.",
+		"a -by: tag that is a misspelt standard one (other unknown tags are only a check), in the wrong case, badly spaced, with an unparsable address, repeated, a combined tag, or a Co-developed-by: without its Signed-off-by:.",
 		"Tools (b4, patchwork, git interpret-trailers) and people count these tags; a malformed one is lost or miscounted.",
-		"use the standard tags (Signed-off-by, Co-developed-by, Acked-by, Tested-by, Reviewed-by, Reported-by, Suggested-by, Assisted-by), one per line, \"Tag: Name <address>\"." },
+		"use the standard tags (Signed-off-by, Co-developed-by, Acked-by, Tested-by, Reviewed-by, Reported-by, Suggested-by, Originally-by, Assisted-by), one per line, \"Tag: Name <address>\"." },
 	[R_SUBMITTER_SIGN_OFF] = {
-		"a patch sent by someone who is not its author (From:, or the address behind a B4 Relay) and whose own Signed-off-by: is missing or not the last one; not for bots or pull requests.",
+		"a patch sent by someone who is, on evidence, not its author (From:, or the address behind a B4 Relay: not the same name, address, git send-email identity or .mailmap entry) and whose own Signed-off-by: is missing or not the last one; not for bots or pull requests.",
 		"Each person who handles a patch on its way adds their sign-off, so the chain shows how it travelled.",
 		"add your own Signed-off-by: as the last sign-off of a patch you send for someone else." },
 	[R_BAD_REPORTED_BY_LINK] = {

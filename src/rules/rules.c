@@ -8,6 +8,7 @@
 #include "lib/ascii.h"
 #include "lib/buf.h"
 #include "mail/linkref.h"
+#include "mail/mailmap.h"
 #include "rules/rules.h"
 #include "rules/rules_p.h"
 
@@ -209,6 +210,7 @@ void rule_settings_release(struct rule_settings *s)
 		pattern_free(r->re);
 	}
 	free(s->custom);
+	mailmap_free(s->mailmap);
 	memset(s, 0, sizeof(*s));
 }
 

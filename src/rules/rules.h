@@ -24,6 +24,8 @@
 #include "mail/patch.h"
 #include "lib/pattern.h"
 
+struct mailmap;
+
 enum severity {
 	SEV_OFF = 0,
 	SEV_CHECK,
@@ -137,6 +139,8 @@ struct rule_settings {
 	struct custom_rule *custom;	 /* owned */
 	size_t ncustom, custom_alloc;
 	bool lookups;			 /* [lookup] enabled: run needs_lookup rules */
+	struct mailmap *mailmap;	 /* owned; NULL: none ([rules] mailmap, or a
+					  * kernel tree's .mailmap) */
 };
 
 /* Defaults of RULES.md, with the default patterns compiled. */

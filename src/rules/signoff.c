@@ -15,6 +15,8 @@
 #include <strings.h>
 
 #include "mail/address.h"
+#include "mail/mailmap.h"
+#include "mail/msgid.h"
 #include "lib/buf.h"
 #include "mail/message.h"
 #include "rules/rules_p.h"
@@ -27,9 +29,17 @@
 /* "%s%s<%s>" arguments: "Name <addr>", or "<addr>" when there is no name. */
 #define NAME_SP(n)	((n) && *(n) ? (n) : ""), ((n) && *(n) ? " " : "")
 
+/* The documented tags: submitting-patches.rst, and Originally-by: from
+ * maintainer-tip.rst. */
 static const char *const standard_tags[] = {
 	"Signed-off-by", "Co-developed-by", "Acked-by", "Tested-by",
-	"Reviewed-by", "Reported-by", "Suggested-by", "Assisted-by",
+	"Reviewed-by", "Reported-by", "Suggested-by", "Originally-by", "Assisted-by",
+};
+
+/* Tags used in mainline that happen to lie within the edit distance of a
+ * documented one: never typos. */
+static const char *const near_tags[] = {
+	"Nacked-by", "NAKed-by", "Cced-by", "Ported-by",
 };
 
 /* Tags other projects use, too far from ours for the edit distance. */
@@ -85,9 +95,9 @@ static const char *tag_suggest(const char *tok)
 	const char *best = NULL;
 	size_t best_d = SUGGEST_DISTANCE + 1;
 
-	for (size_t i = 0; i < ARRAY_SIZE(foreign_tags); i++)
-		if (!strcasecmp(tok, foreign_tags[i].seen))
-			return foreign_tags[i].use;
+	for (size_t i = 0; i < ARRAY_SIZE(near_tags); i++)
+		if (!strcasecmp(tok, near_tags[i]))
+			return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(standard_tags); i++) {
 		size_t d = utf8_edit_distance(tok, standard_tags[i]);
 
@@ -134,7 +144,21 @@ static bool tag_split(const char *tok, struct buf *out)
 	return true;
 }
 
-/* Reports a non-standard or miswritten tag name; says what its value holds. */
+/* The tag another project uses for tok (Co-authored-by -> Co-developed-by), or NULL. */
+static const char *tag_foreign(const char *tok)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(foreign_tags); i++)
+		if (!strcasecmp(tok, foreign_tags[i].seen))
+			return foreign_tags[i].use;
+	return NULL;
+}
+
+/*
+ * Reports a non-standard or miswritten tag name; says what its value holds.
+ * RULES.md BAD_SIGN_OFF: a near miss of a documented tag is a typo (a
+ * warning); any other unknown tag only a check, as mainline uses many
+ * (Debugged-by:, Bisected-by:) and reviewers ask for some.
+ */
 static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t)
 {
 	const char *std = tag_standard(t->token);
@@ -161,11 +185,16 @@ static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t
 			  "%s: is not a standard tag; did you mean %s:?", t->token, std);
 		return !strcmp(std, "Assisted-by") ? VALUE_AGENT : VALUE_PERSON;
 	}
-	rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-		  "%s: is not a standard tag; please use one of Signed-off-by:, Co-developed-by:, "
-		  "Acked-by:, Tested-by:, Reviewed-by:, Reported-by:, Suggested-by: or Assisted-by:.",
-		  t->token);
-	return VALUE_NONE;
+	std = tag_foreign(t->token);
+	if (std)
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
+			      "%s: is not a kernel tag; the kernel's is %s:.", t->token, std);
+	else
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
+			      "%s: is not one of the documented tags (Signed-off-by:, "
+			      "Co-developed-by:, Acked-by:, Tested-by:, Reviewed-by:, Reported-by:, "
+			      "Suggested-by:, Originally-by:, Assisted-by:).", t->token);
+	return std ? VALUE_PERSON : VALUE_NONE;
 }
 
 /* The raw line must read "Token: value": colon right after, one space. */
@@ -248,9 +277,18 @@ static void check_agent(struct rule_ctx *c, const struct trailer *t)
 			  "Claude:claude-3-opus coccinelle), not a person or an address.", t->token);
 }
 
+static bool names_equal(const char *a, const char *b);
+static bool name_within(const char *a, const char *b);
+
 static bool same_person(const struct person *a, const struct person *b)
 {
-	return address_same(a->email, b->email) && !utf8_name_cmp(a->name, b->name);
+	return address_same(a->email, b->email) &&
+	       (names_equal(a->name, b->name) || !utf8_name_cmp(a->name, b->name));
+}
+
+static const struct mailmap *mailmap_of(const struct rule_ctx *c)
+{
+	return c->settings ? c->settings->mailmap : NULL;
 }
 
 static const char *author_email(const struct patch *p)
@@ -284,14 +322,16 @@ static const struct trailer *later_signoff(const struct patch *p, size_t i,
 	return NULL;
 }
 
-static bool same_someone(const struct person *a, const struct person *b);
+static bool same_someone(const struct person *a, const struct person *b,
+			 const struct mailmap *mm);
 
 /* The Signed-off-by: t is who's written differently (same name or address). */
-static bool next_is_same_someone(const struct trailer *t, const struct person *who)
+static bool next_is_same_someone(const struct rule_ctx *c, const struct trailer *t,
+				 const struct person *who)
 {
 	struct person b = { NULL, NULL };
 	bool same = address_parse(&b, t->value, strlen(t->value), NULL) == 0 &&
-		    same_someone(who, &b);
+		    same_someone(who, &b, mailmap_of(c));
 
 	person_release(&b);
 	return same;
@@ -317,7 +357,7 @@ static void check_codeveloper(struct rule_ctx *c, size_t i)
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
 			      "Move %s's Signed-off-by: (line %zu) up to directly after this "
 			      "Co-developed-by:.", a.name[0] ? a.name : a.email, later->line.lineno);
-	else if (parsed && !paired && !(next_sob && next_is_same_someone(next, &a)))
+	else if (parsed && !paired && !(next_sob && next_is_same_someone(c, next, &a)))
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
 			  "%s co-developed this patch but has no Signed-off-by: here; add "
 			  "\"Signed-off-by: %s\" right below this line.", a.name[0] ? a.name : a.email,
@@ -488,7 +528,7 @@ static void check_duplicates(struct rule_ctx *c)
 
 static bool name_matches(const struct person *sob, const struct person *author)
 {
-	return !author->name || !author->name[0] || !utf8_name_cmp(sob->name, author->name);
+	return !author->name || !author->name[0] || names_equal(sob->name, author->name);
 }
 
 /* Where the author was read: the in-body From: wins over the header's. */
@@ -499,11 +539,13 @@ static const char *author_source(const struct patch *p)
 
 /* The reply's "you" (the patch's submitter) is the author: the same person,
  * or the one who signed x, the author's sign-off, from the sending address. */
-static bool sent_by_author(const struct patch *p, const struct signoff *x)
+static bool sent_by_author(const struct rule_ctx *c, const struct signoff *x)
 {
+	const struct patch *p = c->patch;
 	struct person sub = { NULL, NULL };
 	bool same = patch_submitter(p, &sub) == 0 &&
-		    (same_someone(&sub, &p->author) || address_same(sub.email, x->who.email));
+		    (same_someone(&sub, &p->author, mailmap_of(c)) ||
+		     address_same(sub.email, x->who.email));
 
 	person_release(&sub);
 	return same;
@@ -521,6 +563,12 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  "Signed-off-by: <%s> has no name, but %s says \"%s\"; sign off as "
 			  "\"%s <%s>\".", by_addr->who.email, src, au->name, au->name,
 			  by_addr->who.email);
+	else if (by_addr && !p->author_from_body && name_within(by_addr->who.name, au->name))
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
+			  "From: says \"%s\", more than the \"%s\" you sign with, as a mail "
+			  "system adds; keep the sign-off and put an in-body \"From: %s <%s>\" line "
+			  "at the top of the message, so git am records that name.", au->name,
+			  by_addr->who.name, by_addr->who.name, by_addr->who.email);
 	else if (by_addr)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_addr->line,
 			  "Signed-off-by: says \"%s\" but %s says \"%s\"; use the same name "
@@ -530,7 +578,7 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  "Signed-off-by: has <%s> but the in-body From: has <%s>; make the "
 			  "in-body From: and %s Signed-off-by: the same address.",
 			  by_name->who.email, au->email,
-			  sent_by_author(p, by_name) ? "your" : "the author's");
+			  sent_by_author(c, by_name) ? "your" : "the author's");
 	else if (by_name)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
 			  "Signed-off-by: has <%s> but From: has <%s>; either sign off with "
@@ -656,7 +704,7 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			if (!by_addr)
 				by_addr = x;
 		} else if (!by_name && au->name && au->name[0] && x->who.name[0] &&
-			   !utf8_name_cmp(x->who.name, au->name)) {
+			   names_equal(x->who.name, au->name)) {
 			by_name = x;
 		}
 	}
@@ -697,18 +745,195 @@ static bool name_in_address(const struct person *unnamed, const struct person *n
 	return all && words >= 2;
 }
 
+/* qsort() comparison of two C strings. */
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The words of a name key, sorted, one space between; malloc'ed. */
+static char *sorted_words(const char *key)
+{
+	char *copy = xstrdup(key), *save = NULL, **w = NULL;
+	size_t n = 0, alloc = 0;
+	struct buf b;
+
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		ARRAY_GROW(w, alloc, n + 1);
+		w[n++] = t;
+	}
+	if (n)
+		qsort(w, n, sizeof(*w), str_cmp);
+	buf_init(&b, 0);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&b, "%s%s", i ? " " : "", w[i]);
+	free(w);
+	free(copy);
+	return buf_detach(&b, NULL);
+}
+
 /*
- * One person, two addresses: the same address, or the same name when both
- * have one (decoded, NFC, case-insensitive: utf8_name_cmp()), or an unnamed
- * address that spells the other's name (name_in_address()).
+ * RULES.md section 2: one name written two ways.  The same words
+ * (utf8_name_key(): decoded, NFC, no case, no quotes, commas as spaces) in
+ * any order, with comments left out ("Jane Doe (Nokia)" / "Jane Doe",
+ * "Doe, Jane" / "Jane Doe") or read as words ("Jane (JD) Doe" / "Jane Doe
+ * (JD)" / Jane "JD" Doe).  Two empty names are not equal.
  */
-static bool same_someone(const struct person *a, const struct person *b)
+static bool names_equal(const char *a, const char *b)
+{
+	bool same = false;
+
+	for (int comments = 0; comments < 2 && !same && a && b; comments++) {
+		char *ka = utf8_name_key(a, comments), *kb = utf8_name_key(b, comments);
+		char *wa = sorted_words(ka), *wb = sorted_words(kb);
+
+		same = *wa && !strcmp(wa, wb);
+		free(wa);
+		free(wb);
+		free(ka);
+		free(kb);
+	}
+	return same;
+}
+
+/* Word w stands in padded, a list of words each with a space either side. */
+static bool word_in(const char *padded, const char *w)
+{
+	struct buf needle;
+	bool found;
+
+	buf_init(&needle, 0);
+	buf_printf(&needle, " %s ", w);
+	found = strstr(padded, needle.data) != NULL;
+	buf_release(&needle);
+	return found;
+}
+
+/* Every word of name a is a word of name b ("Prabhakar" / "Lad
+ * Prabhakar"), comments left out, and one of them has two letters or more. */
+static bool name_within(const char *a, const char *b)
+{
+	char *ka = utf8_name_key(a, false), *kb = utf8_name_key(b, false), *save = NULL;
+	struct buf padded;
+	bool all = true, long_word = false;
+
+	buf_init(&padded, 0);
+	buf_printf(&padded, " %s ", kb);
+	for (char *w = strtok_r(ka, " ", &save); w && all; w = strtok_r(NULL, " ", &save)) {
+		all = word_in(padded.data, w);
+		long_word |= strlen(w) >= 2;
+	}
+	all = all && long_word;
+	buf_release(&padded);
+	free(ka);
+	free(kb);
+	return all;
+}
+
+/* Appends " word" for each run of ASCII letters of s (up to stop),
+ * lower-cased, runs of two letters or more; returns how many. */
+static size_t letter_runs(struct buf *out, const char *s, const char *stop)
+{
+	size_t n = 0;
+
+	while (*s && s != stop) {
+		size_t k = 0;
+
+		while (s + k != stop && ascii_is_alpha(s[k]))
+			k++;
+		if (k >= 2) {
+			buf_addch(out, ' ');
+			for (size_t i = 0; i < k; i++)
+				buf_addch(out, lower((unsigned char)s[i]));
+			n++;
+		}
+		s += k ? k : 1;
+	}
+	buf_addch(out, ' ');
+	return n;
+}
+
+/*
+ * The local parts of both addresses hold every word of one of the two
+ * names: "Claudiu Beznea" <claudiu.beznea@...> and <claudiu.beznea.uj@...>.
+ * Words are runs of ASCII letters, two or more.
+ */
+static bool local_parts_share_name(const struct person *a, const struct person *b)
+{
+	const struct person *who[2] = { a, b };
+	struct buf la, lb, nw;
+	bool shared = false;
+
+	buf_init(&la, 0);
+	buf_init(&lb, 0);
+	letter_runs(&la, a->email, strchr(a->email, '@'));
+	letter_runs(&lb, b->email, strchr(b->email, '@'));
+	for (int i = 0; i < 2 && !shared; i++) {
+		char *key = utf8_name_key(who[i]->name ? who[i]->name : "", false), *save = NULL;
+
+		buf_init(&nw, 0);
+		if (letter_runs(&nw, key, NULL) > 0) {
+			shared = true;
+			for (char *w = strtok_r(nw.data, " ", &save); w && shared;
+			     w = strtok_r(NULL, " ", &save))
+				shared = word_in(la.data, w) && word_in(lb.data, w);
+		}
+		buf_release(&nw);
+		free(key);
+	}
+	buf_release(&la);
+	buf_release(&lb);
+	return shared;
+}
+
+/*
+ * One person, two addresses (RULES.md SUBMITTER_SIGN_OFF): the same
+ * address; a mailmap that joins them; when both have a name, the same name
+ * (names_equal()), one name's words all in the other's, or local parts
+ * that share a name; an unnamed address that spells the other's name
+ * (name_in_address()).
+ */
+static bool same_someone(const struct person *a, const struct person *b,
+			 const struct mailmap *mm)
 {
 	if (a->email && b->email && *a->email && address_same(a->email, b->email))
 		return true;
+	if (mailmap_same(mm, a->name, a->email, b->name, b->email))
+		return true;
 	if (a->name && b->name && *a->name && *b->name)
-		return !utf8_name_cmp(a->name, b->name);
+		return names_equal(a->name, b->name) || name_within(a->name, b->name) ||
+		       name_within(b->name, a->name) || local_parts_share_name(a, b);
 	return name_in_address(a, b) || name_in_address(b, a);
+}
+
+/* n digits or more at *s; moves past them. */
+static bool skip_digits(const char **s, size_t n)
+{
+	const char *start = *s;
+
+	while (**s >= '0' && **s <= '9')
+		(*s)++;
+	return (size_t)(*s - start) >= n;
+}
+
+/*
+ * The address git send-email minted the Message-ID for, malloc'ed, or NULL
+ * when the ID has another form.  git-send-email.perl's make_message_id()
+ * writes <STAMP.PID-SERIAL-ADDRESS>, STAMP the time as %Y%m%d%H%M%S and
+ * ADDRESS the sender identity it was configured with, whatever From: a
+ * mail provider later rewrote: <20250604041418.1188792-1-jane@example.org>.
+ */
+static char *msgid_minted_for(const struct patch *p)
+{
+	const char *v = p->msg ? message_header(p->msg, "Message-ID") : NULL;
+	char *id = v ? msgid_strip(v) : NULL, *addr = NULL;
+	const char *s = id;
+
+	if (s && skip_digits(&s, 14) && *s++ == '.' && skip_digits(&s, 1) && *s++ == '-' &&
+	    skip_digits(&s, 1) && *s++ == '-' && address_valid(s))
+		addr = xstrdup(s);
+	free(id);
+	return addr;
 }
 
 static bool is_word(const char *s, size_t n, const char *w)
@@ -747,6 +972,36 @@ static bool from_bot(const struct patch *p, const struct person *sub)
 	return local >= 3 && !strncasecmp(sub->email + local - 3, "bot", 3);
 }
 
+/* The sender of the mail, as SUBMITTER_SIGN_OFF knows them. */
+struct sender {
+	struct person who;	/* owned; patch_submitter() */
+	char *minted;		/* owned; msgid_minted_for(), or NULL */
+	const struct mailmap *mm;	/* foreign */
+};
+
+/* p is the sender: the same someone, or the address git send-email was
+ * configured with (the Message-ID's). */
+static bool is_sender(const struct sender *s, const struct person *p)
+{
+	return same_someone(p, &s->who, s->mm) ||
+	       (s->minted && p->email && address_same(p->email, s->minted));
+}
+
+/*
+ * Whether the sender is another person than the author, on evidence
+ * (RULES.md: when in doubt, silence): both have a name, and none of the
+ * ways one person writes from two addresses joins them.  An unnamed sender
+ * (<1234567@mail.example>) tells nothing of who they are.
+ */
+static bool sender_is_other(const struct patch *p, const struct sender *s)
+{
+	const struct person *au = &p->author;
+
+	if (!s->who.name || !*s->who.name || !au->name || !*au->name)
+		return false;
+	return !is_sender(s, au) && !from_bot(p, &s->who);
+}
+
 /*
  * RULES.md SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
  * off too, last (the sign-off chain of "Sign your work").  The submitter's
@@ -757,32 +1012,36 @@ static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
 {
 	const struct patch *p = c->patch;
 	const struct signoff *mine = NULL, *last = NULL;
-	struct person sub = { NULL, NULL };
+	struct sender snd = { { NULL, NULL }, NULL, mailmap_of(c) };
 
 	if (!s->n || !rule_enabled(c, R_SUBMITTER_SIGN_OFF) || !author_email(p) ||
-	    patch_submitter(p, &sub) < 0 || same_someone(&sub, &p->author) || from_bot(p, &sub))
+	    patch_submitter(p, &snd.who) < 0)
+		goto out;
+	snd.minted = msgid_minted_for(p);
+	if (!sender_is_other(p, &snd))
 		goto out;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct signoff *x = &s->v[i];
 
 		if (!last || x->line->lineno > last->line->lineno)
 			last = x;
-		if (x->parsed && same_someone(&x->who, &sub) &&
+		if (x->parsed && is_sender(&snd, &x->who) &&
 		    (!mine || x->line->lineno > mine->line->lineno))
 			mine = x;
 	}
 	if (!mine)
 		rule_emit(c, R_SUBMITTER_SIGN_OFF, NULL,
 			  "You (%s%s<%s>) sent this patch by %s%s<%s> without a Signed-off-by: "
-			  "of your own; add yours as the last one.", NAME_SP(sub.name), sub.email,
-			  NAME_SP(p->author.name), p->author.email);
+			  "of your own; add yours as the last one.", NAME_SP(snd.who.name),
+			  snd.who.email, NAME_SP(p->author.name), p->author.email);
 	else if (mine != last)
 		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
 			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
-			  "below the one on line %zu.", NAME_SP(sub.name), sub.email,
+			  "below the one on line %zu.", NAME_SP(snd.who.name), snd.who.email,
 			  last->line->lineno);
 out:
-	person_release(&sub);
+	free(snd.minted);
+	person_release(&snd.who);
 }
 
 void rules_signoff(struct rule_ctx *ctx)
