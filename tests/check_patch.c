@@ -343,11 +343,22 @@ static const struct {
 	{ "Fix.\nIndex: f.c\n", SEP_INDEX, 1, 1, 2, "Index: f.c\n" },
 	{ "Fix.\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n", SEP_DIFF, 1, 1, 2,
 	  "--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n" },
-	{ "Fix.\n-- >8 --\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
-	{ "Fix.\n--- >8 ---\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
-	{ "Fix.\n-->8--\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
-	{ "Fix.\n--8<--\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
+	/* a scissors line (git mailinfo's is_scissors_line()) cuts the chat
+	 * above it off: the commit message is what follows */
+	{ "Chat.\n-- >8 --\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n--- >8 ---\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n--8<--------\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n- - - - %< - - - -\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n-- >8 -- cut here -- >8 --\nFix.\n---\nnotes\n", SEP_DASHES, 1, 3, 4, "notes\n" },
+	{ "Chat.\n\t-----   >8   -----  cut\n\nFix.\n", SEP_NONE, 1, 4, 0, "" },
+	/* too short, too much prose, too many gaps: no scissors line */
+	{ "Fix.\n-->8--\nrest\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n-- >8 -- this line is prose more than it is a cut\nrest\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n-   -   >8   -   -\nrest\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\nHeat >8 W is too much\n", SEP_NONE, 2, 1, 0, "" },
+	/* longer runs of dashes stay in the message, as git keeps them */
 	{ "Title\n------\nmore\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n----------+          +--------------+\nmore\n", SEP_NONE, 3, 1, 0, "" },
 	{ "Fix.\n--- not a diff\nmore\n", SEP_NONE, 3, 1, 0, "" },
 	{ "Fix.\n---text\n", SEP_NONE, 2, 1, 0, "" },
 	{ "Fix.\n-- \nsignature\n", SEP_NONE, 3, 1, 0, "" },
@@ -764,6 +775,45 @@ START_TEST(test_scissors_two_patches)
 	ck_assert_uint_eq(p[1].lines[0].lineno, 17);
 	ck_assert_uint_eq(p[1].trailers[0].line.lineno, 19);
 	ck_assert_uint_eq(p[1].sep_lineno, 20);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* Chat above a scissors line is no commit message, even when no in-body
+ * header follows it; a "+-- >8 --" line in the diff cuts nothing. */
+START_TEST(test_scissors_chat)
+{
+	static const char text[] =
+		"Hi, this fixes the crash you saw.\n"		/* 1 */
+		"\n"						/* 2 */
+		"Signed-off-by: Not This <n@x.org>\n"		/* 3 */
+		"\n"						/* 4 */
+		"-- >8 --\n"					/* 5 */
+		"Fix the crash.\n"				/* 6 */
+		"\n"						/* 7 */
+		"Signed-off-by: A <a@x.org>\n"			/* 8 */
+		"---\n"						/* 9 */
+		"diff --git a/f.c b/f.c\n"			/* 10 */
+		"--- a/f.c\n"					/* 11 */
+		"+++ b/f.c\n"					/* 12 */
+		"@@ -1 +1,2 @@\n"				/* 13 */
+		" a\n"						/* 14 */
+		"+-- >8 --\n"					/* 15 */
+		"+Subject: b\n";				/* 16 */
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] leds: fix the crash", text, &np);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_uint_eq(p->first_lineno, 6);
+	ck_assert_uint_eq(p->lines[0].lineno, 6);
+	ck_assert_uint_eq(p->ntrailers, 1);
+	ck_assert_str_eq(p->trailers[0].value, "A <a@x.org>");
+	ck_assert_int_eq(p->sep, SEP_DASHES);
+	ck_assert(p->has_diff);
+	ck_assert(p->after + p->after_len == m.text + m.text_len);
 	patches_free(p, np);
 	hm_release(&m);
 }
@@ -1221,6 +1271,7 @@ int main(void)
 	tcase_add_test(model, test_many_trailers);
 	tcase_add_test(model, test_scissors_split);
 	tcase_add_test(model, test_scissors_two_patches);
+	tcase_add_test(model, test_scissors_chat);
 	tcase_add_test(model, test_mbox_split);
 	tcase_add_test(model, test_too_many_parts);
 	tcase_add_test(model, test_hostile);

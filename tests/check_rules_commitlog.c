@@ -82,9 +82,15 @@ static const struct {
 	  "COMMIT_LOG_VERSIONING", 0 },
 
 	/* BAD_COMMIT_SEPARATOR */
-	{ "RST underline", { .text = "Notes\n-----\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 1 },
 	{ "--- heading ---", { .text = DESC "--- Pattern sequence not stopped ---\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 1 },
-	{ "two underlines", { .text = "One\n----\nTwo\n-------\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 2 },
+	{ "--- see below", { .text = DESC "--- see below\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 1 },
+	/* git keeps longer runs of dashes (mailinfo.c patchbreak()) */
+	{ "RST underline", { .text = "Notes\n-----\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 0 },
+	{ "two underlines", { .text = "One\n----\nTwo\n-------\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 0 },
+	{ "ASCII art", { .text = DESC "  +-------+\n----------+          +--------------+\n\n" SOB },
+	  "BAD_COMMIT_SEPARATOR", 0 },
+	{ "---text", { .text = DESC "---text\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
+	{ "--- and a tab", { .text = DESC "---\ttext\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
 	{ "-- and - are fine", { .text = DESC "-- see below\n- item\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
 	{ "indented --- is fine", { .text = DESC "  ---------\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
 	{ "a quoted diff header is no underline", {
@@ -186,7 +192,7 @@ START_TEST(test_lines_and_text)
 		const char *text;
 	} t[] = {
 		{ { .text = DESC "v2: read it once\n\n" SOB }, "COMMIT_LOG_VERSIONING", 4, "v2: read it once" },
-		{ { .text = "Notes\n-----\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 2, "-----" },
+		{ { .text = "Notes\n--- see below\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 2, "--- see below" },
 		{ { .text = "Add the missing\n#include <x.h>\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 2, "#include <x.h>" },
 		{ { .text = DESC "Change-Id: I01234567\n" SOB }, "GERRIT_CHANGE_ID", 4, "Change-Id: I01234567" },
 		/* No description: the finding points at the trailer block. */
@@ -241,9 +247,9 @@ START_TEST(test_message_words)
 		  "why." },
 		{ { .text = DESC "v2: read the register once\n\n" SOB }, "COMMIT_LOG_VERSIONING",
 		  "Move version notes below the --- line, where git am drops them." },
-		{ { .text = DESC "Table\n----- here\n\n" SOB }, "BAD_COMMIT_SEPARATOR",
-		  "Tools take a line starting with --- for the end of the commit message; "
-		  "underline with another character." },
+		{ { .text = DESC "Table\n--- here\n\n" SOB }, "BAD_COMMIT_SEPARATOR",
+		  "git am takes a line starting with \"--- \" for the start of the diff and drops "
+		  "the rest of the commit message; please reword or indent this line." },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(w); i++) {

@@ -87,26 +87,45 @@ static bool is_mbox_from(const struct line *l)
 }
 
 /*
- * A scissors line: dashes and blanks around a ">8" / "8<" mark ("-- >8 --",
- * "--- >8 ---", "-->8--").  Unlike git we want no prose on the line, and
- * accept short forms people type by hand.
+ * A scissors line as git mailinfo reads one (its is_scissors_line()): a
+ * perforation of dashes and ">8", "8<", ">%" or "%<" marks, white space
+ * inside it counted as gaps, with prose allowed around it ("-- >8 -- cut
+ * here -- >8 --").  To be no accident the line shows at least 8 visible
+ * characters, the perforation takes more than a third of them, and
+ * dashes and marks more than half of the perforation.
  */
 static bool is_scissors(const char *p, size_t len)
 {
-	size_t dashes = 0, marks = 0;
+	size_t marks = 0, gaps = 0, perf = 0, first = len, last = 0;
+	bool in_perf = false;
 
 	for (size_t i = 0; i < len; i++) {
 		char c = p[i], d = i + 1 < len ? p[i + 1] : '\0';
 
-		if (c == '-')
-			dashes++;
-		else if ((c == '>' && (d == '8' || d == '%')) ||
-			 ((c == '8' || c == '%') && d == '<'))
-			marks++, i++;
-		else if (!ascii_is_lws(c))
-			return false;
+		if (ascii_is_space(c)) {
+			perf += in_perf;
+			gaps += in_perf;
+			continue;
+		}
+		if (first == len)
+			first = i;
+		last = i;
+		if (c == '-') {
+			in_perf = true;
+			perf++;
+		} else if ((c == '>' && (d == '8' || d == '%')) ||
+			   ((c == '8' || c == '%') && d == '<')) {
+			in_perf = true;
+			perf += 2;
+			marks++;
+			i++;	/* git's line width ends at the mark's first character */
+		} else {
+			in_perf = false;
+		}
 	}
-	return marks > 0 && dashes >= 2;
+	if (!marks || first == len)
+		return false;
+	return last - first + 1 >= 8 && last - first + 1 < perf * 3 && gaps * 2 < perf;
 }
 
 static bool is_dashes(const struct line *l)
@@ -127,21 +146,28 @@ static bool next_starts(const struct cursor *c, const char *prefix)
 	return cursor_next(&k, &l) && starts(l.p, l.len, prefix);
 }
 
-/* Which separator line l is; c stands on the line after it. */
-static enum patch_sep sep_kind(const struct line *l, const struct cursor *c)
+/* Where git mailinfo's patchbreak() sees the patch start (a scissors line
+ * aside); c stands on the line after l. */
+static enum patch_sep patchbreak_kind(const struct line *l, const struct cursor *c)
 {
-	if (is_scissors(l->p, l->len))
-		return SEP_SCISSORS;
 	if (is_dashes(l))
 		return SEP_DASHES;
 	if (starts(l->p, l->len, "diff -"))
 		return SEP_DIFF;
 	if (starts(l->p, l->len, "Index: "))
 		return SEP_INDEX;
-	/* a diff without a "diff" line, like git's patchbreak() */
+	/* a diff without a "diff" line */
 	if (starts(l->p, l->len, "--- ") && next_starts(c, "+++ "))
 		return SEP_DIFF;
 	return SEP_NONE;
+}
+
+/* Which separator line l is; c stands on the line after it. */
+static enum patch_sep sep_kind(const struct line *l, const struct cursor *c)
+{
+	if (is_scissors(l->p, l->len))
+		return SEP_SCISSORS;
+	return patchbreak_kind(l, c);
 }
 
 /* A unified diff: "diff --git", or "--- " + "+++ " + "@@ " lines in a row. */
@@ -870,6 +896,7 @@ struct part {
 	const char *p, *end;
 	size_t lineno;
 	bool mbox;	/* starts after a "From <sha>" line: a whole pasted mail */
+	bool chat;	/* ends at a scissors line above its own patch start */
 	const char *attachment;	/* foreign: the file name of the text it is in */
 };
 
@@ -886,21 +913,35 @@ static bool inbody_follows(const struct cursor *c)
 	return false;
 }
 
-/* Splits text into up to max parts at v. */
+/*
+ * Splits text into up to max parts at v.  As git am --scissors does, a
+ * scissors line above a part's patch start cuts the part: what is above
+ * is chat, the commit message starts below.  Further down (in a diff,
+ * where "+-- >8 --" is a changed line) only a scissors line that an
+ * in-body header follows starts a new patch.
+ */
 static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
 {
 	struct cursor c = { text, text + len, 1 };
 	struct line l;
 	size_t n = 1;
+	bool in_msg = true;	/* above the current part's patch start */
 
-	v[0] = (struct part){ c.p, c.end, 1, false, "" };
+	v[0] = (struct part){ c.p, c.end, 1, false, false, "" };
 	while (n < max && cursor_next(&c, &l)) {
-		bool mbox = is_mbox_from(&l);
+		bool mbox = is_mbox_from(&l), cut = false;
 
-		if (!mbox && !(is_scissors(l.p, l.len) && inbody_follows(&c)))
+		if (!mbox && is_scissors(l.p, l.len))
+			cut = in_msg || inbody_follows(&c);
+		if (!mbox && !cut) {
+			if (in_msg && patchbreak_kind(&l, &c) != SEP_NONE)
+				in_msg = false;
 			continue;
+		}
 		v[n - 1].end = l.p;
-		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, "" };
+		v[n - 1].chat = cut && in_msg;
+		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, false, "" };
+		in_msg = true;
 	}
 	return n;
 }
@@ -958,11 +999,14 @@ static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
 		parts[i].attachment = name ? name : "";
 		parse_part(msg, mf, &parts[i], &v[i]);
 	}
-	/* like git am --scissors: the chat above the first patch is dropped */
-	if (n > 1 && !v[0].has_diff) {
-		patch_release(&v[0]);
-		memmove(v, v + 1, (n - 1) * sizeof(*v));
-		n--;
+	/* like git am --scissors: the chat above a cut, and above the first
+	 * patch, is dropped */
+	for (size_t i = n; i-- > 0;) {
+		if (n > 1 && !v[i].has_diff && (parts[i].chat || i == 0)) {
+			patch_release(&v[i]);
+			memmove(v + i, v + i + 1, (n - i - 1) * sizeof(*v));
+			n--;
+		}
 	}
 	return n;
 }

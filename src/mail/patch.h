@@ -11,10 +11,11 @@
  * Splitting: a part starts after a "From <40 hex> ..." line (git
  * format-patch's mbox line; the pasted headers up to the first blank line
  * are read as in-body headers, any name allowed) or after a scissors line
- * that is followed by an in-body From:/Subject:/Date:.  A scissors line not
- * followed by one is just the SEP_SCISSORS separator.  When there are
- * several parts and the first (the text above the first split) holds no
- * diff, it is dropped, as git am --scissors drops the chat above the cut.
+ * as git mailinfo defines one ("-- >8 --", "-- >8 -- cut here -- >8 --",
+ * marks ">8", "8<", ">%", "%<") that stands above the part's patch start,
+ * or anywhere when an in-body From:/Subject:/Date: follows it.  As git am
+ * --scissors does, the text above such a cut is chat and is dropped when
+ * it holds no diff; so is the first part (the text above the first split).
  * A part without an in-body Subject: has the mail's subject.
  *
  * Only submissions are patches.  The mail's own headers decide the kind of
@@ -104,7 +105,8 @@ enum patch_sep {
 	SEP_DASHES,	/* "---" */
 	SEP_DIFF,	/* "diff -" */
 	SEP_INDEX,	/* "Index: " */
-	SEP_SCISSORS	/* "-- >8 --" */
+	SEP_SCISSORS	/* "-- >8 --" (only when more parts than PATCH_MAX_PARTS,
+			 * or in a bare commit message) */
 };
 
 struct patch {

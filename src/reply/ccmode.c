@@ -364,9 +364,9 @@ static const struct {
 		"Notes above --- end up in the commit; they are only of use during review.",
 		"move the version notes below the --- line." },
 	[R_BAD_COMMIT_SEPARATOR] = {
-		"a commit-message line starting with --- and more text (an RST underline).",
-		"Some tools take such a line for the end of the commit message and cut it there.",
-		"use another underline (===) or reword the line." },
+		"a commit-message line of \"--- \" and more text, which is not a diff header.",
+		"git am takes such a line for the start of the diff and drops the rest of the commit message.",
+		"reword or indent the line." },
 	[R_COMMIT_COMMENT_SYMBOL] = {
 		"a commit-message line starting with # other than a trailer comment.",
 		"git drops lines starting with # when it commits, so the text is lost.",
