@@ -102,6 +102,16 @@ static const struct {
 	{ "[PATCH v123456] foo", 1, 0, 0, false, false, false, false, "v123456", "foo" },
 	{ "[GIT PULL] LEDs for v6.17", 1, 0, 0, false, false, false, true, "", "LEDs for v6.17" },
 	{ "[PATCH] net: foo", 1, 0, 0, false, false, false, false, "", "net: foo" },
+	/* one bracket of the prefix missing: still the prefix */
+	{ "PATCH] leds: foo", 1, 0, 0, false, false, false, false, "", "leds: foo" },
+	{ "PATCH v2 1/3] leds: foo", 2, 1, 3, false, false, false, false, "", "leds: foo" },
+	{ "[PATCH v2 leds: foo", 2, 0, 0, false, false, false, false, "", "leds: foo" },
+	{ "[RFC PATCH leds: foo [bar", 1, 0, 0, true, false, false, false, "", "leds: foo [bar" },
+	{ "Re: PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "PATCH: leds foo", 1, 0, 0, false, false, false, false, "", "PATCH: leds foo" },
+	{ "PATCH leds foo] x", 1, 0, 0, false, false, false, false, "", "PATCH leds foo] x" },
+	{ "[RFC v2 leds: foo", 1, 0, 0, false, false, false, false, "", "[RFC v2 leds: foo" },
+	{ "[GIT] leds: fixes", 1, 0, 0, false, false, false, false, "GIT", "leds: fixes" },
 	{ "net: fix foo", 1, 0, 0, false, false, false, false, "", "net: fix foo" },
 	{ "leds: [RFC] foo", 1, 0, 0, false, false, false, false, "", "leds: [RFC] foo" },
 	{ "Re: [PATCH v2 1/3] leds: foo", 2, 1, 3, false, false, true, false, "", "leds: foo" },
@@ -121,7 +131,7 @@ static const struct {
 	{ "Re: net: foo", 1, 0, 0, false, false, true, false, "", "net: foo" },
 	{ "Re: [GIT PULL] LEDs", 1, 0, 0, false, false, true, true, "", "LEDs" },
 	{ "   [PATCH]   padded  ", 1, 0, 0, false, false, false, false, "", "padded" },
-	{ "[PATCH unclosed", 1, 0, 0, false, false, false, false, "", "[PATCH unclosed" },
+	{ "[PATCH unclosed", 1, 0, 0, false, false, false, false, "", "unclosed" },	/* a typo, still the prefix */
 	{ "", 1, 0, 0, false, false, false, false, "", "" },
 };
 
@@ -252,11 +262,14 @@ START_TEST(test_kind)
 }
 END_TEST
 
-/* ---- the mail decides for every part (patch.h (a), (b)) ----------------- */
+/* ---- the mail decides for every part (patch.h (a)-(c)) ----------------- */
 
 #define FMT_PATCH "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n" \
 	"From: A <a@x.org>\nSubject: [PATCH] leds: foo\n\nFix.\n\n" \
 	"Signed-off-by: A <a@x.org>\n---\n" DIFF
+
+#define DIFFSTAT " f.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
+#define FMT_BODY "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFFSTAT DIFF
 
 static const struct {
 	const char *subject, *in_reply_to;
@@ -303,6 +316,30 @@ static const struct {
 	{ "MAINTAINERS: update my address", NULL, false, "Move.\n---\n" DIFF, KIND_OTHER },
 	{ NULL, NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
 	{ "[GIT PULL] LEDs for v6.17", "<p@x.org>", true, "> quoted\n", KIND_PULL },
+	/* a format-patch body without the prefix (format-patch -k, older git
+	 * send-email) is a patch; a reply never */
+	{ "leds: foo: fix the bar", NULL, false, FMT_BODY, KIND_PATCH },
+	{ "leds: foo: fix the bar", "<p@x.org>", false, FMT_BODY, KIND_PATCH },
+	{ "[v2 1/3] leds: foo: fix the bar", "<c@x.org>", false, FMT_BODY, KIND_PATCH },
+	{ "Re: leds: foo: fix the bar", NULL, false, FMT_BODY, KIND_REPLY },
+	{ "leds: foo: fix the bar", "<p@x.org>", true, "> quoted\n\n" FMT_BODY, KIND_REPLY },
+	{ "leds: foo (was: leds: bar)", NULL, false, FMT_BODY, KIND_REPLY },
+	{ "leds: foo", NULL, false, "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFF, KIND_OTHER },
+	{ "leds: foo", NULL, false, "Fix.\n\nReviewed-by: A <a@x.org>\n---\n" DIFFSTAT DIFF, KIND_OTHER },
+	{ "leds: foo", NULL, false, "Fix.\n\nSigned-off-by: A <a@x.org>\n\n" DIFFSTAT DIFF, KIND_OTHER },
+	{ "leds: foo", NULL, false, "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFFSTAT, KIND_OTHER },
+	/* a typo'd prefix is a prefix */
+	{ "PATCH] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[PATCH v2 leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	/* [GIT] and git request-pull's text: a pull request */
+	{ "[GIT] LEDs fixes", NULL, false, "The following changes since commit abc:\n\n"
+	  "are available in the Git repository at:\n\n"
+	  "  git://git.example.org/leds.git tags/leds-fixes\n\n" DIFFSTAT, KIND_PULL },
+	{ "[GIT] LEDs fixes", NULL, false, "Please pull; they are available in the git "
+	  "repository at https://git.example.org/leds.git\n", KIND_PULL },
+	{ "[GIT] LEDs fixes", NULL, false, "They are available in the Git repository at "
+	  "the usual place.\n", KIND_OTHER },
+	{ "[GIT] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
 };
 
 START_TEST(test_mail_kind)

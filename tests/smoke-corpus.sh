@@ -150,7 +150,7 @@ for mid, rule in ANCHORS:
     check(rule in by_id.get(mid, ()), f"{rule} on <{mid}>")
 unchecked = [o for o in objs if o.get("kind") in ("reply", "pull") and o.get("findings")]
 check(not unchecked, f"replies and pulls carry no findings ({len(unchecked)})")
-# patch.h (b): a diff without a patch prefix is other, and tagbot check still checks it
+# patch.h (c): a diff without a patch prefix is other, and tagbot check still checks it
 others = sorted(o["message_id"] for o in objs if o.get("kind") == "other" and o.get("findings"))
 want = sorted(["AS8PR03MB690125FD99DEC3AF5887AE0DC800A@AS8PR03MB6901.eurprd03.prod.outlook.com",
                "20251204000025.GA468348@ax162", "20250523093142.1498846-1-michal.vokac@ysoft.com"])

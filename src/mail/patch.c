@@ -499,6 +499,56 @@ static void parse_group(const char *s, size_t n, struct series *ser, bool *pull)
 	}
 }
 
+/*
+ * A patch prefix with one bracket missing, as typed by hand: "PATCH] foo",
+ * "PATCH v2 1/3] foo", "[PATCH foo".  Only a run of prefix words (PATCH,
+ * RFC, RESEND, vN, n/m, glued forms) that makes a patch prefix counts, so
+ * "PATCH: foo" or "[RFC v2 foo" is none.  Fills *s and returns the offset
+ * of the subject body; returns i (s untouched) when there is no such
+ * prefix at i.
+ */
+static size_t typo_prefix(const char *subject, size_t i, struct series *s)
+{
+	bool open = subject[i] == '[', pull = false, closed = false;
+	struct series t;
+	size_t k = i + open, end = k;
+
+	if (open && strchr(subject + i, ']'))
+		return i;	/* a whole bracket pair that made no prefix */
+	memset(&t, 0, sizeof(t));
+	t.version = 1;
+	while (!closed) {
+		size_t b;
+
+		while (subject[k] == ' ')
+			k++;
+		for (b = k; subject[k] && !ascii_is_lws(subject[k]) && subject[k] != ']'; k++)
+			;
+		if (k == b)
+			break;
+		parse_word(subject + b, k - b, &t, &pull);
+		if (t.ntags) {		/* the first word of the subject body */
+			free(t.tags[--t.ntags]);
+			break;
+		}
+		if (pull)
+			break;
+		closed = !open && subject[k] == ']';
+		end = closed ? k + 1 : k;
+	}
+	if (t.rfc && t.total > 0)
+		t.prefixed = true;
+	if (!t.prefixed || open == closed) {
+		series_release(&t);
+		return i;
+	}
+	series_release(s);
+	*s = t;
+	while (ascii_is_lws(subject[end]))
+		end++;
+	return end;
+}
+
 size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply, bool *is_pull)
 {
 	size_t i;
@@ -519,6 +569,8 @@ size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply
 		while (ascii_is_lws(subject[i]))
 			i++;
 	}
+	if (!s->prefixed && !pull)
+		i = typo_prefix(subject, i, s);
 	/* "[RFC PATCH]" and "[RFC 1/3]" are patches; a bare "[RFC]" or "[RFC
 	 * RESEND]" is a discussion, whatever diff it shows */
 	if (s->rfc && s->total > 0)
@@ -829,7 +881,41 @@ static void read_body(struct patch *p, struct cursor *c)
 struct mail_facts {
 	bool reply;	/* a reply marker: each part is KIND_REPLY */
 	bool prefixed;	/* its Subject opens with a patch prefix */
+	bool pull;	/* [GIT PULL], or [GIT] and git request-pull's text */
 };
+
+#define REQUEST_PULL_TEXT	"are available in the git repository at"
+#define REQUEST_PULL_URL_GAP	16	/* bytes between that text and its URL */
+
+/* git request-pull's "... are available in the Git repository at:" and a
+ * URL after it. */
+static bool has_request_pull(const char *text, size_t len)
+{
+	static const char *const schemes[] = { "git://", "https://", "http://", "ssh://" };
+	size_t k = strlen(REQUEST_PULL_TEXT);
+
+	for (size_t i = 0; i + k <= len; i++) {
+		size_t j = i + k, gap = 0;
+
+		if (ascii_tolower(text[i]) != 'a' || strncasecmp(text + i, REQUEST_PULL_TEXT, k))
+			continue;
+		while (j < len && gap++ < REQUEST_PULL_URL_GAP && (text[j] == ':' || ascii_is_space(text[j])))
+			j++;
+		for (size_t m = 0; m < ARRAY_SIZE(schemes); m++)
+			if (ascii_has_prefix_ci(text + j, len - j, schemes[m]))
+				return true;
+	}
+	return false;
+}
+
+/* "[GIT]": a tag of the subject that request-pull's text makes a pull. */
+static bool has_git_tag(const struct series *s)
+{
+	for (size_t i = 0; i < s->ntags; i++)
+		if (!strcasecmp(s->tags[i], "GIT"))
+			return true;
+	return false;
+}
 
 /* "(was: ...)", "[Was: Re: ...]": a thread that changed its subject. */
 static bool has_was_marker(const char *s)
@@ -858,11 +944,56 @@ static void mail_facts(const struct message *msg, struct mail_facts *mf)
 	bool reply, pull, marked;
 
 	patch_parse_subject(subj, &s, &reply, &pull);
-	marked = s.prefixed || pull;
+	mf->pull = pull || (has_git_tag(&s) && msg->text && has_request_pull(msg->text, msg->text_len));
+	marked = s.prefixed || mf->pull;
 	mf->prefixed = s.prefixed;
 	mf->reply = reply || (!marked && subj && has_was_marker(subj)) ||
 		    (!marked && irt && *irt && msg->body_quotes);
 	series_release(&s);
+}
+
+/*
+ * A diffstat in front of the diff in after: lines " path | 3 +-" and the
+ * summary " 1 file changed, ..." as git format-patch writes them.
+ */
+static bool has_diffstat(const struct patch *p)
+{
+	struct cursor c = { p->after, p->after + p->after_len, p->sep_lineno + 1 };
+	struct line l;
+	bool files = false;
+
+	while (cursor_next(&c, &l)) {
+		size_t i = 0;
+
+		if (starts(l.p, l.len, "diff -") || starts(l.p, l.len, "--- "))
+			break;
+		if (l.len > 3 && l.p[0] == ' ' && memmem(l.p, l.len, " | ", 3))
+			files = true;
+		while (i < l.len && l.p[i] == ' ')
+			i++;
+		if (!i || i == l.len || !ascii_is_digit(l.p[i]))
+			continue;
+		while (i < l.len && ascii_is_digit(l.p[i]))
+			i++;
+		if (files && (starts(l.p + i, l.len - i, " file changed") ||
+			      starts(l.p + i, l.len - i, " files changed")))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A git format-patch body: a Signed-off-by: in the trailer block, the
+ * "---" separator, a diffstat and the diff.  Older git send-email and
+ * format-patch -k send it without a [PATCH] prefix.
+ */
+static bool format_patch_body(const struct patch *p)
+{
+	bool signed_off = false;
+
+	for (size_t i = 0; i < p->ntrailers; i++)
+		signed_off |= p->trailers[i].in_block && trailer_is(&p->trailers[i], "Signed-off-by");
+	return signed_off && p->sep == SEP_DASHES && p->has_diff && has_diffstat(p);
 }
 
 static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull,
@@ -870,10 +1001,10 @@ static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull,
 {
 	if (reply || mf->reply)
 		return KIND_REPLY;	/* a reply that quotes a diff is never a patch */
-	if (pull)
+	if (pull || mf->pull)
 		return KIND_PULL;
-	if (!mf->prefixed)
-		return KIND_OTHER;	/* no submission, whatever it holds */
+	if (!mf->prefixed)	/* no submission, unless format-patch wrote it */
+		return format_patch_body(p) ? KIND_PATCH : KIND_OTHER;
 	if (p->has_diff)
 		return KIND_PATCH;
 	if (p->series.index == 0 && p->series.total > 0)

@@ -32,21 +32,26 @@
  *        - has no patch prefix (nor [GIT PULL]), the mail has a non-empty
  *          In-Reply-To: and its own words quote (message.h body_quotes):
  *          a reply whose client dropped the "Re:".
- *  (b) no submission: every part is KIND_OTHER, even one holding a diff
- *      inline or attached, when the mail's Subject has no patch prefix: a
- *      leading bracket group holding the word PATCH or RFC ("[PATCH]",
- *      "[RFC PATCH v2 1/3]", "[net-next PATCH]", "[PATCHv2]", "[RFC]",
- *      "[PATCH 6.1.y]"; reply prefixes before it skipped).  git send-email
- *      and b4 always write one; a question with a sketch diff, a bug
- *      report with a tentative fix, or "Please apply <commit> to 6.1" with
- *      the backport attached carries none.  A stable backport with one
- *      ("[PATCH 6.1.y]", "[PATCH 5.15 and 6.1]") is a submission.  A part's
- *      in-body Subject: never makes a mail a submission.
+ *  (b) a pull request: every part is KIND_PULL when the Subject has
+ *      [GIT PULL], or a [GIT] group and the mail's text holds git
+ *      request-pull's "are available in the Git repository at" and a URL.
+ *  (c) no submission: a part is KIND_OTHER, even one holding a diff
+ *      inline or attached, when the mail's Subject has no patch prefix (a
+ *      leading bracket group holding the word PATCH, or RFC with an n/m:
+ *      "[PATCH]", "[RFC PATCH v2 1/3]", "[net-next PATCH]", "[PATCHv2]",
+ *      "[PATCH 6.1.y]"; reply prefixes before it skipped; one bracket
+ *      missing, "PATCH] foo" or "[PATCH foo", still counts) and the part
+ *      is no git format-patch body (a Signed-off-by: in the trailer block,
+ *      the "---" separator, a diffstat and the diff), which older git
+ *      send-email and format-patch -k send without a prefix.  A question
+ *      with a sketch diff, a bug report with a tentative fix, or "Please
+ *      apply <commit> to 6.1" with the backport attached carries neither.
+ *      A part's in-body Subject: never makes a mail a submission.
  *      tagbot check still runs the rules on such a part when it holds a
- *      diff (patch_checkable()), as on `git format-patch -k` output; the
- *      daemon answers only KIND_PATCH and KIND_COVER.
- *  (c) otherwise each part is KIND_PULL ([GIT PULL]), KIND_PATCH (a diff),
- *      KIND_COVER ([... 0/N], no diff) or KIND_OTHER.
+ *      diff (patch_checkable()); the daemon answers only KIND_PATCH and
+ *      KIND_COVER.
+ *  (d) otherwise each part is KIND_PATCH (a diff), KIND_COVER ([... 0/N],
+ *      no diff) or KIND_OTHER.
  *
  * In-body headers (From:, Date:, Subject: at the top of a part, folded
  * lines joined, RFC 2047 decoded) end at a blank line or at the first line
@@ -84,7 +89,7 @@ const char *patch_kind_name(enum patch_kind k);
 struct patch;
 
 /* Whether tagbot check runs the rules on p: a patch or cover letter, or a
- * diff in a mail that is no submission ((b) above: KIND_OTHER with
+ * diff in a mail that is no submission ((c) above: KIND_OTHER with
  * has_diff), since whoever runs check asked for it. */
 bool patch_checkable(const struct patch *p);
 
