@@ -893,6 +893,9 @@ static void check_mbox_parts(const struct patch *p, size_t np, size_t shift)
 	ck_assert_str_eq(p[0].author.name, "Alice A");
 	ck_assert_str_eq(p[0].author.email, "alice@x.org");
 	ck_assert_uint_eq(p[0].first_lineno, 2 + shift);
+	ck_assert_uint_eq(p[0].pasted.lineno, 1 + shift);	/* a pasted format-patch file */
+	ck_assert(!strncmp(p[0].pasted.p, "From " SHA1, 45));
+	ck_assert_uint_eq(p[1].pasted.lineno, 20 + shift);
 	ck_assert_uint_eq(p[0].lines[0].lineno, 6 + shift);
 	ck_assert_uint_eq(p[0].ntrailers, 1);
 	ck_assert_uint_eq(p[0].trailers[0].line.lineno, 8 + shift);
@@ -929,6 +932,38 @@ START_TEST(test_mbox_split)
 	patches_free(p, np);
 	hm_release(&m);
 	buf_release(&b);
+}
+END_TEST
+
+/* Only git format-patch's own mbox line, then From: and Subject:, make a
+ * pasted format-patch file. */
+START_TEST(test_pasted_or_not)
+{
+	static const struct {
+		const char *text;
+		bool pasted;
+	} c[] = {
+		{ "From " SHA1 " Mon Sep 17 00:00:00 2001\nFrom: A <a@x.org>\nDate: Mon, 1 Jan 2024\n"
+		  "Subject: [PATCH] x\n\nFix.\n---\n" DIFF, true },
+		{ "\nFrom " SHA1 " Mon Sep 17 00:00:00 2001\r\nFrom: A <a@x.org>\r\n"
+		  "Subject: [PATCH] x\r\n\r\nFix.\r\n---\r\n" DIFF, true },
+		{ "From " SHA1 " Thu Jan  1 00:00:00 1970\nFrom: A <a@x.org>\n"
+		  "Subject: [PATCH] x\n\nFix.\n---\n" DIFF, false },
+		{ "From " SHA1 " Mon Sep 17 00:00:00 2001\nFrom: A <a@x.org>\n\nFix.\n---\n" DIFF, false },
+		{ "Fix.\n---\n" DIFF, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct message m;
+		size_t np;
+		struct patch *p = parse_simple(&m, "[PATCH] x", c[i].text, &np);
+
+		ck_assert_uint_eq(np, 1);
+		ck_assert_msg((p->pasted.len > 0) == c[i].pasted, "case %zu", i);
+		ck_assert_msg(!c[i].pasted || !strcmp(p->author.email, "a@x.org"), "case %zu", i);
+		patches_free(p, np);
+		hm_release(&m);
+	}
 }
 END_TEST
 
@@ -1309,6 +1344,7 @@ int main(void)
 	tcase_add_test(model, test_scissors_split);
 	tcase_add_test(model, test_scissors_two_patches);
 	tcase_add_test(model, test_scissors_chat);
+	tcase_add_test(model, test_pasted_or_not);
 	tcase_add_test(model, test_mbox_split);
 	tcase_add_test(model, test_too_many_parts);
 	tcase_add_test(model, test_hostile);

@@ -75,7 +75,8 @@ static bool line_blank(const struct line *l)
 	return true;
 }
 
-/* "From <40 hex> Mon Sep 17 00:00:00 2001", git format-patch's mbox line. */
+/* "From <40 hex> ...", the mbox line of git format-patch (and of an mbox
+ * git mailsplit splits). */
 static bool is_mbox_from(const struct line *l)
 {
 	if (l->len < 46 || !starts(l->p, l->len, "From ") || l->p[45] != ' ')
@@ -1027,6 +1028,7 @@ struct part {
 	const char *p, *end;
 	size_t lineno;
 	bool mbox;	/* starts after a "From <sha>" line: a whole pasted mail */
+	struct line from;	/* that line (when mbox) */
 	bool chat;	/* ends at a scissors line above its own patch start */
 	const char *attachment;	/* foreign: the file name of the text it is in */
 };
@@ -1058,7 +1060,7 @@ static size_t split_parts(const char *text, size_t len, struct part *v, size_t m
 	size_t n = 1;
 	bool in_msg = true;	/* above the current part's patch start */
 
-	v[0] = (struct part){ c.p, c.end, 1, false, false, "" };
+	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
 	while (n < max && cursor_next(&c, &l)) {
 		bool mbox = is_mbox_from(&l), cut = false;
 
@@ -1071,10 +1073,23 @@ static size_t split_parts(const char *text, size_t len, struct part *v, size_t m
 		}
 		v[n - 1].end = l.p;
 		v[n - 1].chat = cut && in_msg;
-		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, false, "" };
+		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, l, false, "" };
 		in_msg = true;
 	}
 	return n;
+}
+
+/* The date git format-patch writes on every mbox line it makes. */
+#define FORMAT_PATCH_DATE	" Mon Sep 17 00:00:00 2001"
+
+/* A git format-patch file pasted into the mail's text (not attached): its
+ * mbox line, then From: and Subject:. */
+static bool pasted_format_patch(const struct part *pt, const struct inbody *ib)
+{
+	size_t k = strlen(FORMAT_PATCH_DATE);
+
+	return pt->mbox && !*pt->attachment && pt->from.len == 45 + k && !memcmp(pt->from.p + 45, FORMAT_PATCH_DATE, k) &&
+	       ib->have_from && ib->have_subject;
 }
 
 static void parse_part(const struct message *msg, const struct mail_facts *mf,
@@ -1091,6 +1106,8 @@ static void parse_part(const struct message *msg, const struct mail_facts *mf,
 	p->first_lineno = pt->lineno;
 	p->attachment = pt->attachment;
 	inbody_read(&c, pt->mbox, &ib);
+	if (pasted_format_patch(pt, &ib))
+		p->pasted = pt->from;
 	fill_ids(p, msg);
 	fill_author(p, msg, ib.from);
 	fill_subject(p, ib.subject ? ib.subject : hdr_value(msg, "Subject"), &reply, &pull);

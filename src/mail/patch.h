@@ -10,7 +10,8 @@
  *
  * Splitting: a part starts after a "From <40 hex> ..." line (git
  * format-patch's mbox line; the pasted headers up to the first blank line
- * are read as in-body headers, any name allowed) or after a scissors line
+ * are read as in-body headers, any name allowed, so a pasted format-patch
+ * file's From: is the author and its Subject: the subject) or after a scissors line
  * as git mailinfo defines one ("-- >8 --", "-- >8 -- cut here -- >8 --",
  * marks ">8", "8<", ">%", "%<") that stands above the part's patch start,
  * or anywhere when an in-body From:/Subject:/Date: follows it.  As git am
@@ -129,6 +130,10 @@ struct patch {
 	struct person author;	/* owned; the real author (in-body From:, relay rules) */
 	struct person sender;	/* owned; the header From: as written */
 	bool author_from_body;	/* author came from an in-body From: */
+	struct line pasted;	/* the "From <40 hex> Mon Sep 17 00:00:00 2001" line
+				 * above the part when the part is a git format-patch
+				 * file pasted into the text, not attached (From: and
+				 * Subject: follow it); len 0 otherwise */
 	struct series series;	/* owned */
 
 	const char *text;	/* foreign: this part's text inside msg->text, or inside

@@ -383,6 +383,10 @@ static const struct {
 		"a cover letter or patch still holding *** SUBJECT HERE *** or *** BLURB HERE ***.",
 		"The placeholders of git format-patch --cover-letter were meant to be replaced.",
 		"fill in the subject and the text of the cover letter and send it again." },
+	[R_PASTED_FORMAT_PATCH] = {
+		"a mail whose text is a pasted git format-patch file (From <sha> Mon Sep 17 00:00:00 2001, From:, Subject:).",
+		"A pasted file reaches git am with a mail client's changes (wrapping, white space) and its headers inside the body.",
+		"send the patch with git send-email (or b4 send) instead of pasting the file into a mail." },
 };
 
 static int explain_custom(const char *id, const struct rule_settings *s,

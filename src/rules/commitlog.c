@@ -1,7 +1,8 @@
 /*
  * commitlog.c - RULES.md section 5: the commit message besides its tags
- * (description, version notes, separators, comment lines, Change-Id) and
- * the subject (tool names, format-patch placeholders).
+ * (description, version notes, separators, comment lines, Change-Id), the
+ * subject (tool names, format-patch placeholders), and a format-patch file
+ * pasted into the mail instead of sent.
  *
  * Cover letters are no commit: only EMAIL_SUBJECT and PLACEHOLDER_USE look
  * at them.
@@ -284,6 +285,9 @@ void rules_commitlog(struct rule_ctx *ctx)
 	check_placeholders(ctx);
 	if (ctx->patch->kind != KIND_PATCH)
 		return;
+	if (ctx->patch->pasted.len)
+		rule_emit(ctx, R_PASTED_FORMAT_PATCH, &ctx->patch->pasted,
+			  "This is a git format-patch file pasted into a mail: please send the patch with git send-email (or b4) instead.");
 	check_description(ctx);
 	check_lines(ctx);
 }

@@ -73,6 +73,8 @@ const struct rule_def rule_defs[RULE_COUNT] = {
 		"A subject should say what the change does, not which tool found the problem.", false },
 	[R_PLACEHOLDER_USE] = { "PLACEHOLDER_USE", SEV_ERROR, SP " \"The canonical patch format\"",
 		"The *** SUBJECT HERE *** and *** BLURB HERE *** placeholders must be filled in.", false },
+	[R_PASTED_FORMAT_PATCH] = { "PASTED_FORMAT_PATCH", SEV_WARNING, PO " \"Sending the patch\"; " SP " \"The canonical patch format\"",
+		"A patch is sent with git send-email (or b4), not pasted into a mail as a format-patch file.", false },
 };
 
 static const char *const severity_names[] = {
