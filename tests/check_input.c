@@ -193,6 +193,42 @@ START_TEST(test_mboxrd_unescape)
 }
 END_TEST
 
+/* git mailsplit skips white space before the first From_ line: an mbox
+ * that opens with blank lines is still split into its mails, and line
+ * numbers count the skipped lines. */
+START_TEST(test_blank_lines_before_mbox)
+{
+	struct got g[MAX_GOT];
+	size_t n;
+
+	make_tmpdir();
+	write_str("lead.mbox",
+		  "\n"							/* 1 */
+		  " \t\r\n"						/* 2 */
+		  "From mboxrd@z Thu Jan  1 00:00:00 1970\n"		/* 3 */
+		  "Subject: a\n"					/* 4 */
+		  "\n"							/* 5 */
+		  "a\n"							/* 6 */
+		  "\n"							/* 7 */
+		  "From mboxrd@z Thu Jan  1 00:00:00 1970\n"		/* 8 */
+		  "Subject: b\n"					/* 9 */
+		  "\n"							/* 10 */
+		  "b\n");						/* 11 */
+	n = collect1(tpath("lead.mbox"), g);
+	ck_assert_uint_eq(n, 2);
+	assert_msg(&g[0], "Subject: a\n\na\n", 1, 4);
+	assert_msg(&g[1], "Subject: b\n\nb\n", 2, 9);
+	free_got(g, n);
+	/* a mail (no From_ line) keeps its leading blank lines */
+	write_str("lead.eml", "\n\nSubject: c\n\nc\n");
+	n = collect1(tpath("lead.eml"), g);
+	ck_assert_uint_eq(n, 1);
+	assert_msg(&g[0], "\n\nSubject: c\n\nc\n", 1, 1);
+	free_got(g, n);
+	remove_tree(tmpdir);
+}
+END_TEST
+
 /*
  * A "From " line in a body only separates when it follows a blank line and
  * carries a time, as every From_ line does; an escaped one never does.
@@ -772,6 +808,7 @@ int main(void)
 	tcase_add_test(mbox, test_mboxo_unescape);
 	tcase_add_test(mbox, test_mboxrd_unescape);
 	tcase_add_test(mbox, test_from_in_body);
+	tcase_add_test(mbox, test_blank_lines_before_mbox);
 	tcase_add_test(mbox, test_crlf_mbox);
 	tcase_add_test(mbox, test_empty_message);
 	tcase_add_test(mbox, test_detect_by_content);

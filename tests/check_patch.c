@@ -102,6 +102,16 @@ static const struct {
 	{ "[PATCH v123456] foo", 1, 0, 0, false, false, false, false, "v123456", "foo" },
 	{ "[GIT PULL] LEDs for v6.17", 1, 0, 0, false, false, false, true, "", "LEDs for v6.17" },
 	{ "[PATCH] net: foo", 1, 0, 0, false, false, false, false, "", "net: foo" },
+	/* one bracket of the prefix missing: still the prefix */
+	{ "PATCH] leds: foo", 1, 0, 0, false, false, false, false, "", "leds: foo" },
+	{ "PATCH v2 1/3] leds: foo", 2, 1, 3, false, false, false, false, "", "leds: foo" },
+	{ "[PATCH v2 leds: foo", 2, 0, 0, false, false, false, false, "", "leds: foo" },
+	{ "[RFC PATCH leds: foo [bar", 1, 0, 0, true, false, false, false, "", "leds: foo [bar" },
+	{ "Re: PATCH] x", 1, 0, 0, false, false, true, false, "", "x" },
+	{ "PATCH: leds foo", 1, 0, 0, false, false, false, false, "", "PATCH: leds foo" },
+	{ "PATCH leds foo] x", 1, 0, 0, false, false, false, false, "", "PATCH leds foo] x" },
+	{ "[RFC v2 leds: foo", 1, 0, 0, false, false, false, false, "", "[RFC v2 leds: foo" },
+	{ "[GIT] leds: fixes", 1, 0, 0, false, false, false, false, "GIT", "leds: fixes" },
 	{ "net: fix foo", 1, 0, 0, false, false, false, false, "", "net: fix foo" },
 	{ "leds: [RFC] foo", 1, 0, 0, false, false, false, false, "", "leds: [RFC] foo" },
 	{ "Re: [PATCH v2 1/3] leds: foo", 2, 1, 3, false, false, true, false, "", "leds: foo" },
@@ -121,7 +131,7 @@ static const struct {
 	{ "Re: net: foo", 1, 0, 0, false, false, true, false, "", "net: foo" },
 	{ "Re: [GIT PULL] LEDs", 1, 0, 0, false, false, true, true, "", "LEDs" },
 	{ "   [PATCH]   padded  ", 1, 0, 0, false, false, false, false, "", "padded" },
-	{ "[PATCH unclosed", 1, 0, 0, false, false, false, false, "", "[PATCH unclosed" },
+	{ "[PATCH unclosed", 1, 0, 0, false, false, false, false, "", "unclosed" },	/* a typo, still the prefix */
 	{ "", 1, 0, 0, false, false, false, false, "", "" },
 };
 
@@ -252,11 +262,14 @@ START_TEST(test_kind)
 }
 END_TEST
 
-/* ---- the mail decides for every part (patch.h (a), (b)) ----------------- */
+/* ---- the mail decides for every part (patch.h (a)-(c)) ----------------- */
 
 #define FMT_PATCH "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n" \
 	"From: A <a@x.org>\nSubject: [PATCH] leds: foo\n\nFix.\n\n" \
 	"Signed-off-by: A <a@x.org>\n---\n" DIFF
+
+#define DIFFSTAT " f.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
+#define FMT_BODY "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFFSTAT DIFF
 
 static const struct {
 	const char *subject, *in_reply_to;
@@ -303,6 +316,30 @@ static const struct {
 	{ "MAINTAINERS: update my address", NULL, false, "Move.\n---\n" DIFF, KIND_OTHER },
 	{ NULL, NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
 	{ "[GIT PULL] LEDs for v6.17", "<p@x.org>", true, "> quoted\n", KIND_PULL },
+	/* a format-patch body without the prefix (format-patch -k, older git
+	 * send-email) is a patch; a reply never */
+	{ "leds: foo: fix the bar", NULL, false, FMT_BODY, KIND_PATCH },
+	{ "leds: foo: fix the bar", "<p@x.org>", false, FMT_BODY, KIND_PATCH },
+	{ "[v2 1/3] leds: foo: fix the bar", "<c@x.org>", false, FMT_BODY, KIND_PATCH },
+	{ "Re: leds: foo: fix the bar", NULL, false, FMT_BODY, KIND_REPLY },
+	{ "leds: foo: fix the bar", "<p@x.org>", true, "> quoted\n\n" FMT_BODY, KIND_REPLY },
+	{ "leds: foo (was: leds: bar)", NULL, false, FMT_BODY, KIND_REPLY },
+	{ "leds: foo", NULL, false, "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFF, KIND_OTHER },
+	{ "leds: foo", NULL, false, "Fix.\n\nReviewed-by: A <a@x.org>\n---\n" DIFFSTAT DIFF, KIND_OTHER },
+	{ "leds: foo", NULL, false, "Fix.\n\nSigned-off-by: A <a@x.org>\n\n" DIFFSTAT DIFF, KIND_OTHER },
+	{ "leds: foo", NULL, false, "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFFSTAT, KIND_OTHER },
+	/* a typo'd prefix is a prefix */
+	{ "PATCH] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	{ "[PATCH v2 leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_PATCH },
+	/* [GIT] and git request-pull's text: a pull request */
+	{ "[GIT] LEDs fixes", NULL, false, "The following changes since commit abc:\n\n"
+	  "are available in the Git repository at:\n\n"
+	  "  git://git.example.org/leds.git tags/leds-fixes\n\n" DIFFSTAT, KIND_PULL },
+	{ "[GIT] LEDs fixes", NULL, false, "Please pull; they are available in the git "
+	  "repository at https://git.example.org/leds.git\n", KIND_PULL },
+	{ "[GIT] LEDs fixes", NULL, false, "They are available in the Git repository at "
+	  "the usual place.\n", KIND_OTHER },
+	{ "[GIT] leds: foo", NULL, false, "Fix.\n---\n" DIFF, KIND_OTHER },
 };
 
 START_TEST(test_mail_kind)
@@ -343,11 +380,22 @@ static const struct {
 	{ "Fix.\nIndex: f.c\n", SEP_INDEX, 1, 1, 2, "Index: f.c\n" },
 	{ "Fix.\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n", SEP_DIFF, 1, 1, 2,
 	  "--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n" },
-	{ "Fix.\n-- >8 --\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
-	{ "Fix.\n--- >8 ---\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
-	{ "Fix.\n-->8--\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
-	{ "Fix.\n--8<--\nrest\n", SEP_SCISSORS, 1, 1, 2, "rest\n" },
+	/* a scissors line (git mailinfo's is_scissors_line()) cuts the chat
+	 * above it off: the commit message is what follows */
+	{ "Chat.\n-- >8 --\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n--- >8 ---\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n--8<--------\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n- - - - %< - - - -\nFix.\n", SEP_NONE, 1, 3, 0, "" },
+	{ "Chat.\n-- >8 -- cut here -- >8 --\nFix.\n---\nnotes\n", SEP_DASHES, 1, 3, 4, "notes\n" },
+	{ "Chat.\n\t-----   >8   -----  cut\n\nFix.\n", SEP_NONE, 1, 4, 0, "" },
+	/* too short, too much prose, too many gaps: no scissors line */
+	{ "Fix.\n-->8--\nrest\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n-- >8 -- this line is prose more than it is a cut\nrest\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n-   -   >8   -   -\nrest\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\nHeat >8 W is too much\n", SEP_NONE, 2, 1, 0, "" },
+	/* longer runs of dashes stay in the message, as git keeps them */
 	{ "Title\n------\nmore\n", SEP_NONE, 3, 1, 0, "" },
+	{ "Fix.\n----------+          +--------------+\nmore\n", SEP_NONE, 3, 1, 0, "" },
 	{ "Fix.\n--- not a diff\nmore\n", SEP_NONE, 3, 1, 0, "" },
 	{ "Fix.\n---text\n", SEP_NONE, 2, 1, 0, "" },
 	{ "Fix.\n-- \nsignature\n", SEP_NONE, 3, 1, 0, "" },
@@ -769,6 +817,45 @@ START_TEST(test_scissors_two_patches)
 }
 END_TEST
 
+/* Chat above a scissors line is no commit message, even when no in-body
+ * header follows it; a "+-- >8 --" line in the diff cuts nothing. */
+START_TEST(test_scissors_chat)
+{
+	static const char text[] =
+		"Hi, this fixes the crash you saw.\n"		/* 1 */
+		"\n"						/* 2 */
+		"Signed-off-by: Not This <n@x.org>\n"		/* 3 */
+		"\n"						/* 4 */
+		"-- >8 --\n"					/* 5 */
+		"Fix the crash.\n"				/* 6 */
+		"\n"						/* 7 */
+		"Signed-off-by: A <a@x.org>\n"			/* 8 */
+		"---\n"						/* 9 */
+		"diff --git a/f.c b/f.c\n"			/* 10 */
+		"--- a/f.c\n"					/* 11 */
+		"+++ b/f.c\n"					/* 12 */
+		"@@ -1 +1,2 @@\n"				/* 13 */
+		" a\n"						/* 14 */
+		"+-- >8 --\n"					/* 15 */
+		"+Subject: b\n";				/* 16 */
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] leds: fix the crash", text, &np);
+
+	ck_assert_uint_eq(np, 1);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_uint_eq(p->first_lineno, 6);
+	ck_assert_uint_eq(p->lines[0].lineno, 6);
+	ck_assert_uint_eq(p->ntrailers, 1);
+	ck_assert_str_eq(p->trailers[0].value, "A <a@x.org>");
+	ck_assert_int_eq(p->sep, SEP_DASHES);
+	ck_assert(p->has_diff);
+	ck_assert(p->after + p->after_len == m.text + m.text_len);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
 #define SHA1 "0123456789abcdef0123456789abcdef01234567"
 #define SHA2 "89abcdef0123456789abcdef0123456789abcdef"
 
@@ -806,6 +893,9 @@ static void check_mbox_parts(const struct patch *p, size_t np, size_t shift)
 	ck_assert_str_eq(p[0].author.name, "Alice A");
 	ck_assert_str_eq(p[0].author.email, "alice@x.org");
 	ck_assert_uint_eq(p[0].first_lineno, 2 + shift);
+	ck_assert_uint_eq(p[0].pasted.lineno, 1 + shift);	/* a pasted format-patch file */
+	ck_assert(!strncmp(p[0].pasted.p, "From " SHA1, 45));
+	ck_assert_uint_eq(p[1].pasted.lineno, 20 + shift);
 	ck_assert_uint_eq(p[0].lines[0].lineno, 6 + shift);
 	ck_assert_uint_eq(p[0].ntrailers, 1);
 	ck_assert_uint_eq(p[0].trailers[0].line.lineno, 8 + shift);
@@ -842,6 +932,38 @@ START_TEST(test_mbox_split)
 	patches_free(p, np);
 	hm_release(&m);
 	buf_release(&b);
+}
+END_TEST
+
+/* Only git format-patch's own mbox line, then From: and Subject:, make a
+ * pasted format-patch file. */
+START_TEST(test_pasted_or_not)
+{
+	static const struct {
+		const char *text;
+		bool pasted;
+	} c[] = {
+		{ "From " SHA1 " Mon Sep 17 00:00:00 2001\nFrom: A <a@x.org>\nDate: Mon, 1 Jan 2024\n"
+		  "Subject: [PATCH] x\n\nFix.\n---\n" DIFF, true },
+		{ "\nFrom " SHA1 " Mon Sep 17 00:00:00 2001\r\nFrom: A <a@x.org>\r\n"
+		  "Subject: [PATCH] x\r\n\r\nFix.\r\n---\r\n" DIFF, true },
+		{ "From " SHA1 " Thu Jan  1 00:00:00 1970\nFrom: A <a@x.org>\n"
+		  "Subject: [PATCH] x\n\nFix.\n---\n" DIFF, false },
+		{ "From " SHA1 " Mon Sep 17 00:00:00 2001\nFrom: A <a@x.org>\n\nFix.\n---\n" DIFF, false },
+		{ "Fix.\n---\n" DIFF, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct message m;
+		size_t np;
+		struct patch *p = parse_simple(&m, "[PATCH] x", c[i].text, &np);
+
+		ck_assert_uint_eq(np, 1);
+		ck_assert_msg((p->pasted.len > 0) == c[i].pasted, "case %zu", i);
+		ck_assert_msg(!c[i].pasted || !strcmp(p->author.email, "a@x.org"), "case %zu", i);
+		patches_free(p, np);
+		hm_release(&m);
+	}
 }
 END_TEST
 
@@ -1221,6 +1343,8 @@ int main(void)
 	tcase_add_test(model, test_many_trailers);
 	tcase_add_test(model, test_scissors_split);
 	tcase_add_test(model, test_scissors_two_patches);
+	tcase_add_test(model, test_scissors_chat);
+	tcase_add_test(model, test_pasted_or_not);
 	tcase_add_test(model, test_mbox_split);
 	tcase_add_test(model, test_too_many_parts);
 	tcase_add_test(model, test_hostile);

@@ -18,6 +18,12 @@
 	     "+#include <linux/module.h>\n" \
 	     " static int foo;\n"
 
+#define SHA "0123456789abcdef0123456789abcdef01234567"
+#define PASTED "From " SHA " Mon Sep 17 00:00:00 2001\n" \
+	       "From: Ann Author <ann@example.org>\n" \
+	       "Date: Sun, 5 Jan 2025 10:00:00 +0000\n" \
+	       "Subject: [PATCH] leds: foo: fix the bar\n\n"
+
 struct mail {
 	const char *subject;	/* NULL: "[PATCH] leds: foo: fix the bar" */
 	const char *text;	/* the commit message; NULL: DESC SOB */
@@ -82,9 +88,15 @@ static const struct {
 	  "COMMIT_LOG_VERSIONING", 0 },
 
 	/* BAD_COMMIT_SEPARATOR */
-	{ "RST underline", { .text = "Notes\n-----\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 1 },
 	{ "--- heading ---", { .text = DESC "--- Pattern sequence not stopped ---\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 1 },
-	{ "two underlines", { .text = "One\n----\nTwo\n-------\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 2 },
+	{ "--- see below", { .text = DESC "--- see below\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 1 },
+	/* git keeps longer runs of dashes (mailinfo.c patchbreak()) */
+	{ "RST underline", { .text = "Notes\n-----\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 0 },
+	{ "two underlines", { .text = "One\n----\nTwo\n-------\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 0 },
+	{ "ASCII art", { .text = DESC "  +-------+\n----------+          +--------------+\n\n" SOB },
+	  "BAD_COMMIT_SEPARATOR", 0 },
+	{ "---text", { .text = DESC "---text\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
+	{ "--- and a tab", { .text = DESC "---\ttext\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
 	{ "-- and - are fine", { .text = DESC "-- see below\n- item\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
 	{ "indented --- is fine", { .text = DESC "  ---------\n\n" SOB }, "BAD_COMMIT_SEPARATOR", 0 },
 	{ "a quoted diff header is no underline", {
@@ -124,6 +136,16 @@ static const struct {
 	{ "tool name inside a word", { .subject = "[PATCH] leds: foo: drop unsmatched checkpatched bits" },
 	  "EMAIL_SUBJECT", 0 },
 
+	/* PASTED_FORMAT_PATCH */
+	{ "pasted format-patch file", { .text = PASTED DESC SOB }, "PASTED_FORMAT_PATCH", 1 },
+	{ "pasted after a greeting", { .text = "Hi,\n\n" PASTED DESC SOB }, "PASTED_FORMAT_PATCH", 1 },
+	{ "pasted in a reply", { .subject = "Re: [PATCH] leds: foo: fix the bar", .text = PASTED DESC SOB },
+	  "PASTED_FORMAT_PATCH", 0 },
+	{ "another mbox line", { .text = "From " SHA " Thu Jan  1 00:00:00 1970\n"
+	  "From: Ann Author <ann@example.org>\nSubject: [PATCH] leds: foo: fix the bar\n\n" DESC SOB },
+	  "PASTED_FORMAT_PATCH", 0 },
+	{ "sent as it should be", { .text = NULL }, "PASTED_FORMAT_PATCH", 0 },
+
 	/* PLACEHOLDER_USE in a patch */
 	{ "blurb in a patch", { .text = "*** BLURB HERE ***\n\n" SOB }, "PLACEHOLDER_USE", 1 },
 	{ "subject placeholder in a patch", { .subject = "[PATCH] *** SUBJECT HERE ***" }, "PLACEHOLDER_USE", 1 },
@@ -143,7 +165,7 @@ END_TEST
 
 static const char *const my_rules[] = {
 	"COMMIT_MESSAGE", "COMMIT_LOG_VERSIONING", "BAD_COMMIT_SEPARATOR", "COMMIT_COMMENT_SYMBOL",
-	"GERRIT_CHANGE_ID", "EMAIL_SUBJECT", "PLACEHOLDER_USE",
+	"GERRIT_CHANGE_ID", "EMAIL_SUBJECT", "PLACEHOLDER_USE", "PASTED_FORMAT_PATCH",
 	"LINK_TO_SELF", "LINK_TO_PREVIOUS_VERSION", "LINK_TO_OWN_SERIES", "LINK_SHOULD_BE_CLOSES",
 	"PROVENANCE_LINK", "COMMIT_LOG_WRONG_LINK", "COMMIT_LOG_USE_LINK", "PREFER_LORE_ARCHIVE",
 };
@@ -186,9 +208,11 @@ START_TEST(test_lines_and_text)
 		const char *text;
 	} t[] = {
 		{ { .text = DESC "v2: read it once\n\n" SOB }, "COMMIT_LOG_VERSIONING", 4, "v2: read it once" },
-		{ { .text = "Notes\n-----\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 2, "-----" },
+		{ { .text = "Notes\n--- see below\n\n" DESC SOB }, "BAD_COMMIT_SEPARATOR", 2, "--- see below" },
 		{ { .text = "Add the missing\n#include <x.h>\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 2, "#include <x.h>" },
 		{ { .text = DESC "Change-Id: I01234567\n" SOB }, "GERRIT_CHANGE_ID", 4, "Change-Id: I01234567" },
+		{ { .text = "Hi,\n\n" PASTED DESC SOB }, "PASTED_FORMAT_PATCH", 3,
+		  "From " SHA " Mon Sep 17 00:00:00 2001" },
 		/* No description: the finding points at the trailer block. */
 		{ { .text = SOB }, "COMMIT_MESSAGE", 1, "Signed-off-by: Ann Author <ann@example.org>" },
 		/* The subject is the mail as a whole: line 0, the subject as text. */
@@ -241,9 +265,12 @@ START_TEST(test_message_words)
 		  "why." },
 		{ { .text = DESC "v2: read the register once\n\n" SOB }, "COMMIT_LOG_VERSIONING",
 		  "Move version notes below the --- line, where git am drops them." },
-		{ { .text = DESC "Table\n----- here\n\n" SOB }, "BAD_COMMIT_SEPARATOR",
-		  "Tools take a line starting with --- for the end of the commit message; "
-		  "underline with another character." },
+		{ { .text = DESC "Table\n--- here\n\n" SOB }, "BAD_COMMIT_SEPARATOR",
+		  "git am takes a line starting with \"--- \" for the start of the diff and drops "
+		  "the rest of the commit message; please reword or indent this line." },
+		{ { .text = PASTED DESC SOB }, "PASTED_FORMAT_PATCH",
+		  "This is a git format-patch file pasted into a mail: please send the patch with "
+		  "git send-email (or b4) instead." },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(w); i++) {

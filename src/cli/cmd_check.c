@@ -361,7 +361,7 @@ static size_t text_line_in_file(const struct input_msg *m, const struct message 
 /* --- one message ------------------------------------------------------------ */
 
 /* The rules, after fetching what the links point at when lookups are on.
- * A diff in a mail that is no submission (patch.h (b), kind other) is
+ * A diff in a mail that is no submission (patch.h (c), kind other) is
  * checked as the patch it would be; the output keeps its kind. */
 static void run_rules(struct run *r, const struct patch *p, struct findings *fs,
 		      struct commit_facts *facts)

@@ -5,7 +5,8 @@
  * Files are read through one bounded buffer (INPUT_READ_SIZE) and split into
  * lines; only the current message is kept in memory, and never more than
  * max_size bytes of it.  A file is an mbox when its first line starts with
- * "From ", whatever its name.  A gzip, xz or zstd file (by its magic bytes,
+ * "From ", whatever its name; white space before it is skipped, as git
+ * mailsplit skips it.  A gzip, xz or zstd file (by its magic bytes,
  * whatever its name) is decompressed into the same buffer on the way
  * (unpack.h), so it is split like a plain one; a plain file pays one test
  * per read(2) for that.
@@ -50,6 +51,7 @@ struct source {
 	bool done;		/* no message left */
 	bool bol;		/* the next segment starts a line */
 	bool prev_blank;	/* the last whole line was empty (mbox separators follow one) */
+	bool from_skipped;	/* the From_ line that opens an mbox was read */
 	bool oversize;		/* the current message passed max_size */
 	size_t lineno;		/* whole lines consumed */
 	size_t index;		/* number of the current message */
@@ -258,9 +260,31 @@ static int source_sniff(struct source *s, struct err *e)
 	return 0;
 }
 
+/*
+ * The white space before the first line that is not blank: git mailsplit
+ * skips it before it looks for an mbox's first From_ line.  Reads on until
+ * 5 bytes after it are there (or the buffer is full).  -1 on a read error.
+ */
+static int mbox_lead(struct reader *r, size_t *lead)
+{
+	size_t i = 0;
+
+	for (;;) {
+		while (i < r->end && ascii_is_space((unsigned char)r->buf[i]))
+			i++;
+		if (r->end - i >= 5 || r->eof || r->end == INPUT_READ_SIZE)
+			break;
+		if (reader_fill(r) < 0)
+			return -1;
+	}
+	*lead = i;
+	return 0;
+}
+
 static enum input_status source_open(struct input *in, const char *path, struct err *e)
 {
 	struct source *s = &in->src;
+	size_t lead;
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 
 	if (fd < 0) {
@@ -279,9 +303,19 @@ static enum input_status source_open(struct input *in, const char *path, struct 
 		source_close(in);
 		return INPUT_SKIP;
 	}
-	s->is_mbox = s->r.end >= 5 && !memcmp(s->r.buf, "From ", 5);
+	if (mbox_lead(&s->r, &lead) < 0) {
+		err_set(e, ERR_FINAL, "%s: %s", path, s->r.err.msg);
+		source_close(in);
+		return INPUT_SKIP;
+	}
+	s->is_mbox = s->r.end - lead >= 5 && !memcmp(s->r.buf + lead, "From ", 5);
+	if (s->is_mbox) {
+		s->r.pos = lead;
+		for (size_t i = 0; i < lead; i++)
+			s->lineno += s->r.buf[i] == '\n';
+	}
 	s->index = 1;
-	s->msg_lineno = s->is_mbox ? 2 : 1;
+	s->msg_lineno = s->is_mbox ? s->lineno + 2 : 1;
 	return INPUT_OK;
 }
 
@@ -390,7 +424,8 @@ static int skip_first_line(struct source *s)
 		if (rc <= 0)
 			return rc;
 	}
-	s->lineno = 1;
+	s->lineno++;
+	s->from_skipped = true;
 	return 1;
 }
 
@@ -401,7 +436,7 @@ static enum input_status next_mbox(struct input *in, struct input_msg *m, struct
 	size_t n;
 	bool whole;
 
-	if (s->lineno == 0 && skip_first_line(s) < 0)
+	if (!s->from_skipped && skip_first_line(s) < 0)
 		return read_error(in, m, e);
 	msg_start(in);
 	for (;;) {

@@ -324,7 +324,7 @@ static void text_header(FILE *f, const struct output_ctx *c, const struct patch 
 		fputs(patch_kind_name(p->kind), f);
 		fputs(", not checked)", f);
 	} else if (p->kind == KIND_OTHER) {
-		/* patch.h (b): the daemon would not answer it */
+		/* patch.h (c): the daemon would not answer it */
 		fputs(nshown ? " (other: no patch prefix, not a submission)"
 			     : " (other: no patch prefix, not a submission; no findings)", f);
 	} else if (!nshown) {

@@ -75,7 +75,8 @@ static bool line_blank(const struct line *l)
 	return true;
 }
 
-/* "From <40 hex> Mon Sep 17 00:00:00 2001", git format-patch's mbox line. */
+/* "From <40 hex> ...", the mbox line of git format-patch (and of an mbox
+ * git mailsplit splits). */
 static bool is_mbox_from(const struct line *l)
 {
 	if (l->len < 46 || !starts(l->p, l->len, "From ") || l->p[45] != ' ')
@@ -87,26 +88,45 @@ static bool is_mbox_from(const struct line *l)
 }
 
 /*
- * A scissors line: dashes and blanks around a ">8" / "8<" mark ("-- >8 --",
- * "--- >8 ---", "-->8--").  Unlike git we want no prose on the line, and
- * accept short forms people type by hand.
+ * A scissors line as git mailinfo reads one (its is_scissors_line()): a
+ * perforation of dashes and ">8", "8<", ">%" or "%<" marks, white space
+ * inside it counted as gaps, with prose allowed around it ("-- >8 -- cut
+ * here -- >8 --").  To be no accident the line shows at least 8 visible
+ * characters, the perforation takes more than a third of them, and
+ * dashes and marks more than half of the perforation.
  */
 static bool is_scissors(const char *p, size_t len)
 {
-	size_t dashes = 0, marks = 0;
+	size_t marks = 0, gaps = 0, perf = 0, first = len, last = 0;
+	bool in_perf = false;
 
 	for (size_t i = 0; i < len; i++) {
 		char c = p[i], d = i + 1 < len ? p[i + 1] : '\0';
 
-		if (c == '-')
-			dashes++;
-		else if ((c == '>' && (d == '8' || d == '%')) ||
-			 ((c == '8' || c == '%') && d == '<'))
-			marks++, i++;
-		else if (!ascii_is_lws(c))
-			return false;
+		if (ascii_is_space(c)) {
+			perf += in_perf;
+			gaps += in_perf;
+			continue;
+		}
+		if (first == len)
+			first = i;
+		last = i;
+		if (c == '-') {
+			in_perf = true;
+			perf++;
+		} else if ((c == '>' && (d == '8' || d == '%')) ||
+			   ((c == '8' || c == '%') && d == '<')) {
+			in_perf = true;
+			perf += 2;
+			marks++;
+			i++;	/* git's line width ends at the mark's first character */
+		} else {
+			in_perf = false;
+		}
 	}
-	return marks > 0 && dashes >= 2;
+	if (!marks || first == len)
+		return false;
+	return last - first + 1 >= 8 && last - first + 1 < perf * 3 && gaps * 2 < perf;
 }
 
 static bool is_dashes(const struct line *l)
@@ -127,21 +147,28 @@ static bool next_starts(const struct cursor *c, const char *prefix)
 	return cursor_next(&k, &l) && starts(l.p, l.len, prefix);
 }
 
-/* Which separator line l is; c stands on the line after it. */
-static enum patch_sep sep_kind(const struct line *l, const struct cursor *c)
+/* Where git mailinfo's patchbreak() sees the patch start (a scissors line
+ * aside); c stands on the line after l. */
+static enum patch_sep patchbreak_kind(const struct line *l, const struct cursor *c)
 {
-	if (is_scissors(l->p, l->len))
-		return SEP_SCISSORS;
 	if (is_dashes(l))
 		return SEP_DASHES;
 	if (starts(l->p, l->len, "diff -"))
 		return SEP_DIFF;
 	if (starts(l->p, l->len, "Index: "))
 		return SEP_INDEX;
-	/* a diff without a "diff" line, like git's patchbreak() */
+	/* a diff without a "diff" line */
 	if (starts(l->p, l->len, "--- ") && next_starts(c, "+++ "))
 		return SEP_DIFF;
 	return SEP_NONE;
+}
+
+/* Which separator line l is; c stands on the line after it. */
+static enum patch_sep sep_kind(const struct line *l, const struct cursor *c)
+{
+	if (is_scissors(l->p, l->len))
+		return SEP_SCISSORS;
+	return patchbreak_kind(l, c);
 }
 
 /* A unified diff: "diff --git", or "--- " + "+++ " + "@@ " lines in a row. */
@@ -473,6 +500,56 @@ static void parse_group(const char *s, size_t n, struct series *ser, bool *pull)
 	}
 }
 
+/*
+ * A patch prefix with one bracket missing, as typed by hand: "PATCH] foo",
+ * "PATCH v2 1/3] foo", "[PATCH foo".  Only a run of prefix words (PATCH,
+ * RFC, RESEND, vN, n/m, glued forms) that makes a patch prefix counts, so
+ * "PATCH: foo" or "[RFC v2 foo" is none.  Fills *s and returns the offset
+ * of the subject body; returns i (s untouched) when there is no such
+ * prefix at i.
+ */
+static size_t typo_prefix(const char *subject, size_t i, struct series *s)
+{
+	bool open = subject[i] == '[', pull = false, closed = false;
+	struct series t;
+	size_t k = i + open, end = k;
+
+	if (open && strchr(subject + i, ']'))
+		return i;	/* a whole bracket pair that made no prefix */
+	memset(&t, 0, sizeof(t));
+	t.version = 1;
+	while (!closed) {
+		size_t b;
+
+		while (subject[k] == ' ')
+			k++;
+		for (b = k; subject[k] && !ascii_is_lws(subject[k]) && subject[k] != ']'; k++)
+			;
+		if (k == b)
+			break;
+		parse_word(subject + b, k - b, &t, &pull);
+		if (t.ntags) {		/* the first word of the subject body */
+			free(t.tags[--t.ntags]);
+			break;
+		}
+		if (pull)
+			break;
+		closed = !open && subject[k] == ']';
+		end = closed ? k + 1 : k;
+	}
+	if (t.rfc && t.total > 0)
+		t.prefixed = true;
+	if (!t.prefixed || open == closed) {
+		series_release(&t);
+		return i;
+	}
+	series_release(s);
+	*s = t;
+	while (ascii_is_lws(subject[end]))
+		end++;
+	return end;
+}
+
 size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply, bool *is_pull)
 {
 	size_t i;
@@ -493,6 +570,8 @@ size_t patch_parse_subject(const char *subject, struct series *s, bool *is_reply
 		while (ascii_is_lws(subject[i]))
 			i++;
 	}
+	if (!s->prefixed && !pull)
+		i = typo_prefix(subject, i, s);
 	/* "[RFC PATCH]" and "[RFC 1/3]" are patches; a bare "[RFC]" or "[RFC
 	 * RESEND]" is a discussion, whatever diff it shows */
 	if (s->rfc && s->total > 0)
@@ -803,7 +882,41 @@ static void read_body(struct patch *p, struct cursor *c)
 struct mail_facts {
 	bool reply;	/* a reply marker: each part is KIND_REPLY */
 	bool prefixed;	/* its Subject opens with a patch prefix */
+	bool pull;	/* [GIT PULL], or [GIT] and git request-pull's text */
 };
+
+#define REQUEST_PULL_TEXT	"are available in the git repository at"
+#define REQUEST_PULL_URL_GAP	16	/* bytes between that text and its URL */
+
+/* git request-pull's "... are available in the Git repository at:" and a
+ * URL after it. */
+static bool has_request_pull(const char *text, size_t len)
+{
+	static const char *const schemes[] = { "git://", "https://", "http://", "ssh://" };
+	size_t k = strlen(REQUEST_PULL_TEXT);
+
+	for (size_t i = 0; i + k <= len; i++) {
+		size_t j = i + k, gap = 0;
+
+		if (ascii_tolower(text[i]) != 'a' || strncasecmp(text + i, REQUEST_PULL_TEXT, k))
+			continue;
+		while (j < len && gap++ < REQUEST_PULL_URL_GAP && (text[j] == ':' || ascii_is_space(text[j])))
+			j++;
+		for (size_t m = 0; m < ARRAY_SIZE(schemes); m++)
+			if (ascii_has_prefix_ci(text + j, len - j, schemes[m]))
+				return true;
+	}
+	return false;
+}
+
+/* "[GIT]": a tag of the subject that request-pull's text makes a pull. */
+static bool has_git_tag(const struct series *s)
+{
+	for (size_t i = 0; i < s->ntags; i++)
+		if (!strcasecmp(s->tags[i], "GIT"))
+			return true;
+	return false;
+}
 
 /* "(was: ...)", "[Was: Re: ...]": a thread that changed its subject. */
 static bool has_was_marker(const char *s)
@@ -832,11 +945,56 @@ static void mail_facts(const struct message *msg, struct mail_facts *mf)
 	bool reply, pull, marked;
 
 	patch_parse_subject(subj, &s, &reply, &pull);
-	marked = s.prefixed || pull;
+	mf->pull = pull || (has_git_tag(&s) && msg->text && has_request_pull(msg->text, msg->text_len));
+	marked = s.prefixed || mf->pull;
 	mf->prefixed = s.prefixed;
 	mf->reply = reply || (!marked && subj && has_was_marker(subj)) ||
 		    (!marked && irt && *irt && msg->body_quotes);
 	series_release(&s);
+}
+
+/*
+ * A diffstat in front of the diff in after: lines " path | 3 +-" and the
+ * summary " 1 file changed, ..." as git format-patch writes them.
+ */
+static bool has_diffstat(const struct patch *p)
+{
+	struct cursor c = { p->after, p->after + p->after_len, p->sep_lineno + 1 };
+	struct line l;
+	bool files = false;
+
+	while (cursor_next(&c, &l)) {
+		size_t i = 0;
+
+		if (starts(l.p, l.len, "diff -") || starts(l.p, l.len, "--- "))
+			break;
+		if (l.len > 3 && l.p[0] == ' ' && memmem(l.p, l.len, " | ", 3))
+			files = true;
+		while (i < l.len && l.p[i] == ' ')
+			i++;
+		if (!i || i == l.len || !ascii_is_digit(l.p[i]))
+			continue;
+		while (i < l.len && ascii_is_digit(l.p[i]))
+			i++;
+		if (files && (starts(l.p + i, l.len - i, " file changed") ||
+			      starts(l.p + i, l.len - i, " files changed")))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A git format-patch body: a Signed-off-by: in the trailer block, the
+ * "---" separator, a diffstat and the diff.  Older git send-email and
+ * format-patch -k send it without a [PATCH] prefix.
+ */
+static bool format_patch_body(const struct patch *p)
+{
+	bool signed_off = false;
+
+	for (size_t i = 0; i < p->ntrailers; i++)
+		signed_off |= p->trailers[i].in_block && trailer_is(&p->trailers[i], "Signed-off-by");
+	return signed_off && p->sep == SEP_DASHES && p->has_diff && has_diffstat(p);
 }
 
 static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull,
@@ -844,10 +1002,10 @@ static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull,
 {
 	if (reply || mf->reply)
 		return KIND_REPLY;	/* a reply that quotes a diff is never a patch */
-	if (pull)
+	if (pull || mf->pull)
 		return KIND_PULL;
-	if (!mf->prefixed)
-		return KIND_OTHER;	/* no submission, whatever it holds */
+	if (!mf->prefixed)	/* no submission, unless format-patch wrote it */
+		return format_patch_body(p) ? KIND_PATCH : KIND_OTHER;
 	if (p->has_diff)
 		return KIND_PATCH;
 	if (p->series.index == 0 && p->series.total > 0)
@@ -870,6 +1028,8 @@ struct part {
 	const char *p, *end;
 	size_t lineno;
 	bool mbox;	/* starts after a "From <sha>" line: a whole pasted mail */
+	struct line from;	/* that line (when mbox) */
+	bool chat;	/* ends at a scissors line above its own patch start */
 	const char *attachment;	/* foreign: the file name of the text it is in */
 };
 
@@ -886,23 +1046,50 @@ static bool inbody_follows(const struct cursor *c)
 	return false;
 }
 
-/* Splits text into up to max parts at v. */
+/*
+ * Splits text into up to max parts at v.  As git am --scissors does, a
+ * scissors line above a part's patch start cuts the part: what is above
+ * is chat, the commit message starts below.  Further down (in a diff,
+ * where "+-- >8 --" is a changed line) only a scissors line that an
+ * in-body header follows starts a new patch.
+ */
 static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
 {
 	struct cursor c = { text, text + len, 1 };
 	struct line l;
 	size_t n = 1;
+	bool in_msg = true;	/* above the current part's patch start */
 
-	v[0] = (struct part){ c.p, c.end, 1, false, "" };
+	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
 	while (n < max && cursor_next(&c, &l)) {
-		bool mbox = is_mbox_from(&l);
+		bool mbox = is_mbox_from(&l), cut = false;
 
-		if (!mbox && !(is_scissors(l.p, l.len) && inbody_follows(&c)))
+		if (!mbox && is_scissors(l.p, l.len))
+			cut = in_msg || inbody_follows(&c);
+		if (!mbox && !cut) {
+			if (in_msg && patchbreak_kind(&l, &c) != SEP_NONE)
+				in_msg = false;
 			continue;
+		}
 		v[n - 1].end = l.p;
-		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, "" };
+		v[n - 1].chat = cut && in_msg;
+		v[n++] = (struct part){ c.p, c.end, c.lineno, mbox, l, false, "" };
+		in_msg = true;
 	}
 	return n;
+}
+
+/* The date git format-patch writes on every mbox line it makes. */
+#define FORMAT_PATCH_DATE	" Mon Sep 17 00:00:00 2001"
+
+/* A git format-patch file pasted into the mail's text (not attached): its
+ * mbox line, then From: and Subject:. */
+static bool pasted_format_patch(const struct part *pt, const struct inbody *ib)
+{
+	size_t k = strlen(FORMAT_PATCH_DATE);
+
+	return pt->mbox && !*pt->attachment && pt->from.len == 45 + k && !memcmp(pt->from.p + 45, FORMAT_PATCH_DATE, k) &&
+	       ib->have_from && ib->have_subject;
 }
 
 static void parse_part(const struct message *msg, const struct mail_facts *mf,
@@ -919,6 +1106,8 @@ static void parse_part(const struct message *msg, const struct mail_facts *mf,
 	p->first_lineno = pt->lineno;
 	p->attachment = pt->attachment;
 	inbody_read(&c, pt->mbox, &ib);
+	if (pasted_format_patch(pt, &ib))
+		p->pasted = pt->from;
 	fill_ids(p, msg);
 	fill_author(p, msg, ib.from);
 	fill_subject(p, ib.subject ? ib.subject : hdr_value(msg, "Subject"), &reply, &pull);
@@ -958,11 +1147,14 @@ static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
 		parts[i].attachment = name ? name : "";
 		parse_part(msg, mf, &parts[i], &v[i]);
 	}
-	/* like git am --scissors: the chat above the first patch is dropped */
-	if (n > 1 && !v[0].has_diff) {
-		patch_release(&v[0]);
-		memmove(v, v + 1, (n - 1) * sizeof(*v));
-		n--;
+	/* like git am --scissors: the chat above a cut, and above the first
+	 * patch, is dropped */
+	for (size_t i = n; i-- > 0;) {
+		if (n > 1 && !v[i].has_diff && (parts[i].chat || i == 0)) {
+			patch_release(&v[i]);
+			memmove(v + i, v + i + 1, (n - i - 1) * sizeof(*v));
+			n--;
+		}
 	}
 	return n;
 }

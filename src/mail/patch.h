@@ -10,11 +10,13 @@
  *
  * Splitting: a part starts after a "From <40 hex> ..." line (git
  * format-patch's mbox line; the pasted headers up to the first blank line
- * are read as in-body headers, any name allowed) or after a scissors line
- * that is followed by an in-body From:/Subject:/Date:.  A scissors line not
- * followed by one is just the SEP_SCISSORS separator.  When there are
- * several parts and the first (the text above the first split) holds no
- * diff, it is dropped, as git am --scissors drops the chat above the cut.
+ * are read as in-body headers, any name allowed, so a pasted format-patch
+ * file's From: is the author and its Subject: the subject) or after a scissors line
+ * as git mailinfo defines one ("-- >8 --", "-- >8 -- cut here -- >8 --",
+ * marks ">8", "8<", ">%", "%<") that stands above the part's patch start,
+ * or anywhere when an in-body From:/Subject:/Date: follows it.  As git am
+ * --scissors does, the text above such a cut is chat and is dropped when
+ * it holds no diff; so is the first part (the text above the first split).
  * A part without an in-body Subject: has the mail's subject.
  *
  * Only submissions are patches.  The mail's own headers decide the kind of
@@ -31,21 +33,26 @@
  *        - has no patch prefix (nor [GIT PULL]), the mail has a non-empty
  *          In-Reply-To: and its own words quote (message.h body_quotes):
  *          a reply whose client dropped the "Re:".
- *  (b) no submission: every part is KIND_OTHER, even one holding a diff
- *      inline or attached, when the mail's Subject has no patch prefix: a
- *      leading bracket group holding the word PATCH or RFC ("[PATCH]",
- *      "[RFC PATCH v2 1/3]", "[net-next PATCH]", "[PATCHv2]", "[RFC]",
- *      "[PATCH 6.1.y]"; reply prefixes before it skipped).  git send-email
- *      and b4 always write one; a question with a sketch diff, a bug
- *      report with a tentative fix, or "Please apply <commit> to 6.1" with
- *      the backport attached carries none.  A stable backport with one
- *      ("[PATCH 6.1.y]", "[PATCH 5.15 and 6.1]") is a submission.  A part's
- *      in-body Subject: never makes a mail a submission.
+ *  (b) a pull request: every part is KIND_PULL when the Subject has
+ *      [GIT PULL], or a [GIT] group and the mail's text holds git
+ *      request-pull's "are available in the Git repository at" and a URL.
+ *  (c) no submission: a part is KIND_OTHER, even one holding a diff
+ *      inline or attached, when the mail's Subject has no patch prefix (a
+ *      leading bracket group holding the word PATCH, or RFC with an n/m:
+ *      "[PATCH]", "[RFC PATCH v2 1/3]", "[net-next PATCH]", "[PATCHv2]",
+ *      "[PATCH 6.1.y]"; reply prefixes before it skipped; one bracket
+ *      missing, "PATCH] foo" or "[PATCH foo", still counts) and the part
+ *      is no git format-patch body (a Signed-off-by: in the trailer block,
+ *      the "---" separator, a diffstat and the diff), which older git
+ *      send-email and format-patch -k send without a prefix.  A question
+ *      with a sketch diff, a bug report with a tentative fix, or "Please
+ *      apply <commit> to 6.1" with the backport attached carries neither.
+ *      A part's in-body Subject: never makes a mail a submission.
  *      tagbot check still runs the rules on such a part when it holds a
- *      diff (patch_checkable()), as on `git format-patch -k` output; the
- *      daemon answers only KIND_PATCH and KIND_COVER.
- *  (c) otherwise each part is KIND_PULL ([GIT PULL]), KIND_PATCH (a diff),
- *      KIND_COVER ([... 0/N], no diff) or KIND_OTHER.
+ *      diff (patch_checkable()); the daemon answers only KIND_PATCH and
+ *      KIND_COVER.
+ *  (d) otherwise each part is KIND_PATCH (a diff), KIND_COVER ([... 0/N],
+ *      no diff) or KIND_OTHER.
  *
  * In-body headers (From:, Date:, Subject: at the top of a part, folded
  * lines joined, RFC 2047 decoded) end at a blank line or at the first line
@@ -83,7 +90,7 @@ const char *patch_kind_name(enum patch_kind k);
 struct patch;
 
 /* Whether tagbot check runs the rules on p: a patch or cover letter, or a
- * diff in a mail that is no submission ((b) above: KIND_OTHER with
+ * diff in a mail that is no submission ((c) above: KIND_OTHER with
  * has_diff), since whoever runs check asked for it. */
 bool patch_checkable(const struct patch *p);
 
@@ -104,7 +111,8 @@ enum patch_sep {
 	SEP_DASHES,	/* "---" */
 	SEP_DIFF,	/* "diff -" */
 	SEP_INDEX,	/* "Index: " */
-	SEP_SCISSORS	/* "-- >8 --" */
+	SEP_SCISSORS	/* "-- >8 --" (only when more parts than PATCH_MAX_PARTS,
+			 * or in a bare commit message) */
 };
 
 struct patch {
@@ -122,6 +130,10 @@ struct patch {
 	struct person author;	/* owned; the real author (in-body From:, relay rules) */
 	struct person sender;	/* owned; the header From: as written */
 	bool author_from_body;	/* author came from an in-body From: */
+	struct line pasted;	/* the "From <40 hex> Mon Sep 17 00:00:00 2001" line
+				 * above the part when the part is a git format-patch
+				 * file pasted into the text, not attached (From: and
+				 * Subject: follow it); len 0 otherwise */
 	struct series series;	/* owned */
 
 	const char *text;	/* foreign: this part's text inside msg->text, or inside

@@ -364,9 +364,9 @@ static const struct {
 		"Notes above --- end up in the commit; they are only of use during review.",
 		"move the version notes below the --- line." },
 	[R_BAD_COMMIT_SEPARATOR] = {
-		"a commit-message line starting with --- and more text (an RST underline).",
-		"Some tools take such a line for the end of the commit message and cut it there.",
-		"use another underline (===) or reword the line." },
+		"a commit-message line of \"--- \" and more text, which is not a diff header.",
+		"git am takes such a line for the start of the diff and drops the rest of the commit message.",
+		"reword or indent the line." },
 	[R_COMMIT_COMMENT_SYMBOL] = {
 		"a commit-message line starting with # other than a trailer comment.",
 		"git drops lines starting with # when it commits, so the text is lost.",
@@ -383,6 +383,10 @@ static const struct {
 		"a cover letter or patch still holding *** SUBJECT HERE *** or *** BLURB HERE ***.",
 		"The placeholders of git format-patch --cover-letter were meant to be replaced.",
 		"fill in the subject and the text of the cover letter and send it again." },
+	[R_PASTED_FORMAT_PATCH] = {
+		"a mail whose text is a pasted git format-patch file (From <sha> Mon Sep 17 00:00:00 2001, From:, Subject:).",
+		"A pasted file reaches git am with a mail client's changes (wrapping, white space) and its headers inside the body.",
+		"send the patch with git send-email (or b4 send) instead of pasting the file into a mail." },
 };
 
 static int explain_custom(const char *id, const struct rule_settings *s,

@@ -1,7 +1,8 @@
 /*
  * commitlog.c - RULES.md section 5: the commit message besides its tags
- * (description, version notes, separators, comment lines, Change-Id) and
- * the subject (tool names, format-patch placeholders).
+ * (description, version notes, separators, comment lines, Change-Id), the
+ * subject (tool names, format-patch placeholders), and a format-patch file
+ * pasted into the mail instead of sent.
  *
  * Cover letters are no commit: only EMAIL_SUBJECT and PLACEHOLDER_USE look
  * at them.
@@ -114,18 +115,15 @@ bool rules_version_note(const struct line *l)
 	return false;
 }
 
-/* "---" and more text; "---" alone (or with spaces) is the separator itself,
- * and so is "--- a/file" before "+++ " (patch.c ends the message there). */
-static bool bad_separator(const struct patch *p, size_t i)
+/*
+ * "--- " and text: git mailinfo's patchbreak() takes it for a diff's
+ * "--- <file>" header and drops the rest of the message.  A longer run of
+ * dashes ("-----", an RST underline, ASCII art) or "---text" it keeps, and
+ * "---" alone is the separator that ended the message (patch.c).
+ */
+static bool bad_separator(const struct line *l)
 {
-	const struct line *l = &p->lines[i];
-	struct line rest;
-
-	if (l->len <= 3 || memcmp(l->p, "---", 3))
-		return false;
-	rest.p = l->p + 3;
-	rest.len = l->len - 3;
-	return !blank(&rest);
+	return l->len > 4 && !memcmp(l->p, "--- ", 4) && !ascii_is_space((unsigned char)l->p[4]);
 }
 
 static void check_lines(struct rule_ctx *c)
@@ -143,9 +141,9 @@ static void check_lines(struct rule_ctx *c)
 				  "Move version notes below the --- line, where git am drops them.");
 			noted = true;
 		}
-		if (bad_separator(p, i))
+		if (bad_separator(l))
 			rule_emit(c, R_BAD_COMMIT_SEPARATOR, l,
-				  "Tools take a line starting with --- for the end of the commit message; underline with another character.");
+				  "git am takes a line starting with \"--- \" for the start of the diff and drops the rest of the commit message; please reword or indent this line.");
 		if (l->len && l->p[0] == '#' && i < p->block_start)
 			rule_emit(c, R_COMMIT_COMMENT_SYMBOL, l,
 				  "git drops commit-message lines that start with #: please indent this line or reword it.");
@@ -287,6 +285,9 @@ void rules_commitlog(struct rule_ctx *ctx)
 	check_placeholders(ctx);
 	if (ctx->patch->kind != KIND_PATCH)
 		return;
+	if (ctx->patch->pasted.len)
+		rule_emit(ctx, R_PASTED_FORMAT_PATCH, &ctx->patch->pasted,
+			  "This is a git format-patch file pasted into a mail: please send the patch with git send-email (or b4) instead.");
 	check_description(ctx);
 	check_lines(ctx);
 }

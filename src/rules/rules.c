@@ -64,7 +64,7 @@ const struct rule_def rule_defs[RULE_COUNT] = {
 	[R_COMMIT_LOG_VERSIONING] = { "COMMIT_LOG_VERSIONING", SEV_WARNING, SP " \"The canonical patch format\"",
 		"Version notes go below the --- line, not in the commit message.", false },
 	[R_BAD_COMMIT_SEPARATOR] = { "BAD_COMMIT_SEPARATOR", SEV_WARNING, SP " \"The canonical patch format\"",
-		"A line starting with --- in the commit message may cut it short in some tools.", false },
+		"A commit-message line of \"--- \" and text is where git am starts the diff and cuts the message.", false },
 	[R_COMMIT_COMMENT_SYMBOL] = { "COMMIT_COMMENT_SYMBOL", SEV_WARNING, SP " \"The canonical patch format\"",
 		"git drops commit-message lines that start with #.", false },
 	[R_GERRIT_CHANGE_ID] = { "GERRIT_CHANGE_ID", SEV_ERROR, SP " \"The canonical patch format\"",
@@ -73,6 +73,8 @@ const struct rule_def rule_defs[RULE_COUNT] = {
 		"A subject should say what the change does, not which tool found the problem.", false },
 	[R_PLACEHOLDER_USE] = { "PLACEHOLDER_USE", SEV_ERROR, SP " \"The canonical patch format\"",
 		"The *** SUBJECT HERE *** and *** BLURB HERE *** placeholders must be filled in.", false },
+	[R_PASTED_FORMAT_PATCH] = { "PASTED_FORMAT_PATCH", SEV_WARNING, PO " \"Sending the patch\"; " SP " \"The canonical patch format\"",
+		"A patch is sent with git send-email (or b4), not pasted into a mail as a format-patch file.", false },
 };
 
 static const char *const severity_names[] = {
