@@ -1,6 +1,6 @@
 /*
  * fuzz_check.c - libFuzzer target: raw mail bytes -> message_parse ->
- * patch_parse -> rules_run (RULES.md defaults) -> JSON output, freeing
+ * patch_parse -> rules_run (default severities) -> JSON output, freeing
  * everything; and the daemon's readers of the same mail: the context kept
  * of it (context_from_patch), the maintainer commands of its text
  * (ccmode_parse_commands) and its Date (maildate_parse); and --fix's plan

@@ -20,7 +20,7 @@ static void teardown(void)
 	rule_settings_release(&settings);
 }
 
-/* Every URL form of RULES.md section 4; NULL: not an archive URL. */
+/* Every URL form of tagbot-rules(7) LINKS; NULL: not an archive URL. */
 static const struct {
 	const char *url;
 	const char *id;

@@ -1,5 +1,5 @@
 /*
- * check_rules_reports.c - RULES.md section 3: BAD_REPORTED_BY_LINK,
+ * check_rules_reports.c - tagbot-rules(7) REPORTS, FIXES AND STABLE: BAD_REPORTED_BY_LINK,
  * BAD_FIXES_TAG, MISSING_FIXES_TAG, BAD_STABLE_ADDRESS_STYLE, GIT_COMMIT_ID.
  *
  * Each case is a commit message put into a whole patch mail; the expected

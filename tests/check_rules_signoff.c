@@ -1,5 +1,5 @@
 /*
- * check_rules_signoff.c - RULES.md section 2: MISSING_SIGN_OFF,
+ * check_rules_signoff.c - tagbot-rules(7) SIGN-OFFS AND AUTHORSHIP: MISSING_SIGN_OFF,
  * NO_AUTHOR_SIGN_OFF, FROM_SIGN_OFF_MISMATCH, BAD_SIGN_OFF,
  * SUBMITTER_SIGN_OFF.
  *
@@ -434,7 +434,7 @@ START_TEST(test_bad_address_is_error)
 }
 END_TEST
 
-/* RULES.md BAD_SIGN_OFF: a typo of a documented tag is a warning; any
+/* tagbot-rules(7) BAD_SIGN_OFF: a typo of a documented tag is a warning; any
  * other unknown -by: tag only a check (never worth a mail). */
 START_TEST(test_unknown_tag_is_check)
 {
@@ -463,7 +463,7 @@ START_TEST(test_unknown_tag_is_check)
 }
 END_TEST
 
-/* RULES.md: a Co-developed-by: whose sign-off follows later in the block,
+/* tagbot-rules(7): a Co-developed-by: whose sign-off follows later in the block,
  * other tags between, is only a check; one whose sign-off never comes is
  * a warning. */
 START_TEST(test_codeveloper_split_is_check)
@@ -575,7 +575,7 @@ START_TEST(test_mismatch_name_words)
 END_TEST
 
 /* A mail system added to the name in From:: keep the sign-off, add an
- * in-body From: (RULES.md FROM_SIGN_OFF_MISMATCH). */
+ * in-body From: (tagbot-rules(7) FROM_SIGN_OFF_MISMATCH). */
 START_TEST(test_mismatch_mail_system)
 {
 	char *added = make_mail("Jane Doe - ACME Corp <jd@example.org>", NULL, NULL,

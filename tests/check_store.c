@@ -72,7 +72,7 @@ static struct store_counts counts(struct store *st)
 }
 
 /* Message-ID normalization: <> and white space go, the domain is folded,
- * the local part is kept exactly (RULES.md section 4). */
+ * the local part is kept exactly (tagbot-rules(7) LINKS). */
 START_TEST(test_msgid_key)
 {
 	static const struct {

@@ -5,7 +5,7 @@
 #
 # How the expected counts were verified (against the decompressed mbox):
 # - Kinds: an independent Python classifier (stdlib email module) applying
-#   RULES.md section 1 and patch.h's rules to the raw mails -- a reply
+#   tagbot-rules(7) THE MODEL and patch.h's rules to the raw mails -- a reply
 #   marker of the mail decides for all of it (a reply prefix of the Subject
 #   header, "(was: ...)", or In-Reply-To + no patch prefix + quoted lines in
 #   the first text/plain part), [GIT PULL], no [PATCH bracket group (nor
@@ -27,13 +27,13 @@
 #   (bde582df-..., a reply: two reply objects), so the corpus gives one
 #   object per message but that one, 5,390 in all.
 # - Rules: every finding tagbot reported on the corpus (82) was read in its
-#   mail and judged against RULES.md; an independent scan of all patch mails
+#   mail and judged against tagbot-rules(7); an independent scan of all patch mails
 #   (sign-offs vs. author, Co-developed-by pairs, Fixes:, commit ids, Link:
 #   and Closes: forms, Cc: stable, version notes, separators) looked for
 #   missed ones, and the candidates it raised were read by hand too.
 #   Judgement calls kept: 20251204000025.GA468348@ax162 ("Apply ... to 5.15")
 #   has an unsigned inline diff in its first text/plain part (the signed
-#   backport is an attachment), so MISSING_SIGN_OFF is right by RULES.md.
+#   backport is an attachment), so MISSING_SIGN_OFF is right by tagbot-rules(7).
 # One mail is counted as judged right, not as tagbot classed it at the time
 # (reported to the lead): 20250731133913.GH1049189@google.com ("Re: [PATCH]
 # leds: qnap-mcu: ...") is a reply whose body opens with a reviewer's

@@ -19,7 +19,7 @@ struct rule_settings;
 /*
  * Parses raw (a whole mail, NUL-terminated) with message_parse() and
  * patch_parse(), runs the rules over the first patch with settings (NULL:
- * the defaults of RULES.md) and appends to fs (initialised by the caller).
+ * the default severities) and appends to fs (initialised by the caller).
  * Fails the test when the mail does not parse.
  */
 void th_check_mail(const char *raw, const struct rule_settings *settings, struct findings *fs);

@@ -894,7 +894,7 @@ static int open_repo(const struct check_opts *o, struct gitrepo **repo)
 }
 
 /*
- * RULES.md SUBMITTER_SIGN_OFF: inside a kernel tree (--tree DIR's, or the
+ * tagbot-rules(7) SUBMITTER_SIGN_OFF: inside a kernel tree (--tree DIR's, or the
  * one the command runs in) and with no [rules] mailmap, the tree's own
  * .mailmap says which addresses are one person.
  */

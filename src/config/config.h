@@ -17,7 +17,7 @@
  *
  * Every error names the file, the section and the key.  An unknown section,
  * key or rule ID is an error: a typo must never silently disable a rule.
- * Without a file, config_init() gives the embedded defaults of RULES.md.
+ * Without a file, config_init() gives the embedded default severities.
  *
  * Sections: [rules] (severities, URL pattern lists, reported_by_followers),
  * [lookup] (enabled), one [rule ID] section per custom rule, and the

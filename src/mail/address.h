@@ -67,7 +67,7 @@ void person_release(struct person *p);
 /*
  * True when two addresses are the same mailbox: local parts compare
  * case-insensitively after dropping a "+sub" part, domains case-
- * insensitively.  (RULES.md: NO_AUTHOR_SIGN_OFF.)
+ * insensitively.  (tagbot-rules(7): NO_AUTHOR_SIGN_OFF.)
  */
 bool address_same(const char *a, const char *b);
 

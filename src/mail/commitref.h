@@ -1,6 +1,6 @@
 /*
  * commitref.h - the commits a commit message names: "Fixes: <id> (...)"
- * tags and prose citations "commit <id> ("<subject>")" (RULES.md section 3,
+ * tags and prose citations "commit <id> ("<subject>")" (tagbot-rules(7),
  * BAD_FIXES_TAG and GIT_COMMIT_ID).  Pure functions over memory: the rules
  * read the form, gitrepo.c looks the ids up, --fix rewrites Fixes: lines.
  */
@@ -13,7 +13,7 @@
 #include "mail/trailer.h"
 
 #define COMMITREF_ID_MIN	5	/* shorter hex words are not commit ids */
-#define COMMITREF_SHA_MIN	12	/* RULES.md: at least 12 hex characters */
+#define COMMITREF_SHA_MIN	12	/* tagbot-rules(7): at least 12 hex characters */
 #define COMMITREF_SHA_MAX	40	/* a SHA-1 */
 #define COMMITREF_LOOKAHEAD	2	/* a citation's subject may wrap onto 2 more lines */
 #define COMMITREF_MAX_REFS	64	/* commits of one message looked at */

@@ -1,6 +1,6 @@
 /*
- * linkref.c - archive URLs and the Message-IDs they name (RULES.md section
- * 4), and b4's Message-ID scheme.
+ * linkref.c - archive URLs and the Message-IDs they name (tagbot-rules(7)
+ * LINKS), and b4's Message-ID scheme.
  *
  * The ID is always the path segment that holds an '@' (or its encoding
  * %40): lore, lkml.kernel.org and msgid.link put it right after a short

@@ -1,6 +1,6 @@
 /*
- * linkref.h - archive URLs and the Message-IDs they name (RULES.md section
- * 4): lore, lkml.kernel.org/r, (patch.)msgid.link, patchwork.  Pure
+ * linkref.h - archive URLs and the Message-IDs they name (tagbot-rules(7)
+ * LINKS): lore, lkml.kernel.org/r, (patch.)msgid.link, patchwork.  Pure
  * functions; the URL forms are a pattern_list so admins can add their own.
  */
 #ifndef TAGBOT_LINKREF_H

@@ -814,7 +814,7 @@ static void walk_entity(struct walk *w, struct part *pt, int depth)
 		take_leaf(w, pt);
 }
 
-/* Puts the chosen text into m (RULES.md 1: the first text/plain part,
+/* Puts the chosen text into m (tagbot-rules(7) THE MODEL: the first text/plain part,
  * unless it holds no diff and a patch attachment does). */
 static void choose_text(struct walk *w)
 {

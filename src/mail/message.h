@@ -1,6 +1,6 @@
 /*
  * message.h - raw RFC 5322 bytes -> decoded headers and the text that holds
- * the patch (RULES.md section 1, first two bullets).
+ * the patch (tagbot-rules(7) THE MODEL, first two bullets).
  *
  * This is the only module that uses libetpan's MIME parser.  Everything it
  * returns is UTF-8 with LF line ends: RFC 2047 words are decoded, folded

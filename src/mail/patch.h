@@ -1,6 +1,6 @@
 /*
  * patch.h - a parsed message -> what a maintainer sees: kind, subject tags,
- * author, commit message, trailers, the diff (RULES.md section 1).
+ * author, commit message, trailers, the diff (tagbot-rules(7) THE MODEL).
  *
  * A mail that holds several patches (an mbox pasted into the body, a
  * second patch after a scissors line, or several patch attachments: see

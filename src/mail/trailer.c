@@ -8,7 +8,7 @@
 #include "lib/buf.h"
 #include "lib/ascii.h"
 
-#define FIXES_MIN_HEX	5	/* RULES.md BAD_FIXES_TAG: "a hex id of 5 or more" */
+#define FIXES_MIN_HEX	5	/* tagbot-rules(7) BAD_FIXES_TAG: "a hex id of 5 or more" */
 
 /* Where the parts of a "Token: value" line are. */
 struct tagpos {

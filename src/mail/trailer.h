@@ -1,6 +1,6 @@
 /*
  * trailer.h - trailer lines and the trailer block of a commit message
- * (RULES.md section 1, "Trailer block").  Pure functions over memory, after
+ * (tagbot-rules(7) THE MODEL, "Trailer block").  Pure functions over memory, after
  * git's trailer.c.
  */
 #ifndef TAGBOT_TRAILER_H
@@ -15,7 +15,7 @@
 struct line {
 	const char *p;	/* foreign: points into the patch text */
 	size_t len;	/* without the LF */
-	size_t lineno;	/* 1-based line of the decoded text (RULES.md section 1) */
+	size_t lineno;	/* 1-based line of the decoded text (tagbot-rules(7) THE MODEL) */
 };
 
 enum trailer_kind {

@@ -266,7 +266,7 @@ size_t ccmode_parent_ids(const struct patch *p, const char **out, size_t max)
 
 /* -------------------------------------------------------------- explain */
 
-/* What RULES.md says of each rule, in the words of a reply: when it
+/* What tagbot-rules(7) says of each rule, in the words of a reply: when it
  * fires, why it matters, what to do. */
 static const struct {
 	const char *checks, *why, *fix;

@@ -7,7 +7,7 @@
  * reply (RFC 5322, RFC 3834) and its envelope.  Pure: the caller records
  * the reply (store_record_reply) before any sink sends it.
  *
- * Headers: From (the bot), To (the real author, RULES.md section 1), Cc
+ * Headers: From (the bot), To (the real author, tagbot-rules(7) THE MODEL), Cc
  * (per settings->to), Reply-To (when set), Subject "Re: <original>" (no
  * second Re:), Date, Message-ID (new, on the bot's domain), In-Reply-To,
  * References, Auto-Submitted: auto-generated, X-Mailer, X-Tagbot-Rules,

@@ -1,6 +1,6 @@
 /*
- * commitlog.c - RULES.md section 5: the commit message besides its tags
- * (description, version notes, separators, comment lines, Change-Id), the
+ * commitlog.c - the rest of the commit message (tagbot-rules(7)): besides
+ * its tags (description, version notes, separators, comment lines, Change-Id), the
  * subject (tool names, format-patch placeholders), and a format-patch file
  * pasted into the mail instead of sent.
  *

@@ -1,5 +1,5 @@
 /*
- * commits.c - RULES.md section 3 with the repository's answer: a cited
+ * commits.c - tagbot-rules(7) REPORTS, FIXES AND STABLE with the repository's answer: a cited
  * commit that does not exist (UNKNOWN_COMMIT_ID), and a subject that is not
  * the commit's (BAD_FIXES_TAG for a Fixes: tag, GIT_COMMIT_ID in prose).
  * No I/O here: gitrepo_facts() asked git before the rules ran.  An id git

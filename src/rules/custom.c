@@ -1,5 +1,5 @@
 /*
- * custom.c - the admin's own rules (RULES.md section 6): a PCRE2 pattern per
+ * custom.c - the admin's own rules (tagbot-rules(7) CUSTOM RULES): a PCRE2 pattern per
  * rule, applied line by line to one part of the patch.
  *
  * A match limit hit is never a finding, in either direction: with

@@ -1,6 +1,6 @@
 /*
  * linkfacts.h - what is known of the links of a patch, as the rules take
- * it (RULES.md section 4: LINK_NO_NEW_INFO, LINK_DEAD, LINK_TO_PREVIOUS_
+ * it (tagbot-rules(7) LINKS: LINK_NO_NEW_INFO, LINK_DEAD, LINK_TO_PREVIOUS_
  * VERSION, LINK_TO_OWN_SERIES).  Plain data: the archive client
  * (transport/lookup.h) and the daemon's store (daemon/linkstore.h) fill
  * it, the rules read it, and neither side needs the other's header:

@@ -1,5 +1,5 @@
 /*
- * links.c - RULES.md section 4: Link:, Closes: and the URLs of a commit
+ * links.c - tagbot-rules(7) LINKS: Link:, Closes: and the URLs of a commit
  * message, under the 2025 policy (a Link: only to information that is not
  * in the commit).
  *
@@ -380,7 +380,7 @@ static void wrong_link(struct linkctx *x, const struct tagline *t)
 	}
 }
 
-/* The signals of RULES.md that work offline; the bot's memory of earlier
+/* The signals of tagbot-rules(7) that work offline; the bot's memory of earlier
  * postings and archive lookups are for the lookup code. */
 static bool previous_version(struct linkctx *x, const char *id, const char *label,
 			     size_t label_len, char *why, size_t whylen)

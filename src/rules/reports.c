@@ -1,6 +1,6 @@
 /*
- * reports.c - RULES.md section 3: Reported-by and the link to its report,
- * Fixes:, Cc: stable, and how commits are cited in the message.
+ * reports.c - reports and fixes (tagbot-rules(7)): Reported-by and the link
+ * to its report, Fixes:, Cc: stable, and how commits are cited in the message.
  */
 #include "autoconf.h"
 #include <stdlib.h>

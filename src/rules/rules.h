@@ -8,7 +8,7 @@
  *		printf("%s: %s\n", f.v[i].rule, f.v[i].message);
  *	findings_release(&f);
  *
- * The rule table (RULES.md sections 2-6): every rule's ID,
+ * The rule table (tagbot-rules(7)): every rule's ID,
  * default severity and document; running them over a patch; the findings.
  *
  * Families (src/rules/ *.c) each check a group of rules and report through
@@ -38,7 +38,7 @@ const char *severity_name(enum severity s);
 /* Parses those names (case-insensitive); -1 when unknown. */
 int severity_parse(const char *s, enum severity *out);
 
-/* Built-in rules.  The order is the order of RULES.md. */
+/* Built-in rules.  The order is the order of tagbot-rules(7). */
 enum rule_id {
 	R_MISSING_SIGN_OFF,
 	R_NO_AUTHOR_SIGN_OFF,
@@ -105,7 +105,7 @@ bool rule_about_setup(const char *id);
  */
 bool rule_told_per_person(const char *id);
 
-/* Where a custom rule's pattern is applied (RULES.md section 6). */
+/* Where a custom rule's pattern is applied (tagbot-rules(7) CUSTOM RULES). */
 enum custom_scope {
 	SCOPE_SUBJECT,
 	SCOPE_COMMIT,	/* each line of the commit message */
@@ -144,7 +144,7 @@ struct rule_settings {
 					  * kernel tree's .mailmap) */
 };
 
-/* Defaults of RULES.md, with the default patterns compiled. */
+/* The default severities, with the default patterns compiled. */
 void rule_settings_init(struct rule_settings *s);
 void rule_settings_release(struct rule_settings *s);
 
@@ -228,7 +228,7 @@ struct rule_ctx {
 /*
  * Reports rule id at line where (NULL: the mail as a whole) with a message
  * built from fmt.  Applies the configured severity; does nothing when the
- * rule is off.  rule_emit_sev() is for the cases RULES.md gives a different
+ * rule is off.  rule_emit_sev() is for the cases tagbot-rules(7) gives a different
  * default (BAD_SIGN_OFF with an unparsable address is an error): sev is used
  * while the admin left the rule at its default.
  */

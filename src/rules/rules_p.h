@@ -9,7 +9,7 @@
 
 #include "rules/rules.h"
 
-void rules_signoff(struct rule_ctx *ctx);	/* RULES.md section 2 */
+void rules_signoff(struct rule_ctx *ctx);	/* tagbot-rules(7) SIGN-OFFS AND AUTHORSHIP */
 void rules_reports(struct rule_ctx *ctx);	/* section 3 */
 void rules_links(struct rule_ctx *ctx);		/* section 4 */
 void rules_commitlog(struct rule_ctx *ctx);	/* section 5 */

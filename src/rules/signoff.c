@@ -1,6 +1,6 @@
 /*
- * signoff.c - RULES.md section 2: Signed-off-by, the other "-by:" tags and
- * whether the author signed the patch off.
+ * signoff.c - sign-offs (tagbot-rules(7)): Signed-off-by, the other "-by:"
+ * tags and whether the author signed the patch off.
  *
  * Also whether whoever sent the patch signed it off (SUBMITTER_SIGN_OFF).
  *
@@ -23,7 +23,7 @@
 #include "lib/utf8.h"
 #include "lib/ascii.h"
 
-#define SUGGEST_DISTANCE 2	/* RULES.md: suggest within edit distance 2 */
+#define SUGGEST_DISTANCE 2	/* tagbot-rules(7): suggest within edit distance 2 */
 #define QUOTE_MAX	80	/* bytes of mail text quoted back in a message */
 
 /* "%s%s<%s>" arguments: "Name <addr>", or "<addr>" when there is no name. */
@@ -155,7 +155,7 @@ static const char *tag_foreign(const char *tok)
 
 /*
  * Reports a non-standard or miswritten tag name; says what its value holds.
- * RULES.md BAD_SIGN_OFF: a near miss of a documented tag is a typo (a
+ * tagbot-rules(7) BAD_SIGN_OFF: a near miss of a documented tag is a typo (a
  * warning); any other unknown tag only a check, as mainline uses many
  * (Debugged-by:, Bisected-by:) and reviewers ask for some.
  */
@@ -353,7 +353,7 @@ static void check_codeveloper(struct rule_ctx *c, size_t i)
 		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
 			  "Co-developed-by: names the author, whom From: credits already; "
 			  "remove this line.");
-	if (later)	/* RULES.md: the pair is there, only split: a check */
+	if (later)	/* tagbot-rules(7): the pair is there, only split: a check */
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
 			      "Move %s's Signed-off-by: (line %zu) up to directly after this "
 			      "Co-developed-by:.", a.name[0] ? a.name : a.email, later->line.lineno);
@@ -773,7 +773,7 @@ static char *sorted_words(const char *key)
 }
 
 /*
- * RULES.md section 2: one name written two ways.  The same words
+ * tagbot-rules(7) SIGN-OFFS AND AUTHORSHIP: one name written two ways.  The same words
  * (utf8_name_key(): decoded, NFC, no case, no quotes, commas as spaces) in
  * any order, with comments left out ("Jane Doe (Nokia)" / "Jane Doe",
  * "Doe, Jane" / "Jane Doe") or read as words ("Jane (JD) Doe" / "Jane Doe
@@ -887,7 +887,7 @@ static bool local_parts_share_name(const struct person *a, const struct person *
 }
 
 /*
- * One person, two addresses (RULES.md SUBMITTER_SIGN_OFF): the same
+ * One person, two addresses (tagbot-rules(7) SUBMITTER_SIGN_OFF): the same
  * address; a mailmap that joins them; when both have a name, the same name
  * (names_equal()), one name's words all in the other's, or local parts
  * that share a name; an unnamed address that spells the other's name
@@ -989,7 +989,7 @@ static bool is_sender(const struct sender *s, const struct person *p)
 
 /*
  * Whether the sender is another person than the author, on evidence
- * (RULES.md: when in doubt, silence): both have a name, and none of the
+ * (tagbot-rules(7): when in doubt, silence): both have a name, and none of the
  * ways one person writes from two addresses joins them.  An unnamed sender
  * (<1234567@mail.example>) tells nothing of who they are.
  */
@@ -1003,7 +1003,7 @@ static bool sender_is_other(const struct patch *p, const struct sender *s)
 }
 
 /*
- * RULES.md SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
+ * tagbot-rules(7) SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
  * off too, last (the sign-off chain of "Sign your work").  The submitter's
  * sign-off is the last one matching them; any sign-off below it is someone
  * else's.

@@ -1,5 +1,5 @@
 /*
- * lookup.h - what the links of a patch point at (RULES.md section 4:
+ * lookup.h - what the links of a patch point at (tagbot-rules(7) LINKS:
  * LINK_NO_NEW_INFO, LINK_DEAD and the archive signal of
  * LINK_TO_PREVIOUS_VERSION).  With smtp_sink.c, the only module that
  * includes curl.
@@ -207,7 +207,7 @@ enum lookup_net {
 	LOOKUP_NET_FAILED	/* anything else: timeout, refused, TLS, ... */
 };
 
-/* RULES.md: 404/410 and unresolvable hosts are dead; 5xx and failures unknown. */
+/* tagbot-rules(7): 404/410 and unresolvable hosts are dead; 5xx and failures unknown. */
 enum lookup_status lookup_classify(enum lookup_net net, long http_code);
 
 /* The cache entry's data: "key=value" lines, at most LOOKUP_CACHE_DATA_MAX

@@ -4,7 +4,7 @@
 # through Postfix.  Patches come as the list's copy (APPEND, List-Id); a
 # maintainer's reply with the bot in Cc is submitted to Postfix, which
 # delivers it to bot@ only.  Mails are built by tests/integration/e2e-mail.py,
-# their findings fixed by RULES.md; asserted is what reaches maint@'s and
+# their findings fixed by tagbot-rules(7); asserted is what reaches maint@'s and
 # author@'s INBOX:
 #   a) maint@ answers a patch the bot saw: the bot answers maint@ under
 #      maint@'s mail (In-Reply-To it, References extended) with the patch's

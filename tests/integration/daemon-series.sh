@@ -3,7 +3,7 @@
 # IMAP (IDLE, STARTTLS), replies through Postfix into author@'s INBOX.
 # Series are built by tests/integration/e2e-mail.py: a cover letter
 # PREFIX-0 and patches PREFIX-1..n threaded under it as git send-email
-# does, each patch of a kind whose findings RULES.md fixes; what is
+# does, each patch of a kind whose findings tagbot-rules(7) fixes; what is
 # asserted is what reaches author@:
 #   a) reply_mode = per-patch: one reply per patch with findings, threaded
 #      to it (References: cover, patch); none to the cover or a clean patch;

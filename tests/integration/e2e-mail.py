@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """e2e-mail.py - the mail side of tests/integration/daemon-e2e.sh and bench/daemon.
 
-Makes patch mails whose findings are known from RULES.md, APPENDs them to a
+Makes patch mails whose findings are known from tagbot-rules(7), APPENDs them to a
 mailbox over IMAPS (verified with the test CA), and checks the replies that
 reached a mailbox: one per patch that needs one, threaded, none for a clean
 patch.  Standard library only.
@@ -72,34 +72,34 @@ AUTHOR_ADDR = "author@example.org"
 PASSWORD = "secret"
 COVER_REF = "<e2e-cover-0@example.org>"
 
-# Each kind of patch: the trailer lines it carries, the rule IDs RULES.md
+# Each kind of patch: the trailer lines it carries, the rule IDs tagbot-rules(7)
 # says it breaks (at warning or above) and a line the reply must quote.
 KINDS = {
     "clean": {
         "trailers": ["Signed-off-by: " + AUTHOR],
         "rules": [], "quote": None,
     },
-    "case": {	# RULES.md 2: wrong case of a standard tag
+    "case": {	# tagbot-rules(7) SIGN-OFFS AND AUTHORSHIP: wrong case of a standard tag
         "trailers": ["Signed-Off-By: " + AUTHOR],
         "rules": ["BAD_SIGN_OFF"], "quote": "Signed-Off-By: " + AUTHOR,
     },
-    "changeid": {	# RULES.md 5: a Change-Id: trailer is an error
+    "changeid": {	# tagbot-rules(7): a Change-Id: trailer is an error
         "trailers": ["Change-Id: I0123456789abcdef0123456789abcdef01234567",
                      "Signed-off-by: " + AUTHOR],
         "rules": ["GERRIT_CHANGE_ID"],
         "quote": "Change-Id: I0123456789abcdef0123456789abcdef01234567",
     },
-    "nosob": {	# RULES.md 2: no Signed-off-by: at all
+    "nosob": {	# tagbot-rules(7) SIGN-OFFS AND AUTHORSHIP: no Signed-off-by: at all
         "trailers": ["Reviewed-by: Some Reviewer <maint@example.org>"],
         "rules": ["MISSING_SIGN_OFF"], "quote": None,
     },
-    "twice": {	# RULES.md 2: the same trailer twice
+    "twice": {	# tagbot-rules(7) SIGN-OFFS AND AUTHORSHIP: the same trailer twice
         "trailers": ["Signed-off-by: " + AUTHOR, "Signed-off-by: " + AUTHOR],
         "rules": ["BAD_SIGN_OFF"], "quote": "Signed-off-by: " + AUTHOR,
     },
 }
 BAD_KINDS = ["case", "changeid", "nosob", "twice"]
-# RULES.md 4: a Link: to a posting the bot saw as an earlier version (the
+# tagbot-rules(7) LINKS: a Link: to a posting the bot saw as an earlier version (the
 # same subject, a lower version) of this patch; daemon-series.sh posts
 # <e2e-pv-1@example.org> first.
 PREV_LINK = "Link: https://lore.kernel.org/r/e2e-pv-1@example.org/"
@@ -748,7 +748,7 @@ def verify_cc(user, args):
                   "cc: answer to %s, %d problems" % (rid, len(fails)))
 
 
-# What RULES.md gives as the source of a rule, which an explanation names.
+# What tagbot-rules(7) gives as the source of a rule, which an explanation names.
 EXPLAIN_DOC = {"BAD_SIGN_OFF": "submitting-patches", "GERRIT_CHANGE_ID": "submitting-patches",
                "MISSING_SIGN_OFF": "submitting-patches"}
 
