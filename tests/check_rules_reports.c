@@ -95,7 +95,7 @@ static const struct mail_case reported_cases[] = {
 	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
 	{ "alone", NULL, DESC REP SOB, "BAD_REPORTED_BY_LINK", 1, 3,
 	  "Reported-by: is not followed by a Closes: (or Link:) with the report's URL; if the "
-	  "report is public, add one right after this line; if it is not, say so." },
+	  "report is public, add one right after this line." },
 	{ "last line", NULL, DESC SOB REP, "BAD_REPORTED_BY_LINK", 1, 4, NULL },
 	/* several reporters of one report */
 	{ "group", NULL, DESC REP "Reported-by: Carol Coder <carol@example.com>\n" CLOSES SOB,
@@ -298,6 +298,47 @@ START_TEST(test_stable)
 }
 END_TEST
 
+/* A display name alone is only a check (the tools find the address, and
+ * "stable <stable@kernel.org>" is the stable maintainers' own form); a
+ * note not written as "# note" stays a warning, display name or not. */
+START_TEST(test_stable_severity)
+{
+	static const struct {
+		const char *trailer;
+		enum severity sev;
+		const char *msg_has;
+	} cases[] = {
+		{ "Cc: stable <stable@kernel.org>\n", SEV_CHECK, "no display name" },
+		{ "Cc: Stable Team <stable@vger.kernel.org> # 6.1\n", SEV_CHECK, "\"Stable Team\"" },
+		{ "Cc: Stable Team <stable@vger.kernel.org> [6.1+]\n", SEV_WARNING, "\"# note\"" },
+		{ "Cc: stable <stable+noautosel@kernel.org>\n", SEV_WARNING, "reason" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct buf body;
+		char *raw;
+		struct findings fs;
+		const struct finding *f;
+
+		buf_init(&body, 0);
+		buf_printf(&body, DESC FIX "%s" SOB, cases[i].trailer);
+		raw = make_mail(NULL, body.data);
+		findings_init(&fs);
+		th_check_mail(raw, NULL, &fs);
+		ck_assert_msg(th_count(&fs, "BAD_STABLE_ADDRESS_STYLE") == 1, "%s: %s",
+			      cases[i].trailer, th_dump(&fs));
+		f = first_of(&fs, "BAD_STABLE_ADDRESS_STYLE");
+		ck_assert_msg(f->severity == cases[i].sev, "%s: severity %d", cases[i].trailer,
+			      (int)f->severity);
+		ck_assert_msg(strstr(f->message, cases[i].msg_has), "%s: %s", cases[i].trailer,
+			      f->message);
+		findings_release(&fs);
+		free(raw);
+		buf_release(&body);
+	}
+}
+END_TEST
+
 /* ---- GIT_COMMIT_ID -------------------------------------------------- */
 
 static const struct mail_case commit_cases[] = {
@@ -466,6 +507,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_missing_fixes, 0, (int)ARRAY_SIZE(missing_fixes_cases));
 	tcase_add_test(tc, test_missing_fixes_is_check);
 	tcase_add_loop_test(tc, test_stable, 0, (int)ARRAY_SIZE(stable_cases));
+	tcase_add_test(tc, test_stable_severity);
 	tcase_add_loop_test(tc, test_commit_id, 0, (int)ARRAY_SIZE(commit_cases));
 	tcase_add_test(tc, test_cover_letter_unchecked);
 	tcase_add_loop_test(tc, test_real, 0, (int)ARRAY_SIZE(real_cases));

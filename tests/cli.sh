@@ -123,7 +123,7 @@ has "the second names itself" out \
 	"<three-attached@example.org> \"[PATCH 2/3] leds: core: fix another thing\" [attachment 0002-leds-core-fix-another-thing.patch]"
 has "its finding" out "ERROR:MISSING_SIGN_OFF"
 has "the third's finding, at its own line" out \
-	"WARNING:BAD_REPORTED_BY_LINK: Reported-by: is not followed by a Closes: (or Link:) with the report's URL; if the report is public, add one right after this line; if it is not, say so. [decoded text line 8]"
+	"WARNING:BAD_REPORTED_BY_LINK: Reported-by: is not followed by a Closes: (or Link:) with the report's URL; if the report is public, add one right after this line. [decoded text line 8]"
 
 # --- --min-severity ---------------------------------------------------------
 

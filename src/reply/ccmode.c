@@ -294,7 +294,7 @@ static const struct {
 	[R_BAD_REPORTED_BY_LINK] = {
 		"a Reported-by: group not followed by a Closes: or Link: with an http(s) URL of the report.",
 		"The report holds the details the commit message leaves out, and Closes: lets trackers close it.",
-		"add \"Closes: <URL of the report>\" right after the Reported-by: line(s) if the report is public; if it is not, say so." },
+		"add \"Closes: <URL of the report>\" right after the Reported-by: line(s) if the report is public." },
 	[R_BAD_FIXES_TAG] = {
 		"a Fixes line that is not Fixes: <12 to 40 lower-case hex> (\"<subject>\") on one line with single spaces.",
 		"Stable maintainers and scripts parse Fixes: to find which kernels need the patch.",

@@ -109,7 +109,7 @@ static void check_reported_by(struct rule_ctx *c)
 		    !patch_trailers_adjacent(p, &t[last], &t[last + 1]))
 			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
 				  "%s: is not followed by %s with the report's URL; if the report "
-				  "is public, add one right after this line; if it is not, say so.",
+				  "is public, add one right after this line.",
 				  t[last].token, report_followers(follow));
 		i = last + 1;
 	}
@@ -300,11 +300,7 @@ static void check_stable_cc(struct rule_ctx *c, const struct trailer *t)
 	k = stable_kind(who.email);
 	if (!rest || rest < t->value || rest > end)
 		rest = end;
-	if (k != NOT_STABLE && who.name[0])
-		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
-			  "Cc: %s takes no display name (\"%s\"); write \"Cc: %s\", any note "
-			  "after it as \"# note\".", who.email, who.name, who.email);
-	else if (k == STABLE_NOAUTOSEL && skip_blank(rest, end) == end)
+	if (k == STABLE_NOAUTOSEL && skip_blank(rest, end) == end)
 		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
 			  "Cc: %s needs the reason after it, as in \"# <why this must not be "
 			  "backported>\".", who.email);
@@ -312,6 +308,12 @@ static void check_stable_cc(struct rule_ctx *c, const struct trailer *t)
 		rule_emit(c, R_BAD_STABLE_ADDRESS_STYLE, &t->line,
 			  "Please write the note after Cc: %s as \"# note\" (e.g. \"# 6.1+\"), so "
 			  "the stable tools can read it.", who.email);
+	else if (k != NOT_STABLE && who.name[0])
+		/* Only a check: the tools still find the address, and "Cc: stable
+		 * <stable@kernel.org>" is a form the stable maintainers use. */
+		rule_emit_sev(c, R_BAD_STABLE_ADDRESS_STYLE, SEV_CHECK, &t->line,
+			      "Cc: %s takes no display name (\"%s\"); write \"Cc: %s\", any note "
+			      "after it as \"# note\".", who.email, who.name, who.email);
 	person_release(&who);
 }
 
