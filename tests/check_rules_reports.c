@@ -107,7 +107,14 @@ static const struct mail_case reported_cases[] = {
 	{ "second report unlinked", NULL, DESC REP CLOSES "Reported-by: Carol Coder <carol@example.com>\n"
 	  SOB, "BAD_REPORTED_BY_LINK", 1, 5, NULL },
 	{ "several links", NULL, DESC REP CLOSES LINK SOB, "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
-	{ "link not right after", NULL, DESC REP SOB CLOSES, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	/* the link may come later in the trailer block, before the next report */
+	{ "link after a fixes", NULL, DESC REP FIX CLOSES SOB, "BAD_REPORTED_BY_LINK", 0, ANY_LINE,
+	  NULL },
+	{ "link after the sign-off", NULL, DESC REP SOB CLOSES, "BAD_REPORTED_BY_LINK", 0, ANY_LINE,
+	  NULL },
+	{ "link only before", NULL, DESC CLOSES REP SOB, "BAD_REPORTED_BY_LINK", 1, 4, NULL },
+	{ "link only after the next report", NULL, DESC REP FIX "Reported-by: Carol Coder "
+	  "<carol@example.com>\n" CLOSES SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "closes without url", NULL, DESC REP "Closes: #123\n" SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "angle-bracketed url", NULL, DESC REP "Closes: <https://example.org/bug/1>\n" SOB,
 	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },

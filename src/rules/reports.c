@@ -85,6 +85,25 @@ static const char *report_followers(unsigned follow)
 }
 
 /*
+ * Whether the group of reports ending at t[last] is followed by its link:
+ * a Closes:/Link: with a URL anywhere after it in the trailer block (a
+ * Fixes: may stand between) and before the next report.  A group in the
+ * prose, outside the block, needs the link right after it.
+ */
+static bool report_linked(const struct patch *p, size_t last, unsigned follow)
+{
+	const struct trailer *t = p->trailers;
+
+	if (!t[last].in_block)
+		return last + 1 < p->ntrailers && is_report_link(&t[last + 1], follow) &&
+		       patch_trailers_adjacent(p, &t[last], &t[last + 1]);
+	for (size_t j = last + 1; j < p->ntrailers && t[j].in_block && !is_report(&t[j]); j++)
+		if (is_report_link(&t[j], follow))
+			return true;
+	return false;
+}
+
+/*
  * Consecutive Reported-by: lines credit the reporters of one report, so the
  * group as a whole must be followed by the link to it.
  */
@@ -105,8 +124,7 @@ static void check_reported_by(struct rule_ctx *c)
 		for (last = i; last + 1 < p->ntrailers && is_report(&t[last + 1]) &&
 			       patch_trailers_adjacent(p, &t[last], &t[last + 1]); last++)
 			;
-		if (last + 1 >= p->ntrailers || !is_report_link(&t[last + 1], follow) ||
-		    !patch_trailers_adjacent(p, &t[last], &t[last + 1]))
+		if (!report_linked(p, last, follow))
 			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
 				  "%s: is not followed by %s with the report's URL; if the report "
 				  "is public, add one right after this line.",
