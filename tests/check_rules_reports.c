@@ -115,6 +115,17 @@ static const struct mail_case reported_cases[] = {
 	{ "link only before", NULL, DESC CLOSES REP SOB, "BAD_REPORTED_BY_LINK", 1, 4, NULL },
 	{ "link only after the next report", NULL, DESC REP FIX "Reported-by: Carol Coder "
 	  "<carol@example.com>\n" CLOSES SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	/* the author says the report is not on the web */
+	{ "private, in the notes", NULL, DESC REP SOB "---\nNote: no Closes tag, the issue was "
+	  "reported on a private chat.\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "off-list, in the message", NULL, DESC "Bob reported this to me off-list.\n\n" REP SOB,
+	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "directly, in the notes", NULL, DESC REP SOB "---\nThe bug was reported directly to "
+	  "me.\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "private, no report word", NULL, "Make the private data of foo static.\n\n" REP SOB,
+	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	{ "internal reporter address", NULL, DESC "Reported-by: Bob Builder <bob@internal.example.org>"
+	  "\n" SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "closes without url", NULL, DESC REP "Closes: #123\n" SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "angle-bracketed url", NULL, DESC REP "Closes: <https://example.org/bug/1>\n" SOB,
 	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },

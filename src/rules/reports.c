@@ -103,6 +103,58 @@ static bool report_linked(const struct patch *p, size_t last, unsigned follow)
 	return false;
 }
 
+/* Words that, on a line that also speaks of a report, say it was not public. */
+static const char *const private_words[] = {
+	"private", "off-list", "offlist", "off list", "directly", "internal", "not public",
+};
+
+/* A line whose first word is a "-by:" tag: "Reported-by: x <x@internal.example>". */
+static bool is_by_line(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && (ascii_is_alnum(s[k]) || s[k] == '-'))
+		k++;
+	return k >= 3 && k < n && s[k] == ':' && !strncasecmp(s + k - 3, "-by", 3);
+}
+
+static bool says_private(const char *s, size_t n)
+{
+	if (is_by_line(s, n) || find_text(s, n, "report", true) == n)
+		return false;
+	for (size_t k = 0; k < ARRAY_SIZE(private_words); k++)
+		if (find_text(s, n, private_words[k], true) < n)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the author says the report was not public ("reported on a
+ * private chat", "reported to me directly"), in the commit message or in
+ * the notes below "---" before the diff: then there is no URL to give.
+ */
+static bool report_private(const struct patch *p)
+{
+	const char *s = p->after, *end = p->after ? p->after + p->after_len : NULL;
+
+	for (size_t i = 0; i < p->nlines; i++)
+		if (says_private(p->lines[i].p, p->lines[i].len))
+			return true;
+	if (!s || p->sep != SEP_DASHES)
+		return false;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (ascii_has_prefix_ci(s, n, "diff -") || ascii_has_prefix_ci(s, n, "Index: "))
+			break;
+		if (says_private(s, n))
+			return true;
+		s += n + (nl != NULL);
+	}
+	return false;
+}
+
 /*
  * Consecutive Reported-by: lines credit the reporters of one report, so the
  * group as a whole must be followed by the link to it.
@@ -116,6 +168,8 @@ static void check_reported_by(struct rule_ctx *c)
 
 	if (!(follow & (FOLLOW_CLOSES | FOLLOW_LINK)))
 		follow = FOLLOW_CLOSES | FOLLOW_LINK;
+	if (report_private(p))
+		return;
 	while (i < p->ntrailers) {
 		if (!is_report(&t[i])) {
 			i++;
