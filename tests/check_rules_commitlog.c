@@ -69,6 +69,12 @@ static const struct {
 	{ "one line of description", { .text = "Read the right register.\n\n" SOB }, "COMMIT_MESSAGE", 0 },
 	{ "description, no trailer block", { .text = "Read the right register.\n" }, "COMMIT_MESSAGE", 0 },
 	{ "the default mail", { .text = NULL }, "COMMIT_MESSAGE", 0 },
+	{ "an RFC with only trailers", { .subject = "[RFC PATCH 2/3] leds: foo: fix the bar",
+	  .text = SOB }, "COMMIT_MESSAGE", 0 },
+	{ "an RFC with nothing", { .subject = "[PATCH RFC] leds: foo: fix the bar", .text = "" },
+	  "COMMIT_MESSAGE", 0 },
+	{ "a v2 with only trailers", { .subject = "[PATCH v2] leds: foo: fix the bar", .text = SOB },
+	  "COMMIT_MESSAGE", 1 },
 
 	/* COMMIT_LOG_VERSIONING: one finding for a block of notes */
 	{ "v2:", { .text = DESC "v2: read the register once\n\n" SOB }, "COMMIT_LOG_VERSIONING", 1 },

@@ -288,6 +288,8 @@ void rules_commitlog(struct rule_ctx *ctx)
 	if (ctx->patch->pasted.len)
 		rule_emit(ctx, R_PASTED_FORMAT_PATCH, &ctx->patch->pasted,
 			  "This is a git format-patch file pasted into a mail: please send the patch with git send-email (or b4) instead.");
-	check_description(ctx);
+	/* An RFC asks about an idea; its author often leaves the message for later. */
+	if (!ctx->patch->series.rfc)
+		check_description(ctx);
 	check_lines(ctx);
 }
