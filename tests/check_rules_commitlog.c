@@ -69,6 +69,15 @@ static const struct {
 	{ "one line of description", { .text = "Read the right register.\n\n" SOB }, "COMMIT_MESSAGE", 0 },
 	{ "description, no trailer block", { .text = "Read the right register.\n" }, "COMMIT_MESSAGE", 0 },
 	{ "the default mail", { .text = NULL }, "COMMIT_MESSAGE", 0 },
+	/* a paragraph of tags above the trailer block is no description */
+	{ "a lone Assisted-by: paragraph", { .text = "Assisted-by: Agent:model-1\n\n" SOB },
+	  "COMMIT_MESSAGE", 1 },
+	{ "a Fixes: paragraph", { .text = "Fixes: 0123456789ab (\"leds: foo: add bar\")\n"
+	  "Reported-by: Bob <bob@example.org>\n\n" SOB }, "COMMIT_MESSAGE", 1 },
+	{ "a Note: paragraph is prose", { .text = "Note: the bar needs this.\n\n" SOB },
+	  "COMMIT_MESSAGE", 0 },
+	{ "a tag, then prose", { .text = "Assisted-by: Agent:model-1\nRead the right register.\n\n"
+	  SOB }, "COMMIT_MESSAGE", 0 },
 	{ "an RFC with only trailers", { .subject = "[RFC PATCH 2/3] leds: foo: fix the bar",
 	  .text = SOB }, "COMMIT_MESSAGE", 0 },
 	{ "an RFC with nothing", { .subject = "[PATCH RFC] leds: foo: fix the bar", .text = "" },

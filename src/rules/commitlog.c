@@ -43,14 +43,67 @@ static bool blank(const struct line *l)
  * when the blank line between them was missing. */
 #define SUBJECT_RUN_ON	100
 
+/* Tags that are no description even above the trailer block (besides "-by:"). */
+static const char *const known_tags[] = {
+	"Fixes", "Link", "Closes", "Cc", "BugLink", "Message-ID", "Change-Id",
+};
+
+/* A "Token: value" line with a known token or one ending in "-by". */
+static bool tag_line(const struct line *l)
+{
+	size_t i = 0, k;
+
+	if (trailer_classify(l->p, l->len) != TRAILER_TAG)
+		return false;
+	while (i < l->len && ascii_is_blank((unsigned char)l->p[i]))
+		i++;
+	for (k = i; k < l->len && (ascii_is_alnum((unsigned char)l->p[k]) || l->p[k] == '-'); k++)
+		;
+	if (k - i > 3 && !strncasecmp(l->p + k - 3, "-by", 3))
+		return true;
+	for (size_t t = 0; t < ARRAY_SIZE(known_tags); t++)
+		if (k - i == strlen(known_tags[t]) && !strncasecmp(l->p + i, known_tags[t], k - i))
+			return true;
+	return false;
+}
+
+/*
+ * Whether lines [0, end) hold a description: a paragraph with a line that
+ * is not a tag (or the continuation of one).  A paragraph of tags set apart
+ * from the trailer block ("Assisted-by: ...", blank, "Signed-off-by: ...")
+ * describes nothing.
+ */
+static bool described(const struct line *lines, size_t end)
+{
+	bool in_tags = false;
+
+	for (size_t i = 0; i < end; i++) {
+		const struct line *l = &lines[i];
+
+		if (blank(l)) {
+			in_tags = false;
+			continue;
+		}
+		if (tag_line(l))
+			in_tags = true;
+		else if (!in_tags || trailer_classify(l->p, l->len) != TRAILER_CONTINUATION)
+			return true;
+	}
+	return false;
+}
+
 static void check_description(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
 	size_t end = p->block_start < p->nlines ? p->block_start : p->nlines;
 
+	if (described(p->lines, end))
+		return;
 	for (size_t i = 0; i < end; i++)
-		if (!blank(&p->lines[i]))
-			return;
+		if (!blank(&p->lines[i])) {
+			end = i;	/* point at the first tag */
+			break;
+		}
 	if (end < p->nlines && strlen(p->subject_body) > SUBJECT_RUN_ON)
 		rule_emit(c, R_COMMIT_MESSAGE, &p->lines[end],
 			  "The commit message holds only tags, and the %zu-character subject looks "
