@@ -179,6 +179,31 @@ static bool bad_separator(const struct line *l)
 	return l->len > 4 && !memcmp(l->p, "--- ", 4) && !ascii_is_space((unsigned char)l->p[4]);
 }
 
+static bool comment_line(const struct patch *p, size_t i)
+{
+	return i < p->block_start && p->lines[i].len && p->lines[i].p[0] == '#';
+}
+
+/* One finding for a run of "#" lines starting at line i (git's leftover
+ * "# Conflicts:" and its file list are one thing to delete). */
+static void report_comments(struct rule_ctx *c, size_t i)
+{
+	const struct patch *p = c->patch;
+	size_t n = 1;
+
+	while (i + n < p->nlines && comment_line(p, i + n))
+		n++;
+	if (n == 1)
+		rule_emit(c, R_COMMIT_COMMENT_SYMBOL, &p->lines[i],
+			  "git drops commit-message lines that start with #, so this line would "
+			  "vanish: delete it, or indent it if it is meant to stay.");
+	else
+		rule_emit(c, R_COMMIT_COMMENT_SYMBOL, &p->lines[i],
+			  "git drops commit-message lines that start with #, so this line and the "
+			  "%zu after it would vanish: delete them, or indent them if they are meant "
+			  "to stay.", n - 1);
+}
+
 static void check_lines(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
@@ -197,9 +222,8 @@ static void check_lines(struct rule_ctx *c)
 		if (bad_separator(l))
 			rule_emit(c, R_BAD_COMMIT_SEPARATOR, l,
 				  "git am takes a line starting with \"--- \" for the start of the diff and drops the rest of the commit message; please reword or indent this line.");
-		if (l->len && l->p[0] == '#' && i < p->block_start)
-			rule_emit(c, R_COMMIT_COMMENT_SYMBOL, l,
-				  "git drops commit-message lines that start with #: please indent this line or reword it.");
+		if (comment_line(p, i) && !(i > 0 && comment_line(p, i - 1)))
+			report_comments(c, i);
 		while (k < l->len && ascii_is_blank((unsigned char)l->p[k]))
 			k++;
 		if (ascii_has_prefix_ci(l->p + k, l->len - k, "change-id:"))
