@@ -196,6 +196,10 @@ static const struct mail_case fixes_cases[] = {
 	  "BAD_FIXES_TAG", 1, 3, NULL },
 	{ "no colon in prose, tag-like", NULL, "Make foo do bar.\nFixes 0123456789ab (\"leds: foo\")\n\n"
 	  SOB, "BAD_FIXES_TAG", 1, 2, NULL },
+	{ "id inside the quotes", NULL, DESC "Fixes: (\"0123456789ab leds: foo: add bar\")\n" SOB,
+	  "BAD_FIXES_TAG", 1, 3, "goes before the parentheses" },
+	{ "a subject in parentheses only", NULL, DESC "Fixes: (\"facade: add bar\")\n" SOB,
+	  "BAD_FIXES_TAG", 0, ANY_LINE, NULL },
 	{ "word commit", NULL, DESC "Fixes: commit 0123456789ab (\"leds: foo: add bar\")\n" SOB,
 	  "BAD_FIXES_TAG", 1, 3, "drop the word" },
 	{ "two spaces after colon", NULL, DESC "Fixes:  0123456789ab (\"leds: foo: add bar\")\n" SOB,
