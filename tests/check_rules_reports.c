@@ -387,6 +387,31 @@ static const struct mail_case commit_cases[] = {
 	{ "two on a line, second bad", NULL,
 	  "Commits 0123456789ab and commit 0123456 (\"x\") broke it.\n\n" SOB, "GIT_COMMIT_ID", 1, 1,
 	  "0123456" },
+	/* the subject given elsewhere in the message */
+	{ "subject in the fixes line", NULL, "When commit 0123456789ab added bar, foo broke.\n\n"
+	  FIX SOB, "GIT_COMMIT_ID", 0, ANY_LINE, NULL },
+	{ "subject in an earlier citation", NULL, "Commit 0123456789ab (\"leds: foo: add bar\") "
+	  "added bar.\n\nSince commit 0123456789ab foo is off.\n\n" SOB, "GIT_COMMIT_ID", 0,
+	  ANY_LINE, NULL },
+	{ "fixes names another commit", NULL, "When commit 0123456789ac added bar, foo broke.\n\n"
+	  FIX SOB, "GIT_COMMIT_ID", 1, 1, NULL },
+	{ "short id, subject in the fixes line", NULL, "When commit 0123456 added bar, foo broke.\n\n"
+	  FIX SOB, "GIT_COMMIT_ID", 1, 1, "at least 12" },
+	/* a commit of another repository */
+	{ "vendor tree by reference", NULL, "Taken from the vendor tree [1] at commit 824b817f8\n"
+	  "(a 5.10 kernel).\n\n[1] https://github.example.com/vendor/sdk\n\n" SOB,
+	  "GIT_COMMIT_ID", 0, ANY_LINE, NULL },
+	{ "vendor tree URL in the paragraph", NULL, "Taken from commit 824b817f8 of\n"
+	  "https://gitlab.example.org/vendor/linux.\n\n" SOB, "GIT_COMMIT_ID", 0, ANY_LINE, NULL },
+	{ "a kernel.org URL is the kernel", NULL, "Since commit 0123456 of\n"
+	  "https://git.kernel.org/pub/scm/linux/kernel/git/foo/bar.git it is off.\n\n" SOB,
+	  "GIT_COMMIT_ID", 1, 1, NULL },
+	{ "a reference to lore is the kernel", NULL, "Since commit 0123456 [1] it is off.\n\n"
+	  "[1]: https://lore.kernel.org/r/20250101.1234-1-bob@example.org/\n\n" SOB,
+	  "GIT_COMMIT_ID", 1, 1, NULL },
+	{ "a foreign URL in another paragraph", NULL, "Since commit 0123456 it is off.\n\n"
+	  "See https://github.example.com/vendor/sdk for the tool.\n\n" SOB,
+	  "GIT_COMMIT_ID", 1, 1, NULL },
 	/* backports and reverts: unlike checkpatch */
 	{ "stable upstream line", NULL, "commit " SHA40 " upstream.\n\n" DESC SOB,
 	  "GIT_COMMIT_ID", 0, ANY_LINE, NULL },

@@ -436,12 +436,13 @@ static enum cite_problem cite_problem(const char *id_end, const char *end, size_
 	return CITE_OK;
 }
 
-/* The first badly cited commit whose "commit" starts in the first n bytes of s. */
-static bool find_bad_cite(const char *s, size_t len, size_t n, struct cite *out)
+/* The first badly cited commit whose "commit" starts in bytes [*from, n) of
+ * s; *from is moved past it. */
+static bool find_bad_cite(const char *s, size_t len, size_t n, size_t *from, struct cite *out)
 {
 	const char *end = s + len;
 
-	for (size_t i = 0; i + 6 <= n; i++) {
+	for (size_t i = *from; i + 6 <= n; i++) {
 		const char *id;
 		size_t id_len;
 
@@ -451,9 +452,103 @@ static bool find_bad_cite(const char *s, size_t len, size_t n, struct cite *out)
 		if (out->problem != CITE_OK) {
 			out->id = id;
 			out->id_len = (int)id_len;
+			*from = (size_t)(id + id_len - s);
 			return true;
 		}
 	}
+	return false;
+}
+
+/* Whether the message names the commit id (n bytes) elsewhere with its
+ * subject, in a Fixes: tag or a citation: the reader has it there. */
+static bool cited_with_subject(const struct commitrefs *refs, const char *id, size_t n)
+{
+	for (size_t i = 0; i < refs->n; i++) {
+		size_t k = strlen(refs->v[i].id);
+
+		if (refs->v[i].subject && !strncasecmp(refs->v[i].id, id, k < n ? k : n))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a URL starts at s (n bytes) whose host is not kernel.org's. */
+static bool foreign_url_at(const char *s, size_t n)
+{
+	size_t k = ascii_has_prefix_ci(s, n, "https://") ? 8 : ascii_has_prefix_ci(s, n, "http://") ? 7 : 0;
+	size_t h = k;
+
+	if (!k)
+		return false;
+	while (h < n && (ascii_is_alnum(s[h]) || s[h] == '-' || s[h] == '.'))
+		h++;
+	if (h == k)
+		return false;
+	return !((h - k == 10 || (h - k > 10 && s[h - 11] == '.')) &&
+		 !strncasecmp(s + h - 10, "kernel.org", 10));
+}
+
+static bool line_has_foreign_url(const struct line *l)
+{
+	for (size_t i = 0; i + 7 <= l->len; i++)
+		if (foreign_url_at(l->p + i, l->len - i))
+			return true;
+	return false;
+}
+
+/* Whether line l holds a reference mark "[n]" whose definition, a line
+ * "[n] URL" or "[n]: URL" of the message, gives a URL off kernel.org. */
+static bool line_refers_foreign(const struct patch *p, const struct line *l)
+{
+	for (size_t i = 0; i + 2 < l->len; i++) {
+		size_t k = i + 1;
+
+		if (l->p[i] != '[')
+			continue;
+		while (k < l->len && ascii_is_digit(l->p[k]))
+			k++;
+		if (k == i + 1 || k >= l->len || l->p[k] != ']')
+			continue;
+		for (size_t j = 0; j < p->nlines; j++) {
+			const struct line *d = &p->lines[j];
+			const char *q = skip_blank(d->p, d->p + d->len), *e = d->p + d->len;
+			size_t mark = k + 1 - i;
+
+			if ((size_t)(e - q) <= mark || memcmp(q, l->p + i, mark))
+				continue;
+			q += mark;
+			if (q < e && *q == ':')
+				q++;
+			q = skip_blank(q, e);
+			if (foreign_url_at(q, (size_t)(e - q)))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool blank_line(const struct line *l)
+{
+	return skip_blank(l->p, l->p + l->len) == l->p + l->len;
+}
+
+/*
+ * Whether the paragraph of line i points at a repository other than the
+ * kernel's: a URL off kernel.org in it, or a reference mark to one ("the
+ * vendor SDK [1] at commit 824b817f8").  Its commit ids are not kernel
+ * commits, and need no kernel subject.
+ */
+static bool paragraph_foreign(const struct patch *p, size_t i)
+{
+	size_t a = i, b = i;
+
+	while (a > 0 && !blank_line(&p->lines[a - 1]))
+		a--;
+	while (b + 1 < p->nlines && !blank_line(&p->lines[b + 1]))
+		b++;
+	for (size_t j = a; j <= b; j++)
+		if (line_has_foreign_url(&p->lines[j]) || line_refers_foreign(p, &p->lines[j]))
+			return true;
 	return false;
 }
 
@@ -492,23 +587,34 @@ static void report_cite(struct rule_ctx *c, const struct line *l, const struct c
 static void check_commit_ids(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
+	struct commitrefs refs;
 	struct buf b;
 
 	if (!rule_enabled(c, R_GIT_COMMIT_ID))
 		return;
 	buf_init(&b, 0);
+	commitrefs_init(&refs);
+	commitref_find(p->lines, p->nlines, p->block_start, COMMITREF_MAX_REFS, &refs);
 	for (size_t i = 0; i < p->nlines; i++) {
 		const struct line *l = &p->lines[i];
 		struct commitref_fixes f;
 		struct cite ct;
+		size_t from = 0;
 
 		if (find_text(l->p, l->len, "commit", true) == l->len || is_fixes_line(p, i, &f) ||
 		    commitref_log_header(l))
 			continue;
 		commitref_join(p->lines, p->nlines, i, &b);
-		if (find_bad_cite(b.data, b.len, l->len, &ct))
+		while (find_bad_cite(b.data, b.len, l->len, &from, &ct)) {
+			if ((ct.problem == CITE_NO_SUBJECT &&
+			     cited_with_subject(&refs, ct.id, (size_t)ct.id_len)) ||
+			    paragraph_foreign(p, i))
+				continue;
 			report_cite(c, l, &ct);
+			break;
+		}
 	}
+	commitrefs_release(&refs);
 	buf_release(&b);
 }
 
