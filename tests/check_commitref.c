@@ -62,6 +62,7 @@ static const struct {
 	{ "Fix.\n\nFixes: 0123456789ab (\"leds: add foo\")\n" SOB, "F 0123456789ab leds: add foo;" },
 	{ "Fix.\n\nfixes 0123456\n" SOB, "F 0123456 -;" },
 	{ "Fixes decade-old bug.\n\n" SOB, "" },
+	{ "Fix.\n\nFixes: (\"0123456789ab leds: add foo\")\n" SOB, "F 0123456789ab -;" },
 	{ "As commit 0123456789ab (\"leds: add foo\") did.\n\n" SOB, "P 0123456789ab leds: add foo;" },
 	{ "As commit 0123456789ab (\"leds: add\n foo\") did.\n\n" SOB, "P 0123456789ab leds: add foo;" },
 	{ "See commit abcdef1 and commit 1234567890.\n\n" SOB, "P abcdef1 -;P 1234567890 -;" },
@@ -225,6 +226,8 @@ static const struct {
 	{ "Fix.\n\nFixes: 0123456 (\"wrong\")\n" SOB, true,
 	  "3 R Fixes: 0123456789ab (\"leds: add foo\");" },
 	{ "Fix.\n\nfixes: 0123456\n" SOB, true, "3 R Fixes: 0123456789ab (\"leds: add foo\");" },
+	{ "Fix.\n\nFixes: (\"0123456 leds: add foo\")\n" SOB, true,
+	  "3 R Fixes: 0123456789ab (\"leds: add foo\");" },
 	{ "Fix.\n\nFixes: 0123456 (\"leds: add\n  foo\")\n" SOB, true, "" },	/* wrapped: the human */
 	{ "Fix.\n\nv2: rebased\nv1: first\n\n" SOB, false, "3 D;4 D;5 D;7 A v2: rebased|v1: first|;" },
 	/* in a paragraph that is not only notes, only from the note on */

@@ -69,6 +69,21 @@ static const struct {
 	{ "one line of description", { .text = "Read the right register.\n\n" SOB }, "COMMIT_MESSAGE", 0 },
 	{ "description, no trailer block", { .text = "Read the right register.\n" }, "COMMIT_MESSAGE", 0 },
 	{ "the default mail", { .text = NULL }, "COMMIT_MESSAGE", 0 },
+	/* a paragraph of tags above the trailer block is no description */
+	{ "a lone Assisted-by: paragraph", { .text = "Assisted-by: Agent:model-1\n\n" SOB },
+	  "COMMIT_MESSAGE", 1 },
+	{ "a Fixes: paragraph", { .text = "Fixes: 0123456789ab (\"leds: foo: add bar\")\n"
+	  "Reported-by: Bob <bob@example.org>\n\n" SOB }, "COMMIT_MESSAGE", 1 },
+	{ "a Note: paragraph is prose", { .text = "Note: the bar needs this.\n\n" SOB },
+	  "COMMIT_MESSAGE", 0 },
+	{ "a tag, then prose", { .text = "Assisted-by: Agent:model-1\nRead the right register.\n\n"
+	  SOB }, "COMMIT_MESSAGE", 0 },
+	{ "an RFC with only trailers", { .subject = "[RFC PATCH 2/3] leds: foo: fix the bar",
+	  .text = SOB }, "COMMIT_MESSAGE", 0 },
+	{ "an RFC with nothing", { .subject = "[PATCH RFC] leds: foo: fix the bar", .text = "" },
+	  "COMMIT_MESSAGE", 0 },
+	{ "a v2 with only trailers", { .subject = "[PATCH v2] leds: foo: fix the bar", .text = SOB },
+	  "COMMIT_MESSAGE", 1 },
 
 	/* COMMIT_LOG_VERSIONING: one finding for a block of notes */
 	{ "v2:", { .text = DESC "v2: read the register once\n\n" SOB }, "COMMIT_LOG_VERSIONING", 1 },
@@ -105,7 +120,10 @@ static const struct {
 	/* COMMIT_COMMENT_SYMBOL */
 	{ "#include in the prose", { .text = "Add the missing\n#include <linux/module.h>\n\n" SOB },
 	  "COMMIT_COMMENT_SYMBOL", 1 },
-	{ "# lines in the prose", { .text = DESC "# first\n# second\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 2 },
+	/* a run of # lines is one finding */
+	{ "# lines in the prose", { .text = DESC "# first\n# second\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 1 },
+	{ "two runs of # lines", { .text = DESC "# Conflicts:\n#\tdrivers/leds/leds-foo.c\n\n"
+	  "More prose.\n# again\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 2 },
 	{ "# comment in the trailer block", { .text = DESC "Acked-by: Bob <bob@example.org>\n# for the DT part\n" SOB },
 	  "COMMIT_COMMENT_SYMBOL", 0 },
 	{ "indented #define", { .text = DESC "  #define FOO 1\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 0 },
@@ -268,6 +286,13 @@ START_TEST(test_message_words)
 		{ { .text = DESC "Table\n--- here\n\n" SOB }, "BAD_COMMIT_SEPARATOR",
 		  "git am takes a line starting with \"--- \" for the start of the diff and drops "
 		  "the rest of the commit message; please reword or indent this line." },
+		{ { .text = "Add the missing\n#include <x.h>\n\n" SOB }, "COMMIT_COMMENT_SYMBOL",
+		  "git drops commit-message lines that start with #, so this line would vanish: "
+		  "delete it, or indent it if it is meant to stay." },
+		{ { .text = DESC "# Conflicts:\n#\tdrivers/leds/leds-foo.c\n#\tdrivers/leds/leds.h\n\n"
+		    SOB }, "COMMIT_COMMENT_SYMBOL",
+		  "git drops commit-message lines that start with #, so this line and the 2 after "
+		  "it would vanish: delete them, or indent them if they are meant to stay." },
 		{ { .text = PASTED DESC SOB }, "PASTED_FORMAT_PATCH",
 		  "This is a git format-patch file pasted into a mail: please send the patch with "
 		  "git send-email (or b4) instead." },

@@ -134,6 +134,16 @@ static const struct {
 		.body = SOB, .after = "Link to v2: https://lore.kernel.org/r/20241201-foo-v2-1-abc@x\n\n"
 		"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" },
 	  "LINK_TO_PREVIOUS_VERSION", 0 },
+	/* a reference the text cites: what it holds matters, not which posting it is */
+	{ "b4 v7 cites its v6 cover as [1]", { .subject = "[PATCH v7 4/9] leds: foo: fix the bar",
+		.msgid = "20250103-foo-v7-4-abc@x", .body = "This needs the bar support of [1].\n\n"
+		"Link: https://lore.kernel.org/r/20241201-foo-v6-0-abc@x/ [1]\n" SOB },
+	  "LINK_TO_PREVIOUS_VERSION", 0 },
+	{ "b4 v7 labels its v6 [1], the text does not cite it", {
+		.subject = "[PATCH v7 4/9] leds: foo: fix the bar", .msgid = "20250103-foo-v7-4-abc@x",
+		.body = "This needs the bar support.\n\n"
+		"Link: https://lore.kernel.org/r/20241201-foo-v6-0-abc@x/ [1]\n" SOB },
+	  "LINK_TO_PREVIOUS_VERSION", 1 },
 	{ "Closes: is never a previous version", { .subject = "[PATCH v3 1/2] leds: foo: fix the bar", .msgid = "20250103-foo-v3-1-abc@x",
 		.body = "Closes: https://lore.kernel.org/r/20241201-foo-v2-1-abc@x\n" SOB },
 	  "LINK_TO_PREVIOUS_VERSION", 0 },

@@ -107,7 +107,25 @@ static const struct mail_case reported_cases[] = {
 	{ "second report unlinked", NULL, DESC REP CLOSES "Reported-by: Carol Coder <carol@example.com>\n"
 	  SOB, "BAD_REPORTED_BY_LINK", 1, 5, NULL },
 	{ "several links", NULL, DESC REP CLOSES LINK SOB, "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
-	{ "link not right after", NULL, DESC REP SOB CLOSES, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	/* the link may come later in the trailer block, before the next report */
+	{ "link after a fixes", NULL, DESC REP FIX CLOSES SOB, "BAD_REPORTED_BY_LINK", 0, ANY_LINE,
+	  NULL },
+	{ "link after the sign-off", NULL, DESC REP SOB CLOSES, "BAD_REPORTED_BY_LINK", 0, ANY_LINE,
+	  NULL },
+	{ "link only before", NULL, DESC CLOSES REP SOB, "BAD_REPORTED_BY_LINK", 1, 4, NULL },
+	{ "link only after the next report", NULL, DESC REP FIX "Reported-by: Carol Coder "
+	  "<carol@example.com>\n" CLOSES SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	/* the author says the report is not on the web */
+	{ "private, in the notes", NULL, DESC REP SOB "---\nNote: no Closes tag, the issue was "
+	  "reported on a private chat.\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "off-list, in the message", NULL, DESC "Bob reported this to me off-list.\n\n" REP SOB,
+	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "directly, in the notes", NULL, DESC REP SOB "---\nThe bug was reported directly to "
+	  "me.\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "private, no report word", NULL, "Make the private data of foo static.\n\n" REP SOB,
+	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	{ "internal reporter address", NULL, DESC "Reported-by: Bob Builder <bob@internal.example.org>"
+	  "\n" SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "closes without url", NULL, DESC REP "Closes: #123\n" SOB, "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "angle-bracketed url", NULL, DESC REP "Closes: <https://example.org/bug/1>\n" SOB,
 	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
@@ -178,6 +196,10 @@ static const struct mail_case fixes_cases[] = {
 	  "BAD_FIXES_TAG", 1, 3, NULL },
 	{ "no colon in prose, tag-like", NULL, "Make foo do bar.\nFixes 0123456789ab (\"leds: foo\")\n\n"
 	  SOB, "BAD_FIXES_TAG", 1, 2, NULL },
+	{ "id inside the quotes", NULL, DESC "Fixes: (\"0123456789ab leds: foo: add bar\")\n" SOB,
+	  "BAD_FIXES_TAG", 1, 3, "goes before the parentheses" },
+	{ "a subject in parentheses only", NULL, DESC "Fixes: (\"facade: add bar\")\n" SOB,
+	  "BAD_FIXES_TAG", 0, ANY_LINE, NULL },
 	{ "word commit", NULL, DESC "Fixes: commit 0123456789ab (\"leds: foo: add bar\")\n" SOB,
 	  "BAD_FIXES_TAG", 1, 3, "drop the word" },
 	{ "two spaces after colon", NULL, DESC "Fixes:  0123456789ab (\"leds: foo: add bar\")\n" SOB,
@@ -365,6 +387,31 @@ static const struct mail_case commit_cases[] = {
 	{ "two on a line, second bad", NULL,
 	  "Commits 0123456789ab and commit 0123456 (\"x\") broke it.\n\n" SOB, "GIT_COMMIT_ID", 1, 1,
 	  "0123456" },
+	/* the subject given elsewhere in the message */
+	{ "subject in the fixes line", NULL, "When commit 0123456789ab added bar, foo broke.\n\n"
+	  FIX SOB, "GIT_COMMIT_ID", 0, ANY_LINE, NULL },
+	{ "subject in an earlier citation", NULL, "Commit 0123456789ab (\"leds: foo: add bar\") "
+	  "added bar.\n\nSince commit 0123456789ab foo is off.\n\n" SOB, "GIT_COMMIT_ID", 0,
+	  ANY_LINE, NULL },
+	{ "fixes names another commit", NULL, "When commit 0123456789ac added bar, foo broke.\n\n"
+	  FIX SOB, "GIT_COMMIT_ID", 1, 1, NULL },
+	{ "short id, subject in the fixes line", NULL, "When commit 0123456 added bar, foo broke.\n\n"
+	  FIX SOB, "GIT_COMMIT_ID", 1, 1, "at least 12" },
+	/* a commit of another repository */
+	{ "vendor tree by reference", NULL, "Taken from the vendor tree [1] at commit 824b817f8\n"
+	  "(a 5.10 kernel).\n\n[1] https://github.example.com/vendor/sdk\n\n" SOB,
+	  "GIT_COMMIT_ID", 0, ANY_LINE, NULL },
+	{ "vendor tree URL in the paragraph", NULL, "Taken from commit 824b817f8 of\n"
+	  "https://gitlab.example.org/vendor/linux.\n\n" SOB, "GIT_COMMIT_ID", 0, ANY_LINE, NULL },
+	{ "a kernel.org URL is the kernel", NULL, "Since commit 0123456 of\n"
+	  "https://git.kernel.org/pub/scm/linux/kernel/git/foo/bar.git it is off.\n\n" SOB,
+	  "GIT_COMMIT_ID", 1, 1, NULL },
+	{ "a reference to lore is the kernel", NULL, "Since commit 0123456 [1] it is off.\n\n"
+	  "[1]: https://lore.kernel.org/r/20250101.1234-1-bob@example.org/\n\n" SOB,
+	  "GIT_COMMIT_ID", 1, 1, NULL },
+	{ "a foreign URL in another paragraph", NULL, "Since commit 0123456 it is off.\n\n"
+	  "See https://github.example.com/vendor/sdk for the tool.\n\n" SOB,
+	  "GIT_COMMIT_ID", 1, 1, NULL },
 	/* backports and reverts: unlike checkpatch */
 	{ "stable upstream line", NULL, "commit " SHA40 " upstream.\n\n" DESC SOB,
 	  "GIT_COMMIT_ID", 0, ANY_LINE, NULL },

@@ -19,6 +19,14 @@ static const char *skip_blank(const char *s, const char *end)
 	return s;
 }
 
+static bool has_digit(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ascii_is_digit(s[i]))
+			return true;
+	return false;
+}
+
 bool commitref_fixes_parse(const struct line *l, bool in_block, struct commitref_fixes *f)
 {
 	const char *s = l->p, *e = l->p + l->len, *q;
@@ -34,10 +42,17 @@ bool commitref_fixes_parse(const struct line *l, bool in_block, struct commitref
 	f->commit_word = ascii_has_prefix_ci(q, (size_t)(e - q), "commit") && e - q > 6 && ascii_is_blank(q[6]);
 	if (f->commit_word)
 		q = skip_blank(q + 6, e);
+	/* Fixes: ("<id> <subject>"): the id inside the parentheses */
+	f->id_inside = colon && !f->commit_word && e - q > 2 && q[0] == '(' &&
+		       (q[1] == '"' || q[1] == '\'');
+	if (f->id_inside)
+		q += 2;
 	for (f->id = q; q < e && ascii_is_xdigit(*q); q++)
 		;
 	f->id_len = (size_t)(q - f->id);
 	if (f->id_len < COMMITREF_ID_MIN || (q < e && !ascii_is_blank(*q) && *q != '('))
+		return false;
+	if (f->id_inside && (q == e || !ascii_is_blank(*q) || !has_digit(f->id, f->id_len)))
 		return false;
 	f->rest = q;
 	while (e > q && ascii_is_blank(e[-1]))

@@ -43,14 +43,67 @@ static bool blank(const struct line *l)
  * when the blank line between them was missing. */
 #define SUBJECT_RUN_ON	100
 
+/* Tags that are no description even above the trailer block (besides "-by:"). */
+static const char *const known_tags[] = {
+	"Fixes", "Link", "Closes", "Cc", "BugLink", "Message-ID", "Change-Id",
+};
+
+/* A "Token: value" line with a known token or one ending in "-by". */
+static bool tag_line(const struct line *l)
+{
+	size_t i = 0, k;
+
+	if (trailer_classify(l->p, l->len) != TRAILER_TAG)
+		return false;
+	while (i < l->len && ascii_is_blank((unsigned char)l->p[i]))
+		i++;
+	for (k = i; k < l->len && (ascii_is_alnum((unsigned char)l->p[k]) || l->p[k] == '-'); k++)
+		;
+	if (k - i > 3 && !strncasecmp(l->p + k - 3, "-by", 3))
+		return true;
+	for (size_t t = 0; t < ARRAY_SIZE(known_tags); t++)
+		if (k - i == strlen(known_tags[t]) && !strncasecmp(l->p + i, known_tags[t], k - i))
+			return true;
+	return false;
+}
+
+/*
+ * Whether lines [0, end) hold a description: a paragraph with a line that
+ * is not a tag (or the continuation of one).  A paragraph of tags set apart
+ * from the trailer block ("Assisted-by: ...", blank, "Signed-off-by: ...")
+ * describes nothing.
+ */
+static bool described(const struct line *lines, size_t end)
+{
+	bool in_tags = false;
+
+	for (size_t i = 0; i < end; i++) {
+		const struct line *l = &lines[i];
+
+		if (blank(l)) {
+			in_tags = false;
+			continue;
+		}
+		if (tag_line(l))
+			in_tags = true;
+		else if (!in_tags || trailer_classify(l->p, l->len) != TRAILER_CONTINUATION)
+			return true;
+	}
+	return false;
+}
+
 static void check_description(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
 	size_t end = p->block_start < p->nlines ? p->block_start : p->nlines;
 
+	if (described(p->lines, end))
+		return;
 	for (size_t i = 0; i < end; i++)
-		if (!blank(&p->lines[i]))
-			return;
+		if (!blank(&p->lines[i])) {
+			end = i;	/* point at the first tag */
+			break;
+		}
 	if (end < p->nlines && strlen(p->subject_body) > SUBJECT_RUN_ON)
 		rule_emit(c, R_COMMIT_MESSAGE, &p->lines[end],
 			  "The commit message holds only tags, and the %zu-character subject looks "
@@ -126,6 +179,31 @@ static bool bad_separator(const struct line *l)
 	return l->len > 4 && !memcmp(l->p, "--- ", 4) && !ascii_is_space((unsigned char)l->p[4]);
 }
 
+static bool comment_line(const struct patch *p, size_t i)
+{
+	return i < p->block_start && p->lines[i].len && p->lines[i].p[0] == '#';
+}
+
+/* One finding for a run of "#" lines starting at line i (git's leftover
+ * "# Conflicts:" and its file list are one thing to delete). */
+static void report_comments(struct rule_ctx *c, size_t i)
+{
+	const struct patch *p = c->patch;
+	size_t n = 1;
+
+	while (i + n < p->nlines && comment_line(p, i + n))
+		n++;
+	if (n == 1)
+		rule_emit(c, R_COMMIT_COMMENT_SYMBOL, &p->lines[i],
+			  "git drops commit-message lines that start with #, so this line would "
+			  "vanish: delete it, or indent it if it is meant to stay.");
+	else
+		rule_emit(c, R_COMMIT_COMMENT_SYMBOL, &p->lines[i],
+			  "git drops commit-message lines that start with #, so this line and the "
+			  "%zu after it would vanish: delete them, or indent them if they are meant "
+			  "to stay.", n - 1);
+}
+
 static void check_lines(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
@@ -144,9 +222,8 @@ static void check_lines(struct rule_ctx *c)
 		if (bad_separator(l))
 			rule_emit(c, R_BAD_COMMIT_SEPARATOR, l,
 				  "git am takes a line starting with \"--- \" for the start of the diff and drops the rest of the commit message; please reword or indent this line.");
-		if (l->len && l->p[0] == '#' && i < p->block_start)
-			rule_emit(c, R_COMMIT_COMMENT_SYMBOL, l,
-				  "git drops commit-message lines that start with #: please indent this line or reword it.");
+		if (comment_line(p, i) && !(i > 0 && comment_line(p, i - 1)))
+			report_comments(c, i);
 		while (k < l->len && ascii_is_blank((unsigned char)l->p[k]))
 			k++;
 		if (ascii_has_prefix_ci(l->p + k, l->len - k, "change-id:"))
@@ -288,6 +365,8 @@ void rules_commitlog(struct rule_ctx *ctx)
 	if (ctx->patch->pasted.len)
 		rule_emit(ctx, R_PASTED_FORMAT_PATCH, &ctx->patch->pasted,
 			  "This is a git format-patch file pasted into a mail: please send the patch with git send-email (or b4) instead.");
-	check_description(ctx);
+	/* An RFC asks about an idea; its author often leaves the message for later. */
+	if (!ctx->patch->series.rfc)
+		check_description(ctx);
 	check_lines(ctx);
 }

@@ -380,6 +380,31 @@ static void wrong_link(struct linkctx *x, const struct tagline *t)
 	}
 }
 
+/*
+ * Whether the link on line l ends in a reference mark ("... [1]", "...c.com/[2]")
+ * that another line of the commit message uses ("support for this [1]"):
+ * the text leans on what the link holds, whatever posting it is.
+ */
+static bool cited_reference(const struct patch *p, const struct line *l)
+{
+	size_t e = l->len, k;
+
+	while (e > 0 && ascii_is_space((unsigned char)l->p[e - 1]))
+		e--;
+	if (e < 3 || l->p[e - 1] != ']')
+		return false;
+	for (k = e - 1; k > 0 && ascii_is_digit((unsigned char)l->p[k - 1]); k--)
+		;
+	if (k == e - 1 || k == 0 || l->p[k - 1] != '[')
+		return false;
+	k--;
+	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES; i++)
+		if (p->lines[i].p != l->p &&
+		    memmem(p->lines[i].p, p->lines[i].len, l->p + k, e - k))
+			return true;
+	return false;
+}
+
 /* The signals of tagbot-rules(7) that work offline; the bot's memory of earlier
  * postings and archive lookups are for the lookup code. */
 static bool previous_version(struct linkctx *x, const char *id, const char *label,
@@ -464,7 +489,8 @@ static void link_only(struct linkctx *x, const struct tagline *t, const char *ur
 	const char *host;
 	char why[128];
 
-	if (previous_version(x, id, label, label_len, why, sizeof(why)))
+	if (!cited_reference(x->p, t->l) &&
+	    previous_version(x, id, label, label_len, why, sizeof(why)))
 		rule_emit(c, R_LINK_TO_PREVIOUS_VERSION, t->l,
 			  "This Link: points at an earlier posting of this patch (%s), which is history, not information for the commit: move it below the --- line or into the cover letter.",
 			  why);
@@ -696,7 +722,7 @@ static void check_archive_link(struct rule_ctx *c, size_t first, const struct li
 
 	if (!r->msgid || r->status != LOOKUP_ALIVE || already_reported(c, first, l))
 		return;
-	if (earlier_posting(p, r))
+	if (earlier_posting(p, r) && !cited_reference(p, l))
 		rule_emit(c, R_LINK_TO_PREVIOUS_VERSION, l,
 			  "This Link: points at v%d of this patch (the archive says so), this mail is v%d: that is history, not information for the commit: move it below the --- line or into the cover letter.",
 			  r->version, own_version(p));
@@ -713,10 +739,10 @@ static bool check_known(struct rule_ctx *c, size_t first, const struct line *l,
 		return false;
 	if (already_reported(c, first, l))
 		return true;
-	if (r->earlier_version)
+	if (r->earlier_version && !cited_reference(c->patch, l))
 		rule_emit(c, R_LINK_TO_PREVIOUS_VERSION, l,
 			  "This Link: points at an earlier version of this patch (the bot saw it posted), which is history, not information for the commit: move it below the --- line or into the cover letter.");
-	else
+	else if (!r->earlier_version)
 		rule_emit(c, R_LINK_TO_OWN_SERIES, l,
 			  "This Link: points at another mail of this patch's own series (the bot saw it posted), which adds little to the commit: drop it, or put it below the --- line.");
 	return true;

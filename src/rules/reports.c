@@ -85,6 +85,77 @@ static const char *report_followers(unsigned follow)
 }
 
 /*
+ * Whether the group of reports ending at t[last] is followed by its link:
+ * a Closes:/Link: with a URL anywhere after it in the trailer block (a
+ * Fixes: may stand between) and before the next report.  A group in the
+ * prose, outside the block, needs the link right after it.
+ */
+static bool report_linked(const struct patch *p, size_t last, unsigned follow)
+{
+	const struct trailer *t = p->trailers;
+
+	if (!t[last].in_block)
+		return last + 1 < p->ntrailers && is_report_link(&t[last + 1], follow) &&
+		       patch_trailers_adjacent(p, &t[last], &t[last + 1]);
+	for (size_t j = last + 1; j < p->ntrailers && t[j].in_block && !is_report(&t[j]); j++)
+		if (is_report_link(&t[j], follow))
+			return true;
+	return false;
+}
+
+/* Words that, on a line that also speaks of a report, say it was not public. */
+static const char *const private_words[] = {
+	"private", "off-list", "offlist", "off list", "directly", "internal", "not public",
+};
+
+/* A line whose first word is a "-by:" tag: "Reported-by: x <x@internal.example>". */
+static bool is_by_line(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && (ascii_is_alnum(s[k]) || s[k] == '-'))
+		k++;
+	return k >= 3 && k < n && s[k] == ':' && !strncasecmp(s + k - 3, "-by", 3);
+}
+
+static bool says_private(const char *s, size_t n)
+{
+	if (is_by_line(s, n) || find_text(s, n, "report", true) == n)
+		return false;
+	for (size_t k = 0; k < ARRAY_SIZE(private_words); k++)
+		if (find_text(s, n, private_words[k], true) < n)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the author says the report was not public ("reported on a
+ * private chat", "reported to me directly"), in the commit message or in
+ * the notes below "---" before the diff: then there is no URL to give.
+ */
+static bool report_private(const struct patch *p)
+{
+	const char *s = p->after, *end = p->after ? p->after + p->after_len : NULL;
+
+	for (size_t i = 0; i < p->nlines; i++)
+		if (says_private(p->lines[i].p, p->lines[i].len))
+			return true;
+	if (!s || p->sep != SEP_DASHES)
+		return false;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (ascii_has_prefix_ci(s, n, "diff -") || ascii_has_prefix_ci(s, n, "Index: "))
+			break;
+		if (says_private(s, n))
+			return true;
+		s += n + (nl != NULL);
+	}
+	return false;
+}
+
+/*
  * Consecutive Reported-by: lines credit the reporters of one report, so the
  * group as a whole must be followed by the link to it.
  */
@@ -97,6 +168,8 @@ static void check_reported_by(struct rule_ctx *c)
 
 	if (!(follow & (FOLLOW_CLOSES | FOLLOW_LINK)))
 		follow = FOLLOW_CLOSES | FOLLOW_LINK;
+	if (report_private(p))
+		return;
 	while (i < p->ntrailers) {
 		if (!is_report(&t[i])) {
 			i++;
@@ -105,8 +178,7 @@ static void check_reported_by(struct rule_ctx *c)
 		for (last = i; last + 1 < p->ntrailers && is_report(&t[last + 1]) &&
 			       patch_trailers_adjacent(p, &t[last], &t[last + 1]); last++)
 			;
-		if (last + 1 >= p->ntrailers || !is_report_link(&t[last + 1], follow) ||
-		    !patch_trailers_adjacent(p, &t[last], &t[last + 1]))
+		if (!report_linked(p, last, follow))
 			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
 				  "%s: is not followed by %s with the report's URL; if the report "
 				  "is public, add one right after this line.",
@@ -166,6 +238,9 @@ static const char *fixes_problem(const struct patch *p, size_t i, const struct c
 {
 	if (f->commit_word)
 		return "Please drop the word \"commit\": the tag reads Fixes: <id> (\"<subject>\").";
+	if (f->id_inside)
+		return "The commit id in Fixes: goes before the parentheses, which hold only the "
+		       "subject: Fixes: <12+ hex> (\"<subject>\").";
 	if (!f->exact_tag)
 		return "Please write this tag as Fixes: <id> (\"<subject>\"), spelled \"Fixes:\" "
 		       "with one space after the colon.";
@@ -361,12 +436,13 @@ static enum cite_problem cite_problem(const char *id_end, const char *end, size_
 	return CITE_OK;
 }
 
-/* The first badly cited commit whose "commit" starts in the first n bytes of s. */
-static bool find_bad_cite(const char *s, size_t len, size_t n, struct cite *out)
+/* The first badly cited commit whose "commit" starts in bytes [*from, n) of
+ * s; *from is moved past it. */
+static bool find_bad_cite(const char *s, size_t len, size_t n, size_t *from, struct cite *out)
 {
 	const char *end = s + len;
 
-	for (size_t i = 0; i + 6 <= n; i++) {
+	for (size_t i = *from; i + 6 <= n; i++) {
 		const char *id;
 		size_t id_len;
 
@@ -376,9 +452,103 @@ static bool find_bad_cite(const char *s, size_t len, size_t n, struct cite *out)
 		if (out->problem != CITE_OK) {
 			out->id = id;
 			out->id_len = (int)id_len;
+			*from = (size_t)(id + id_len - s);
 			return true;
 		}
 	}
+	return false;
+}
+
+/* Whether the message names the commit id (n bytes) elsewhere with its
+ * subject, in a Fixes: tag or a citation: the reader has it there. */
+static bool cited_with_subject(const struct commitrefs *refs, const char *id, size_t n)
+{
+	for (size_t i = 0; i < refs->n; i++) {
+		size_t k = strlen(refs->v[i].id);
+
+		if (refs->v[i].subject && !strncasecmp(refs->v[i].id, id, k < n ? k : n))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a URL starts at s (n bytes) whose host is not kernel.org's. */
+static bool foreign_url_at(const char *s, size_t n)
+{
+	size_t k = ascii_has_prefix_ci(s, n, "https://") ? 8 : ascii_has_prefix_ci(s, n, "http://") ? 7 : 0;
+	size_t h = k;
+
+	if (!k)
+		return false;
+	while (h < n && (ascii_is_alnum(s[h]) || s[h] == '-' || s[h] == '.'))
+		h++;
+	if (h == k)
+		return false;
+	return !((h - k == 10 || (h - k > 10 && s[h - 11] == '.')) &&
+		 !strncasecmp(s + h - 10, "kernel.org", 10));
+}
+
+static bool line_has_foreign_url(const struct line *l)
+{
+	for (size_t i = 0; i + 7 <= l->len; i++)
+		if (foreign_url_at(l->p + i, l->len - i))
+			return true;
+	return false;
+}
+
+/* Whether line l holds a reference mark "[n]" whose definition, a line
+ * "[n] URL" or "[n]: URL" of the message, gives a URL off kernel.org. */
+static bool line_refers_foreign(const struct patch *p, const struct line *l)
+{
+	for (size_t i = 0; i + 2 < l->len; i++) {
+		size_t k = i + 1;
+
+		if (l->p[i] != '[')
+			continue;
+		while (k < l->len && ascii_is_digit(l->p[k]))
+			k++;
+		if (k == i + 1 || k >= l->len || l->p[k] != ']')
+			continue;
+		for (size_t j = 0; j < p->nlines; j++) {
+			const struct line *d = &p->lines[j];
+			const char *q = skip_blank(d->p, d->p + d->len), *e = d->p + d->len;
+			size_t mark = k + 1 - i;
+
+			if ((size_t)(e - q) <= mark || memcmp(q, l->p + i, mark))
+				continue;
+			q += mark;
+			if (q < e && *q == ':')
+				q++;
+			q = skip_blank(q, e);
+			if (foreign_url_at(q, (size_t)(e - q)))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool blank_line(const struct line *l)
+{
+	return skip_blank(l->p, l->p + l->len) == l->p + l->len;
+}
+
+/*
+ * Whether the paragraph of line i points at a repository other than the
+ * kernel's: a URL off kernel.org in it, or a reference mark to one ("the
+ * vendor SDK [1] at commit 824b817f8").  Its commit ids are not kernel
+ * commits, and need no kernel subject.
+ */
+static bool paragraph_foreign(const struct patch *p, size_t i)
+{
+	size_t a = i, b = i;
+
+	while (a > 0 && !blank_line(&p->lines[a - 1]))
+		a--;
+	while (b + 1 < p->nlines && !blank_line(&p->lines[b + 1]))
+		b++;
+	for (size_t j = a; j <= b; j++)
+		if (line_has_foreign_url(&p->lines[j]) || line_refers_foreign(p, &p->lines[j]))
+			return true;
 	return false;
 }
 
@@ -417,23 +587,34 @@ static void report_cite(struct rule_ctx *c, const struct line *l, const struct c
 static void check_commit_ids(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
+	struct commitrefs refs;
 	struct buf b;
 
 	if (!rule_enabled(c, R_GIT_COMMIT_ID))
 		return;
 	buf_init(&b, 0);
+	commitrefs_init(&refs);
+	commitref_find(p->lines, p->nlines, p->block_start, COMMITREF_MAX_REFS, &refs);
 	for (size_t i = 0; i < p->nlines; i++) {
 		const struct line *l = &p->lines[i];
 		struct commitref_fixes f;
 		struct cite ct;
+		size_t from = 0;
 
 		if (find_text(l->p, l->len, "commit", true) == l->len || is_fixes_line(p, i, &f) ||
 		    commitref_log_header(l))
 			continue;
 		commitref_join(p->lines, p->nlines, i, &b);
-		if (find_bad_cite(b.data, b.len, l->len, &ct))
+		while (find_bad_cite(b.data, b.len, l->len, &from, &ct)) {
+			if ((ct.problem == CITE_NO_SUBJECT &&
+			     cited_with_subject(&refs, ct.id, (size_t)ct.id_len)) ||
+			    paragraph_foreign(p, i))
+				continue;
 			report_cite(c, l, &ct);
+			break;
+		}
 	}
+	commitrefs_release(&refs);
 	buf_release(&b);
 }
 
