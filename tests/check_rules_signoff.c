@@ -380,7 +380,7 @@ static const struct mail_case bad_cases[] = {
 	  "BAD_SIGN_OFF", 1, 3, "author" },
 	/* combined tags */
 	{ "reported-and-tested", NULL, DESC "Reported-and-tested-by: " BOB "\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "split it into Reported-by: and Tested-by:" },
+	  "BAD_SIGN_OFF", 1, 3, "asks for separate Reported-by: and Tested-by: lines" },
 	{ "reviewed-and-tested", NULL, DESC "Reviewed-and-tested-by: " BOB "\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 1, 3, "Reviewed-by: and Tested-by:" },
 	/* Assisted-by */
@@ -434,8 +434,9 @@ START_TEST(test_bad_address_is_error)
 }
 END_TEST
 
-/* tagbot-rules(7) BAD_SIGN_OFF: a typo of a documented tag is a warning; any
- * other unknown -by: tag only a check (never worth a mail). */
+/* tagbot-rules(7) BAD_SIGN_OFF: a typo of a documented tag is a warning; a
+ * combined tag and any other unknown -by: tag only a check (never worth a
+ * mail). */
 START_TEST(test_unknown_tag_is_check)
 {
 	static const struct {
@@ -445,6 +446,8 @@ START_TEST(test_unknown_tag_is_check)
 		{ "Debugged-by", SEV_CHECK }, { "Requested-by", SEV_CHECK },
 		{ "Bisected-by", SEV_CHECK }, { "Co-authored-by", SEV_CHECK },
 		{ "Nacked-by", SEV_CHECK },
+		/* combined tags: only the tip tree asks to split them */
+		{ "Reported-and-tested-by", SEV_CHECK }, { "Reviewed-and-tested-by", SEV_CHECK },
 		{ "Signed-of-by", SEV_WARNING }, { "Reveiwed-by", SEV_WARNING },
 	};
 

@@ -284,7 +284,7 @@ static const struct {
 		"The commit records the From: line as the author; a different sign-off makes it unclear who certified the work.",
 		"use the same name and address in From: (or the in-body From:) and in the sign-off; when your mail system changes the name in From:, add an in-body From: line rather than a new sign-off." },
 	[R_BAD_SIGN_OFF] = {
-		"a -by: tag that is a misspelt standard one (other unknown tags are only a check), in the wrong case, badly spaced, with an unparsable address, repeated, a combined tag, or a Co-developed-by: without its Signed-off-by:.",
+		"a -by: tag that is a misspelt standard one (other unknown tags are only a check), in the wrong case, badly spaced, with an unparsable address, repeated, or a Co-developed-by: without its Signed-off-by:; a combined tag (Reported-and-tested-by:) is only a check, as only the tip tree asks to split it.",
 		"Tools (b4, patchwork, git interpret-trailers) and people count these tags; a malformed one is lost or miscounted.",
 		"use the standard tags (Signed-off-by, Co-developed-by, Acked-by, Tested-by, Reviewed-by, Reported-by, Suggested-by, Originally-by, Assisted-by), one per line, \"Tag: Name <address>\"." },
 	[R_SUBMITTER_SIGN_OFF] = {

@@ -156,8 +156,8 @@ static const char *tag_foreign(const char *tok)
 /*
  * Reports a non-standard or miswritten tag name; says what its value holds.
  * tagbot-rules(7) BAD_SIGN_OFF: a near miss of a documented tag is a typo (a
- * warning); any other unknown tag only a check, as mainline uses many
- * (Debugged-by:, Bisected-by:) and reviewers ask for some.
+ * warning); a combined tag and any other unknown tag only a check, as
+ * mainline uses many (Debugged-by:, Bisected-by:) and reviewers give some.
  */
 static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t)
 {
@@ -172,9 +172,11 @@ static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t
 	}
 	buf_init(&split, 4096);
 	if (tag_split(t->token, &split)) {
-		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-			  "%s: combines several tags; please split it into %s lines, as maintainer-tip.rst asks.",
-			  t->token, split.data);
+		/* Only the tip tree asks to split them (maintainer-tip.rst);
+		 * reviewers give them in this form elsewhere: a check. */
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
+			      "%s: combines several tags; the tip tree (maintainer-tip.rst) "
+			      "asks for separate %s lines.", t->token, split.data);
 		buf_release(&split);
 		return VALUE_PERSON;
 	}
