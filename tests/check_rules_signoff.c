@@ -389,11 +389,17 @@ static const struct mail_case bad_cases[] = {
 	{ "assisted model only", NULL, DESC "Assisted-by: Copilot:gpt-4o\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "assisted by a person", NULL, DESC "Assisted-by: GitHub Copilot <copilot@github.com>\n"
-	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "AGENT:MODEL" },
+	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "names a person or an address, not the tool" },
+	/* neither a person nor an address: say what is missing */
 	{ "assisted no model", NULL, DESC "Assisted-by: gkh_clanker_2000\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "AGENT:MODEL" },
+	  "BAD_SIGN_OFF", 1, 3, "This Assisted-by: has no :MODEL part after the agent's name; "
+	  "write it as Assisted-by: AGENT:MODEL, then any tools used" },
+	{ "assisted words, no colon", NULL, DESC "Assisted-by: Claude Sonnet 4.6\n" SOB_ALICE,
+	  "BAD_SIGN_OFF", 1, 3, "has no :MODEL part" },
 	{ "assisted empty model", NULL, DESC "Assisted-by: Claude:\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "AGENT:MODEL" },
+	  "BAD_SIGN_OFF", 1, 3, "has no MODEL after the colon" },
+	{ "assisted no agent", NULL, DESC "Assisted-by: :claude-3-opus\n" SOB_ALICE,
+	  "BAD_SIGN_OFF", 1, 3, "has no AGENT name before the colon" },
 };
 
 START_TEST(test_bad)
@@ -414,6 +420,30 @@ static enum severity severity_of(const char *raw, const struct rule_settings *s,
 	findings_release(&fs);
 	return sev;
 }
+
+/* The Assisted-by: form is defined in coding-assistants.rst: cite that. */
+START_TEST(test_assisted_doc)
+{
+	char *raw = make_mail(NULL, NULL, NULL, DESC "Assisted-by: Claude Sonnet 4.6\n" SOB_ALICE,
+			      true);
+	char *typo = make_mail(NULL, NULL, NULL, DESC "Reveiwed-by: " BOB "\n" SOB_ALICE, true);
+	struct findings fs;
+
+	findings_init(&fs);
+	th_check_mail(raw, NULL, &fs);
+	ck_assert_msg(th_count(&fs, "BAD_SIGN_OFF") == 1, "%s", th_dump(&fs));
+	ck_assert_str_eq(first_of(&fs, "BAD_SIGN_OFF")->doc,
+			 "Documentation/process/coding-assistants.rst");
+	findings_release(&fs);
+	/* other BAD_SIGN_OFF findings keep the rule's documents */
+	findings_init(&fs);
+	th_check_mail(typo, NULL, &fs);
+	ck_assert_ptr_nonnull(strstr(first_of(&fs, "BAD_SIGN_OFF")->doc, "submitting-patches.rst"));
+	findings_release(&fs);
+	free(raw);
+	free(typo);
+}
+END_TEST
 
 /* An unparsable address is an error while the admin keeps the default. */
 START_TEST(test_bad_address_is_error)
@@ -921,6 +951,7 @@ int main(void)
 	tcase_add_test(tc, test_author_latin1_fixture);
 	tcase_add_loop_test(tc, test_bad, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_bad_address_is_error);
+	tcase_add_test(tc, test_assisted_doc);
 	tcase_add_test(tc, test_codeveloper_split_is_check);
 	tcase_add_test(tc, test_unknown_tag_is_check);
 	tcase_add_test(tc, test_mismatch_address_words);

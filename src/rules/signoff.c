@@ -258,25 +258,41 @@ static void check_person(struct rule_ctx *c, const struct trailer *t)
 	person_release(&who);
 }
 
-/* Assisted-by: AGENT:MODEL [TOOL...] (Documentation/process/coding-assistants.rst). */
-static bool agent_ok(const char *v)
+#define CODING_ASSISTANTS "Documentation/process/coding-assistants.rst"
+
+/*
+ * What is wrong with an Assisted-by: value, which coding-assistants.rst
+ * defines as AGENT:MODEL [TOOL...]; NULL when it has that form.
+ */
+static const char *agent_problem(const char *v)
 {
 	char *main = trailer_value_main(v);
 	size_t word = strcspn(main, " \t");
-	const char *colon = memchr(main, ':', word);
-	bool ok = colon && colon > main && colon < main + word - 1 &&
-		  !strpbrk(main, "<>@");
+	const char *colon = memchr(main, ':', word), *why = NULL;
 
+	if (!*main)
+		why = "is empty";
+	else if (strpbrk(main, "<>@"))
+		why = "names a person or an address, not the tool";
+	else if (!colon)
+		why = "has no :MODEL part after the agent's name";
+	else if (colon == main)
+		why = "has no AGENT name before the colon";
+	else if (colon == main + word - 1)
+		why = "has no MODEL after the colon";
 	free(main);
-	return ok;
+	return why;
 }
 
 static void check_agent(struct rule_ctx *c, const struct trailer *t)
 {
-	if (!agent_ok(t->value))
-		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-			  "%s: takes AGENT:MODEL and optional tool names (Assisted-by: "
-			  "Claude:claude-3-opus coccinelle), not a person or an address.", t->token);
+	const char *why = agent_problem(t->value);
+
+	if (why)
+		rule_emit_doc(c, R_BAD_SIGN_OFF, CODING_ASSISTANTS, &t->line,
+			      "This %s: %s; write it as %s: AGENT:MODEL, then any tools used "
+			      "(%s: Claude:claude-3-opus coccinelle).", t->token, why, t->token,
+			      t->token);
 }
 
 static bool names_equal(const char *a, const char *b);
