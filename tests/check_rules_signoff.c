@@ -104,7 +104,15 @@ static const struct mail_case missing_cases[] = {
 	{ "wrong case still signs", NULL, DESC "Signed-Off-By: " ALICE "\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "typo does not sign", NULL, DESC "Signed-of-by: " ALICE "\n",
-	  "MISSING_SIGN_OFF", 1, 3, "the Signed-of-by: on line 3 is misspelled and does not count" },
+	  "MISSING_SIGN_OFF", 1, 3, "this Signed-of-by: is misspelled and does not count: "
+	  "write it Signed-off-by:." },
+	/* one problem, one item: the typo is MISSING_SIGN_OFF's to tell */
+	{ "typo told once", NULL, DESC "Signed-of-by: " ALICE "\n", "BAD_SIGN_OFF", 0, ANY_LINE,
+	  NULL },
+	{ "typo among other tags told once", NULL, DESC "Reviewed-by: " BOB "\nSigend-off-by: "
+	  ALICE "\n", "MISSING_SIGN_OFF", 1, 4, "this Sigend-off-by: is misspelled" },
+	{ "typo among other tags, no BAD_SIGN_OFF", NULL, DESC "Reviewed-by: " BOB
+	  "\nSigend-off-by: " ALICE "\n", "BAD_SIGN_OFF", 0, ANY_LINE, NULL },
 	/* a sign-off in a paragraph that is not the last still counts */
 	{ "sign-off before a closing note", NULL,
 	  DESC SOB_ALICE "\nThis was tested on the Foo board.\n",
@@ -871,6 +879,14 @@ START_TEST(test_rules_off)
 	th_check_mail(raw, &s, &fs);
 	ck_assert_uint_eq(th_count(&fs, "BAD_SIGN_OFF"), 0);
 	ck_assert_uint_eq(th_count(&fs, "MISSING_SIGN_OFF"), 0);
+	findings_release(&fs);
+	/* with MISSING_SIGN_OFF off, the typo is BAD_SIGN_OFF's to tell */
+	s.severity[R_BAD_SIGN_OFF] = SEV_WARNING;
+	free(raw);
+	raw = make_mail(NULL, NULL, NULL, DESC "Signed-of-by: " ALICE "\n", true);
+	findings_init(&fs);
+	th_check_mail(raw, &s, &fs);
+	ck_assert_msg(th_count(&fs, "BAD_SIGN_OFF") == 1, "%s", th_dump(&fs));
 	findings_release(&fs);
 	rule_settings_release(&s);
 	free(raw);

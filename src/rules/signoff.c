@@ -155,11 +155,13 @@ static const char *tag_foreign(const char *tok)
 
 /*
  * Reports a non-standard or miswritten tag name; says what its value holds.
+ * typo_told: MISSING_SIGN_OFF tells this misspelt sign-off already.
  * tagbot-rules(7) BAD_SIGN_OFF: a near miss of a documented tag is a typo (a
  * warning); a combined tag and any other unknown tag only a check, as
  * mainline uses many (Debugged-by:, Bisected-by:) and reviewers give some.
  */
-static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t)
+static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t,
+				     bool typo_told)
 {
 	const char *std = tag_standard(t->token);
 	struct buf split;
@@ -183,8 +185,9 @@ static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t
 	buf_release(&split);
 	std = tag_suggest(t->token);
 	if (std) {
-		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-			  "%s: is not a standard tag; did you mean %s:?", t->token, std);
+		if (!typo_told)
+			rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+				  "%s: is not a standard tag; did you mean %s:?", t->token, std);
 		return !strcmp(std, "Assisted-by") ? VALUE_AGENT : VALUE_PERSON;
 	}
 	std = tag_foreign(t->token);
@@ -416,10 +419,10 @@ static bool is_by_tag(const struct trailer *t)
 	       ends_with_by(t->token);
 }
 
-static void check_trailer(struct rule_ctx *c, size_t i)
+static void check_trailer(struct rule_ctx *c, size_t i, const struct trailer *typo_told)
 {
 	const struct trailer *t = &c->patch->trailers[i];
-	enum tag_value v = check_tag_name(c, t);
+	enum tag_value v = check_tag_name(c, t, t == typo_told);
 
 	check_spacing(c, t);
 	if (v == VALUE_AGENT)
@@ -677,10 +680,10 @@ static void report_missing(struct rule_ctx *c)
 	struct line end;
 	const struct line *at = end_of_message(p, &end);
 
-	if (typo)
-		rule_emit(c, R_MISSING_SIGN_OFF, at,
-			  "The commit message has no Signed-off-by:; the %s: on line %zu is "
-			  "misspelled and does not count.", typo->token, typo->line.lineno);
+	if (typo)	/* told here only: no BAD_SIGN_OFF for the line too */
+		rule_emit(c, R_MISSING_SIGN_OFF, &typo->line,
+			  "The commit message has no Signed-off-by:; this %s: is misspelled "
+			  "and does not count: write it Signed-off-by:.", typo->token);
 	else if (below)
 		rule_emit(c, R_MISSING_SIGN_OFF, at,
 			  "The commit message has no Signed-off-by: above the --- line; the one on "
@@ -1066,19 +1069,24 @@ void rules_signoff(struct rule_ctx *ctx)
 {
 	const struct patch *p = ctx->patch;
 	struct signoffs s = { NULL, 0, 0 };
+	const struct trailer *typo_told = NULL;
 
 	if (p->kind != KIND_PATCH)
 		return;
 	for (size_t i = 0; i < p->ntrailers; i++) {
 		const struct trailer *t = &p->trailers[i];
 
-		if (!is_by_tag(t))
-			continue;
-		check_trailer(ctx, i);
-		if (trailer_is(t, "Signed-off-by"))
+		if (is_by_tag(t) && trailer_is(t, "Signed-off-by"))
 			signoffs_add(&s, &t->line, t->value, strlen(t->value));
 	}
 	check_indented(ctx, &s);
+	/* One problem, one item: a misspelt sign-off that is the only one is
+	 * MISSING_SIGN_OFF's to tell (report_missing()). */
+	if (!s.n && rule_enabled(ctx, R_MISSING_SIGN_OFF))
+		typo_told = misspelled_signoff(p);
+	for (size_t i = 0; i < p->ntrailers; i++)
+		if (is_by_tag(&p->trailers[i]))
+			check_trailer(ctx, i, typo_told);
 	check_duplicates(ctx);
 	check_author(ctx, &s);
 	check_submitter(ctx, &s);
