@@ -693,6 +693,16 @@ static const struct submitter_case submitter_cases[] = {
 	  FROM_CAROL DESC SOB_CAROL "Co-developed-by: " ALICE "\n" SOB_ALICE, 0, 0, NULL },
 	{ "co-developer submits, author last", NULL, NULL, NULL,
 	  FROM_CAROL DESC "Co-developed-by: " ALICE "\n" SOB_ALICE SOB_CAROL, 1, 6, NULL },
+	/* a third person's sign-off below the sender's is no sign the sender's
+	 * is misplaced (someone who signed after them): silence */
+	{ "third person signs after the sender", NULL, NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL SOB_ALICE "Signed-off-by: " BOB "\n", 0, 0, NULL },
+	{ "third person after the sender, author", NULL, NULL, NULL,
+	  DESC SOB_ALICE "Signed-off-by: " BOB "\n", 0, 0, NULL },
+	{ "author and a third person after the sender", NULL, NULL, NULL,
+	  FROM_CAROL DESC SOB_ALICE SOB_CAROL "Signed-off-by: " BOB "\n", 1, 5,
+	  "You (Alice Example <alice@example.org>) sent this patch, so your Signed-off-by: goes "
+	  "last, below the one on line 7." },
 	{ "tags after the last sign-off are fine", NULL, NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL SOB_ALICE "Reviewed-by: " BOB "\n", 0, 0, NULL },
 	{ "no sign-off at all is only missing", NULL, NULL, NULL, FROM_CAROL DESC, 0, 0, NULL },

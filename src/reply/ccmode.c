@@ -288,7 +288,7 @@ static const struct {
 		"Tools (b4, patchwork, git interpret-trailers) and people count these tags; a malformed one is lost or miscounted.",
 		"use the standard tags (Signed-off-by, Co-developed-by, Acked-by, Tested-by, Reviewed-by, Reported-by, Suggested-by, Originally-by, Assisted-by), one per line, \"Tag: Name <address>\"." },
 	[R_SUBMITTER_SIGN_OFF] = {
-		"a patch sent by someone who is, on evidence, not its author (From:, or the address behind a B4 Relay: not the same name, address, git send-email identity or .mailmap entry) and whose own Signed-off-by: is missing or not the last one; not for bots or pull requests.",
+		"a patch sent by someone who is, on evidence, not its author (From:, or the address behind a B4 Relay: not the same name, address, git send-email identity or .mailmap entry) and whose own Signed-off-by: is missing or above the author's; not for bots or pull requests.",
 		"Each person who handles a patch on its way adds their sign-off, so the chain shows how it travelled.",
 		"add your own Signed-off-by: as the last sign-off of a patch you send for someone else." },
 	[R_BAD_REPORTED_BY_LINK] = {

@@ -1023,11 +1023,34 @@ static bool sender_is_other(const struct patch *p, const struct sender *s)
 	return !is_sender(s, au) && !from_bot(p, &s->who);
 }
 
+/* A sign-off below the sender's x is the author's: the chain is out of
+ * order.  Only a third person's below it tells nothing of the sender
+ * (someone who signed after them, or a stray line): silence. */
+static bool author_signs_after(const struct rule_ctx *c, const struct signoffs *s,
+			       const struct signoff *x)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].parsed && s->v[i].line->lineno > x->line->lineno &&
+		    same_someone(&s->v[i].who, &c->patch->author, mailmap_of(c)))
+			return true;
+	return false;
+}
+
+/* The sender's sign-off mine is not the last one: move it below last. */
+static void report_order(struct rule_ctx *c, const struct sender *snd,
+			 const struct signoff *mine, const struct signoff *last)
+{
+	rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
+		  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
+		  "below the one on line %zu.", NAME_SP(snd->who.name), snd->who.email,
+		  last->line->lineno);
+}
+
 /*
  * tagbot-rules(7) SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
  * off too, last (the sign-off chain of "Sign your work").  The submitter's
- * sign-off is the last one matching them; any sign-off below it is someone
- * else's.
+ * sign-off is the last one matching them; when the author's comes below
+ * it, the order is wrong.
  */
 static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
 {
@@ -1055,11 +1078,8 @@ static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
 			  "You (%s%s<%s>) sent this patch by %s%s<%s> without a Signed-off-by: "
 			  "of your own; add yours as the last one.", NAME_SP(snd.who.name),
 			  snd.who.email, NAME_SP(p->author.name), p->author.email);
-	else if (mine != last)
-		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
-			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
-			  "below the one on line %zu.", NAME_SP(snd.who.name), snd.who.email,
-			  last->line->lineno);
+	else if (mine != last && author_signs_after(c, s, mine))
+		report_order(c, &snd, mine, last);
 out:
 	free(snd.minted);
 	person_release(&snd.who);
