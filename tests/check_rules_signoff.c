@@ -691,8 +691,16 @@ static const struct submitter_case submitter_cases[] = {
 	/* submitting-patches.rst: a co-developer who submits signs off last */
 	{ "co-developer submits, signs last", NULL, NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL "Co-developed-by: " ALICE "\n" SOB_ALICE, 0, 0, NULL },
+	/* the pair moves together: the sign-off alone would break Co-developed-by: */
 	{ "co-developer submits, author last", NULL, NULL, NULL,
-	  FROM_CAROL DESC "Co-developed-by: " ALICE "\n" SOB_ALICE SOB_CAROL, 1, 6, NULL },
+	  FROM_CAROL DESC "Co-developed-by: " ALICE "\n" SOB_ALICE SOB_CAROL, 1, 5,
+	  "You (Alice Example <alice@example.org>) sent this patch, so your Co-developed-by: "
+	  "and Signed-off-by: (lines 5 and 6) go last, together, below the Signed-off-by: "
+	  "on line 7." },
+	{ "co-developer submits, pair split", NULL, NULL, NULL,
+	  FROM_CAROL DESC "Co-developed-by: " ALICE "\nAcked-by: " BOB "\n" SOB_ALICE SOB_CAROL,
+	  1, 7, "You (Alice Example <alice@example.org>) sent this patch, so your "
+	  "Signed-off-by: goes last, below the one on line 8." },
 	/* a third person's sign-off below the sender's is no sign the sender's
 	 * is misplaced (someone who signed after them): silence */
 	{ "third person signs after the sender", NULL, NULL, NULL,

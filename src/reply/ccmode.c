@@ -290,7 +290,7 @@ static const struct {
 	[R_SUBMITTER_SIGN_OFF] = {
 		"a patch sent by someone who is, on evidence, not its author (From:, or the address behind a B4 Relay: not the same name, address, git send-email identity or .mailmap entry) and whose own Signed-off-by: is missing or above the author's; not for bots or pull requests.",
 		"Each person who handles a patch on its way adds their sign-off, so the chain shows how it travelled.",
-		"add your own Signed-off-by: as the last sign-off of a patch you send for someone else." },
+		"add your own Signed-off-by: as the last sign-off of a patch you send for someone else; when it follows your Co-developed-by:, move the two lines to the end together." },
 	[R_BAD_REPORTED_BY_LINK] = {
 		"a Reported-by: group not followed by a Closes: or Link: with an http(s) URL of the report.",
 		"The report holds the details the commit message leaves out, and Closes: lets trackers close it.",

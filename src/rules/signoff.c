@@ -1023,6 +1023,29 @@ static bool sender_is_other(const struct patch *p, const struct sender *s)
 	return !is_sender(s, au) && !from_bot(p, &s->who);
 }
 
+/* The sender's Co-developed-by: right above their sign-off x (the pair
+ * submitting-patches.rst puts last for a co-developer who submits), or NULL. */
+static const struct trailer *own_codeveloper(const struct patch *p, const struct sender *snd,
+					     const struct signoff *x)
+{
+	for (size_t i = 1; i < p->ntrailers; i++) {
+		const struct trailer *t = &p->trailers[i], *cd = &p->trailers[i - 1];
+		struct person who = { NULL, NULL };
+		bool mine;
+
+		if (&t->line != x->line)
+			continue;
+		if (cd->kind != TRAILER_TAG || !trailer_is(cd, "Co-developed-by") ||
+		    !patch_trailers_adjacent(p, cd, t))
+			return NULL;
+		mine = address_parse(&who, cd->value, strlen(cd->value), NULL) == 0 &&
+		       is_sender(snd, &who);
+		person_release(&who);
+		return mine ? cd : NULL;
+	}
+	return NULL;
+}
+
 /* A sign-off below the sender's x is the author's: the chain is out of
  * order.  Only a third person's below it tells nothing of the sender
  * (someone who signed after them, or a stray line): silence. */
@@ -1036,14 +1059,24 @@ static bool author_signs_after(const struct rule_ctx *c, const struct signoffs *
 	return false;
 }
 
-/* The sender's sign-off mine is not the last one: move it below last. */
+/* The sender's sign-off mine is not the last one: move it (with its
+ * Co-developed-by:, when it has one) below last. */
 static void report_order(struct rule_ctx *c, const struct sender *snd,
 			 const struct signoff *mine, const struct signoff *last)
 {
-	rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
-		  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
-		  "below the one on line %zu.", NAME_SP(snd->who.name), snd->who.email,
-		  last->line->lineno);
+	const struct trailer *cd = own_codeveloper(c->patch, snd, mine);
+
+	if (cd)
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, &cd->line,
+			  "You (%s%s<%s>) sent this patch, so your Co-developed-by: and "
+			  "Signed-off-by: (lines %zu and %zu) go last, together, below the "
+			  "Signed-off-by: on line %zu.", NAME_SP(snd->who.name), snd->who.email,
+			  cd->line.lineno, mine->line->lineno, last->line->lineno);
+	else
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
+			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
+			  "below the one on line %zu.", NAME_SP(snd->who.name), snd->who.email,
+			  last->line->lineno);
 }
 
 /*
