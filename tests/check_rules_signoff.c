@@ -648,9 +648,16 @@ START_TEST(test_no_author_words)
 				 DESC SOB_ALICE, true);
 	char *m;
 
+	/* From: names the sender as the author: no "the author must add
+	 * one", which invites them to claim another's patch; say what to do
+	 * for either case */
 	m = message_of(plain, "NO_AUTHOR_SIGN_OFF");
-	ck_assert_str_eq(m, "No Signed-off-by: is from the author (From: Alice Example "
-			 "<alice@example.org>); the author must add one.");
+	ck_assert_str_eq(m, "No Signed-off-by: is yours (From: Alice Example <alice@example.org>), "
+			 "and git am records From: as the author. If you wrote the patch, add your "
+			 "Signed-off-by:. If it is someone else's (the first sign-off is Bob Builder "
+			 "<bob@example.org>), put an in-body \"From: Bob Builder <bob@example.org>\" "
+			 "line at the top of the message, so git am records its author, and add your "
+			 "own Signed-off-by: as the last one.");
 	free(m);
 	m = message_of(inbody, "NO_AUTHOR_SIGN_OFF");
 	ck_assert_str_eq(m, "No Signed-off-by: is from the author (in-body From: Carol Coder "

@@ -278,7 +278,7 @@ static const struct {
 	[R_NO_AUTHOR_SIGN_OFF] = {
 		"a patch with sign-offs of which none is the author's (compared by address, case and a +sub part ignored).",
 		"The author certifies the origin of the work; a sign-off by someone else does not do that for them.",
-		"add the author's own sign-off, with the address the patch is sent from (or its in-body From:)." },
+		"the author adds their own sign-off, with the address of From: (or of the in-body From:); whoever sends someone else's patch puts an in-body From: line naming its author at the top and adds their own sign-off last." },
 	[R_FROM_SIGN_OFF_MISMATCH] = {
 		"the author's sign-off matches the From: line by address but not by name, or by name but not by address (comments such as \"(ACME)\", quotes and word order do not count).",
 		"The commit records the From: line as the author; a different sign-off makes it unclear who certified the work.",

@@ -572,8 +572,36 @@ static bool sent_by_author(const struct rule_ctx *c, const struct signoff *x)
 	return same;
 }
 
+/*
+ * NO_AUTHOR_SIGN_OFF when From: names the author, so the sender: they are
+ * told to sign, not that "the author" must, which reads as an invitation
+ * to claim someone else's patch.  first: the first sign-off, whose signer
+ * is likely the author when the patch is another's.
+ */
+static void report_no_author(struct rule_ctx *c, const struct signoff *first)
+{
+	const struct person *au = &c->patch->author;
+
+	if (first && first->who.email[0])
+		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
+			  "No Signed-off-by: is yours (From: %s%s<%s>), and git am records "
+			  "From: as the author. If you wrote the patch, add your Signed-off-by:. "
+			  "If it is someone else's (the first sign-off is %s%s<%s>), put an "
+			  "in-body \"From: %s%s<%s>\" line at the top of the message, so git am "
+			  "records its author, and add your own Signed-off-by: as the last one.",
+			  NAME_SP(au->name), au->email, NAME_SP(first->who.name),
+			  first->who.email, NAME_SP(first->who.name), first->who.email);
+	else
+		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
+			  "No Signed-off-by: is yours (From: %s%s<%s>), and git am records "
+			  "From: as the author. If you wrote the patch, add your Signed-off-by:. "
+			  "If it is someone else's, put an in-body From: line with its author at "
+			  "the top of the message and add your own Signed-off-by: as the last one.",
+			  NAME_SP(au->name), au->email);
+}
+
 static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
-			  const struct signoff *by_name)
+			  const struct signoff *by_name, const struct signoff *first)
 {
 	const struct patch *p = c->patch;
 	const struct person *au = &p->author;
@@ -605,11 +633,12 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  "Signed-off-by: has <%s> but From: has <%s>; either sign off with "
 			  "the From: address or add an in-body From: line with <%s> at the top "
 			  "of the message.", by_name->who.email, au->email, by_name->who.email);
-	else
+	else if (p->author_from_body)
 		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
-			  "No Signed-off-by: is from the author (%s %s%s<%s>); the author must "
-			  "add one.", p->author_from_body ? "in-body From:" : "From:",
-			  NAME_SP(au->name), au->email);
+			  "No Signed-off-by: is from the author (in-body From: %s%s<%s>); the "
+			  "author must add one.", NAME_SP(au->name), au->email);
+	else
+		report_no_author(c, first);
 }
 
 /*
@@ -704,7 +733,7 @@ static void report_missing(struct rule_ctx *c)
 static void check_author(struct rule_ctx *c, const struct signoffs *s)
 {
 	const struct person *au = &c->patch->author;
-	const struct signoff *by_addr = NULL, *by_name = NULL;
+	const struct signoff *by_addr = NULL, *by_name = NULL, *first = NULL;
 
 	if (!s->n) {
 		report_missing(c);
@@ -719,6 +748,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			return;	/* the author's, miswritten: BAD_SIGN_OFF says how */
 		if (!x->parsed)
 			continue;
+		if (!first || x->line->lineno < first->line->lineno)
+			first = x;
 		if (address_same(x->who.email, au->email)) {
 			if (name_matches(&x->who, au))
 				return;
@@ -729,7 +760,7 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			by_name = x;
 		}
 	}
-	report_author(c, by_addr, by_name);
+	report_author(c, by_addr, by_name, first);
 }
 
 /*
