@@ -22,6 +22,9 @@
 #define ALICE "Alice Example <alice@example.org>"
 #define BOB "Bob Builder <bob@example.org>"
 #define SOB_ALICE "Signed-off-by: " ALICE "\n"
+#define CAROL "Carol Coder <carol@example.com>"
+#define FROM_CAROL "From: " CAROL "\n\n"
+#define SOB_CAROL "Signed-off-by: " CAROL "\n"
 #define DESC "Make the foo driver do bar.\n\n"
 
 #define DIFF "---\n drivers/leds/foo.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n" \
@@ -641,6 +644,52 @@ START_TEST(test_mismatch_mail_system)
 }
 END_TEST
 
+/* Gmail rewrote From: to the account it authenticated and kept the From:
+ * the sender wrote in X-Google-Original-From:.  git am records the
+ * rewritten one, so the fix is an in-body From:, not a changed sign-off. */
+START_TEST(test_mismatch_provider_rewrite)
+{
+	static const char xgof_carol[] = "X-Google-Original-From: " CAROL "\n";
+	/* a forwarded patch: the author's name, the sender's account */
+	char *fwd = make_mail("Carol Coder <alice@example.org>", xgof_carol, NULL,
+			      DESC SOB_CAROL SOB_ALICE, true);
+	/* one's own patch from a second account */
+	char *own = make_mail("Carol Coder <carol.home@mail.example.net>", xgof_carol, NULL,
+			      DESC SOB_CAROL, true);
+	/* what the sender wrote matches no sign-off: no rewrite to tell */
+	char *other = make_mail("Carol Coder <carol.home@mail.example.net>",
+				"X-Google-Original-From: Carol Coder <cc@elsewhere.example>\n",
+				NULL, DESC SOB_CAROL, true);
+	/* an in-body From: already names the author */
+	char *inbody = make_mail("Carol Coder <alice@example.org>", xgof_carol, NULL,
+				 FROM_CAROL DESC SOB_CAROL SOB_ALICE, true);
+	char *m;
+	struct findings fs;
+
+	m = message_of(fwd, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Your mail provider rewrote From: to <alice@example.org> "
+			 "(X-Google-Original-From: keeps <carol@example.com>), and git am records "
+			 "From: as the author; keep this sign-off and put an in-body \"From: Carol "
+			 "Coder <carol@example.com>\" line at the top of the message.");
+	free(m);
+	m = message_of(own, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_ptr_nonnull(strstr(m, "rewrote From: to <carol.home@mail.example.net>"));
+	free(m);
+	m = message_of(other, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_ptr_null(strstr(m, "rewrote"));
+	free(m);
+	findings_init(&fs);
+	th_check_mail(inbody, NULL, &fs);
+	ck_assert_msg(th_count(&fs, "FROM_SIGN_OFF_MISMATCH") == 0 &&
+		      th_count(&fs, "NO_AUTHOR_SIGN_OFF") == 0, "%s", th_dump(&fs));
+	findings_release(&fs);
+	free(fwd);
+	free(own);
+	free(other);
+	free(inbody);
+}
+END_TEST
+
 START_TEST(test_no_author_words)
 {
 	char *plain = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: " BOB "\n", true);
@@ -670,9 +719,6 @@ END_TEST
 
 /* ---- SUBMITTER_SIGN_OFF -------------------------------------------------- */
 
-#define CAROL "Carol Coder <carol@example.com>"
-#define FROM_CAROL "From: " CAROL "\n\n"
-#define SOB_CAROL "Signed-off-by: " CAROL "\n"
 
 struct submitter_case {
 	const char *name;
@@ -998,6 +1044,7 @@ int main(void)
 	tcase_add_test(tc, test_mismatch_address_words);
 	tcase_add_test(tc, test_mismatch_name_words);
 	tcase_add_test(tc, test_mismatch_mail_system);
+	tcase_add_test(tc, test_mismatch_provider_rewrite);
 	tcase_add_test(tc, test_no_author_words);
 	tcase_add_loop_test(tc, test_submitter, 0, (int)ARRAY_SIZE(submitter_cases));
 	tcase_add_test(tc, test_submitter_mailmap);

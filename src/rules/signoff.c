@@ -725,6 +725,38 @@ static void report_missing(struct rule_ctx *c)
 }
 
 /*
+ * A mail provider rewrote From: (the author, as git am will record it) to
+ * the account it authenticated, and the sign-off x matches what the sender
+ * wrote (patch_provider_original()): the fix is an in-body From:, never a
+ * sign-off changed to the rewritten From:.  True when told.
+ */
+static bool report_rewritten_from(struct rule_ctx *c, const struct signoffs *s)
+{
+	const struct patch *p = c->patch;
+	struct person orig;
+	bool told = false;
+
+	if (p->author_from_body || patch_provider_original(p, &orig) < 0)
+		return false;
+	for (size_t i = 0; i < s->n && !told; i++) {
+		const struct signoff *x = &s->v[i];
+
+		if (!x->parsed || !address_same(x->who.email, orig.email) ||
+		    !name_matches(&x->who, &orig))
+			continue;
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, x->line,
+			  "Your mail provider rewrote From: to <%s> (X-Google-Original-From: "
+			  "keeps <%s>), and git am records From: as the author; keep this "
+			  "sign-off and put an in-body \"From: %s%s<%s>\" line at the top of "
+			  "the message.", p->author.email, orig.email, NAME_SP(x->who.name),
+			  x->who.email);
+		told = true;
+	}
+	person_release(&orig);
+	return told;
+}
+
+/*
  * A sign-off with the author's address and name settles it.  Otherwise one
  * with the address but another name, then one with the name but another
  * address, is the author's sign-off written differently (a mismatch, not a
@@ -760,7 +792,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			by_name = x;
 		}
 	}
-	report_author(c, by_addr, by_name, first);
+	if (!report_rewritten_from(c, s))
+		report_author(c, by_addr, by_name, first);
 }
 
 /*
