@@ -479,6 +479,26 @@ START_TEST(test_relay_author)
 }
 END_TEST
 
+/* X-Google-Original-From: only shapes what a finding says of the author's
+ * sign-off: it never chooses or adds a recipient, whatever it holds. */
+START_TEST(test_provider_original_not_mailed)
+{
+	struct fixture fx;
+	struct hblock h;
+
+	fixture_init(&fx);
+	fx.p.sender.name = "Carol Coder";
+	fx.p.sender.email = "jane@example.org";
+	add_hdr(&fx, "X-Google-Original-From", "Carol Coder <carol@example.test>");
+	fx.s.to = REPLY_TO_ALL;
+	fx.s.cc_author = true;
+	build_ok(&fx, &h);
+	ck_assert_str_eq(rcpts(&fx.r), "jane@example.org");
+	hblock_free(&h);
+	fixture_release(&fx);
+}
+END_TEST
+
 /* Non-ASCII names and subjects go out as RFC 2047 words that decode back
  * to the original; the body becomes quoted-printable. */
 START_TEST(test_non_ascii)
@@ -1166,6 +1186,7 @@ int main(void)
 	tcase_add_test(tc, test_list_address_configured);
 	tcase_add_test(tc, test_bot_not_cced);
 	tcase_add_test(tc, test_relay_author);
+	tcase_add_test(tc, test_provider_original_not_mailed);
 	tcase_add_test(tc, test_never_answered);
 	tcase_add_test(tc, test_via_rewrite);
 	tcase_add_test(tc, test_non_ascii);

@@ -22,6 +22,9 @@
 #define ALICE "Alice Example <alice@example.org>"
 #define BOB "Bob Builder <bob@example.org>"
 #define SOB_ALICE "Signed-off-by: " ALICE "\n"
+#define CAROL "Carol Coder <carol@example.com>"
+#define FROM_CAROL "From: " CAROL "\n\n"
+#define SOB_CAROL "Signed-off-by: " CAROL "\n"
 #define DESC "Make the foo driver do bar.\n\n"
 
 #define DIFF "---\n drivers/leds/foo.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n" \
@@ -104,7 +107,15 @@ static const struct mail_case missing_cases[] = {
 	{ "wrong case still signs", NULL, DESC "Signed-Off-By: " ALICE "\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "typo does not sign", NULL, DESC "Signed-of-by: " ALICE "\n",
-	  "MISSING_SIGN_OFF", 1, 3, "the Signed-of-by: on line 3 is misspelled and does not count" },
+	  "MISSING_SIGN_OFF", 1, 3, "this Signed-of-by: is misspelled and does not count: "
+	  "write it Signed-off-by:." },
+	/* one problem, one item: the typo is MISSING_SIGN_OFF's to tell */
+	{ "typo told once", NULL, DESC "Signed-of-by: " ALICE "\n", "BAD_SIGN_OFF", 0, ANY_LINE,
+	  NULL },
+	{ "typo among other tags told once", NULL, DESC "Reviewed-by: " BOB "\nSigend-off-by: "
+	  ALICE "\n", "MISSING_SIGN_OFF", 1, 4, "this Sigend-off-by: is misspelled" },
+	{ "typo among other tags, no BAD_SIGN_OFF", NULL, DESC "Reviewed-by: " BOB
+	  "\nSigend-off-by: " ALICE "\n", "BAD_SIGN_OFF", 0, ANY_LINE, NULL },
 	/* a sign-off in a paragraph that is not the last still counts */
 	{ "sign-off before a closing note", NULL,
 	  DESC SOB_ALICE "\nThis was tested on the Foo board.\n",
@@ -380,7 +391,7 @@ static const struct mail_case bad_cases[] = {
 	  "BAD_SIGN_OFF", 1, 3, "author" },
 	/* combined tags */
 	{ "reported-and-tested", NULL, DESC "Reported-and-tested-by: " BOB "\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "split it into Reported-by: and Tested-by:" },
+	  "BAD_SIGN_OFF", 1, 3, "asks for separate Reported-by: and Tested-by: lines" },
 	{ "reviewed-and-tested", NULL, DESC "Reviewed-and-tested-by: " BOB "\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 1, 3, "Reviewed-by: and Tested-by:" },
 	/* Assisted-by */
@@ -389,11 +400,17 @@ static const struct mail_case bad_cases[] = {
 	{ "assisted model only", NULL, DESC "Assisted-by: Copilot:gpt-4o\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "assisted by a person", NULL, DESC "Assisted-by: GitHub Copilot <copilot@github.com>\n"
-	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "AGENT:MODEL" },
+	  SOB_ALICE, "BAD_SIGN_OFF", 1, 3, "names a person or an address, not the tool" },
+	/* neither a person nor an address: say what is missing */
 	{ "assisted no model", NULL, DESC "Assisted-by: gkh_clanker_2000\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "AGENT:MODEL" },
+	  "BAD_SIGN_OFF", 1, 3, "This Assisted-by: has no :MODEL part after the agent's name; "
+	  "write it as Assisted-by: AGENT:MODEL, then any tools used" },
+	{ "assisted words, no colon", NULL, DESC "Assisted-by: Claude Sonnet 4.6\n" SOB_ALICE,
+	  "BAD_SIGN_OFF", 1, 3, "has no :MODEL part" },
 	{ "assisted empty model", NULL, DESC "Assisted-by: Claude:\n" SOB_ALICE,
-	  "BAD_SIGN_OFF", 1, 3, "AGENT:MODEL" },
+	  "BAD_SIGN_OFF", 1, 3, "has no MODEL after the colon" },
+	{ "assisted no agent", NULL, DESC "Assisted-by: :claude-3-opus\n" SOB_ALICE,
+	  "BAD_SIGN_OFF", 1, 3, "has no AGENT name before the colon" },
 };
 
 START_TEST(test_bad)
@@ -415,6 +432,30 @@ static enum severity severity_of(const char *raw, const struct rule_settings *s,
 	return sev;
 }
 
+/* The Assisted-by: form is defined in coding-assistants.rst: cite that. */
+START_TEST(test_assisted_doc)
+{
+	char *raw = make_mail(NULL, NULL, NULL, DESC "Assisted-by: Claude Sonnet 4.6\n" SOB_ALICE,
+			      true);
+	char *typo = make_mail(NULL, NULL, NULL, DESC "Reveiwed-by: " BOB "\n" SOB_ALICE, true);
+	struct findings fs;
+
+	findings_init(&fs);
+	th_check_mail(raw, NULL, &fs);
+	ck_assert_msg(th_count(&fs, "BAD_SIGN_OFF") == 1, "%s", th_dump(&fs));
+	ck_assert_str_eq(first_of(&fs, "BAD_SIGN_OFF")->doc,
+			 "Documentation/process/coding-assistants.rst");
+	findings_release(&fs);
+	/* other BAD_SIGN_OFF findings keep the rule's documents */
+	findings_init(&fs);
+	th_check_mail(typo, NULL, &fs);
+	ck_assert_ptr_nonnull(strstr(first_of(&fs, "BAD_SIGN_OFF")->doc, "submitting-patches.rst"));
+	findings_release(&fs);
+	free(raw);
+	free(typo);
+}
+END_TEST
+
 /* An unparsable address is an error while the admin keeps the default. */
 START_TEST(test_bad_address_is_error)
 {
@@ -434,8 +475,9 @@ START_TEST(test_bad_address_is_error)
 }
 END_TEST
 
-/* tagbot-rules(7) BAD_SIGN_OFF: a typo of a documented tag is a warning; any
- * other unknown -by: tag only a check (never worth a mail). */
+/* tagbot-rules(7) BAD_SIGN_OFF: a typo of a documented tag is a warning; a
+ * combined tag and any other unknown -by: tag only a check (never worth a
+ * mail). */
 START_TEST(test_unknown_tag_is_check)
 {
 	static const struct {
@@ -445,6 +487,8 @@ START_TEST(test_unknown_tag_is_check)
 		{ "Debugged-by", SEV_CHECK }, { "Requested-by", SEV_CHECK },
 		{ "Bisected-by", SEV_CHECK }, { "Co-authored-by", SEV_CHECK },
 		{ "Nacked-by", SEV_CHECK },
+		/* combined tags: only the tip tree asks to split them */
+		{ "Reported-and-tested-by", SEV_CHECK }, { "Reviewed-and-tested-by", SEV_CHECK },
 		{ "Signed-of-by", SEV_WARNING }, { "Reveiwed-by", SEV_WARNING },
 	};
 
@@ -600,6 +644,52 @@ START_TEST(test_mismatch_mail_system)
 }
 END_TEST
 
+/* Gmail rewrote From: to the account it authenticated and kept the From:
+ * the sender wrote in X-Google-Original-From:.  git am records the
+ * rewritten one, so the fix is an in-body From:, not a changed sign-off. */
+START_TEST(test_mismatch_provider_rewrite)
+{
+	static const char xgof_carol[] = "X-Google-Original-From: " CAROL "\n";
+	/* a forwarded patch: the author's name, the sender's account */
+	char *fwd = make_mail("Carol Coder <alice@example.org>", xgof_carol, NULL,
+			      DESC SOB_CAROL SOB_ALICE, true);
+	/* one's own patch from a second account */
+	char *own = make_mail("Carol Coder <carol.home@mail.example.net>", xgof_carol, NULL,
+			      DESC SOB_CAROL, true);
+	/* what the sender wrote matches no sign-off: no rewrite to tell */
+	char *other = make_mail("Carol Coder <carol.home@mail.example.net>",
+				"X-Google-Original-From: Carol Coder <cc@elsewhere.example>\n",
+				NULL, DESC SOB_CAROL, true);
+	/* an in-body From: already names the author */
+	char *inbody = make_mail("Carol Coder <alice@example.org>", xgof_carol, NULL,
+				 FROM_CAROL DESC SOB_CAROL SOB_ALICE, true);
+	char *m;
+	struct findings fs;
+
+	m = message_of(fwd, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_str_eq(m, "Your mail provider rewrote From: to <alice@example.org> "
+			 "(X-Google-Original-From: keeps <carol@example.com>), and git am records "
+			 "From: as the author; keep this sign-off and put an in-body \"From: Carol "
+			 "Coder <carol@example.com>\" line at the top of the message.");
+	free(m);
+	m = message_of(own, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_ptr_nonnull(strstr(m, "rewrote From: to <carol.home@mail.example.net>"));
+	free(m);
+	m = message_of(other, "FROM_SIGN_OFF_MISMATCH");
+	ck_assert_ptr_null(strstr(m, "rewrote"));
+	free(m);
+	findings_init(&fs);
+	th_check_mail(inbody, NULL, &fs);
+	ck_assert_msg(th_count(&fs, "FROM_SIGN_OFF_MISMATCH") == 0 &&
+		      th_count(&fs, "NO_AUTHOR_SIGN_OFF") == 0, "%s", th_dump(&fs));
+	findings_release(&fs);
+	free(fwd);
+	free(own);
+	free(other);
+	free(inbody);
+}
+END_TEST
+
 START_TEST(test_no_author_words)
 {
 	char *plain = make_mail(NULL, NULL, NULL, DESC "Signed-off-by: " BOB "\n", true);
@@ -607,9 +697,16 @@ START_TEST(test_no_author_words)
 				 DESC SOB_ALICE, true);
 	char *m;
 
+	/* From: names the sender as the author: no "the author must add
+	 * one", which invites them to claim another's patch; say what to do
+	 * for either case */
 	m = message_of(plain, "NO_AUTHOR_SIGN_OFF");
-	ck_assert_str_eq(m, "No Signed-off-by: is from the author (From: Alice Example "
-			 "<alice@example.org>); the author must add one.");
+	ck_assert_str_eq(m, "No Signed-off-by: is yours (From: Alice Example <alice@example.org>), "
+			 "and git am records From: as the author. If you wrote the patch, add your "
+			 "Signed-off-by:. If it is someone else's (the first sign-off is Bob Builder "
+			 "<bob@example.org>), put an in-body \"From: Bob Builder <bob@example.org>\" "
+			 "line at the top of the message, so git am records its author, and add your "
+			 "own Signed-off-by: as the last one.");
 	free(m);
 	m = message_of(inbody, "NO_AUTHOR_SIGN_OFF");
 	ck_assert_str_eq(m, "No Signed-off-by: is from the author (in-body From: Carol Coder "
@@ -622,9 +719,6 @@ END_TEST
 
 /* ---- SUBMITTER_SIGN_OFF -------------------------------------------------- */
 
-#define CAROL "Carol Coder <carol@example.com>"
-#define FROM_CAROL "From: " CAROL "\n\n"
-#define SOB_CAROL "Signed-off-by: " CAROL "\n"
 
 struct submitter_case {
 	const char *name;
@@ -650,8 +744,26 @@ static const struct submitter_case submitter_cases[] = {
 	/* submitting-patches.rst: a co-developer who submits signs off last */
 	{ "co-developer submits, signs last", NULL, NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL "Co-developed-by: " ALICE "\n" SOB_ALICE, 0, 0, NULL },
+	/* the pair moves together: the sign-off alone would break Co-developed-by: */
 	{ "co-developer submits, author last", NULL, NULL, NULL,
-	  FROM_CAROL DESC "Co-developed-by: " ALICE "\n" SOB_ALICE SOB_CAROL, 1, 6, NULL },
+	  FROM_CAROL DESC "Co-developed-by: " ALICE "\n" SOB_ALICE SOB_CAROL, 1, 5,
+	  "You (Alice Example <alice@example.org>) sent this patch, so your Co-developed-by: "
+	  "and Signed-off-by: (lines 5 and 6) go last, together, below the Signed-off-by: "
+	  "on line 7." },
+	{ "co-developer submits, pair split", NULL, NULL, NULL,
+	  FROM_CAROL DESC "Co-developed-by: " ALICE "\nAcked-by: " BOB "\n" SOB_ALICE SOB_CAROL,
+	  1, 7, "You (Alice Example <alice@example.org>) sent this patch, so your "
+	  "Signed-off-by: goes last, below the one on line 8." },
+	/* a third person's sign-off below the sender's is no sign the sender's
+	 * is misplaced (someone who signed after them): silence */
+	{ "third person signs after the sender", NULL, NULL, NULL,
+	  FROM_CAROL DESC SOB_CAROL SOB_ALICE "Signed-off-by: " BOB "\n", 0, 0, NULL },
+	{ "third person after the sender, author", NULL, NULL, NULL,
+	  DESC SOB_ALICE "Signed-off-by: " BOB "\n", 0, 0, NULL },
+	{ "author and a third person after the sender", NULL, NULL, NULL,
+	  FROM_CAROL DESC SOB_ALICE SOB_CAROL "Signed-off-by: " BOB "\n", 1, 5,
+	  "You (Alice Example <alice@example.org>) sent this patch, so your Signed-off-by: goes "
+	  "last, below the one on line 7." },
 	{ "tags after the last sign-off are fine", NULL, NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL SOB_ALICE "Reviewed-by: " BOB "\n", 0, 0, NULL },
 	{ "no sign-off at all is only missing", NULL, NULL, NULL, FROM_CAROL DESC, 0, 0, NULL },
@@ -839,6 +951,14 @@ START_TEST(test_rules_off)
 	ck_assert_uint_eq(th_count(&fs, "BAD_SIGN_OFF"), 0);
 	ck_assert_uint_eq(th_count(&fs, "MISSING_SIGN_OFF"), 0);
 	findings_release(&fs);
+	/* with MISSING_SIGN_OFF off, the typo is BAD_SIGN_OFF's to tell */
+	s.severity[R_BAD_SIGN_OFF] = SEV_WARNING;
+	free(raw);
+	raw = make_mail(NULL, NULL, NULL, DESC "Signed-of-by: " ALICE "\n", true);
+	findings_init(&fs);
+	th_check_mail(raw, &s, &fs);
+	ck_assert_msg(th_count(&fs, "BAD_SIGN_OFF") == 1, "%s", th_dump(&fs));
+	findings_release(&fs);
 	rule_settings_release(&s);
 	free(raw);
 }
@@ -918,11 +1038,13 @@ int main(void)
 	tcase_add_test(tc, test_author_latin1_fixture);
 	tcase_add_loop_test(tc, test_bad, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_bad_address_is_error);
+	tcase_add_test(tc, test_assisted_doc);
 	tcase_add_test(tc, test_codeveloper_split_is_check);
 	tcase_add_test(tc, test_unknown_tag_is_check);
 	tcase_add_test(tc, test_mismatch_address_words);
 	tcase_add_test(tc, test_mismatch_name_words);
 	tcase_add_test(tc, test_mismatch_mail_system);
+	tcase_add_test(tc, test_mismatch_provider_rewrite);
 	tcase_add_test(tc, test_no_author_words);
 	tcase_add_loop_test(tc, test_submitter, 0, (int)ARRAY_SIZE(submitter_cases));
 	tcase_add_test(tc, test_submitter_mailmap);

@@ -817,6 +817,23 @@ int patch_submitter(const struct patch *p, struct person *out)
 	return -1;
 }
 
+int patch_provider_original(const struct patch *p, struct person *out)
+{
+	static const char hdr[] = "X-Google-Original-From";
+	const char *v = p->msg && hdr_count(p->msg, hdr) == 1 ? hdr_raw(p->msg, hdr) : NULL;
+
+	out->name = out->email = NULL;
+	if (v && p->sender.email && *p->sender.email) {
+		if (address_parse_mailbox(out, v, strlen(v)) == 0 &&
+		    !address_same(out->email, p->sender.email))
+			return 0;
+		person_release(out);	/* filled with "" even on failure */
+	}
+	out->name = xstrdup("");
+	out->email = xstrdup("");
+	return -1;
+}
+
 /* ---- the commit message ------------------------------------------------- */
 
 static void add_line(struct patch *p, size_t *alloc, const struct line *l)

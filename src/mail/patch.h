@@ -216,4 +216,15 @@ bool patch_trailers_adjacent(const struct patch *p, const struct trailer *a,
  */
 int patch_submitter(const struct patch *p, struct person *out);
 
+/*
+ * The From: the sender wrote before their mail provider rewrote it to the
+ * account it authenticated (Gmail keeps it in X-Google-Original-From:):
+ * 0 and *out filled (owned: person_release) when the mail has exactly one
+ * such header, holding one well-formed mailbox whose address is not the
+ * header From:'s; else -1 (out's fields "").  It only tells what to say
+ * about the author's sign-off; git am records the rewritten From:, and no
+ * reply is ever addressed from it.
+ */
+int patch_provider_original(const struct patch *p, struct person *out);
+
 #endif

@@ -278,19 +278,19 @@ static const struct {
 	[R_NO_AUTHOR_SIGN_OFF] = {
 		"a patch with sign-offs of which none is the author's (compared by address, case and a +sub part ignored).",
 		"The author certifies the origin of the work; a sign-off by someone else does not do that for them.",
-		"add the author's own sign-off, with the address the patch is sent from (or its in-body From:)." },
+		"the author adds their own sign-off, with the address of From: (or of the in-body From:); whoever sends someone else's patch puts an in-body From: line naming its author at the top and adds their own sign-off last." },
 	[R_FROM_SIGN_OFF_MISMATCH] = {
 		"the author's sign-off matches the From: line by address but not by name, or by name but not by address (comments such as \"(ACME)\", quotes and word order do not count).",
 		"The commit records the From: line as the author; a different sign-off makes it unclear who certified the work.",
-		"use the same name and address in From: (or the in-body From:) and in the sign-off; when your mail system changes the name in From:, add an in-body From: line rather than a new sign-off." },
+		"use the same name and address in From: (or the in-body From:) and in the sign-off; when your mail system changes the name or, as X-Google-Original-From: shows, the address in From:, add an in-body From: line rather than a new sign-off." },
 	[R_BAD_SIGN_OFF] = {
-		"a -by: tag that is a misspelt standard one (other unknown tags are only a check), in the wrong case, badly spaced, with an unparsable address, repeated, a combined tag, or a Co-developed-by: without its Signed-off-by:.",
+		"a -by: tag that is a misspelt standard one (other unknown tags are only a check), in the wrong case, badly spaced, with an unparsable address, repeated, or a Co-developed-by: without its Signed-off-by:; a combined tag (Reported-and-tested-by:) is only a check, as only the tip tree asks to split it.",
 		"Tools (b4, patchwork, git interpret-trailers) and people count these tags; a malformed one is lost or miscounted.",
 		"use the standard tags (Signed-off-by, Co-developed-by, Acked-by, Tested-by, Reviewed-by, Reported-by, Suggested-by, Originally-by, Assisted-by), one per line, \"Tag: Name <address>\"." },
 	[R_SUBMITTER_SIGN_OFF] = {
-		"a patch sent by someone who is, on evidence, not its author (From:, or the address behind a B4 Relay: not the same name, address, git send-email identity or .mailmap entry) and whose own Signed-off-by: is missing or not the last one; not for bots or pull requests.",
+		"a patch sent by someone who is, on evidence, not its author (From:, or the address behind a B4 Relay: not the same name, address, git send-email identity or .mailmap entry) and whose own Signed-off-by: is missing or above the author's; not for bots or pull requests.",
 		"Each person who handles a patch on its way adds their sign-off, so the chain shows how it travelled.",
-		"add your own Signed-off-by: as the last sign-off of a patch you send for someone else." },
+		"add your own Signed-off-by: as the last sign-off of a patch you send for someone else; when it follows your Co-developed-by:, move the two lines to the end together." },
 	[R_BAD_REPORTED_BY_LINK] = {
 		"a Reported-by: group not followed by a Closes: or Link: with an http(s) URL of the report.",
 		"The report holds the details the commit message leaves out, and Closes: lets trackers close it.",

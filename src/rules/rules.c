@@ -351,7 +351,7 @@ bool rule_enabled(const struct rule_ctx *c, enum rule_id id)
 	return !rule_defs[id].needs_lookup || c->settings->lookups;
 }
 
-static void emit(struct rule_ctx *c, enum rule_id id, enum severity sev,
+static void emit(struct rule_ctx *c, enum rule_id id, enum severity sev, const char *doc,
 		 const struct line *where, const char *fmt, va_list ap)
 {
 	enum severity configured = c->settings->severity[id];
@@ -361,7 +361,7 @@ static void emit(struct rule_ctx *c, enum rule_id id, enum severity sev,
 	/* A per-case default (sev) only applies while the admin kept the rule's. */
 	if (configured != rule_defs[id].severity || sev == SEV_OFF)
 		sev = configured;
-	findings_vadd(c->out, rule_defs[id].id, sev, where, rule_defs[id].doc, fmt, ap);
+	findings_vadd(c->out, rule_defs[id].id, sev, where, doc ? doc : rule_defs[id].doc, fmt, ap);
 }
 
 void rule_emit(struct rule_ctx *c, enum rule_id id, const struct line *where,
@@ -370,7 +370,7 @@ void rule_emit(struct rule_ctx *c, enum rule_id id, const struct line *where,
 	va_list ap;
 
 	va_start(ap, fmt);
-	emit(c, id, SEV_OFF, where, fmt, ap);
+	emit(c, id, SEV_OFF, NULL, where, fmt, ap);
 	va_end(ap);
 }
 
@@ -380,7 +380,17 @@ void rule_emit_sev(struct rule_ctx *c, enum rule_id id, enum severity sev,
 	va_list ap;
 
 	va_start(ap, fmt);
-	emit(c, id, sev, where, fmt, ap);
+	emit(c, id, sev, NULL, where, fmt, ap);
+	va_end(ap);
+}
+
+void rule_emit_doc(struct rule_ctx *c, enum rule_id id, const char *doc,
+		   const struct line *where, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(c, id, SEV_OFF, doc, where, fmt, ap);
 	va_end(ap);
 }
 

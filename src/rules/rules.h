@@ -237,6 +237,11 @@ void rule_emit(struct rule_ctx *c, enum rule_id id, const struct line *where,
 void rule_emit_sev(struct rule_ctx *c, enum rule_id id, enum severity sev,
 		   const struct line *where, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* rule_emit() citing doc (a string that outlives the findings) instead of
+ * the rule's documents, for a finding another document defines. */
+void rule_emit_doc(struct rule_ctx *c, enum rule_id id, const char *doc,
+		   const struct line *where, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* The low-level append used by rule_emit() and custom rules: copies text
  * (the offending line, may be NULL) and the formatted message. */

@@ -155,11 +155,13 @@ static const char *tag_foreign(const char *tok)
 
 /*
  * Reports a non-standard or miswritten tag name; says what its value holds.
+ * typo_told: MISSING_SIGN_OFF tells this misspelt sign-off already.
  * tagbot-rules(7) BAD_SIGN_OFF: a near miss of a documented tag is a typo (a
- * warning); any other unknown tag only a check, as mainline uses many
- * (Debugged-by:, Bisected-by:) and reviewers ask for some.
+ * warning); a combined tag and any other unknown tag only a check, as
+ * mainline uses many (Debugged-by:, Bisected-by:) and reviewers give some.
  */
-static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t)
+static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t,
+				     bool typo_told)
 {
 	const char *std = tag_standard(t->token);
 	struct buf split;
@@ -172,17 +174,20 @@ static enum tag_value check_tag_name(struct rule_ctx *c, const struct trailer *t
 	}
 	buf_init(&split, 4096);
 	if (tag_split(t->token, &split)) {
-		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-			  "%s: combines several tags; please split it into %s lines, as maintainer-tip.rst asks.",
-			  t->token, split.data);
+		/* Only the tip tree asks to split them (maintainer-tip.rst);
+		 * reviewers give them in this form elsewhere: a check. */
+		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_CHECK, &t->line,
+			      "%s: combines several tags; the tip tree (maintainer-tip.rst) "
+			      "asks for separate %s lines.", t->token, split.data);
 		buf_release(&split);
 		return VALUE_PERSON;
 	}
 	buf_release(&split);
 	std = tag_suggest(t->token);
 	if (std) {
-		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-			  "%s: is not a standard tag; did you mean %s:?", t->token, std);
+		if (!typo_told)
+			rule_emit(c, R_BAD_SIGN_OFF, &t->line,
+				  "%s: is not a standard tag; did you mean %s:?", t->token, std);
 		return !strcmp(std, "Assisted-by") ? VALUE_AGENT : VALUE_PERSON;
 	}
 	std = tag_foreign(t->token);
@@ -256,25 +261,41 @@ static void check_person(struct rule_ctx *c, const struct trailer *t)
 	person_release(&who);
 }
 
-/* Assisted-by: AGENT:MODEL [TOOL...] (Documentation/process/coding-assistants.rst). */
-static bool agent_ok(const char *v)
+#define CODING_ASSISTANTS "Documentation/process/coding-assistants.rst"
+
+/*
+ * What is wrong with an Assisted-by: value, which coding-assistants.rst
+ * defines as AGENT:MODEL [TOOL...]; NULL when it has that form.
+ */
+static const char *agent_problem(const char *v)
 {
 	char *main = trailer_value_main(v);
 	size_t word = strcspn(main, " \t");
-	const char *colon = memchr(main, ':', word);
-	bool ok = colon && colon > main && colon < main + word - 1 &&
-		  !strpbrk(main, "<>@");
+	const char *colon = memchr(main, ':', word), *why = NULL;
 
+	if (!*main)
+		why = "is empty";
+	else if (strpbrk(main, "<>@"))
+		why = "names a person or an address, not the tool";
+	else if (!colon)
+		why = "has no :MODEL part after the agent's name";
+	else if (colon == main)
+		why = "has no AGENT name before the colon";
+	else if (colon == main + word - 1)
+		why = "has no MODEL after the colon";
 	free(main);
-	return ok;
+	return why;
 }
 
 static void check_agent(struct rule_ctx *c, const struct trailer *t)
 {
-	if (!agent_ok(t->value))
-		rule_emit(c, R_BAD_SIGN_OFF, &t->line,
-			  "%s: takes AGENT:MODEL and optional tool names (Assisted-by: "
-			  "Claude:claude-3-opus coccinelle), not a person or an address.", t->token);
+	const char *why = agent_problem(t->value);
+
+	if (why)
+		rule_emit_doc(c, R_BAD_SIGN_OFF, CODING_ASSISTANTS, &t->line,
+			      "This %s: %s; write it as %s: AGENT:MODEL, then any tools used "
+			      "(%s: Claude:claude-3-opus coccinelle).", t->token, why, t->token,
+			      t->token);
 }
 
 static bool names_equal(const char *a, const char *b);
@@ -398,10 +419,10 @@ static bool is_by_tag(const struct trailer *t)
 	       ends_with_by(t->token);
 }
 
-static void check_trailer(struct rule_ctx *c, size_t i)
+static void check_trailer(struct rule_ctx *c, size_t i, const struct trailer *typo_told)
 {
 	const struct trailer *t = &c->patch->trailers[i];
-	enum tag_value v = check_tag_name(c, t);
+	enum tag_value v = check_tag_name(c, t, t == typo_told);
 
 	check_spacing(c, t);
 	if (v == VALUE_AGENT)
@@ -551,8 +572,36 @@ static bool sent_by_author(const struct rule_ctx *c, const struct signoff *x)
 	return same;
 }
 
+/*
+ * NO_AUTHOR_SIGN_OFF when From: names the author, so the sender: they are
+ * told to sign, not that "the author" must, which reads as an invitation
+ * to claim someone else's patch.  first: the first sign-off, whose signer
+ * is likely the author when the patch is another's.
+ */
+static void report_no_author(struct rule_ctx *c, const struct signoff *first)
+{
+	const struct person *au = &c->patch->author;
+
+	if (first && first->who.email[0])
+		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
+			  "No Signed-off-by: is yours (From: %s%s<%s>), and git am records "
+			  "From: as the author. If you wrote the patch, add your Signed-off-by:. "
+			  "If it is someone else's (the first sign-off is %s%s<%s>), put an "
+			  "in-body \"From: %s%s<%s>\" line at the top of the message, so git am "
+			  "records its author, and add your own Signed-off-by: as the last one.",
+			  NAME_SP(au->name), au->email, NAME_SP(first->who.name),
+			  first->who.email, NAME_SP(first->who.name), first->who.email);
+	else
+		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
+			  "No Signed-off-by: is yours (From: %s%s<%s>), and git am records "
+			  "From: as the author. If you wrote the patch, add your Signed-off-by:. "
+			  "If it is someone else's, put an in-body From: line with its author at "
+			  "the top of the message and add your own Signed-off-by: as the last one.",
+			  NAME_SP(au->name), au->email);
+}
+
 static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
-			  const struct signoff *by_name)
+			  const struct signoff *by_name, const struct signoff *first)
 {
 	const struct patch *p = c->patch;
 	const struct person *au = &p->author;
@@ -584,11 +633,12 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  "Signed-off-by: has <%s> but From: has <%s>; either sign off with "
 			  "the From: address or add an in-body From: line with <%s> at the top "
 			  "of the message.", by_name->who.email, au->email, by_name->who.email);
-	else
+	else if (p->author_from_body)
 		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
-			  "No Signed-off-by: is from the author (%s %s%s<%s>); the author must "
-			  "add one.", p->author_from_body ? "in-body From:" : "From:",
-			  NAME_SP(au->name), au->email);
+			  "No Signed-off-by: is from the author (in-body From: %s%s<%s>); the "
+			  "author must add one.", NAME_SP(au->name), au->email);
+	else
+		report_no_author(c, first);
 }
 
 /*
@@ -659,10 +709,10 @@ static void report_missing(struct rule_ctx *c)
 	struct line end;
 	const struct line *at = end_of_message(p, &end);
 
-	if (typo)
-		rule_emit(c, R_MISSING_SIGN_OFF, at,
-			  "The commit message has no Signed-off-by:; the %s: on line %zu is "
-			  "misspelled and does not count.", typo->token, typo->line.lineno);
+	if (typo)	/* told here only: no BAD_SIGN_OFF for the line too */
+		rule_emit(c, R_MISSING_SIGN_OFF, &typo->line,
+			  "The commit message has no Signed-off-by:; this %s: is misspelled "
+			  "and does not count: write it Signed-off-by:.", typo->token);
 	else if (below)
 		rule_emit(c, R_MISSING_SIGN_OFF, at,
 			  "The commit message has no Signed-off-by: above the --- line; the one on "
@@ -675,6 +725,38 @@ static void report_missing(struct rule_ctx *c)
 }
 
 /*
+ * A mail provider rewrote From: (the author, as git am will record it) to
+ * the account it authenticated, and the sign-off x matches what the sender
+ * wrote (patch_provider_original()): the fix is an in-body From:, never a
+ * sign-off changed to the rewritten From:.  True when told.
+ */
+static bool report_rewritten_from(struct rule_ctx *c, const struct signoffs *s)
+{
+	const struct patch *p = c->patch;
+	struct person orig;
+	bool told = false;
+
+	if (p->author_from_body || patch_provider_original(p, &orig) < 0)
+		return false;
+	for (size_t i = 0; i < s->n && !told; i++) {
+		const struct signoff *x = &s->v[i];
+
+		if (!x->parsed || !address_same(x->who.email, orig.email) ||
+		    !name_matches(&x->who, &orig))
+			continue;
+		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, x->line,
+			  "Your mail provider rewrote From: to <%s> (X-Google-Original-From: "
+			  "keeps <%s>), and git am records From: as the author; keep this "
+			  "sign-off and put an in-body \"From: %s%s<%s>\" line at the top of "
+			  "the message.", p->author.email, orig.email, NAME_SP(x->who.name),
+			  x->who.email);
+		told = true;
+	}
+	person_release(&orig);
+	return told;
+}
+
+/*
  * A sign-off with the author's address and name settles it.  Otherwise one
  * with the address but another name, then one with the name but another
  * address, is the author's sign-off written differently (a mismatch, not a
@@ -683,7 +765,7 @@ static void report_missing(struct rule_ctx *c)
 static void check_author(struct rule_ctx *c, const struct signoffs *s)
 {
 	const struct person *au = &c->patch->author;
-	const struct signoff *by_addr = NULL, *by_name = NULL;
+	const struct signoff *by_addr = NULL, *by_name = NULL, *first = NULL;
 
 	if (!s->n) {
 		report_missing(c);
@@ -698,6 +780,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			return;	/* the author's, miswritten: BAD_SIGN_OFF says how */
 		if (!x->parsed)
 			continue;
+		if (!first || x->line->lineno < first->line->lineno)
+			first = x;
 		if (address_same(x->who.email, au->email)) {
 			if (name_matches(&x->who, au))
 				return;
@@ -708,7 +792,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			by_name = x;
 		}
 	}
-	report_author(c, by_addr, by_name);
+	if (!report_rewritten_from(c, s))
+		report_author(c, by_addr, by_name, first);
 }
 
 /*
@@ -1002,11 +1087,67 @@ static bool sender_is_other(const struct patch *p, const struct sender *s)
 	return !is_sender(s, au) && !from_bot(p, &s->who);
 }
 
+/* The sender's Co-developed-by: right above their sign-off x (the pair
+ * submitting-patches.rst puts last for a co-developer who submits), or NULL. */
+static const struct trailer *own_codeveloper(const struct patch *p, const struct sender *snd,
+					     const struct signoff *x)
+{
+	for (size_t i = 1; i < p->ntrailers; i++) {
+		const struct trailer *t = &p->trailers[i], *cd = &p->trailers[i - 1];
+		struct person who = { NULL, NULL };
+		bool mine;
+
+		if (&t->line != x->line)
+			continue;
+		if (cd->kind != TRAILER_TAG || !trailer_is(cd, "Co-developed-by") ||
+		    !patch_trailers_adjacent(p, cd, t))
+			return NULL;
+		mine = address_parse(&who, cd->value, strlen(cd->value), NULL) == 0 &&
+		       is_sender(snd, &who);
+		person_release(&who);
+		return mine ? cd : NULL;
+	}
+	return NULL;
+}
+
+/* A sign-off below the sender's x is the author's: the chain is out of
+ * order.  Only a third person's below it tells nothing of the sender
+ * (someone who signed after them, or a stray line): silence. */
+static bool author_signs_after(const struct rule_ctx *c, const struct signoffs *s,
+			       const struct signoff *x)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].parsed && s->v[i].line->lineno > x->line->lineno &&
+		    same_someone(&s->v[i].who, &c->patch->author, mailmap_of(c)))
+			return true;
+	return false;
+}
+
+/* The sender's sign-off mine is not the last one: move it (with its
+ * Co-developed-by:, when it has one) below last. */
+static void report_order(struct rule_ctx *c, const struct sender *snd,
+			 const struct signoff *mine, const struct signoff *last)
+{
+	const struct trailer *cd = own_codeveloper(c->patch, snd, mine);
+
+	if (cd)
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, &cd->line,
+			  "You (%s%s<%s>) sent this patch, so your Co-developed-by: and "
+			  "Signed-off-by: (lines %zu and %zu) go last, together, below the "
+			  "Signed-off-by: on line %zu.", NAME_SP(snd->who.name), snd->who.email,
+			  cd->line.lineno, mine->line->lineno, last->line->lineno);
+	else
+		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
+			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
+			  "below the one on line %zu.", NAME_SP(snd->who.name), snd->who.email,
+			  last->line->lineno);
+}
+
 /*
  * tagbot-rules(7) SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
  * off too, last (the sign-off chain of "Sign your work").  The submitter's
- * sign-off is the last one matching them; any sign-off below it is someone
- * else's.
+ * sign-off is the last one matching them; when the author's comes below
+ * it, the order is wrong.
  */
 static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
 {
@@ -1034,11 +1175,8 @@ static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
 			  "You (%s%s<%s>) sent this patch by %s%s<%s> without a Signed-off-by: "
 			  "of your own; add yours as the last one.", NAME_SP(snd.who.name),
 			  snd.who.email, NAME_SP(p->author.name), p->author.email);
-	else if (mine != last)
-		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
-			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
-			  "below the one on line %zu.", NAME_SP(snd.who.name), snd.who.email,
-			  last->line->lineno);
+	else if (mine != last && author_signs_after(c, s, mine))
+		report_order(c, &snd, mine, last);
 out:
 	free(snd.minted);
 	person_release(&snd.who);
@@ -1048,19 +1186,24 @@ void rules_signoff(struct rule_ctx *ctx)
 {
 	const struct patch *p = ctx->patch;
 	struct signoffs s = { NULL, 0, 0 };
+	const struct trailer *typo_told = NULL;
 
 	if (p->kind != KIND_PATCH)
 		return;
 	for (size_t i = 0; i < p->ntrailers; i++) {
 		const struct trailer *t = &p->trailers[i];
 
-		if (!is_by_tag(t))
-			continue;
-		check_trailer(ctx, i);
-		if (trailer_is(t, "Signed-off-by"))
+		if (is_by_tag(t) && trailer_is(t, "Signed-off-by"))
 			signoffs_add(&s, &t->line, t->value, strlen(t->value));
 	}
 	check_indented(ctx, &s);
+	/* One problem, one item: a misspelt sign-off that is the only one is
+	 * MISSING_SIGN_OFF's to tell (report_missing()). */
+	if (!s.n && rule_enabled(ctx, R_MISSING_SIGN_OFF))
+		typo_told = misspelled_signoff(p);
+	for (size_t i = 0; i < p->ntrailers; i++)
+		if (is_by_tag(&p->trailers[i]))
+			check_trailer(ctx, i, typo_told);
 	check_duplicates(ctx);
 	check_author(ctx, &s);
 	check_submitter(ctx, &s);
