@@ -370,7 +370,7 @@ count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "folded Message-ID, capital domain: one reply for the series"; else not_ok "folded Message-ID, capital domain: $count replies, want 1"; fi
 line "... to its cover letter" "----- reply to <$ocover> -----"
 line "... naming both patches' findings" \
-	"$ocover: would reply (BAD_SIGN_OFF, MISSING_SIGN_OFF, BAD_FIXES_TAG)"
+	"$ocover: would reply (MISSING_SIGN_OFF, BAD_FIXES_TAG)"
 line "... listing patch 7/10" "Patch 7/10:"
 line "... and patch 10/10" "Patch 10/10:"
 once "... each message counted once"
