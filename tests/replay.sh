@@ -181,6 +181,17 @@ total "by default, the same finding four weeks later: not told again" "would rep
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 14\n'; } >"$tmp/told14.ini"
 capture "$TAGBOT" replay -c "$tmp/told14.ini" "$tmp/series-one.mbox" "$tmp/series-late.mbox"
 total "repeat_after = 14: four weeks later it is told again" "would reply" 2
+# The same mix-up resent every few weeks: told on day 2; day 10 is held
+# back, which renews the memory, so day 20 (18 days after the reply, 10
+# after the last resend) is not told again with repeat_after = 14.
+series mid 10
+series third 20
+capture "$TAGBOT" replay -c "$tmp/told14.ini" "$tmp/series-one.mbox" "$tmp/series-mid.mbox" \
+	"$tmp/series-third.mbox"
+line "a series kept resending a finding: told once" "one-0@example.org: would reply (FROM_SIGN_OFF_MISMATCH)"
+line "... its resend within repeat_after is clean" "mid-0@example.org: clean"
+total "... and so is one past repeat_after since the reply, not since the resend" \
+	"would reply" 1
 
 # --- --stats ----------------------------------------------------------------------
 # series-v2 as sent (cover, 1/2, 2/2: nothing to say), Craig's patch without

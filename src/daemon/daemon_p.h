@@ -314,7 +314,8 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
  * the patch -- a resend, a new patch repeating the same paragraph, a later
  * part of a series.
  * daemon_told_filter() turns off (SEV_OFF) those of f already told to the
- * person a reply to `to` goes to; daemon_told_note() records the ones a
+ * person a reply to `to` goes to, and renews their memory (the days count
+ * from the latest mail that has the finding); daemon_told_note() records the ones a
  * queued reply told (at or above min).
  */
 void daemon_told_filter(struct daemon *d, const struct patch *to,

@@ -193,11 +193,16 @@ static char *told_person(const struct patch *p, const struct reply_settings *rs)
 	return k;
 }
 
-/* Whether who was told x (finding_key() key) within span. */
+/*
+ * Whether who was told x (finding_key() key) within span.  When so, the
+ * memory is renewed: the person sent it again knowing it, so span counts
+ * from their latest mail that has it, and a series resent every few
+ * months is not told again when its first reply grows old.
+ */
 static bool was_told(struct daemon *d, const char *who, const struct finding *x,
 		     const char *key, time_t span, const char *msgid)
 {
-	time_t t;
+	time_t t, now = daemon_now(d);
 	bool found;
 	struct err e;
 
@@ -205,10 +210,12 @@ static bool was_told(struct daemon *d, const char *who, const struct finding *x,
 		log_message(LOGL_WARNING, msgid, "%s", e.msg);
 		return false;
 	}
-	if (!found || daemon_now(d) - t >= span)
+	if (!found || now - t >= span)
 		return false;
 	log_message(LOGL_DEBUG, msgid, "%s: told to %s %ld days ago, not again", x->rule, who,
-		    (long)((daemon_now(d) - t) / 86400));
+		    (long)((now - t) / 86400));
+	if (now > t && store_told_set(d->st, who, x->rule, key, now, &e) < 0)
+		log_message(LOGL_WARNING, msgid, "%s", e.msg);
 	return true;
 }
 
