@@ -435,7 +435,8 @@ static void collect_refs(struct addrs *refs, const struct patch *p, bool parent_
 }
 
 /*
- * One item of a reply: a distinct finding (its rule and finding_key()),
+ * One item of a reply: a distinct finding (its rule, finding_key() and
+ * what it says),
  * shown as its first occurrence, with every part and line it occurs at.
  */
 struct item {
@@ -839,15 +840,40 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 	buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
 }
 
+/* Whether messages a and b say the same, case and white space aside (their
+ * numbers count: "line 7" is not "line 9"). */
+static bool same_words(const char *a, const char *b)
+{
+	a = a ? a : "";
+	b = b ? b : "";
+	for (;;) {
+		bool sa = ascii_is_space((unsigned char)*a), sb = ascii_is_space((unsigned char)*b);
+
+		while (ascii_is_space((unsigned char)*a))
+			a++;
+		while (ascii_is_space((unsigned char)*b))
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		if (sa != sb || ascii_tolower((unsigned char)*a) != ascii_tolower((unsigned char)*b))
+			return false;
+		a++;
+		b++;
+	}
+}
+
 /* Adds finding x of part `part` to pp's items: to the item with its rule
- * and key, else as a new one. */
+ * and key that says the same (its text shown once is true for every part
+ * and line it names: a rule told per person names the part's author), else
+ * as a new one. */
 static void add_item(struct parts *pp, const struct finding *x, size_t part)
 {
 	char *key = finding_key(x);
 	struct item *it = NULL;
 
 	for (size_t i = 0; i < pp->nall && !it; i++)
-		if (!strcmp(pp->items[i].f->rule, x->rule) && !strcmp(pp->items[i].key, key))
+		if (!strcmp(pp->items[i].f->rule, x->rule) && !strcmp(pp->items[i].key, key) &&
+		    same_words(pp->items[i].f->message, x->message))
 			it = &pp->items[i];
 	if (it) {
 		free(key);
