@@ -444,7 +444,7 @@ slow "Tue, 04 Feb 2025 08:08:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "parts 8 minutes apart: one reply"; else not_ok "parts 8 minutes apart: $count replies, want 1"; fi
 line "... naming patch 2/2" "1. MISSING_SIGN_OFF (error), line 6, also in patch 2/2 line 11:"
-lacks "... with no part missing" "did not arrive"
+lacks "... with no part missing" "not on the list"
 slow "Tue, 04 Feb 2025 09:02:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "a part 70 minutes late: a reply of its own"; else not_ok "a part 70 minutes late: $count replies, want 2"; fi

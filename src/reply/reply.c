@@ -1236,11 +1236,8 @@ static void series_body_parts(struct buf *b, const struct parts *pp,
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!parts[i].subject) {
-			series_part_title(b, &parts[i], total);
-			buf_addstr(b, "   did not arrive; not checked.\n\n");
-			continue;
-		}
+		if (!parts[i].subject)
+			continue;	/* series_missing() */
 		if (!parts[i].findings->n) {
 			(*clean)++;
 			continue;
@@ -1255,6 +1252,53 @@ static void series_body_parts(struct buf *b, const struct parts *pp,
 				body_item(b, k, &pp->items[k], labels);
 		}
 	}
+}
+
+/* Whether parts[i] did not reach the bot. */
+static bool part_missing(const struct reply_series_part *parts, size_t n, size_t i)
+{
+	return i < n && !parts[i].subject;
+}
+
+/*
+ * One sentence for the parts that did not reach the bot, however many:
+ * "Patches 2/11 to 5/11 and 8/11 were not on the list; not checked."
+ * Neutral: a part may be on another list, or applied already.
+ */
+static void series_missing(struct buf *b, const struct reply_series_part *parts, size_t n,
+			   int total)
+{
+	struct buf s;
+	size_t count = 0, runs = 0, done = 0, last = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (part_missing(parts, n, i)) {
+			count++;
+			runs += !i || !part_missing(parts, n, i - 1);
+			last = i;
+		}
+	if (!count)
+		return;
+	buf_init(&s, 0);
+	buf_addstr(&s, count > 1 ? "Patches" : parts[last].index ? "Patch" : "The cover letter");
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (!part_missing(parts, n, i) || (i && part_missing(parts, n, i - 1)))
+			continue;
+		while (part_missing(parts, n, j + 1))
+			j++;
+		done++;
+		buf_addstr(&s, done == 1 ? " " : done == runs ? " and " : ", ");
+		buf_printf(&s, "%d/%d", parts[i].index, total);
+		if (j > i)
+			buf_printf(&s, j > i + 1 ? " to %d/%d" : ", %d/%d", parts[j].index, total);
+	}
+	buf_addstr(&s, count == 1 ? " was not on the list; not checked."
+				  : " were not on the list; not checked.");
+	wrap(b, s.data, "");
+	buf_addch(b, '\n');
+	buf_release(&s);
 }
 
 static void series_body(struct buf *b, const struct parts *pp,
@@ -1282,6 +1326,7 @@ static void series_body(struct buf *b, const struct parts *pp,
 	buf_printf(b, "and found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
 		   pp->nall == 1 ? "" : "s");
 	series_body_parts(b, pp, parts, n, total, labels, &clean);
+	series_missing(b, parts, n, total);
 	if (clean)
 		buf_printf(b, "The other %zu %s had nothing to look at.\n\n", clean,
 			   total > 0 ? (clean == 1 ? "part" : "parts")	/* a series */

@@ -144,7 +144,8 @@ struct reply_series_part {
  * all), one item per distinct finding (finding_key() and what it says,
  * case and white space aside) at the first part
  * that has it, naming the other parts and lines; one line counting the
- * parts with no finding at all, and the parts that did not arrive.  A part
+ * parts with no finding at all, and one sentence naming the parts that
+ * did not arrive ("were not on the list", as ranges).  A part
  * whose findings are all said at an earlier part, told before (off) or
  * below s->min_severity is left out.  total is the series' n of n/m,
  * REPLY_HELD for held replies folded into one (parts by subject), or
