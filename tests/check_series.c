@@ -673,7 +673,7 @@ START_TEST(test_reply_series_per_person)
 		{ 5, "leds: a: fifth", &fb },
 		{ 6, NULL, NULL },
 		{ 7, NULL, NULL },
-		{ 8, "leds: a: eighth", &fb2 },
+		{ 8, "leds: a: eighth", &fb2 },	/* two missing: named each */
 		{ 9, NULL, NULL },
 	};
 
@@ -694,6 +694,11 @@ START_TEST(test_reply_series_per_person)
 	ck_assert_msg(strstr(r.raw, "\r\nPatches 2/9 to 4/9, 6/9, 7/9 and 9/9 were not on the list; "
 			  "not checked.\r\n\r\nThe other 1 part had nothing"), "%s", r.raw);
 	ck_assert(!strstr(r.raw, "arrive"));
+	reply_release(&r);
+	/* two missing alone: "and" between them */
+	ck_assert_msg(reply_build_series(&r, &p[0], parts + 5, 3, 9, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(strstr(r.raw, "\r\nPatches 6/9 and 7/9 were not on the list; not checked.\r\n"),
+		      "%s", r.raw);
 	reply_release(&r);
 	findings_release(&fa);
 	findings_release(&fb);

@@ -1271,12 +1271,15 @@ static void series_missing(struct buf *b, const struct reply_series_part *parts,
 	struct buf s;
 	size_t count = 0, runs = 0, done = 0, last = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (part_missing(parts, n, i)) {
-			count++;
-			runs += !i || !part_missing(parts, n, i - 1);
-			last = i;
-		}
+	/* runs: the names to list, a run of three or more being one */
+	for (size_t i = 0, len = 0; i < n; i++) {
+		if (!part_missing(parts, n, i))
+			continue;
+		count++;
+		last = i;
+		len = i && part_missing(parts, n, i - 1) ? len + 1 : 1;
+		runs += len <= 2 ? 1 : len == 3 ? (size_t)-1 : 0;	/* 3: the two become one */
+	}
 	if (!count)
 		return;
 	buf_init(&s, 0);
@@ -1288,11 +1291,13 @@ static void series_missing(struct buf *b, const struct reply_series_part *parts,
 			continue;
 		while (part_missing(parts, n, j + 1))
 			j++;
-		done++;
-		buf_addstr(&s, done == 1 ? " " : done == runs ? " and " : ", ");
-		buf_printf(&s, "%d/%d", parts[i].index, total);
-		if (j > i)
-			buf_printf(&s, j > i + 1 ? " to %d/%d" : ", %d/%d", parts[j].index, total);
+		for (size_t k = i; k <= j; k = j > i + 1 ? j + 1 : k + 1) {
+			done++;
+			buf_addstr(&s, done == 1 ? " " : done == runs ? " and " : ", ");
+			buf_printf(&s, "%d/%d", parts[k].index, total);
+			if (j > i + 1)
+				buf_printf(&s, " to %d/%d", parts[j].index, total);
+		}
 	}
 	buf_addstr(&s, count == 1 ? " was not on the list; not checked."
 				  : " were not on the list; not checked.");
