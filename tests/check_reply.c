@@ -705,7 +705,9 @@ START_TEST(test_see_custom_rule)
 END_TEST
 
 /* The same finding at two lines (a pasted paragraph twice) is one item
- * naming both lines; another quoted line of the same rule is another. */
+ * naming both lines; another quoted line of the same rule is another, and
+ * so is the same line where the finding says something else (a number in
+ * it differs): one item's text is true for every line it names. */
 START_TEST(test_same_finding_once)
 {
 	struct fixture fx;
@@ -713,17 +715,24 @@ START_TEST(test_same_finding_once)
 
 	fixture_init(&fx);
 	findings_add(&fx.f, "BAD_FIXES_TAG", SEV_WARNING,
-		     &(struct line){ "Fixes:  ABC123 (\"foo\")", 22, 14 }, "doc", "again");
+		     &(struct line){ "Fixes:  ABC123 (\"foo\")", 22, 14 }, "doc",
+		     "fixes: needs 12 or more hex digits of the commit  and its subject");
 	findings_add(&fx.f, "BAD_FIXES_TAG", SEV_WARNING,
 		     &(struct line){ "Fixes: abc123 (\"bar\")", 21, 20 }, "doc", "other");
+	findings_add(&fx.f, "BAD_FIXES_TAG", SEV_WARNING,
+		     &(struct line){ "Fixes: abc123 (\"foo\")", 21, 30 }, "doc",
+		     "Fixes: needs 13 or more hex digits of the commit and its subject");
 	build_ok(&fx, &h);
-	ck_assert_uint_eq(fx.r.nfindings, 2);
-	ck_assert_ptr_nonnull(strstr(h.body, "\r\nand found 2 things to look at:\r\n\r\n"
+	ck_assert_uint_eq(fx.r.nfindings, 3);
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\nand found 3 things to look at:\r\n\r\n"
 					  "1. BAD_FIXES_TAG (warning), lines 12, 14:\r\n"
 					  "\r\n| Fixes: abc123 (\"foo\")\r\n"));
 	ck_assert_ptr_nonnull(strstr(h.body, "\r\n2. BAD_FIXES_TAG (warning), line 20:\r\n"
 					  "\r\n| Fixes: abc123 (\"bar\")\r\n"));
-	ck_assert_ptr_null(strstr(h.body, "3. "));
+	ck_assert_ptr_nonnull(strstr(h.body, "\r\n3. BAD_FIXES_TAG (warning), line 30:\r\n"
+					  "\r\n| Fixes: abc123 (\"foo\")\r\n\r\n"
+					  "   Fixes: needs 13 or more"));
+	ck_assert_ptr_null(strstr(h.body, "4. "));
 	hblock_free(&h);
 	fixture_release(&fx);
 }

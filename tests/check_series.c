@@ -462,7 +462,8 @@ START_TEST(test_reply_series)
 	ck_assert(!strstr(r.raw, "Cover letter (0/3)"));	/* nothing to report: counted */
 	ck_assert(strstr(r.raw, "Patch 1/3:\r\n    leds: st1202"));
 	ck_assert(strstr(r.raw, "1. MISSING_SIGN_OFF (error), line 7:"));
-	ck_assert(strstr(r.raw, "Patch 2/3:\r\n   did not arrive; not checked."));
+	ck_assert(strstr(r.raw, "\r\nPatch 2/3 was not on the list; not checked.\r\n"));
+	ck_assert(!strstr(r.raw, "Patch 2/3:"));
 	ck_assert(!strstr(r.raw, "Patch 3/3"));
 	/* the cover; not 3/3, whose finding is below min_severity: left out */
 	ck_assert(strstr(r.raw, "The other 1 part had nothing to look at."));
@@ -643,6 +644,71 @@ START_TEST(test_reply_series_one_item)
 }
 END_TEST
 
+/*
+ * A rule told per person is one item only where it says the same: the
+ * patches sent for two authors are two items, each naming its author and
+ * only its own parts.  The parts that never came are one sentence, runs as
+ * ranges.
+ */
+START_TEST(test_reply_series_per_person)
+{
+	size_t len;
+	char *raw = th_read_data("series/series-v2-cover.eml", &len);
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+	struct reply r;
+	struct reply_settings rs;
+	struct findings none,
+		fa = one_finding("SUBMITTER_SIGN_OFF", SEV_WARNING, 0, "You sent this patch by Ann."),
+		fb = one_finding("SUBMITTER_SIGN_OFF", SEV_WARNING, 0, "You sent this patch by Bob."),
+		fb2 = one_finding("SUBMITTER_SIGN_OFF", SEV_WARNING, 0, "You sent this patch by  BOB.");
+	struct reply_series_part parts[] = {
+		{ 0, "the cover", &none },
+		{ 1, "leds: a: first", &fa },
+		{ 2, NULL, NULL },
+		{ 3, NULL, NULL },
+		{ 4, NULL, NULL },
+		{ 5, "leds: a: fifth", &fb },
+		{ 6, NULL, NULL },
+		{ 7, NULL, NULL },
+		{ 8, "leds: a: eighth", &fb2 },	/* two missing: named each */
+		{ 9, NULL, NULL },
+	};
+
+	findings_init(&none);
+	message_init(&m);
+	ck_assert(message_parse(&m, raw, len, &e) == 0);
+	patch_parse(&m, &p, &np);
+	reply_settings_init(&rs);
+	rs.from = "tagbot <bot@example.org>";
+	ck_assert_msg(reply_build_series(&r, &p[0], parts, 10, 9, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(r.nfindings, 2);
+	ck_assert_msg(strstr(r.raw, "Patch 1/9:\r\n    leds: a: first\r\n\r\n"
+			  "1. SUBMITTER_SIGN_OFF (warning):\r\n\r\n"
+			  "   You sent this patch by Ann.\r\n"), "%s", r.raw);
+	ck_assert_msg(strstr(r.raw, "Patch 5/9:\r\n    leds: a: fifth\r\n\r\n"
+			  "2. SUBMITTER_SIGN_OFF (warning), also in patch 8/9:\r\n\r\n"
+			  "   You sent this patch by Bob.\r\n"), "%s", r.raw);
+	ck_assert_msg(strstr(r.raw, "\r\nPatches 2/9 to 4/9, 6/9, 7/9 and 9/9 were not on the list; "
+			  "not checked.\r\n\r\nThe other 1 part had nothing"), "%s", r.raw);
+	ck_assert(!strstr(r.raw, "arrive"));
+	reply_release(&r);
+	/* two missing alone: "and" between them */
+	ck_assert_msg(reply_build_series(&r, &p[0], parts + 5, 3, 9, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(strstr(r.raw, "\r\nPatches 6/9 and 7/9 were not on the list; not checked.\r\n"),
+		      "%s", r.raw);
+	reply_release(&r);
+	findings_release(&fa);
+	findings_release(&fb);
+	findings_release(&fb2);
+	patches_free(p, np);
+	message_release(&m);
+	free(raw);
+}
+END_TEST
+
 /* The series reply is queued once: a second flush of the same lead (a
  * restart that lost the done mark, a merged series) queues nothing. */
 START_TEST(test_queue_once)
@@ -697,6 +763,7 @@ int main(void)
 	tcase_add_test(tc, test_pending_lifecycle);
 	tcase_add_test(tc, test_reply_series);
 	tcase_add_test(tc, test_reply_series_one_item);
+	tcase_add_test(tc, test_reply_series_per_person);
 	tcase_add_test(tc, test_reply_held_fold);
 	tcase_add_test(tc, test_reply_parts);
 	tcase_add_test(tc, test_queue_once);

@@ -181,6 +181,17 @@ total "by default, the same finding four weeks later: not told again" "would rep
 { base; printf 'max_per_author_per_hour = 0\nrepeat_after = 14\n'; } >"$tmp/told14.ini"
 capture "$TAGBOT" replay -c "$tmp/told14.ini" "$tmp/series-one.mbox" "$tmp/series-late.mbox"
 total "repeat_after = 14: four weeks later it is told again" "would reply" 2
+# The same mix-up resent every few weeks: told on day 2; day 10 is held
+# back, which renews the memory, so day 20 (18 days after the reply, 10
+# after the last resend) is not told again with repeat_after = 14.
+series mid 10
+series third 20
+capture "$TAGBOT" replay -c "$tmp/told14.ini" "$tmp/series-one.mbox" "$tmp/series-mid.mbox" \
+	"$tmp/series-third.mbox"
+line "a series kept resending a finding: told once" "one-0@example.org: would reply (FROM_SIGN_OFF_MISMATCH)"
+line "... its resend within repeat_after is clean" "mid-0@example.org: clean"
+total "... and so is one past repeat_after since the reply, not since the resend" \
+	"would reply" 1
 
 # --- --stats ----------------------------------------------------------------------
 # series-v2 as sent (cover, 1/2, 2/2: nothing to say), Craig's patch without
@@ -265,6 +276,35 @@ line "... another commit's Fixes: line is told" "bob-4@example.org: would reply 
 line "a patch without a sign-off: told" "carol-1@example.org: would reply (MISSING_SIGN_OFF)"
 line "... her next one a day later: not told again" "carol-2@example.org: clean"
 total "... three replies" "would reply" 3
+# A later version of one work (b4's change-id in its Message-IDs) that
+# repeats a told mistake on a line differing in a word the finding does not
+# name: Dan's Assisted-by: without AGENT:MODEL, "Tool One" in v1 (told),
+# "Tool Two" in v2 of the same work (not told again); a third work of his
+# with "Tool Three", which was never told, is.
+b4() {	# b4 VERSION WORK DAY TOOL: $tmp/b4-WORK-vVERSION.mbox, like b4 sends
+	python3 - "$tmp/b4-$2-v$1.mbox" "$@" <<'PY'
+import sys
+path, v, work, day, tool = sys.argv[1:6]
+mid = "202506%02d-%s-v%s-1-0123456789ab@example.org" % (int(day), work, v)
+with open(path, "w") as f:
+    f.write("From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: Dan <dan@example.org>\n"
+            "Subject: [PATCH v%s] leds: %s: fix it\nDate: Mon, %02d Jun 2025 10:00:00 +0000\n"
+            "Message-ID: <%s>\n\nFix the thing.\n\nAssisted-by: %s 4.6\n"
+            "Signed-off-by: Dan <dan@example.org>\n---\ndiff --git a/x b/x\n--- a/x\n"
+            "+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" % (v, work, int(day), mid, tool))
+PY
+}
+b4 1 tidy-leds 2 "Tool One"
+b4 2 tidy-leds 4 "Tool Two"
+b4 1 other-work 6 "Tool Three"
+capture "$TAGBOT" replay -c "$tmp/resend.ini" "$tmp/b4-tidy-leds-v1.mbox" \
+	"$tmp/b4-tidy-leds-v2.mbox" "$tmp/b4-other-work-v1.mbox"
+line "a malformed Assisted-by: told on v1" \
+	"20250602-tidy-leds-v1-1-0123456789ab@example.org: would reply (BAD_SIGN_OFF)"
+line "... v2 of the work with another tool name: not told again" \
+	"20250604-tidy-leds-v2-1-0123456789ab@example.org: clean"
+line "... another work's line is its own finding" \
+	"20250606-other-work-v1-1-0123456789ab@example.org: would reply (BAD_SIGN_OFF)"
 { base; echo "repeat_after = 0"; } >"$tmp/resend0.ini"
 # shellcheck disable=SC2086
 capture "$TAGBOT" replay -c "$tmp/resend0.ini" $resend
@@ -404,7 +444,7 @@ slow "Tue, 04 Feb 2025 08:08:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 1 ]; then ok "parts 8 minutes apart: one reply"; else not_ok "parts 8 minutes apart: $count replies, want 1"; fi
 line "... naming patch 2/2" "1. MISSING_SIGN_OFF (error), line 6, also in patch 2/2 line 11:"
-lacks "... with no part missing" "did not arrive"
+lacks "... with no part missing" "not on the list"
 slow "Tue, 04 Feb 2025 09:02:51 +0100"
 count=$(grep -c '^----- reply to <' "$tmp/out")
 if [ "$count" = 2 ]; then ok "a part 70 minutes late: a reply of its own"; else not_ok "a part 70 minutes late: $count replies, want 2"; fi

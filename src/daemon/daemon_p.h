@@ -312,9 +312,11 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
  * the same rule's finding with the same key (finding_key(): its quoted
  * line with ids normalised; for the rules told per person, any), whatever
  * the patch -- a resend, a new patch repeating the same paragraph, a later
- * part of a series.
+ * part of a series -- and, within one work (b4 change-id), a finding that
+ * says the same as one told before, whatever its line.
  * daemon_told_filter() turns off (SEV_OFF) those of f already told to the
- * person a reply to `to` goes to; daemon_told_note() records the ones a
+ * person a reply to `to` goes to, and renews their memory (the days count
+ * from the latest mail that has the finding); daemon_told_note() records the ones a
  * queued reply told (at or above min).
  */
 void daemon_told_filter(struct daemon *d, const struct patch *to,

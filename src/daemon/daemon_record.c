@@ -17,6 +17,7 @@
 #include "lib/ascii.h"
 #include "lib/buf.h"
 #include "lib/log.h"
+#include "mail/context.h"
 #include "reply/recipients.h"
 #include "rules/rules.h"
 
@@ -193,11 +194,16 @@ static char *told_person(const struct patch *p, const struct reply_settings *rs)
 	return k;
 }
 
-/* Whether who was told x (finding_key() key) within span. */
+/*
+ * Whether who was told x (finding_key() key) within span.  When so, the
+ * memory is renewed: the person sent it again knowing it, so span counts
+ * from their latest mail that has it, and a series resent every few
+ * months is not told again when its first reply grows old.
+ */
 static bool was_told(struct daemon *d, const char *who, const struct finding *x,
 		     const char *key, time_t span, const char *msgid)
 {
-	time_t t;
+	time_t t, now = daemon_now(d);
 	bool found;
 	struct err e;
 
@@ -205,58 +211,109 @@ static bool was_told(struct daemon *d, const char *who, const struct finding *x,
 		log_message(LOGL_WARNING, msgid, "%s", e.msg);
 		return false;
 	}
-	if (!found || daemon_now(d) - t >= span)
+	if (!found || now - t >= span)
 		return false;
 	log_message(LOGL_DEBUG, msgid, "%s: told to %s %ld days ago, not again", x->rule, who,
-		    (long)((daemon_now(d) - t) / 86400));
+		    (long)((now - t) / 86400));
+	if (now > t && store_told_set(d->st, who, x->rule, key, now, &e) < 0)
+		log_message(LOGL_WARNING, msgid, "%s", e.msg);
 	return true;
+}
+
+/* The b4 change-id (its slug) of the work p belongs to; NULL when none. */
+static char *work_of(const struct patch *p)
+{
+	if (p->change_id && *p->change_id)
+		return context_change_slug_footer(p->change_id);
+	return p->message_id ? context_change_slug_msgid(p->message_id) : NULL;
+}
+
+/*
+ * The told table's second key of x within one work (a b4 change-id, kept
+ * across the versions of a series): what x said (finding_said_key()),
+ * after " said ", the work and ": "; a finding_key() never starts with a
+ * space.  NULL without a work, for a finding without a quoted line (its
+ * key is already what it says) or one told per person.  So a later
+ * version that repeats a mistake on a line differing in a word the
+ * finding does not name ("Assisted-by: Claude Sonnet 4.6", then "...
+ * Claude Opus 4.6" on new patches) is not told it again; another work's
+ * line is still its own finding.
+ */
+static char *said_key(const struct finding *x, const char *work)
+{
+	char *said;
+	struct buf b;
+
+	if (!work || !x->text || !*x->text || rule_told_per_person(x->rule))
+		return NULL;
+	said = finding_said_key(x);
+	buf_init(&b, 0);
+	buf_printf(&b, " said %s: %s", work, said);
+	free(said);
+	return buf_detach(&b, NULL);
 }
 
 void daemon_told_filter(struct daemon *d, const struct patch *to,
 			const struct reply_settings *rs, struct findings *f)
 {
 	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
-	char *who = NULL;
+	char *who = NULL, *work;
+	struct err e;
 
 	if (!d->st || !span)
 		return;
+	work = work_of(to);
 	for (size_t i = 0; i < f->n; i++) {
 		struct finding *x = &f->v[i];
-		char *key;
+		char *key, *said;
 
 		if (x->severity == SEV_OFF)
 			continue;
 		if (!who && !(who = told_person(to, rs)))
 			break;
 		key = finding_key(x);
-		if (was_told(d, who, x, key, span, to->message_id))
+		said = said_key(x, work);
+		if (was_told(d, who, x, key, span, to->message_id)) {
 			x->severity = SEV_OFF;
+		} else if (said && was_told(d, who, x, said, span, to->message_id)) {
+			/* the lesson was told: this line is known from now on */
+			x->severity = SEV_OFF;
+			if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0)
+				log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
+		}
+		free(said);
 		free(key);
 	}
+	free(work);
 	free(who);
 }
 
 void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
 		      const struct findings *f, enum severity min)
 {
-	char *who = NULL;
+	char *who = NULL, *work;
 	struct err e;
 
 	if (!d->st || !d->cfg.reply.repeat_after)
 		return;
+	work = work_of(to);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->v[i];
-		char *key;
+		char *key, *said;
 
 		if (x->severity == SEV_OFF || x->severity < min)
 			continue;
 		if (!who && !(who = told_person(to, rs)))
 			break;
 		key = finding_key(x);
-		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0)
+		said = said_key(x, work);
+		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0 ||
+		    (said && store_told_set(d->st, who, x->rule, said, daemon_now(d), &e) < 0))
 			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
+		free(said);
 		free(key);
 	}
+	free(work);
 	free(who);
 }
 

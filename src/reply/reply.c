@@ -435,7 +435,8 @@ static void collect_refs(struct addrs *refs, const struct patch *p, bool parent_
 }
 
 /*
- * One item of a reply: a distinct finding (its rule and finding_key()),
+ * One item of a reply: a distinct finding (its rule, finding_key() and
+ * what it says),
  * shown as its first occurrence, with every part and line it occurs at.
  */
 struct item {
@@ -839,15 +840,40 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 	buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
 }
 
+/* Whether messages a and b say the same, case and white space aside (their
+ * numbers count: "line 7" is not "line 9"). */
+static bool same_words(const char *a, const char *b)
+{
+	a = a ? a : "";
+	b = b ? b : "";
+	for (;;) {
+		bool sa = ascii_is_space((unsigned char)*a), sb = ascii_is_space((unsigned char)*b);
+
+		while (ascii_is_space((unsigned char)*a))
+			a++;
+		while (ascii_is_space((unsigned char)*b))
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		if (sa != sb || ascii_tolower((unsigned char)*a) != ascii_tolower((unsigned char)*b))
+			return false;
+		a++;
+		b++;
+	}
+}
+
 /* Adds finding x of part `part` to pp's items: to the item with its rule
- * and key, else as a new one. */
+ * and key that says the same (its text shown once is true for every part
+ * and line it names: a rule told per person names the part's author), else
+ * as a new one. */
 static void add_item(struct parts *pp, const struct finding *x, size_t part)
 {
 	char *key = finding_key(x);
 	struct item *it = NULL;
 
 	for (size_t i = 0; i < pp->nall && !it; i++)
-		if (!strcmp(pp->items[i].f->rule, x->rule) && !strcmp(pp->items[i].key, key))
+		if (!strcmp(pp->items[i].f->rule, x->rule) && !strcmp(pp->items[i].key, key) &&
+		    same_words(pp->items[i].f->message, x->message))
 			it = &pp->items[i];
 	if (it) {
 		free(key);
@@ -1210,11 +1236,8 @@ static void series_body_parts(struct buf *b, const struct parts *pp,
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!parts[i].subject) {
-			series_part_title(b, &parts[i], total);
-			buf_addstr(b, "   did not arrive; not checked.\n\n");
-			continue;
-		}
+		if (!parts[i].subject)
+			continue;	/* series_missing() */
 		if (!parts[i].findings->n) {
 			(*clean)++;
 			continue;
@@ -1229,6 +1252,58 @@ static void series_body_parts(struct buf *b, const struct parts *pp,
 				body_item(b, k, &pp->items[k], labels);
 		}
 	}
+}
+
+/* Whether parts[i] did not reach the bot. */
+static bool part_missing(const struct reply_series_part *parts, size_t n, size_t i)
+{
+	return i < n && !parts[i].subject;
+}
+
+/*
+ * One sentence for the parts that did not reach the bot, however many:
+ * "Patches 2/11 to 5/11 and 8/11 were not on the list; not checked."
+ * Neutral: a part may be on another list, or applied already.
+ */
+static void series_missing(struct buf *b, const struct reply_series_part *parts, size_t n,
+			   int total)
+{
+	struct buf s;
+	size_t count = 0, runs = 0, done = 0, last = 0;
+
+	/* runs: the names to list, a run of three or more being one */
+	for (size_t i = 0, len = 0; i < n; i++) {
+		if (!part_missing(parts, n, i))
+			continue;
+		count++;
+		last = i;
+		len = i && part_missing(parts, n, i - 1) ? len + 1 : 1;
+		runs += len <= 2 ? 1 : len == 3 ? (size_t)-1 : 0;	/* 3: the two become one */
+	}
+	if (!count)
+		return;
+	buf_init(&s, 0);
+	buf_addstr(&s, count > 1 ? "Patches" : parts[last].index ? "Patch" : "The cover letter");
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (!part_missing(parts, n, i) || (i && part_missing(parts, n, i - 1)))
+			continue;
+		while (part_missing(parts, n, j + 1))
+			j++;
+		for (size_t k = i; k <= j; k = j > i + 1 ? j + 1 : k + 1) {
+			done++;
+			buf_addstr(&s, done == 1 ? " " : done == runs ? " and " : ", ");
+			buf_printf(&s, "%d/%d", parts[k].index, total);
+			if (j > i + 1)
+				buf_printf(&s, " to %d/%d", parts[j].index, total);
+		}
+	}
+	buf_addstr(&s, count == 1 ? " was not on the list; not checked."
+				  : " were not on the list; not checked.");
+	wrap(b, s.data, "");
+	buf_addch(b, '\n');
+	buf_release(&s);
 }
 
 static void series_body(struct buf *b, const struct parts *pp,
@@ -1256,6 +1331,7 @@ static void series_body(struct buf *b, const struct parts *pp,
 	buf_printf(b, "and found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
 		   pp->nall == 1 ? "" : "s");
 	series_body_parts(b, pp, parts, n, total, labels, &clean);
+	series_missing(b, parts, n, total);
 	if (clean)
 		buf_printf(b, "The other %zu %s had nothing to look at.\n\n", clean,
 			   total > 0 ? (clean == 1 ? "part" : "parts")	/* a series */

@@ -141,9 +141,11 @@ struct reply_series_part {
  * The one reply to a series: headers as reply_build() gives them for lead
  * (the cover letter, else the first patch), a body listing the findings at
  * or above s->min_severity patch by patch (at most REPLY_MAX_FINDINGS in
- * all), one item per distinct finding (finding_key()) at the first part
+ * all), one item per distinct finding (finding_key() and what it says,
+ * case and white space aside) at the first part
  * that has it, naming the other parts and lines; one line counting the
- * parts with no finding at all, and the parts that did not arrive.  A part
+ * parts with no finding at all, and one sentence naming the parts that
+ * did not arrive ("were not on the list", as ranges).  A part
  * whose findings are all said at an earlier part, told before (off) or
  * below s->min_severity is left out.  total is the series' n of n/m,
  * REPLY_HELD for held replies folded into one (parts by subject), or

@@ -136,15 +136,12 @@ static void key_word(struct buf *b, const char *s, size_t n, bool ids)
 	}
 }
 
-char *finding_key(const struct finding *f)
+/* s lower case, white space collapsed, its ids normalised when ids. */
+static char *key_of(const char *s, bool ids)
 {
-	bool ids = f->text && *f->text;
-	const char *s = ids ? f->text : f->message ? f->message : "";
 	struct buf b;
 
 	buf_init(&b, FINDING_KEY_MAX);	/* what passes it is left out */
-	if (rule_told_per_person(f->rule))
-		s = "";
 	while (*s && b.len < FINDING_KEY_MAX) {
 		size_t n = 0;
 
@@ -163,6 +160,20 @@ char *finding_key(const struct finding *f)
 		s += n;
 	}
 	return buf_detach(&b, NULL);
+}
+
+char *finding_key(const struct finding *f)
+{
+	bool ids = f->text && *f->text;
+
+	if (rule_told_per_person(f->rule))
+		return key_of("", false);
+	return key_of(ids ? f->text : f->message ? f->message : "", ids);
+}
+
+char *finding_said_key(const struct finding *f)
+{
+	return key_of(f->message ? f->message : "", true);
 }
 
 int rule_find(const char *id)

@@ -194,6 +194,10 @@ struct findings {
  */
 #define FINDING_KEY_MAX	1024
 char *finding_key(const struct finding *f);
+/* What finding f says (its message), normalised as finding_key() does a
+ * quoted line: lower case, white space collapsed, ids and numbers "#".
+ * Two findings that say the same are one lesson. */
+char *finding_said_key(const struct finding *f);
 
 void findings_init(struct findings *f);
 void findings_release(struct findings *f);
