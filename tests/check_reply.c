@@ -343,6 +343,36 @@ START_TEST(test_recipients_policy)
 }
 END_TEST
 
+/* A reply about the sender's own sign-off only leaves the in-body author
+ * out: there is nothing for them to do (a maintainer resending an old
+ * patch Cc'd its author's long-dead address).  With another finding beside
+ * it, the author is Cc'd as before. */
+START_TEST(test_sender_only_no_author_cc)
+{
+	for (int both = 0; both < 2; both++) {
+		struct fixture fx;
+		struct hblock h;
+
+		fixture_init(&fx);
+		findings_release(&fx.f);
+		findings_add(&fx.f, "SUBMITTER_SIGN_OFF", SEV_WARNING, NULL, "doc",
+			     "You sent this patch without a Signed-off-by: of your own.");
+		if (both)
+			findings_add(&fx.f, "BAD_FIXES_TAG", SEV_WARNING,
+				     &(struct line){ "Fixes: abc123", 13, 9 }, "doc", "Quote it.");
+		fx.p.sender.name = "Sender";
+		fx.p.sender.email = "sender@example.net";
+		fx.p.author_from_body = true;
+		fx.s.cc_author = true;
+		build_ok(&fx, &h);
+		ck_assert_str_eq(rcpts(&fx.r), both ? "sender@example.net,jane@example.org"
+						     : "sender@example.net");
+		hblock_free(&h);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
 /* The list Cc is the configured address; what the mail's List-Post,
  * List-Id or X-Mailing-List says never adds one. */
 START_TEST(test_list_address_configured)
@@ -1192,6 +1222,7 @@ int main(void)
 	tcase_add_test(tc, test_subject_re);
 	tcase_add_test(tc, test_subject_from_header);
 	tcase_add_test(tc, test_recipients_policy);
+	tcase_add_test(tc, test_sender_only_no_author_cc);
 	tcase_add_test(tc, test_list_address_configured);
 	tcase_add_test(tc, test_bot_not_cced);
 	tcase_add_test(tc, test_relay_author);

@@ -367,9 +367,9 @@ static const char *hdr_raw(const struct patch *p, const char *name)
 /* Cc per recipients.h: the in-body author, the configured list, and for
  * to = all the mail's To and Cc. */
 static void collect_cc(struct addrs *cc, const struct patch *p, const struct recipients *who,
-		       const struct reply_settings *s, const char *bot)
+		       bool author, const struct reply_settings *s, const char *bot)
 {
-	if (who->author.email[0])
+	if (author && who->author.email[0])
 		addrs_add(cc, who->author.email, s, bot);
 	if (who->list)
 		addrs_add(cc, who->list, s, bot);
@@ -921,6 +921,16 @@ static int gather_start(struct parts *pp, const struct patch *msg, const char **
 	return 0;
 }
 
+/* Whether every item is about the sender's own part (their sign-off):
+ * then the patch's author has nothing to do, and is not Cc'd. */
+static bool sender_only(const struct parts *pp)
+{
+	for (size_t i = 0; i < pp->nall; i++)
+		if (strcmp(pp->items[i].f->rule, "SUBMITTER_SIGN_OFF"))
+			return false;
+	return true;
+}
+
 static int gather(struct parts *pp, const struct patch *parent, const struct findings *f,
 		  const size_t *partof, const struct reply_settings *s, struct err *e)
 {
@@ -934,7 +944,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 			       parent->message_id ? parent->message_id : "");
 	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = parent->message_id && msgid_header_safe(parent->message_id);
-	collect_cc(&pp->cc, parent, &pp->who, s, pp->from.email);
+	collect_cc(&pp->cc, parent, &pp->who, !sender_only(pp), s, pp->from.email);
 	addrs_drop(&pp->cc, pp->to->email);	/* in To: never Cc'd again */
 	collect_refs(&pp->refs, parent, pp->parent_ok);
 	collect_rules(&pp->rules, pp->items, pp->nused);
