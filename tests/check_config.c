@@ -69,6 +69,7 @@ static void assert_daemon_defaults(const struct config *c)
 	ck_assert_int_eq(c->reply.reply_mode, REPLY_PER_SERIES);
 	ck_assert_int_eq(c->reply.series_wait, 600);
 	ck_assert_int_eq(c->reply.repeat_after, 180);
+	ck_assert(!c->reply.answer_rfc);
 	ck_assert_uint_eq(c->reply.maintainers.n, 0);
 	assert_str_or_null(c->reply.trusted_authserv_id, NULL, "[reply] trusted_authserv_id");
 	ck_assert_uint_eq(c->lists.n, 0);

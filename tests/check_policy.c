@@ -156,6 +156,50 @@ START_TEST(test_decisions)
 }
 END_TEST
 
+/* An RFC patch or cover letter gets no reply unless answer_rfc is on;
+ * a reply that says RFC stays a reply, and the own address still wins. */
+START_TEST(test_rfc)
+{
+	static const struct {
+		const char *what;
+		struct mail m;
+		bool answer_rfc;
+		enum policy_verdict v;
+		enum policy_reason r;
+	} cases[] = {
+		{ "an RFC patch", { JANE, NULL, NULL, KIND_PATCH, {0}, {0}, W }, false,
+		  POLICY_SKIP, REASON_RFC },
+		{ "an RFC cover letter", { JANE, NULL, NULL, KIND_COVER, {0}, {0}, W }, false,
+		  POLICY_SKIP, REASON_RFC },
+		{ "an RFC patch, answer_rfc", { JANE, NULL, NULL, KIND_PATCH, {0}, {0}, W }, true,
+		  POLICY_REPLY, REASON_NONE },
+		{ "a reply to an RFC", { JANE, NULL, NULL, KIND_REPLY, {0}, {0}, W }, false,
+		  POLICY_SKIP, REASON_REPLY },
+		{ "the bot's own RFC", { "tagbot", "tagbot@example.org", NULL, NULL, KIND_PATCH,
+					 {0}, {0}, W }, false, POLICY_SKIP, REASON_OWN_ADDRESS },
+	};
+	struct policy_settings s;
+	struct policy *pol = policy_new();
+
+	settings(&s);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct policy_decision d;
+		struct built b;
+
+		build(&b, &cases[i].m);
+		b.p.series.rfc = true;
+		s.answer_rfc = cases[i].answer_rfc;
+		policy_decide(pol, &s, &b.p, &b.f, 1000, &d);
+		ck_assert_msg(d.verdict == cases[i].v && d.reason == cases[i].r,
+			      "%s: got %s/%s", cases[i].what, policy_verdict_name(d.verdict),
+			      policy_reason_name(d.reason));
+		findings_release(&b.f);
+	}
+	ck_assert_str_eq(policy_reason_name(REASON_RFC), "rfc");
+	policy_free(pol);
+}
+END_TEST
+
 START_TEST(test_min_severity_and_count)
 {
 	struct mail m = { JANE, NULL, NULL, KIND_PATCH, {0}, {0}, { SEV_CHECK, SEV_WARNING, SEV_ERROR } };
@@ -490,6 +534,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_decisions);
+	tcase_add_test(tc, test_rfc);
 	tcase_add_test(tc, test_min_severity_and_count);
 	tcase_add_test(tc, test_custom_ignore_list);
 	tcase_add_test(tc, test_rate_per_author);

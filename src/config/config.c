@@ -614,6 +614,7 @@ static const struct key_def config_keys[] = {
 	ROW("reply", "repeat_after", parse_repeat_after, reply.repeat_after),
 	ROW("reply", "maintainers", parse_maintainers, reply.maintainers),
 	ROW("reply", "cc_author", parse_bool, reply.cc_author),
+	ROW("reply", "answer_rfc", parse_bool, reply.answer_rfc),
 	ROW("reply", "trusted_authserv_id", parse_authserv_id, reply.trusted_authserv_id),
 #undef ROW
 };

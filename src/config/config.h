@@ -174,6 +174,7 @@ struct config_reply {
 					 * ("*@kernel.org") allowed to send
 					 * "tagbot:" commands; none */
 	bool cc_author;			/* yes: Cc the in-body From: author */
+	bool answer_rfc;		/* no: RFC postings get no reply */
 	char *trusted_authserv_id;	/* owned; the authserv-id of the admin's own
 					 * receiving server, whose topmost
 					 * Authentication-Results alone can vouch for a

@@ -189,6 +189,7 @@ static void settings_build(struct daemon *d)
 	d->ps.max_per_author_per_hour = (unsigned)c->max_per_author_per_hour;
 	d->ps.max_per_minute = (unsigned)c->max_per_minute;
 	d->ps.max_share_per_sender = (unsigned)c->max_share_per_sender;
+	d->ps.answer_rfc = c->answer_rfc;
 	d->ps.rs = &d->rs;
 }
 

@@ -430,6 +430,7 @@ static const char *loop_reason(const struct daemon *d, const struct patch *rq)
 	case REASON_REPLY:
 	case REASON_PULL:
 	case REASON_NOT_A_PATCH:
+	case REASON_RFC:	/* a maintainer asking about an RFC is answered */
 		return NULL;
 	default:
 		return policy_reason_name(dec.reason);

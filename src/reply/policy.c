@@ -41,6 +41,7 @@ static const char *const reason_names[] = {
 	[REASON_REPLY] = "reply",
 	[REASON_PULL] = "pull-request",
 	[REASON_NOT_A_PATCH] = "not-a-patch",
+	[REASON_RFC] = "rfc",
 	[REASON_RATE_AUTHOR] = "rate-limit-author",
 	[REASON_RATE_GLOBAL] = "rate-limit-global",
 	[REASON_RATE_SHARE] = "rate-limit-share",
@@ -511,6 +512,8 @@ static enum policy_reason skip_reason(const struct policy_settings *s, const str
 		return REASON_IGNORED_SENDER;
 	if ((unsigned)p->kind >= ARRAY_SIZE(by_kind))
 		return REASON_NOT_A_PATCH;
+	if (by_kind[p->kind] == REASON_NONE && p->series.rfc && !s->answer_rfc)
+		return REASON_RFC;
 	return by_kind[p->kind];
 }
 

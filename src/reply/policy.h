@@ -56,6 +56,7 @@ enum policy_reason {
 	REASON_REPLY,
 	REASON_PULL,
 	REASON_NOT_A_PATCH,
+	REASON_RFC,		/* an RFC, and answer_rfc is off */
 	REASON_RATE_AUTHOR,
 	REASON_RATE_GLOBAL,
 	REASON_RATE_SHARE	/* one submitter's share of the global limit */
@@ -64,7 +65,7 @@ enum policy_reason {
 /* "reply", "clean", "skip", "hold". */
 const char *policy_verdict_name(enum policy_verdict v);
 /* "", "clean", "own-address", "auto-submitted", "patchwork-ignore",
- * "ignored-sender", "reply", "pull-request", "not-a-patch",
+ * "ignored-sender", "reply", "pull-request", "not-a-patch", "rfc",
  * "rate-limit-author", "rate-limit-global", "rate-limit-share": the <why> of the store's
  * "skipped:<why>". */
 const char *policy_reason_name(enum policy_reason r);
@@ -85,6 +86,9 @@ struct policy_settings {
 	 * (default 50; 0 or 100: no share kept), so a flood from one address
 	 * leaves room for everyone else */
 	unsigned max_share_per_sender;
+	/* answer RFC postings too (default no: an RFC asks for comments on an
+	 * idea, not for merging, and its tags are often unfinished on purpose) */
+	bool answer_rfc;
 	/* foreign; whom a reply to a patch goes to (recipients.h), for the
 	 * hourly limit's keys; NULL: the patch's author alone */
 	const struct reply_settings *rs;
