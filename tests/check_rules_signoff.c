@@ -121,8 +121,8 @@ static const struct mail_case missing_cases[] = {
 	  DESC SOB_ALICE "\nThis was tested on the Foo board.\n",
 	  "MISSING_SIGN_OFF", 0, ANY_LINE, NULL },
 	{ "below the separator", NULL,
-	  DESC "---\n" SOB_ALICE "v2: rebased\n", "MISSING_SIGN_OFF", 1, 1,
-	  "the one on line 4 is below it, where git am drops it" },
+	  DESC "---\n" SOB_ALICE "v2: rebased\n", "MISSING_SIGN_OFF", 1, 4,
+	  "above the --- line; this one is below it, where git am drops it: move it up." },
 	/* a quoted commit in the description: indented, not ours */
 	{ "quoted indented sign-off", NULL,
 	  "This reverts the change below:\n\n    foo: bar\n\n    " "Signed-off-by: " BOB
@@ -739,21 +739,20 @@ static const struct submitter_case submitter_cases[] = {
 	{ "sender only acks", NULL, NULL, NULL, FROM_CAROL DESC SOB_CAROL "Acked-by: " ALICE "\n",
 	  1, 0, NULL },
 	{ "sender's sign-off not last", NULL, NULL, NULL, FROM_CAROL DESC SOB_ALICE SOB_CAROL, 1, 5,
-	  "You (Alice Example <alice@example.org>) sent this patch, so your Signed-off-by: goes "
-	  "last, below the one on line 6." },
+	  "You (Alice Example <alice@example.org>) sent this patch, so this Signed-off-by: goes "
+	  "last, below Carol Coder's." },
 	/* submitting-patches.rst: a co-developer who submits signs off last */
 	{ "co-developer submits, signs last", NULL, NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL "Co-developed-by: " ALICE "\n" SOB_ALICE, 0, 0, NULL },
 	/* the pair moves together: the sign-off alone would break Co-developed-by: */
 	{ "co-developer submits, author last", NULL, NULL, NULL,
 	  FROM_CAROL DESC "Co-developed-by: " ALICE "\n" SOB_ALICE SOB_CAROL, 1, 5,
-	  "You (Alice Example <alice@example.org>) sent this patch, so your Co-developed-by: "
-	  "and Signed-off-by: (lines 5 and 6) go last, together, below the Signed-off-by: "
-	  "on line 7." },
+	  "You (Alice Example <alice@example.org>) sent this patch, so this Co-developed-by: "
+	  "and your Signed-off-by: after it go last, together, below Carol Coder's sign-off." },
 	{ "co-developer submits, pair split", NULL, NULL, NULL,
 	  FROM_CAROL DESC "Co-developed-by: " ALICE "\nAcked-by: " BOB "\n" SOB_ALICE SOB_CAROL,
-	  1, 7, "You (Alice Example <alice@example.org>) sent this patch, so your "
-	  "Signed-off-by: goes last, below the one on line 8." },
+	  1, 7, "You (Alice Example <alice@example.org>) sent this patch, so this "
+	  "Signed-off-by: goes last, below Carol Coder's." },
 	/* a third person's sign-off below the sender's is no sign the sender's
 	 * is misplaced (someone who signed after them): silence */
 	{ "third person signs after the sender", NULL, NULL, NULL,
@@ -762,8 +761,8 @@ static const struct submitter_case submitter_cases[] = {
 	  DESC SOB_ALICE "Signed-off-by: " BOB "\n", 0, 0, NULL },
 	{ "author and a third person after the sender", NULL, NULL, NULL,
 	  FROM_CAROL DESC SOB_ALICE SOB_CAROL "Signed-off-by: " BOB "\n", 1, 5,
-	  "You (Alice Example <alice@example.org>) sent this patch, so your Signed-off-by: goes "
-	  "last, below the one on line 7." },
+	  "You (Alice Example <alice@example.org>) sent this patch, so this Signed-off-by: goes "
+	  "last, below Bob Builder's." },
 	{ "tags after the last sign-off are fine", NULL, NULL, NULL,
 	  FROM_CAROL DESC SOB_CAROL SOB_ALICE "Reviewed-by: " BOB "\n", 0, 0, NULL },
 	{ "no sign-off at all is only missing", NULL, NULL, NULL, FROM_CAROL DESC, 0, 0, NULL },

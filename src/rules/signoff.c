@@ -663,27 +663,29 @@ static const struct line *end_of_message(const struct patch *p, struct line *out
 	return NULL;
 }
 
-/* Line number of the first line of text after the "---" separator that
- * starts with "Signed-off-by:" (above the diff), or 0. */
-static size_t signoff_below(const struct patch *p)
+/* The first line of text after the "---" separator that starts with
+ * "Signed-off-by:" (above the diff), in *out; NULL when none. */
+static const struct line *signoff_below(const struct patch *p, struct line *out)
 {
 	const char *s = p->after, *end = p->after ? p->after + p->after_len : NULL;
 	size_t lineno = p->sep_lineno + 1;
 
 	if (!s || p->sep != SEP_DASHES)
-		return 0;
+		return NULL;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 
-		if (n >= 14 && !strncasecmp(s, "Signed-off-by:", 14))
-			return lineno;
+		if (n >= 14 && !strncasecmp(s, "Signed-off-by:", 14)) {
+			*out = (struct line){ s, n, lineno };
+			return out;
+		}
 		if (n >= 10 && !strncmp(s, "diff --git", 10))
 			break;
 		lineno++;
 		s += n + (nl != NULL);
 	}
-	return 0;
+	return NULL;
 }
 
 /* A misspelled Signed-off-by: tag in the trailers ("Signed-of-by:"), or NULL. */
@@ -705,18 +707,18 @@ static void report_missing(struct rule_ctx *c)
 {
 	const struct patch *p = c->patch;
 	const struct trailer *typo = misspelled_signoff(p);
-	size_t below = typo ? 0 : signoff_below(p);
-	struct line end;
+	struct line end, under;
+	const struct line *below = typo ? NULL : signoff_below(p, &under);
 	const struct line *at = end_of_message(p, &end);
 
 	if (typo)	/* told here only: no BAD_SIGN_OFF for the line too */
 		rule_emit(c, R_MISSING_SIGN_OFF, &typo->line,
 			  "The commit message has no Signed-off-by:; this %s: is misspelled "
 			  "and does not count: write it Signed-off-by:.", typo->token);
-	else if (below)
-		rule_emit(c, R_MISSING_SIGN_OFF, at,
-			  "The commit message has no Signed-off-by: above the --- line; the one on "
-			  "line %zu is below it, where git am drops it: move it up.", below);
+	else if (below)	/* at the sign-off, so a series' parts say the same */
+		rule_emit(c, R_MISSING_SIGN_OFF, below,
+			  "The commit message has no Signed-off-by: above the --- line; this one "
+			  "is below it, where git am drops it: move it up.");
 	else
 		rule_emit(c, R_MISSING_SIGN_OFF, at,
 			  "The commit message has no Signed-off-by:; add one with your real "
@@ -1123,6 +1125,15 @@ static bool author_signs_after(const struct rule_ctx *c, const struct signoffs *
 	return false;
 }
 
+/* Who signed s off, for a message: the name, else the address, else the
+ * value as written. */
+static const char *signer_name(const struct signoff *s)
+{
+	if (s->parsed && s->who.name[0])
+		return s->who.name;
+	return s->parsed ? s->who.email : s->value;
+}
+
 /* The sender's sign-off mine is not the last one: move it (with its
  * Co-developed-by:, when it has one) below last. */
 static void report_order(struct rule_ctx *c, const struct sender *snd,
@@ -1132,15 +1143,13 @@ static void report_order(struct rule_ctx *c, const struct sender *snd,
 
 	if (cd)
 		rule_emit(c, R_SUBMITTER_SIGN_OFF, &cd->line,
-			  "You (%s%s<%s>) sent this patch, so your Co-developed-by: and "
-			  "Signed-off-by: (lines %zu and %zu) go last, together, below the "
-			  "Signed-off-by: on line %zu.", NAME_SP(snd->who.name), snd->who.email,
-			  cd->line.lineno, mine->line->lineno, last->line->lineno);
+			  "You (%s%s<%s>) sent this patch, so this Co-developed-by: and your "
+			  "Signed-off-by: after it go last, together, below %s's sign-off.",
+			  NAME_SP(snd->who.name), snd->who.email, signer_name(last));
 	else
 		rule_emit(c, R_SUBMITTER_SIGN_OFF, mine->line,
-			  "You (%s%s<%s>) sent this patch, so your Signed-off-by: goes last, "
-			  "below the one on line %zu.", NAME_SP(snd->who.name), snd->who.email,
-			  last->line->lineno);
+			  "You (%s%s<%s>) sent this patch, so this Signed-off-by: goes last, "
+			  "below %s's.", NAME_SP(snd->who.name), snd->who.email, signer_name(last));
 }
 
 /*
