@@ -558,8 +558,9 @@ START_TEST(test_mismatch_address_words)
 
 	m = message_of(plain, "FROM_SIGN_OFF_MISMATCH");
 	ck_assert_str_eq(m, "Signed-off-by: has <alice@work.example.com> but From: has "
-			 "<alice@example.org>; either sign off with the From: address or add an "
-			 "in-body From: line with <alice@work.example.com> at the top of the message.");
+			 "<alice@example.org>; sign off with the address you send from (only if the "
+			 "patch must be recorded under <alice@work.example.com>, add an in-body From: "
+			 "line with it at the top of the message instead).");
 	free(m);
 	/* Bob sends Carol's patch: the reply goes to Bob, so not "your" */
 	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");
