@@ -580,8 +580,8 @@ static void add_fixes(struct findings *f, const char *text, size_t line, enum se
  * One item per distinct finding: the same rule and quoted line (its commit
  * id aside) at two lines of patch 1/4 and in patch 3/4 is said once, at
  * its first part, naming the others; a part whose finding was told before
- * (off) is left out, not counted among those with nothing, which are the
- * ones with no finding at all.
+ * (off) is not counted among those with nothing, which are the ones with
+ * no finding at all, and says so in a sentence of its own.
  */
 START_TEST(test_reply_series_one_item)
 {
@@ -622,9 +622,10 @@ START_TEST(test_reply_series_one_item)
 			  "1. BAD_FIXES_TAG (warning), lines 12, 14, also in patch 3/4 line 9:\r\n"
 			  "\r\n| Fixes: 1234567890ab (leds: a: old)\r\n\r\n"
 			  "   Quote the subject.\r\n   See: doc; tagbot-rules(7) BAD_FIXES_TAG\r\n\r\n"
+			  "Patch 2/4 has only what you were told before; not said again.\r\n\r\n"
 			  "The other 2 parts had nothing to look at.\r\n"), "%s", r.raw);
 	ck_assert(!strstr(r.raw, "2. "));
-	ck_assert(!strstr(r.raw, "Patch 2/4"));
+	ck_assert(!strstr(r.raw, "Patch 2/4:"));
 	ck_assert(!strstr(r.raw, "Patch 3/4"));
 	reply_release(&r);
 	/* one reported line in the first part, two parts more: wrapped */

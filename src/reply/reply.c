@@ -1270,24 +1270,39 @@ static bool part_missing(const struct reply_series_part *parts, size_t n, size_t
 	return i < n && !parts[i].subject;
 }
 
+/* Whether parts[i] came and all its findings were told before (the told
+ * memory turned them off): it is not counted among those with nothing. */
+static bool part_told(const struct reply_series_part *parts, size_t n, size_t i)
+{
+	const struct findings *f = i < n && parts[i].subject ? parts[i].findings : NULL;
+
+	if (!f || !f->n)
+		return false;
+	for (size_t k = 0; k < f->n; k++)
+		if (f->v[k].severity != SEV_OFF)
+			return false;
+	return true;
+}
+
+typedef bool part_pred(const struct reply_series_part *parts, size_t n, size_t i);
+
 /*
- * One sentence for the parts that did not reach the bot, however many:
- * "Patches 2/11 to 5/11 and 8/11 were not on the list; not checked."
- * Neutral: a part may be on another list, or applied already.
+ * One sentence for the parts of a series that in() picks, however many:
+ * "Patches 2/11 to 5/11 and 8/11" and then one (a single part) or many.
  */
-static void series_missing(struct buf *b, const struct reply_series_part *parts, size_t n,
-			   int total)
+static void parts_sentence(struct buf *b, const struct reply_series_part *parts, size_t n,
+			   int total, part_pred *in, const char *one, const char *many)
 {
 	struct buf s;
 	size_t count = 0, runs = 0, done = 0, last = 0;
 
 	/* runs: the names to list, a run of three or more being one */
 	for (size_t i = 0, len = 0; i < n; i++) {
-		if (!part_missing(parts, n, i))
+		if (!in(parts, n, i))
 			continue;
 		count++;
 		last = i;
-		len = i && part_missing(parts, n, i - 1) ? len + 1 : 1;
+		len = i && in(parts, n, i - 1) ? len + 1 : 1;
 		runs += len <= 2 ? 1 : len == 3 ? (size_t)-1 : 0;	/* 3: the two become one */
 	}
 	if (!count)
@@ -1297,9 +1312,9 @@ static void series_missing(struct buf *b, const struct reply_series_part *parts,
 	for (size_t i = 0; i < n; i++) {
 		size_t j = i;
 
-		if (!part_missing(parts, n, i) || (i && part_missing(parts, n, i - 1)))
+		if (!in(parts, n, i) || (i && in(parts, n, i - 1)))
 			continue;
-		while (part_missing(parts, n, j + 1))
+		while (in(parts, n, j + 1))
 			j++;
 		for (size_t k = i; k <= j; k = j > i + 1 ? j + 1 : k + 1) {
 			done++;
@@ -1309,11 +1324,26 @@ static void series_missing(struct buf *b, const struct reply_series_part *parts,
 				buf_printf(&s, " to %d/%d", parts[j].index, total);
 		}
 	}
-	buf_addstr(&s, count == 1 ? " was not on the list; not checked."
-				  : " were not on the list; not checked.");
+	buf_addstr(&s, count == 1 ? one : many);
 	wrap(b, s.data, "");
 	buf_addch(b, '\n');
 	buf_release(&s);
+}
+
+/*
+ * The parts that did not reach the bot (neutral: a part may be on another
+ * list, or applied already), and those left out because all they have was
+ * told before: each a sentence, so "the other N parts" is not read as all.
+ */
+static void series_missing(struct buf *b, const struct reply_series_part *parts, size_t n,
+			   int total)
+{
+	parts_sentence(b, parts, n, total, part_missing, " was not on the list; not checked.",
+		       " were not on the list; not checked.");
+	if (total > 0)
+		parts_sentence(b, parts, n, total, part_told,
+			       " has only what you were told before; not said again.",
+			       " have only what you were told before; not said again.");
 }
 
 static void series_body(struct buf *b, const struct parts *pp,
