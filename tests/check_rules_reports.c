@@ -122,6 +122,15 @@ static const struct mail_case reported_cases[] = {
 	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
 	{ "directly, in the notes", NULL, DESC REP SOB "---\nThe bug was reported directly to "
 	  "me.\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	/* a reporter the version notes credit reviewed an earlier version */
+	{ "reporter credited in the notes", NULL, DESC REP SOB "---\nChanges in v3:\n- Fix up "
+	  "issues as pointed out by Bob Builder\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "reporter's address in the notes", NULL, DESC REP SOB "---\nv2: thanks to "
+	  "bob@example.org for the review\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "someone else credited in the notes", NULL, DESC REP SOB "---\nChanges in v2:\n- as "
+	  "pointed out by Carol Coder\n", "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	{ "reporter named in the message only", NULL, "Bob Builder saw foo crash.\n\n" REP SOB,
+	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "private, no report word", NULL, "Make the private data of foo static.\n\n" REP SOB,
 	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "internal reporter address", NULL, DESC "Reported-by: Bob Builder <bob@internal.example.org>"

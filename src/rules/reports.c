@@ -129,29 +129,78 @@ static bool says_private(const char *s, size_t n)
 }
 
 /*
+ * The next line of the notes below "---" (version notes, diffstat) before
+ * the diff: *s and *n, from *cur on; false at their end or without notes.
+ */
+static bool next_note(const struct patch *p, const char **cur, const char **s, size_t *n)
+{
+	const char *end, *nl;
+
+	if (!p->after || p->sep != SEP_DASHES)
+		return false;
+	end = p->after + p->after_len;
+	if (!*cur)
+		*cur = p->after;
+	if (*cur >= end)
+		return false;
+	*s = *cur;
+	nl = memchr(*s, '\n', (size_t)(end - *s));
+	*n = nl ? (size_t)(nl - *s) : (size_t)(end - *s);
+	if (ascii_has_prefix_ci(*s, *n, "diff -") || ascii_has_prefix_ci(*s, *n, "Index: "))
+		return false;
+	*cur = *s + *n + (*s + *n < end);
+	return true;
+}
+
+/*
  * Whether the author says the report was not public ("reported on a
  * private chat", "reported to me directly"), in the commit message or in
  * the notes below "---" before the diff: then there is no URL to give.
  */
 static bool report_private(const struct patch *p)
 {
-	const char *s = p->after, *end = p->after ? p->after + p->after_len : NULL;
+	const char *cur = NULL, *s;
+	size_t n;
 
 	for (size_t i = 0; i < p->nlines; i++)
 		if (says_private(p->lines[i].p, p->lines[i].len))
 			return true;
-	if (!s || p->sep != SEP_DASHES)
-		return false;
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-
-		if (ascii_has_prefix_ci(s, n, "diff -") || ascii_has_prefix_ci(s, n, "Index: "))
-			break;
+	while (next_note(p, &cur, &s, &n))
 		if (says_private(s, n))
 			return true;
-		s += n + (nl != NULL);
+	return false;
+}
+
+/*
+ * Whether the reporter of t is named in the version notes below "---"
+ * ("Fix up issues as pointed out by Jane Roe"): then the report was a
+ * review of an earlier version, and a link to it belongs below "---", not
+ * in the commit (the link policy); the rule stays silent.
+ */
+static bool reporter_in_notes(const struct patch *p, const struct trailer *t)
+{
+	struct person who;
+	const char *cur = NULL, *s;
+	size_t n;
+	bool found = false;
+
+	if (address_parse(&who, t->value, strlen(t->value), NULL) < 0) {
+		person_release(&who);
+		return false;
 	}
+	while (!found && next_note(p, &cur, &s, &n))
+		found = (strlen(who.name) >= 4 && find_text(s, n, who.name, true) < n) ||
+			(who.email[0] && find_text(s, n, who.email, true) < n);
+	person_release(&who);
+	return found;
+}
+
+/* Whether a reporter of the group t[first..last] is named in the notes. */
+static bool group_in_notes(const struct patch *p, size_t first, size_t last)
+{
+	for (size_t i = first; i <= last; i++)
+		if (reporter_in_notes(p, &p->trailers[i]))
+			return true;
 	return false;
 }
 
@@ -178,7 +227,7 @@ static void check_reported_by(struct rule_ctx *c)
 		for (last = i; last + 1 < p->ntrailers && is_report(&t[last + 1]) &&
 			       patch_trailers_adjacent(p, &t[last], &t[last + 1]); last++)
 			;
-		if (!report_linked(p, last, follow))
+		if (!report_linked(p, last, follow) && !group_in_notes(p, i, last))
 			rule_emit(c, R_BAD_REPORTED_BY_LINK, &t[last].line,
 				  "%s: is not followed by %s with the report's URL; if the report "
 				  "is public, add one right after this line.",
