@@ -221,9 +221,9 @@ int patch_submitter(const struct patch *p, struct person *out);
  * account it authenticated (Gmail keeps it in X-Google-Original-From:):
  * 0 and *out filled (owned: person_release) when the mail has exactly one
  * such header, holding one well-formed mailbox whose address is not the
- * header From:'s; else -1 (out's fields "").  It only tells what to say
- * about the author's sign-off; git am records the rewritten From:, and no
- * reply is ever addressed from it.
+ * header From:'s; else -1 (out's fields "", owned all the same).  It only
+ * tells what to say about the author's sign-off; git am records the
+ * rewritten From:, and no reply is ever addressed from it.
  */
 int patch_provider_original(const struct patch *p, struct person *out);
 

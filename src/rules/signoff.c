@@ -739,8 +739,12 @@ static bool report_rewritten_from(struct rule_ctx *c, const struct signoffs *s)
 	struct person orig;
 	bool told = false;
 
-	if (p->author_from_body || patch_provider_original(p, &orig) < 0)
+	if (p->author_from_body)
 		return false;
+	if (patch_provider_original(p, &orig) < 0) {
+		person_release(&orig);	/* "" even when there is none */
+		return false;
+	}
 	for (size_t i = 0; i < s->n && !told; i++) {
 		const struct signoff *x = &s->v[i];
 
