@@ -129,6 +129,9 @@ static const struct mail_case reported_cases[] = {
 	  "bob@example.org for the review\n", "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
 	{ "someone else credited in the notes", NULL, DESC REP SOB "---\nChanges in v2:\n- as "
 	  "pointed out by Carol Coder\n", "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	/* b4 and git send-email list the Cc's below ---: not a credit */
+	{ "reporter in the Cc list below ---", NULL, DESC REP SOB "---\nCC: " BOB "\n"
+	  "Cc: linux-leds@vger.kernel.org\n", "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "reporter named in the message only", NULL, "Bob Builder saw foo crash.\n\n" REP SOB,
 	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "private, no report word", NULL, "Make the private data of foo static.\n\n" REP SOB,

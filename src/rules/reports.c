@@ -118,6 +118,25 @@ static bool is_by_line(const char *s, size_t n)
 	return k >= 3 && k < n && s[k] == ':' && !strncasecmp(s + k - 3, "-by", 3);
 }
 
+/* A line that only lists people: "Cc: x", "To: x", or a "-by:" tag (b4 and
+ * git send-email put the Cc list below "---"). */
+static bool is_people_line(const char *s, size_t n)
+{
+	static const char *const tokens[] = { "Cc", "To", "From", "Bcc" };
+	size_t k = 0;
+
+	if (is_by_line(s, n))
+		return true;
+	while (k < n && ascii_is_alnum(s[k]))
+		k++;
+	if (k == n || s[k] != ':')
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(tokens); i++)
+		if (k == strlen(tokens[i]) && !strncasecmp(s, tokens[i], k))
+			return true;
+	return false;
+}
+
 static bool says_private(const char *s, size_t n)
 {
 	if (is_by_line(s, n) || find_text(s, n, "report", true) == n)
@@ -189,8 +208,9 @@ static bool reporter_in_notes(const struct patch *p, const struct trailer *t)
 		return false;
 	}
 	while (!found && next_note(p, &cur, &s, &n))
-		found = (strlen(who.name) >= 4 && find_text(s, n, who.name, true) < n) ||
-			(who.email[0] && find_text(s, n, who.email, true) < n);
+		found = !is_people_line(s, n) &&
+			((strlen(who.name) >= 4 && find_text(s, n, who.name, true) < n) ||
+			 (who.email[0] && find_text(s, n, who.email, true) < n));
 	person_release(&who);
 	return found;
 }
