@@ -558,9 +558,10 @@ START_TEST(test_mismatch_address_words)
 
 	m = message_of(plain, "FROM_SIGN_OFF_MISMATCH");
 	ck_assert_str_eq(m, "Signed-off-by: has <alice@work.example.com> but From: has "
-			 "<alice@example.org>; sign off with the address you send from (only if the "
-			 "patch must be recorded under <alice@work.example.com>, add an in-body From: "
-			 "line with it at the top of the message instead).");
+			 "<alice@example.org>, which git am records as the author; make them one: sign "
+			 "off with <alice@example.org>, or, for the patch to be recorded under "
+			 "<alice@work.example.com>, put an in-body From: line with it at the top of "
+			 "the message.");
 	free(m);
 	/* Bob sends Carol's patch: the reply goes to Bob, so not "your" */
 	m = message_of(inbody, "FROM_SIGN_OFF_MISMATCH");

@@ -630,10 +630,11 @@ static void report_author(struct rule_ctx *c, const struct signoff *by_addr,
 			  sent_by_author(c, by_name) ? "your" : "the author's");
 	else if (by_name)
 		rule_emit(c, R_FROM_SIGN_OFF_MISMATCH, by_name->line,
-			  "Signed-off-by: has <%s> but From: has <%s>; sign off with the "
-			  "address you send from (only if the patch must be recorded under "
-			  "<%s>, add an in-body From: line with it at the top of the message "
-			  "instead).", by_name->who.email, au->email, by_name->who.email);
+			  "Signed-off-by: has <%s> but From: has <%s>, which git am records "
+			  "as the author; make them one: sign off with <%s>, or, for the patch "
+			  "to be recorded under <%s>, put an in-body From: line with it at the "
+			  "top of the message.", by_name->who.email, au->email, au->email,
+			  by_name->who.email);
 	else if (p->author_from_body)
 		rule_emit(c, R_NO_AUTHOR_SIGN_OFF, NULL,
 			  "No Signed-off-by: is from the author (in-body From: %s%s<%s>); the "
