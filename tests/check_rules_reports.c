@@ -210,6 +210,15 @@ static const struct mail_case fixes_cases[] = {
 	  SOB, "BAD_FIXES_TAG", 1, 2, NULL },
 	{ "id inside the quotes", NULL, DESC "Fixes: (\"0123456789ab leds: foo: add bar\")\n" SOB,
 	  "BAD_FIXES_TAG", 1, 3, "goes before the parentheses" },
+	/* the documents' placeholder <id> copied with its brackets */
+	{ "id in angle brackets", NULL, DESC "Fixes: <0123456789ab> (\"leds: foo: add bar\")\n"
+	  SOB, "BAD_FIXES_TAG", 1, 3, "drop the brackets" },
+	{ "id in square brackets", NULL, DESC "Fixes: [0123456789abcdef] (\"leds: foo: add bar\")\n"
+	  SOB, "BAD_FIXES_TAG", 1, 3, "drop the brackets" },
+	{ "a bracketed word is no id", NULL, DESC "Fixes: [regression] (\"leds: foo\")\n" SOB,
+	  "BAD_FIXES_TAG", 0, ANY_LINE, NULL },
+	{ "an unclosed bracket is no tag", NULL, DESC "Fixes: <0123456789ab (\"leds: foo\")\n" SOB,
+	  "BAD_FIXES_TAG", 0, ANY_LINE, NULL },
 	{ "a subject in parentheses only", NULL, DESC "Fixes: (\"facade: add bar\")\n" SOB,
 	  "BAD_FIXES_TAG", 0, ANY_LINE, NULL },
 	{ "word commit", NULL, DESC "Fixes: commit 0123456789ab (\"leds: foo: add bar\")\n" SOB,

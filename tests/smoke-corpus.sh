@@ -97,7 +97,7 @@ RULES = {
     "BAD_SIGN_OFF": 21, "MISSING_SIGN_OFF": 20, "COMMIT_LOG_VERSIONING": 12,
     "COMMIT_MESSAGE": 8, "MISSING_FIXES_TAG": 6, "FROM_SIGN_OFF_MISMATCH": 4,
     "NO_AUTHOR_SIGN_OFF": 1, "BAD_REPORTED_BY_LINK": 2,
-    "BAD_STABLE_ADDRESS_STYLE": 1, "BAD_FIXES_TAG": 1, "SUBMITTER_SIGN_OFF": 32,
+    "BAD_STABLE_ADDRESS_STYLE": 1, "BAD_FIXES_TAG": 2, "SUBMITTER_SIGN_OFF": 32,
 }   # every other rule: 0 on this corpus (no lookups); BAD_COMMIT_SEPARATOR
     # is 0 since it follows git mailinfo: the one line it found, "----"
     # above a trace in AS8PR03MB6901..., is one git keeps
@@ -113,6 +113,8 @@ ANCHORS = [
     ("20250725-max25014-v1-2-0e8cce92078e@gocontroll.com", "BAD_SIGN_OFF"),
     ("20260123-leds-multicolor-limit-intensity-v1-1-b37761c2fdfd@pengutronix.de", "BAD_REPORTED_BY_LINK"),
     ("WA0P291MB03850ECE39A2FD2CC2EC365DC5052@WA0P291MB0385.POLP291.PROD.OUTLOOK.COM", "BAD_FIXES_TAG"),
+    # "Fixes: <3c1ab50d0a31...> (...)": the documents' <id> kept with its brackets
+    ("20260617053934.2122685-1-chou.cosmo@gmail.com", "BAD_FIXES_TAG"),
     ("2026021934-nearby-playroom-036b@gregkh", "BAD_STABLE_ADDRESS_STYLE"),
     ("20250121225510.751444-2-wse@tuxedocomputers.com", "COMMIT_LOG_VERSIONING"),
     ("20250629131920.50060-1-jefflessard3@gmail.com", "COMMIT_MESSAGE"),

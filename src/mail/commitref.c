@@ -47,9 +47,19 @@ bool commitref_fixes_parse(const struct line *l, bool in_block, struct commitref
 		       (q[1] == '"' || q[1] == '\'');
 	if (f->id_inside)
 		q += 2;
-	for (f->id = q; q < e && ascii_is_xdigit(*q); q++)
+	/* Fixes: <id> ("<subject>"): the placeholder's brackets kept */
+	f->id_bracketed = colon && !f->commit_word && !f->id_inside && q < e &&
+			  (*q == '<' || *q == '[');
+	for (f->id = q + f->id_bracketed; q + f->id_bracketed < e &&
+	     ascii_is_xdigit(q[f->id_bracketed]); q++)
 		;
+	q += f->id_bracketed;
 	f->id_len = (size_t)(q - f->id);
+	if (f->id_bracketed) {
+		if (q == e || *q != (f->id[-1] == '<' ? '>' : ']') || !has_digit(f->id, f->id_len))
+			return false;
+		q++;
+	}
 	if (f->id_len < COMMITREF_ID_MIN || (q < e && !ascii_is_blank(*q) && *q != '('))
 		return false;
 	if (f->id_inside && (q == e || !ascii_is_blank(*q) || !has_digit(f->id, f->id_len)))

@@ -23,6 +23,7 @@ struct commitref_fixes {
 	bool exact_tag;		/* begins "Fixes: " + the id */
 	bool commit_word;	/* "Fixes: commit <id>" */
 	bool id_inside;		/* "Fixes: ("<id> <subject>")": the id in the parentheses */
+	bool id_bracketed;	/* "Fixes: <id> (...)" or "[id]": a placeholder's brackets kept */
 	const char *id;		/* foreign: into the line */
 	size_t id_len;
 	const char *rest;	/* foreign: after the id */
@@ -33,7 +34,8 @@ struct commitref_fixes {
  * Whether l is a Fixes tag: "Fixes" (any case), an optional colon, an
  * optional "commit", then a hex word of COMMITREF_ID_MIN or more; after a
  * colon the hex word may also open the parentheses, ("<id> <subject>")
- * (id_inside), followed by a blank.  Without
+ * (id_inside), followed by a blank, or stand in the brackets of the
+ * documents' placeholder, <id> or [id] (id_bracketed).  Without
  * a colon the line must still look like a tag (in_block: it is in the
  * trailer block; or nothing but "(...)" after the id), so prose such as
  * "Fixes decade-old bug" or "fixes 1234567 which" is not one.

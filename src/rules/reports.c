@@ -310,6 +310,9 @@ static const char *fixes_problem(const struct patch *p, size_t i, const struct c
 	if (f->id_inside)
 		return "The commit id in Fixes: goes before the parentheses, which hold only the "
 		       "subject: Fixes: <12+ hex> (\"<subject>\").";
+	if (f->id_bracketed)
+		return "Please drop the brackets around the commit id in Fixes: (the documents' "
+		       "<id> is a placeholder): Fixes: 0123456789ab (\"<subject>\").";
 	if (!f->exact_tag)
 		return "Please write this tag as Fixes: <id> (\"<subject>\"), spelled \"Fixes:\" "
 		       "with one space after the colon.";
