@@ -794,6 +794,24 @@ static const struct submitter_case submitter_cases[] = {
 	{ "unnamed numeric account", "<4815162342@mail.example.cn>", NULL, NULL,
 	  "From: Wen Li <wen.li@corp.example.com>\n\n" DESC
 	  "Signed-off-by: Wen Li <wen.li@corp.example.com>\n", 0, 0, NULL },
+	/* ...unless the mail's own Cc names that address: then it is a person
+	 * whose name can be compared (corpus: a bare address sending a
+	 * colleague's patch, named in Cc as another person) */
+	{ "unnamed sender named as another in Cc", "<4815162342@mail.example.cn>",
+	  "Cc: Sean Kay <4815162342@mail.example.cn>, Wen Li <wen.li@corp.example.com>\n", NULL,
+	  "From: Wen Li <wen.li@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Wen Li <wen.li@corp.example.com>\n", 1, 0,
+	  "You (Sean Kay <4815162342@mail.example.cn>) sent this patch by Wen Li "
+	  "<wen.li@corp.example.com> without a Signed-off-by: of your own; add yours as the last "
+	  "one." },
+	{ "unnamed sender named as the author in Cc", "<4815162342@mail.example.cn>",
+	  "Cc: Wen Li <4815162342@mail.example.cn>\n", NULL,
+	  "From: Wen Li <wen.li@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Wen Li <wen.li@corp.example.com>\n", 0, 0, NULL },
+	{ "unnamed sender named two ways", "<4815162342@mail.example.cn>",
+	  "Cc: Sean Kay <4815162342@mail.example.cn>, S. Kay <4815162342@mail.example.cn>\n",
+	  NULL, "From: Wen Li <wen.li@corp.example.com>\n\n" DESC
+	  "Signed-off-by: Wen Li <wen.li@corp.example.com>\n", 0, 0, NULL },
 	/* a provider rewrote From: to the account it authenticated; git
 	 * send-email minted the Message-ID for the author's address */
 	{ "Message-ID minted for the author", "Dee <dee.personal@mail.example.com>",

@@ -1158,6 +1158,45 @@ static void report_order(struct rule_ctx *c, const struct sender *snd,
 			  "below %s's.", NAME_SP(snd->who.name), snd->who.email, signer_name(last));
 }
 
+#define RCPT_NAMES_MAX	64	/* To: and Cc: mailboxes read for a sender's name */
+
+/*
+ * A sender written without a name (a bare address in From:) often lists
+ * themselves, named, in the mail's own To: or Cc: ("SeonGu Kang
+ * <ksk@example.com>"): that name, when exactly one is given for the
+ * sender's address, is taken as theirs, so the same-person tests can run.
+ * It only names the person the reply goes to anyway; no recipient follows.
+ */
+static void name_from_recipients(const struct patch *p, struct person *who)
+{
+	static const char *const hdrs[] = { "To", "Cc" };
+	const char *found = NULL;
+	bool two = false;
+	struct address_list l[ARRAY_SIZE(hdrs)];
+
+	if (!p->msg || (who->name && *who->name) || !who->email || !*who->email)
+		return;
+	for (size_t h = 0; h < ARRAY_SIZE(hdrs); h++) {
+		const char *v = message_header(p->msg, hdrs[h]);
+
+		address_list_parse(&l[h], v ? v : "", v ? strlen(v) : 0, RCPT_NAMES_MAX);
+		for (size_t i = 0; i < l[h].n && !two; i++) {
+			const struct person *x = &l[h].v[i];
+
+			if (!*x->name || !address_same(x->email, who->email))
+				continue;
+			two = found && strcmp(found, x->name);
+			found = x->name;
+		}
+	}
+	if (found && !two) {
+		free(who->name);
+		who->name = xstrdup(found);
+	}
+	for (size_t h = 0; h < ARRAY_SIZE(hdrs); h++)
+		address_list_release(&l[h]);
+}
+
 /*
  * tagbot-rules(7) SUBMITTER_SIGN_OFF: whoever sends someone else's patch signs it
  * off too, last (the sign-off chain of "Sign your work").  The submitter's
@@ -1173,6 +1212,7 @@ static void check_submitter(struct rule_ctx *c, const struct signoffs *s)
 	if (!s->n || !rule_enabled(c, R_SUBMITTER_SIGN_OFF) || !author_email(p) ||
 	    patch_submitter(p, &snd.who) < 0)
 		goto out;
+	name_from_recipients(p, &snd.who);
 	snd.minted = msgid_minted_for(p);
 	if (!sender_is_other(p, &snd))
 		goto out;
