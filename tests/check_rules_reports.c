@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "mail/message.h"
+#include "mail/patch.h"
 #include "rules/rules.h"
 #include "testhelp.h"
 
@@ -133,6 +135,10 @@ static const struct mail_case reported_cases[] = {
 	{ "reporter in the Cc list below ---", NULL, DESC REP SOB "---\nCC: " BOB "\n"
 	  "Cc: linux-leds@vger.kernel.org\n", "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "reporter named in the message only", NULL, "Bob Builder saw foo crash.\n\n" REP SOB,
+	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
+	{ "a security fix", NULL, "Fix a buffer overflow; this is a security fix.\n\n" REP SOB,
+	  "BAD_REPORTED_BY_LINK", 0, ANY_LINE, NULL },
+	{ "the security module, no fix", NULL, "Speed up the security module hooks.\n\n" REP SOB,
 	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
 	{ "private, no report word", NULL, "Make the private data of foo static.\n\n" REP SOB,
 	  "BAD_REPORTED_BY_LINK", 1, 3, NULL },
@@ -485,6 +491,54 @@ START_TEST(test_cover_letter_unchecked)
 }
 END_TEST
 
+/*
+ * A series' parts were checked one by one; its cover letter can settle a
+ * BAD_REPORTED_BY_LINK of theirs: a cover saying the fixes are for a
+ * security report (reported in private, security-bugs.rst) turns them
+ * off; a cover that says nothing of the kind, or a patch, does not.
+ */
+START_TEST(test_cover_settles)
+{
+	static const struct {
+		const char *subject, *body;
+		enum severity want;
+	} cases[] = {
+		{ "[PATCH 0/2] foo: fixes", "This includes some urgent security fixes.\n", SEV_OFF },
+		{ "[PATCH 0/2] foo: fixes", "Bob reported these to me off-list.\n", SEV_OFF },
+		{ "[PATCH 0/2] foo: fixes", "Two fixes for bugs Bob reported.\n", SEV_WARNING },
+		{ "[PATCH 0/2] foo: fixes", "Make the security module's hooks faster.\n", SEV_WARNING },
+		{ "[PATCH 1/2] foo: fix", "This includes some urgent security fixes.\n", SEV_WARNING },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct findings part;
+		struct message m;
+		struct patch *p;
+		size_t np;
+		struct err e;
+		struct buf raw;
+
+		buf_init(&raw, 0);
+		buf_printf(&raw, "From: " ALICE "\nSubject: %s\nMessage-ID: <c@example.org>\n\n%s\n"
+			   "Alice Example (2):\n  foo: a\n  foo: b\n", cases[i].subject, cases[i].body);
+		message_init(&m);
+		ck_assert(message_parse(&m, raw.data, raw.len, &e) == 0);
+		patch_parse(&m, &p, &np);
+		findings_init(&part);
+		findings_add(&part, "BAD_REPORTED_BY_LINK", SEV_WARNING, NULL, "doc", "add a link");
+		findings_add(&part, "BAD_FIXES_TAG", SEV_WARNING, NULL, "doc", "quote it");
+		rules_cover_settles(&p[0], &part, 1);
+		ck_assert_msg(part.v[0].severity == cases[i].want, "case %zu: severity %d", i,
+			      (int)part.v[0].severity);
+		ck_assert_int_eq(part.v[1].severity, SEV_WARNING);
+		findings_release(&part);
+		patches_free(p, np);
+		message_release(&m);
+		buf_release(&raw);
+	}
+}
+END_TEST
+
 /* ---- real mails from the linux-leds corpus (trimmed headers) -------------- */
 
 struct real_case {
@@ -578,6 +632,7 @@ int main(void)
 	tcase_add_test(tc, test_stable_severity);
 	tcase_add_loop_test(tc, test_commit_id, 0, (int)ARRAY_SIZE(commit_cases));
 	tcase_add_test(tc, test_cover_letter_unchecked);
+	tcase_add_test(tc, test_cover_settles);
 	tcase_add_loop_test(tc, test_real, 0, (int)ARRAY_SIZE(real_cases));
 	tcase_add_test(tc, test_real_stable_name);
 	tcase_add_test(tc, test_long_line);

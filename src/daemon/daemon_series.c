@@ -611,6 +611,7 @@ static int grouped_open(struct daemon *d, struct grouped *g, const struct member
 	patch_parse(&g->msg, &g->p, &g->np);
 	g->lp = list_settings(d, &g->p[0], &g->rs);
 	flush_parts(d, ms, total, &g->fl);
+	rules_cover_settles(&g->p[0], g->fl.f, g->fl.n);
 	return 0;
 }
 

@@ -137,14 +137,29 @@ static bool is_people_line(const char *s, size_t n)
 	return false;
 }
 
-static bool says_private(const char *s, size_t n)
+/* Words that, beside "security", make a line speak of a security fix. */
+static const char *const security_words[] = { "fix", "bug", "issue", "vulnerab", "flaw" };
+
+static bool has_any(const char *s, size_t n, const char *const *words, size_t nwords)
 {
-	if (is_by_line(s, n) || find_text(s, n, "report", true) == n)
-		return false;
-	for (size_t k = 0; k < ARRAY_SIZE(private_words); k++)
-		if (find_text(s, n, private_words[k], true) < n)
+	for (size_t k = 0; k < nwords; k++)
+		if (find_text(s, n, words[k], true) < n)
 			return true;
 	return false;
+}
+
+/* A line that says a report was not public: it speaks of a report and
+ * says private (or the like), or it speaks of a security fix, whose
+ * reports go to the security team in private (security-bugs.rst). */
+static bool says_private(const char *s, size_t n)
+{
+	if (is_by_line(s, n))
+		return false;
+	if (find_text(s, n, "security", true) < n &&
+	    has_any(s, n, security_words, ARRAY_SIZE(security_words)))
+		return true;
+	return find_text(s, n, "report", true) < n &&
+	       has_any(s, n, private_words, ARRAY_SIZE(private_words));
 }
 
 /*
@@ -222,6 +237,16 @@ static bool group_in_notes(const struct patch *p, size_t first, size_t last)
 		if (reporter_in_notes(p, &p->trailers[i]))
 			return true;
 	return false;
+}
+
+void rules_cover_settles(const struct patch *cover, struct findings *parts, size_t n)
+{
+	if (!cover || cover->kind != KIND_COVER || !report_private(cover))
+		return;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < parts[i].n; j++)
+			if (!strcmp(parts[i].v[j].rule, rule_defs[R_BAD_REPORTED_BY_LINK].id))
+				parts[i].v[j].severity = SEV_OFF;
 }
 
 /*

@@ -287,6 +287,16 @@ void rules_run_facts(const struct patch *p, const struct rule_settings *s,
 		     const struct lookup_results *lookups, const struct commit_facts *commits,
 		     struct findings *out);
 
+/*
+ * What a series' cover letter settles for its parts, whose rules ran one
+ * by one without it: turns off (SEV_OFF) the findings of parts[0..n) the
+ * cover's text makes moot.  Today: BAD_REPORTED_BY_LINK when the cover
+ * says the reports were not public (as the rule reads a patch's own text:
+ * private, off-list, directly, or a security fix, reported privately as
+ * Documentation/process/security-bugs.rst asks).
+ */
+void rules_cover_settles(const struct patch *cover, struct findings *parts, size_t n);
+
 /* COMMIT_LOG_VERSIONING's test of one line ("v2:", "v1 -> v2", "Changes in
  * v3", "Changelog:"); --fix moves what it finds. */
 bool rules_version_note(const struct line *l);
