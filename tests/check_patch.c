@@ -80,6 +80,9 @@ static const struct {
 	const char *body;
 } subject_cases[] = {
 	{ "[RFC PATCH v3 02/12] leds: foo", 3, 2, 12, true, false, false, false, "", "leds: foo" },
+	{ "[PATCH RFC/RFT v2] leds: foo", 2, 0, 0, true, false, false, false, "", "leds: foo" },
+	{ "[PATCH RFT/rfc] leds: foo", 1, 0, 0, true, false, false, false, "", "leds: foo" },
+	{ "[PATCH RFT] leds: foo", 1, 0, 0, false, false, false, false, "RFT", "leds: foo" },
 	{ "[PATCHv2 1/8] leds: foo", 2, 1, 8, false, false, false, false, "", "leds: foo" },
 	{ "[PATCH net-next] net: foo", 1, 0, 0, false, false, false, false, "net-next", "net: foo" },
 	{ "[PATCH 6.1 03/12] leds: foo", 1, 3, 12, false, false, false, false, "6.1", "leds: foo" },

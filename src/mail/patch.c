@@ -440,6 +440,24 @@ static bool parse_numbers(const char *s, size_t n, struct series *ser)
 	return parse_version(s, n, ser) || parse_index(s, n, ser);
 }
 
+/* Whether one of the '/'-separated pieces of a word is "RFC" ("RFC/RFT"). */
+static bool slashed_rfc(const char *s, size_t n)
+{
+	const char *end = s + n;
+
+	if (!memchr(s, '/', n))
+		return false;
+	while (s < end) {
+		const char *slash = memchr(s, '/', (size_t)(end - s));
+		size_t k = slash ? (size_t)(slash - s) : (size_t)(end - s);
+
+		if (k == 3 && !strncasecmp(s, "RFC", 3))
+			return true;
+		s += k + (slash != NULL);
+	}
+	return false;
+}
+
 /* One word of a bracket group; *pull is set by "PULL" ("[GIT PULL]"). */
 static void parse_word(const char *s, size_t n, struct series *ser, bool *pull)
 {
@@ -467,6 +485,10 @@ static void parse_word(const char *s, size_t n, struct series *ser, bool *pull)
 		return;
 	}
 	if (n > 3 && !strncasecmp(s, "RFC", 3) && parse_version(s + 3, n - 3, ser)) {
+		ser->rfc = true;
+		return;
+	}
+	if (slashed_rfc(s, n)) {	/* "RFC/RFT": a request for comments too */
 		ser->rfc = true;
 		return;
 	}
