@@ -55,6 +55,19 @@ static void settings(struct policy_settings *s)
 	s->nbot_addresses = 1;
 }
 
+/* Decides b under s and checks the verdict and reason want. */
+static void expect_decision(struct policy *pol, const struct policy_settings *s,
+			    struct built *b, const char *what, enum policy_verdict v,
+			    enum policy_reason r)
+{
+	struct policy_decision d;
+
+	policy_decide(pol, s, &b->p, &b->f, 1000, &d);
+	ck_assert_msg(d.verdict == v && d.reason == r, "%s: got %s/%s", what,
+		      policy_verdict_name(d.verdict), policy_reason_name(d.reason));
+	findings_release(&b->f);
+}
+
 #define JANE "Jane Doe", "jane@example.org"
 #define W { SEV_WARNING }
 
@@ -142,15 +155,10 @@ START_TEST(test_decisions)
 
 	settings(&s);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct policy_decision d;
 		struct built b;
 
 		build(&b, &cases[i].m);
-		policy_decide(pol, &s, &b.p, &b.f, 1000, &d);
-		ck_assert_msg(d.verdict == cases[i].v && d.reason == cases[i].r,
-			      "%s: got %s/%s", cases[i].what, policy_verdict_name(d.verdict),
-			      policy_reason_name(d.reason));
-		findings_release(&b.f);
+		expect_decision(pol, &s, &b, cases[i].what, cases[i].v, cases[i].r);
 	}
 	policy_free(pol);
 }
@@ -183,17 +191,12 @@ START_TEST(test_rfc)
 
 	settings(&s);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct policy_decision d;
 		struct built b;
 
 		build(&b, &cases[i].m);
 		b.p.series.rfc = true;
 		s.answer_rfc = cases[i].answer_rfc;
-		policy_decide(pol, &s, &b.p, &b.f, 1000, &d);
-		ck_assert_msg(d.verdict == cases[i].v && d.reason == cases[i].r,
-			      "%s: got %s/%s", cases[i].what, policy_verdict_name(d.verdict),
-			      policy_reason_name(d.reason));
-		findings_release(&b.f);
+		expect_decision(pol, &s, &b, cases[i].what, cases[i].v, cases[i].r);
 	}
 	ck_assert_str_eq(policy_reason_name(REASON_RFC), "rfc");
 	policy_free(pol);

@@ -429,16 +429,41 @@ static struct findings one_finding(const char *rule, enum severity sev, size_t l
 	return f;
 }
 
-START_TEST(test_reply_series)
-{
-	size_t len;
-	char *raw = th_read_data("series/series-v2-cover.eml", &len);
+/* The mail a reply answers, parsed, and the bot's reply settings: what
+ * every reply_build_series() test starts from. */
+struct lead {
+	char *raw;
 	struct message m;
 	struct patch *p;
 	size_t np;
+	struct reply_settings rs;
+};
+
+static void lead_open(struct lead *l, const char *name)
+{
+	size_t len;
+	struct err e;
+
+	l->raw = th_read_data(name, &len);
+	message_init(&l->m);
+	ck_assert_msg(message_parse(&l->m, l->raw, len, &e) == 0, "%s: %s", name, e.msg);
+	patch_parse(&l->m, &l->p, &l->np);
+	reply_settings_init(&l->rs);
+	l->rs.from = "tagbot <bot@example.org>";
+}
+
+static void lead_close(struct lead *l)
+{
+	patches_free(l->p, l->np);
+	message_release(&l->m);
+	free(l->raw);
+}
+
+START_TEST(test_reply_series)
+{
+	struct lead l;
 	struct err e;
 	struct reply r;
-	struct reply_settings rs;
 	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
 			f0, fcheck = one_finding("MISSING_FIXES_TAG", SEV_CHECK, 3, "Below minimum.");
 	struct reply_series_part parts[] = {
@@ -449,12 +474,8 @@ START_TEST(test_reply_series)
 	};
 
 	findings_init(&f0);
-	message_init(&m);
-	ck_assert(message_parse(&m, raw, len, &e) == 0);
-	patch_parse(&m, &p, &np);
-	reply_settings_init(&rs);
-	rs.from = "tagbot <bot@example.org>";
-	ck_assert_msg(reply_build_series(&r, &p[0], parts, 4, 3, &rs, T0, &e) == 0, "%s", e.msg);
+	lead_open(&l, "series/series-v2-cover.eml");
+	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 4, 3, &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert(strstr(r.raw, "\r\nIn-Reply-To: <" V2C ">\r\n"));
 	ck_assert(strstr(r.raw, "Subject: Re: [PATCH v2 0/2] locking/mutex"));
 	ck_assert(strstr(r.raw, "X-Tagbot-Rules: MISSING_SIGN_OFF\r\n"));
@@ -473,14 +494,12 @@ START_TEST(test_reply_series)
 	reply_release(&r);
 	/* nothing at or above min_severity anywhere: no reply */
 	parts[1].findings = &f0;
-	ck_assert_int_eq(reply_build_series(&r, &p[0], parts, 4, 3, &rs, T0, &e), -1);
+	ck_assert_int_eq(reply_build_series(&r, &l.p[0], parts, 4, 3, &l.rs, T0, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	reply_release(&r);
 	findings_release(&f1);
 	findings_release(&fcheck);
-	patches_free(p, np);
-	message_release(&m);
-	free(raw);
+	lead_close(&l);
 }
 END_TEST
 
@@ -488,14 +507,9 @@ END_TEST
  * patches by subject, no n/m and no "series", and why they come late. */
 START_TEST(test_reply_held_fold)
 {
-	size_t len;
-	char *raw = th_read_data("series/series-v2-cover.eml", &len);
-	struct message m;
-	struct patch *p;
-	size_t np;
+	struct lead l;
 	struct err e;
 	struct reply r;
-	struct reply_settings rs;
 	struct findings f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 7, "Add a sign-off."),
 			f2 = one_finding("BAD_FIXES_TAG", SEV_WARNING, 9, "Twelve digits.");
 	struct reply_series_part parts[] = {
@@ -503,12 +517,8 @@ START_TEST(test_reply_held_fold)
 		{ 2, "leds: two: second held", &f2 },
 	};
 
-	message_init(&m);
-	ck_assert(message_parse(&m, raw, len, &e) == 0);
-	patch_parse(&m, &p, &np);
-	reply_settings_init(&rs);
-	rs.from = "tagbot <bot@example.org>";
-	ck_assert_msg(reply_build_series(&r, &p[0], parts, 2, REPLY_HELD, &rs, T0, &e) == 0, "%s",
+	lead_open(&l, "series/series-v2-cover.eml");
+	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 2, REPLY_HELD, &l.rs, T0, &e) == 0, "%s",
 		      e.msg);
 	ck_assert(strstr(r.raw, "and found 2 things to look at, patch by patch:"));
 	ck_assert(strstr(r.raw, "Patch:\r\n    leds: one: first held"));
@@ -520,9 +530,7 @@ START_TEST(test_reply_held_fold)
 	reply_release(&r);
 	findings_release(&f1);
 	findings_release(&f2);
-	patches_free(p, np);
-	message_release(&m);
-	free(raw);
+	lead_close(&l);
 }
 END_TEST
 
@@ -530,14 +538,9 @@ END_TEST
  * mail's subject, each titled with its own subject and attachment name. */
 START_TEST(test_reply_parts)
 {
-	size_t len;
-	char *raw = th_read_data("mail/submission-three-attached-patches.eml", &len);
-	struct message m;
-	struct patch *p;
-	size_t np;
+	struct lead l;
 	struct err e;
 	struct reply r;
-	struct reply_settings rs;
 	struct findings f0, f1 = one_finding("MISSING_SIGN_OFF", SEV_ERROR, 0, "Add a sign-off.");
 	struct reply_series_part parts[] = {
 		{ 1, "leds: core: fix one thing (attachment 0001-a.patch)", &f0 },
@@ -545,12 +548,8 @@ START_TEST(test_reply_parts)
 	};
 
 	findings_init(&f0);
-	message_init(&m);
-	ck_assert(message_parse(&m, raw, len, &e) == 0);
-	patch_parse(&m, &p, &np);
-	reply_settings_init(&rs);
-	rs.from = "tagbot <bot@example.org>";
-	ck_assert_msg(reply_build_series(&r, &p[0], parts, 2, REPLY_PARTS, &rs, T0, &e) == 0, "%s",
+	lead_open(&l, "mail/submission-three-attached-patches.eml");
+	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 2, REPLY_PARTS, &l.rs, T0, &e) == 0, "%s",
 		      e.msg);
 	ck_assert(strstr(r.raw, "the patches of your mail\r\n\r\n    [PATCH 0/3] leds: three fixes, attached"));
 	ck_assert(!strstr(r.raw, "fix one thing"));	/* clean: counted, not listed */
@@ -562,9 +561,7 @@ START_TEST(test_reply_parts)
 	ck_assert_int_eq(r.nfindings, 1);
 	reply_release(&r);
 	findings_release(&f1);
-	patches_free(p, np);
-	message_release(&m);
-	free(raw);
+	lead_close(&l);
 }
 END_TEST
 
@@ -585,14 +582,9 @@ static void add_fixes(struct findings *f, const char *text, size_t line, enum se
  */
 START_TEST(test_reply_series_one_item)
 {
-	size_t len;
-	char *raw = th_read_data("series/series-v2-cover.eml", &len);
-	struct message m;
-	struct patch *p;
-	size_t np;
+	struct lead l;
 	struct err e;
 	struct reply r;
-	struct reply_settings rs;
 	struct findings none, f1, f2, f3;
 	struct reply_series_part parts[] = {
 		{ 0, "the cover", &none },
@@ -610,12 +602,8 @@ START_TEST(test_reply_series_one_item)
 	add_fixes(&f1, "Fixes:  1234567890AB (leds: a: old)", 14, SEV_WARNING);
 	add_fixes(&f2, "Fixes: 1234567890ab (leds: a: old)", 8, SEV_OFF);	/* told */
 	add_fixes(&f3, "Fixes: abcdef012345 (leds: a: old)", 9, SEV_WARNING);
-	message_init(&m);
-	ck_assert(message_parse(&m, raw, len, &e) == 0);
-	patch_parse(&m, &p, &np);
-	reply_settings_init(&rs);
-	rs.from = "tagbot <bot@example.org>";
-	ck_assert_msg(reply_build_series(&r, &p[0], parts, 5, 4, &rs, T0, &e) == 0, "%s", e.msg);
+	lead_open(&l, "series/series-v2-cover.eml");
+	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 5, 4, &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(r.nfindings, 1);
 	ck_assert_msg(strstr(r.raw, "and found 1 thing to look at, patch by patch:\r\n\r\n"
 			  "Patch 1/4:\r\n    leds: a: first\r\n\r\n"
@@ -631,7 +619,7 @@ START_TEST(test_reply_series_one_item)
 	/* one reported line in the first part, two parts more: wrapped */
 	f1.v[1].severity = SEV_OFF;
 	f2.v[0].severity = SEV_WARNING;
-	ck_assert_msg(reply_build_series(&r, &p[0], parts, 5, 4, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 5, 4, &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_msg(strstr(r.raw, "\r\n1. BAD_FIXES_TAG (warning), line 12, also in patch 2/4 line 8, patch\r\n"
 			  "   3/4 line 9:\r\n"), "%s", r.raw);
 	ck_assert(strstr(r.raw, "The other 2 parts had nothing to look at."));
@@ -639,9 +627,7 @@ START_TEST(test_reply_series_one_item)
 	findings_release(&f1);
 	findings_release(&f2);
 	findings_release(&f3);
-	patches_free(p, np);
-	message_release(&m);
-	free(raw);
+	lead_close(&l);
 }
 END_TEST
 
@@ -653,14 +639,9 @@ END_TEST
  */
 START_TEST(test_reply_series_per_person)
 {
-	size_t len;
-	char *raw = th_read_data("series/series-v2-cover.eml", &len);
-	struct message m;
-	struct patch *p;
-	size_t np;
+	struct lead l;
 	struct err e;
 	struct reply r;
-	struct reply_settings rs;
 	struct findings none,
 		fa = one_finding("SUBMITTER_SIGN_OFF", SEV_WARNING, 0, "You sent this patch by Ann."),
 		fb = one_finding("SUBMITTER_SIGN_OFF", SEV_WARNING, 0, "You sent this patch by Bob."),
@@ -679,12 +660,8 @@ START_TEST(test_reply_series_per_person)
 	};
 
 	findings_init(&none);
-	message_init(&m);
-	ck_assert(message_parse(&m, raw, len, &e) == 0);
-	patch_parse(&m, &p, &np);
-	reply_settings_init(&rs);
-	rs.from = "tagbot <bot@example.org>";
-	ck_assert_msg(reply_build_series(&r, &p[0], parts, 10, 9, &rs, T0, &e) == 0, "%s", e.msg);
+	lead_open(&l, "series/series-v2-cover.eml");
+	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 10, 9, &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(r.nfindings, 2);
 	ck_assert_msg(strstr(r.raw, "Patch 1/9:\r\n    leds: a: first\r\n\r\n"
 			  "1. SUBMITTER_SIGN_OFF (warning):\r\n\r\n"
@@ -697,16 +674,14 @@ START_TEST(test_reply_series_per_person)
 	ck_assert(!strstr(r.raw, "arrive"));
 	reply_release(&r);
 	/* two missing alone: "and" between them */
-	ck_assert_msg(reply_build_series(&r, &p[0], parts + 5, 3, 9, &rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(reply_build_series(&r, &l.p[0], parts + 5, 3, 9, &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_msg(strstr(r.raw, "\r\nPatches 6/9 and 7/9 were not on the list; not checked.\r\n"),
 		      "%s", r.raw);
 	reply_release(&r);
 	findings_release(&fa);
 	findings_release(&fb);
 	findings_release(&fb2);
-	patches_free(p, np);
-	message_release(&m);
-	free(raw);
+	lead_close(&l);
 }
 END_TEST
 
