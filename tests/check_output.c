@@ -96,11 +96,36 @@ static struct finding fv[] = {
 	{ "MISSING_FIXES_TAG", SEV_CHECK, 0, text2, msg2, "maintainer-netdev.rst" },
 };
 
+/* The model's part: a message of lines 1-12, a Fixes:-shaped line in the
+ * prose (not in the block), a note and a tag in the block. */
+static struct line lines[] = {
+	{ "Fix\tit.", 7, 1 },
+	{ "Reported-by: A <a@example.org>", 30, 12 },
+};
+static char tok_prose[] = "Link", val_prose[] = "https://example.org/x";
+static char tok_rep[] = "Reported-by", val_rep[] = "A \"Q\" <a@example.org>";
+static char empty_s[] = "", note[] = "[ x: fixed ]";
+static struct trailer trailers[] = {
+	{ .kind = TRAILER_TAG, .line = { "Link: https://example.org/x", 27, 3 },
+	  .token = tok_prose, .value = val_prose, .has_colon = true },
+	{ .kind = TRAILER_NOTE, .line = { "[ x: fixed ]", 12, 11 }, .in_block = true,
+	  .token = empty_s, .value = note },
+	{ .kind = TRAILER_TAG, .line = { "Reported-by: A <a@example.org>", 30, 12 },
+	  .in_block = true, .token = tok_rep, .value = val_rep, .has_colon = true },
+};
+
 static void sample(struct patch *p, struct findings *fs, enum patch_kind kind)
 {
+	static char body[] = "leds: fix \"quotes\"";
+
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
 	p->subject = subject;
+	p->subject_body = body;
+	p->lines = lines;
+	p->nlines = ARRAY_SIZE(lines);
+	p->trailers = trailers;
+	p->ntrailers = ARRAY_SIZE(trailers);
 	p->message_id = msgid;
 	p->author.name = name;
 	p->author.email = email;
@@ -111,12 +136,17 @@ static void sample(struct patch *p, struct findings *fs, enum patch_kind kind)
 START_TEST(test_json_patch)
 {
 	static const char want[] =
-		"{\"file\":\"x.mbox\","
+		"{\"file\":\"x.mbox\",\"mail\":1,"
 		"\"message_id\":\"20250101-x-v2-1-abc@example.org\","
 		"\"subject\":\"[PATCH v2 1/3] leds: fix \\\"quotes\\\"\","
 		"\"kind\":\"patch\","
 		"\"author\":{\"name\":\"J\xc3\xb6rg \\\"JT\\\" Tester\",\"email\":\"jt@example.org\"},"
 		"\"series\":{\"version\":2,\"index\":1,\"total\":3,\"rfc\":true,\"resend\":false},"
+		"\"title\":\"leds: fix \\\"quotes\\\"\","
+		"\"message\":{\"first\":{\"line\":1,\"text\":\"Fix\\u0009it.\"},"
+		"\"last\":{\"line\":12,\"text\":\"Reported-by: A <a@example.org>\"}},"
+		"\"trailers\":[{\"token\":\"Reported-by\",\"value\":\"A \\\"Q\\\" <a@example.org>\","
+		"\"line\":12}],"
 		"\"findings\":["
 		"{\"rule\":\"BAD_REPORTED_BY_LINK\",\"severity\":\"warning\",\"line\":12,"
 		"\"file_line\":12,\"text\":\"Reported-by: A <a@example.org>\","
@@ -172,13 +202,13 @@ START_TEST(test_json_error)
 	struct capture c;
 	char *got;
 
-	output_error(cap_open(&c), OUTPUT_JSON, "dir/a.eml", NULL, "no header\tblock");
+	output_error(cap_open(&c), OUTPUT_JSON, "dir/a.eml", 3, NULL, "no header\tblock");
 	got = cap_close(&c);
-	ck_assert_str_eq(got, "{\"file\":\"dir/a.eml\",\"message_id\":null,"
+	ck_assert_str_eq(got, "{\"file\":\"dir/a.eml\",\"mail\":3,\"message_id\":null,"
 			 "\"error\":\"no header\\u0009block\"}\n");
 	free(got);
 
-	output_error(cap_open(&c), OUTPUT_JSON, "-", "a\"b@example.org", "bad");
+	output_error(cap_open(&c), OUTPUT_JSON, "-", 0, "a\"b@example.org", "bad");
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "{\"file\":\"-\",\"message_id\":\"a\\\"b@example.org\","
 			 "\"error\":\"bad\"}\n");
@@ -193,8 +223,8 @@ END_TEST
  */
 START_TEST(test_json_file_line)
 {
-	struct output_ctx placed = { "x.mbox", 100, 120, false, false, NULL };
-	struct output_ctx decoded = { "x.mbox", 100, 0, false, false, NULL };
+	struct output_ctx placed = { "x.mbox", 100, 120, false, false, NULL, 0 };
+	struct output_ctx decoded = { "x.mbox", 100, 0, false, false, NULL, 0 };
 	struct patch p;
 	struct findings fs;
 	struct capture c;
@@ -228,7 +258,7 @@ START_TEST(test_json_no_message_id)
 	p.message_id = empty;
 	output_patch(cap_open(&c), OUTPUT_JSON, "x.mbox", &p, &fs, SEV_CHECK);
 	got = cap_close(&c);
-	ck_assert_ptr_nonnull(strstr(got, "{\"file\":\"x.mbox\",\"message_id\":null,\"subject\":"));
+	ck_assert_ptr_nonnull(strstr(got, "{\"file\":\"x.mbox\",\"mail\":1,\"message_id\":null,\"subject\":"));
 	free(got);
 
 	p.message_id = NULL;
@@ -259,18 +289,18 @@ static const struct {
 	const char *want;
 } text_cases[] = {
 	/* the text is in the file from line 120 on: decoded line 12 is line 131 */
-	{ { "x.mbox", 100, 120, false, false, NULL }, SEV_CHECK,
+	{ { "x.mbox", 100, 120, false, false, NULL, 0 }, SEV_CHECK,
 	  "x.mbox: <20250101-x-v2-1-abc@example.org> \"[PATCH v2 1/3] leds: fix \"quotes\"\"\n"
 	  "x.mbox:131: WARNING:BAD_REPORTED_BY_LINK: Reported-by: should be followed by Closes: or Link:.\n"
 	  "    | Reported-by: A <a@example.org>\n"
 	  "x.mbox:100: CHECK:MISSING_FIXES_TAG: add a Fixes: tag\n" },
 	/* decoded text (base64, QP): the message's line, and the decoded one named */
-	{ { "x.mbox", 100, 0, true, false, NULL }, SEV_CHECK,
+	{ { "x.mbox", 100, 0, true, false, NULL, 0 }, SEV_CHECK,
 	  "x.mbox:100: WARNING:BAD_REPORTED_BY_LINK: Reported-by: should be followed by Closes: or Link:."
 	  " [decoded text line 12]\n"
 	  "x.mbox:100: CHECK:MISSING_FIXES_TAG: add a Fixes: tag\n" },
 	/* nothing known: decoded lines, and line 1 for the mail as a whole */
-	{ { "-", 0, 0, true, false, NULL }, SEV_WARNING,
+	{ { "-", 0, 0, true, false, NULL, 0 }, SEV_WARNING,
 	  "-:12: WARNING:BAD_REPORTED_BY_LINK: Reported-by: should be followed by Closes: or Link:.\n" },
 };
 
@@ -285,7 +315,7 @@ END_TEST
 
 START_TEST(test_text_line_zero_unknown)
 {
-	struct output_ctx ctx = { "-", 0, 0, true, false, NULL };
+	struct output_ctx ctx = { "-", 0, 0, true, false, NULL, 0 };
 	char *got = text_of(&ctx, KIND_PATCH, SEV_CHECK, true);
 
 	ck_assert_ptr_nonnull(strstr(got, "\n-:1: CHECK:MISSING_FIXES_TAG: add a Fixes: tag\n"));
@@ -296,8 +326,8 @@ END_TEST
 /* Nothing to show prints nothing, unless verbose says why. */
 START_TEST(test_text_verbose)
 {
-	struct output_ctx quiet = { "a.eml", 1, 0, false, false, NULL };
-	struct output_ctx verbose = { "a.eml", 1, 0, false, true, NULL };
+	struct output_ctx quiet = { "a.eml", 1, 0, false, false, NULL, 0 };
+	struct output_ctx verbose = { "a.eml", 1, 0, false, true, NULL, 0 };
 	char *got;
 
 	got = text_of(&quiet, KIND_PATCH, SEV_CHECK, false);
@@ -322,7 +352,7 @@ END_TEST
 START_TEST(test_text_sanitized)
 {
 	static char evil[] = "evil\x1b]0;pwn\x07 \xc2\x9b" "1m\tx\xff \xc3\xa9";
-	struct output_ctx ctx = { "a.eml", 1, 0, false, true, NULL };
+	struct output_ctx ctx = { "a.eml", 1, 0, false, true, NULL, 0 };
 	struct patch p;
 	struct findings none = { .v = NULL };
 	struct message m;
@@ -370,11 +400,11 @@ START_TEST(test_text_error)
 	struct capture c;
 	char *got;
 
-	output_error(cap_open(&c), OUTPUT_TEXT, "x.mbox", "a@b", "no header\x1b");
+	output_error(cap_open(&c), OUTPUT_TEXT, "x.mbox", 2, "a@b", "no header\x1b");
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "x.mbox: ERROR: <a@b>: no header?\n");
 	free(got);
-	output_error(cap_open(&c), OUTPUT_TEXT, "x.mbox", NULL, "why");
+	output_error(cap_open(&c), OUTPUT_TEXT, "x.mbox", 0, NULL, "why");
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "x.mbox: ERROR: why\n");
 	free(got);

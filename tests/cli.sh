@@ -25,22 +25,31 @@ json_parses() {
 json_fields_exact() {
 	python3 - "$tmp/out" <<'EOF'
 import json, sys
-PATCH = {"file", "message_id", "subject", "kind", "author", "series", "findings"}
+PATCH = {"file", "mail", "message_id", "subject", "kind", "author", "series",
+         "title", "message", "trailers", "findings"}
 AUTHOR = {"name", "email"}
 SERIES = {"version", "index", "total", "rfc", "resend"}
 FINDING = {"rule", "severity", "line", "file_line", "text", "message", "doc"}
-ERROR = {"file", "message_id", "error"}
+ERROR = {"file", "mail", "message_id", "error"}
+LINE = {"line", "text"}
+TRAILER = {"token", "value", "line"}
 KINDS = {"patch", "cover", "reply", "pull", "other"}
 SEVS = {"error", "warning", "check"}
 def check(o):
     if "error" in o:
-        assert set(o) == ERROR, sorted(o)
+        assert set(o) in (ERROR, ERROR - {"mail"}), sorted(o)
         assert isinstance(o["file"], str) and isinstance(o["error"], str)
         assert o["message_id"] is None or isinstance(o["message_id"], str)
         return
     assert set(o) == PATCH, sorted(o)
     assert set(o["author"]) == AUTHOR and set(o["series"]) == SERIES
     assert o["kind"] in KINDS
+    assert type(o["mail"]) is int and o["mail"] >= 1 and isinstance(o["title"], str)
+    m = o["message"]
+    assert m is None or (set(m) == {"first", "last"} and
+                         all(set(m[k]) == LINE and type(m[k]["line"]) is int for k in m))
+    for t in o["trailers"]:
+        assert set(t) == TRAILER and type(t["line"]) is int, t
     assert all(isinstance(o[k], str) for k in ("file", "subject"))
     assert o["message_id"] is None or (o["message_id"] and not o["message_id"].startswith("<"))
     s = o["series"]
@@ -242,7 +251,7 @@ expect "JSON: exactly the documented fields" json_fields_exact
 lines_are "JSON: one object per mail and per failure" 8
 has "JSON: a reply is printed with empty findings" out '"kind":"reply","author":{"name":"Lee Jones","email":"lee@kernel.org"}'
 has "JSON: the unparsable mail has a null message_id" out \
-	"{\"file\":\"$data/cli/cli-empty-message.mbox\",\"message_id\":null,\"error\":\"message 1 (line 2): message is empty\"}"
+	"{\"file\":\"$data/cli/cli-empty-message.mbox\",\"mail\":1,\"message_id\":null,\"error\":\"message 1 (line 2): message is empty\"}"
 has "JSON: the missing file is an error object" out "{\"file\":\"$tmp/does-not-exist.eml\",\"message_id\":null,"
 # file_line beside line: the sign-off of message 2 is line 9 of its decoded
 # text and line 73 of the mbox; message 1's missing sign-off points at the
@@ -253,7 +262,7 @@ lacks "JSON: no total line" out "patches checked"
 has "JSON: lines are lines of the decoded text" out '"rule":"FROM_SIGN_OFF_MISMATCH","severity":"warning","line":9,'
 sed '/^Message-ID:/d' "$data/cli/cli-missing-signoff.eml" >"$tmp/no-msgid.eml"
 capture "$TAGBOT" check --format=json "$tmp/no-msgid.eml"
-has "JSON: a mail without Message-ID has a null message_id" out "{\"file\":\"$tmp/no-msgid.eml\",\"message_id\":null,\"subject\":"
+has "JSON: a mail without Message-ID has a null message_id" out "{\"file\":\"$tmp/no-msgid.eml\",\"mail\":1,\"message_id\":null,\"subject\":"
 expect "JSON: ... and the documented fields" json_fields_exact
 
 # --- line numbers in an mbox --------------------------------------------------------

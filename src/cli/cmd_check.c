@@ -599,7 +599,8 @@ static void fix_file_turn(struct run *r, const char *file)
 static void check_message(struct run *r, const struct input_msg *m,
 			  const struct commit_origin *origin)
 {
-	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose, NULL };
+	struct output_ctx ctx = { m->file, m->lineno, 0, r->o->quiet, r->o->verbose, NULL,
+				  m->index };
 	size_t text_line = 0;
 	bool placed = false;
 	struct findings fs;
@@ -616,7 +617,7 @@ static void check_message(struct run *r, const struct input_msg *m,
 		/* In an mbox, say which message (as input.c does). */
 		if (m->lineno > 1)
 			err_prefix(&e, "message %zu (line %zu)", m->index, m->lineno);
-		output_error(r->report, r->o->format, m->file, id, e.msg);
+		output_error(r->report, r->o->format, m->file, m->index, id, e.msg);
 		r->failures++;
 		free(id);
 		return;
@@ -658,7 +659,7 @@ static void input_failed(struct run *r, const struct input_msg *m, const struct 
 {
 	fprintf(stderr, "tagbot: %s\n", e->msg);
 	if (r->o->format == OUTPUT_JSON)
-		output_error(r->report, OUTPUT_JSON, m->file ? m->file : "", NULL, e->msg);
+		output_error(r->report, OUTPUT_JSON, m->file ? m->file : "", 0, NULL, e->msg);
 	r->failures++;
 }
 
@@ -770,7 +771,7 @@ static int read_whole(const char *path, struct buf *b, struct err *e)
 /* A commit message file is its own decoded text: line L is line L of it. */
 static void check_commit_msg(struct run *r, const char *path)
 {
-	struct output_ctx ctx = { path, 0, 1, r->o->quiet, r->o->verbose, NULL };
+	struct output_ctx ctx = { path, 0, 1, r->o->quiet, r->o->verbose, NULL, 1 };
 	struct input_msg m = { .file = path };
 	struct commit_facts facts;
 	struct message msg;

@@ -191,6 +191,47 @@ static void json_finding(FILE *f, const struct output_ctx *c, const struct findi
 	putc('}', f);
 }
 
+/* {"line":N,"text":"..."} for one line of the commit message. */
+static void json_line(FILE *f, const struct line *l)
+{
+	json_key_uint(f, "{\"line\":", l->lineno);
+	fputs(",\"text\":", f);
+	json_string_n(f, l->p, l->len);
+	putc('}', f);
+}
+
+/* What the model read: the title, the message's ends, the trailer block. */
+static void json_model(FILE *f, const struct patch *p)
+{
+	bool first = true;
+
+	json_key_str(f, ",\"title\":", p->subject_body);
+	if (p->nlines) {
+		fputs(",\"message\":{\"first\":", f);
+		json_line(f, &p->lines[0]);
+		fputs(",\"last\":", f);
+		json_line(f, &p->lines[p->nlines - 1]);
+		putc('}', f);
+	} else {
+		fputs(",\"message\":null", f);
+	}
+	fputs(",\"trailers\":[", f);
+	for (size_t i = 0; i < p->ntrailers; i++) {
+		const struct trailer *t = &p->trailers[i];
+
+		if (!t->in_block || t->kind != TRAILER_TAG || !t->has_colon)
+			continue;
+		if (!first)
+			putc(',', f);
+		first = false;
+		json_key_str(f, "{\"token\":", t->token);
+		json_key_str(f, ",\"value\":", t->value);
+		json_key_uint(f, ",\"line\":", t->line.lineno);
+		putc('}', f);
+	}
+	putc(']', f);
+}
+
 static bool shown(const struct finding *x, enum severity min)
 {
 	return x->severity != SEV_OFF && x->severity >= min;
@@ -205,6 +246,7 @@ static void json_patch(FILE *f, const struct output_ctx *c, const struct patch *
 	json_key_str(f, "{\"file\":", c->file);
 	if (c->commit)
 		json_key_str(f, ",\"commit\":", c->commit);
+	json_key_uint(f, ",\"mail\":", c->mail ? c->mail : 1);
 	json_key_str_or_null(f, ",\"message_id\":", p->message_id);
 	/* --git: the commit's own subject, not the mail's made for it */
 	json_key_str(f, ",\"subject\":", c->commit ? p->subject_body : p->subject);
@@ -216,7 +258,9 @@ static void json_patch(FILE *f, const struct output_ctx *c, const struct patch *
 	json_key_int(f, ",\"total\":", s->total);
 	json_key_bool(f, ",\"rfc\":", s->rfc);
 	json_key_bool(f, ",\"resend\":", s->resend);
-	fputs("},\"findings\":[", f);
+	putc('}', f);
+	json_model(f, p);
+	fputs(",\"findings\":[", f);
 	for (size_t i = 0; fs && i < fs->n; i++) {
 		if (!shown(&fs->v[i], min))
 			continue;
@@ -393,11 +437,13 @@ void output_file_total(FILE *f, const char *file, const struct output_total *t)
 		t->errors, t->warnings, t->checks, t->patches);
 }
 
-void output_error(FILE *f, enum output_format fmt, const char *file,
+void output_error(FILE *f, enum output_format fmt, const char *file, size_t mail,
 		  const char *msgid, const char *error)
 {
 	if (fmt == OUTPUT_JSON) {
 		json_key_str(f, "{\"file\":", file);
+		if (mail)
+			json_key_uint(f, ",\"mail\":", mail);
 		json_key_str_or_null(f, ",\"message_id\":", msgid);
 		json_key_str(f, ",\"error\":", error);
 		fputs("}\n", f);

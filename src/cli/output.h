@@ -34,6 +34,7 @@ struct output_ctx {
 	const char *commit;	/* foreign; the commit's 40-hex id (check --git),
 				 * else NULL: text names the commit instead of the
 				 * file and Message-ID, JSON adds "commit" */
+	size_t mail;		/* 1-based position of the message in file; 0 is 1 */
 };
 
 /*
@@ -58,8 +59,9 @@ struct output_total {
  */
 void output_file_total(FILE *f, const char *file, const struct output_total *t);
 
-/* Prints a message that could not be parsed. msgid may be NULL. */
-void output_error(FILE *f, enum output_format fmt, const char *file,
+/* Prints a message that could not be parsed: the mail-th message of file
+ * (0 when the error is about the file, not one message).  msgid may be NULL. */
+void output_error(FILE *f, enum output_format fmt, const char *file, size_t mail,
 		  const char *msgid, const char *error);
 
 /* Writes s as a JSON string (with quotes), escaping as RFC 8259 asks;
