@@ -540,13 +540,56 @@ START_TEST(test_inbody_forms)
 {
 	struct message m;
 	size_t np;
-	struct patch *p = parse_simple(&m, "[PATCH] x", inbody_cases[_i].text, &np);
+	struct patch *p;
+	char text[512];
+
+	/* in-body headers count in a mail that carries a patch */
+	snprintf(text, sizeof(text), "%s---\n" DIFF, inbody_cases[_i].text);
+	p = parse_simple(&m, "[PATCH] x", text, &np);
 
 	ck_assert_str_eq(p->author.name, inbody_cases[_i].name);
 	ck_assert_str_eq(p->author.email, inbody_cases[_i].email);
 	ck_assert(p->author_from_body == inbody_cases[_i].from_body);
 	ck_assert_uint_ge(p->nlines, 1);
 	ck_assert_str_eq(line_str(&p->lines[0]), inbody_cases[_i].first);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/*
+ * As git mailinfo: in-body headers name the author and the title only
+ * when something follows the patch separator (a diff, a diffstat); above
+ * a cover letter or a note without one they are the mail's.  Each case
+ * is what git mailinfo printed for the same mail.
+ */
+static const struct {
+	const char *subject, *text;
+	const char *name, *title, *first;
+	bool from_body;
+} inbody_patch_cases[] = {
+	{ "[PATCH 0/2] leds: two", "From: A <a@x.org>\n\nCover.\n", "Jane Doe", "leds: two",
+	  "Cover.", false },
+	{ "[PATCH 0/2] leds: two", "From: A <a@x.org>\nSubject: [PATCH 0/2] other\n\nCover.\n",
+	  "Jane Doe", "leds: two", "Cover.", false },
+	{ "[PATCH 0/2] leds: two",
+	  "From: A <a@x.org>\nSubject: [PATCH 0/2] other\n\nCover.\n---\n f | 1 +\n",
+	  "A", "other", "Cover.", true },
+	{ "Re: [PATCH] leds: x", "From: A <a@x.org>\n\nApplied, thanks!\n", "Jane Doe",
+	  "leds: x", "Applied, thanks!", false },
+};
+
+START_TEST(test_inbody_needs_patch)
+{
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, inbody_patch_cases[_i].subject,
+				       inbody_patch_cases[_i].text, &np);
+
+	ck_assert_str_eq(p->author.name, inbody_patch_cases[_i].name);
+	ck_assert_str_eq(p->subject_body, inbody_patch_cases[_i].title);
+	ck_assert(p->author_from_body == inbody_patch_cases[_i].from_body);
+	ck_assert_str_eq(line_str(&p->lines[0]), inbody_patch_cases[_i].first);
 	patches_free(p, np);
 	hm_release(&m);
 }
@@ -1339,6 +1382,7 @@ int main(void)
 	tcase_add_test(model, test_inbody);
 	tcase_add_test(model, test_people_raw);
 	tcase_add_loop_test(model, test_inbody_forms, 0, ARRAY_SIZE(inbody_cases));
+	tcase_add_loop_test(model, test_inbody_needs_patch, 0, ARRAY_SIZE(inbody_patch_cases));
 	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
 	tcase_add_test(model, test_ids);
 	tcase_add_test(model, test_trailers_in_patch);

@@ -1136,7 +1136,7 @@ static void parse_part(const struct message *msg, const struct mail_facts *mf,
 {
 	struct cursor c = { pt->p, pt->end, pt->lineno };
 	struct inbody ib;
-	bool reply, pull;
+	bool reply, pull, patched;
 
 	memset(p, 0, sizeof(*p));
 	p->msg = msg;
@@ -1148,9 +1148,14 @@ static void parse_part(const struct message *msg, const struct mail_facts *mf,
 	if (pasted_format_patch(pt, &ib))
 		p->pasted = pt->from;
 	fill_ids(p, msg);
-	fill_author(p, msg, ib.from);
-	fill_subject(p, ib.subject ? ib.subject : hdr_value(msg, "Subject"), &reply, &pull);
 	read_body(p, &c);
+	/* As git mailinfo: in-body headers name the author and the subject
+	 * only when something follows the patch separator (a diff, a
+	 * diffstat); a cover letter's or a reply's are the mail's. */
+	patched = p->sep != SEP_NONE && p->after_len;
+	fill_author(p, msg, patched ? ib.from : NULL);
+	fill_subject(p, ib.subject && patched ? ib.subject : hdr_value(msg, "Subject"),
+		     &reply, &pull);
 	p->kind = decide_kind(p, reply, pull, mf);
 	free(ib.from);
 	free(ib.subject);

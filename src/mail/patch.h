@@ -56,7 +56,10 @@
  *
  * In-body headers (From:, Date:, Subject: at the top of a part, folded
  * lines joined, RFC 2047 decoded) end at a blank line or at the first line
- * that is not one of them.  The header From: is a relay when its address
+ * that is not one of them.  As in git mailinfo, they name the author and
+ * the subject only when something follows the part's patch separator (a
+ * diff, a diffstat); otherwise they are dropped from the text and the
+ * mail's headers count.  The header From: is a relay when its address
  * starts "devnull+" or its name ends " via <something>" ("via B4 Relay",
  * "via Linux-leds"); then the author is X-Original-From:, else Reply-To:
  * (a bare address there keeps the From: name without " via ..."), else
