@@ -595,6 +595,30 @@ START_TEST(test_inbody_needs_patch)
 }
 END_TEST
 
+/* The title, as git mailinfo's cleanup_subject() makes it (each case what
+ * git printed): reply prefixes, bracket groups and colons in any order. */
+static const struct {
+	const char *subject, *title;
+} title_cases[] = {
+	{ "Re: [EXT] Re: [PATCH v13 3/4] gpio: rpmsg: add driver", "gpio: rpmsg: add driver" },
+	{ "Re: [External] : [PATCH 1/3] platform/x86: Add driver", "platform/x86: Add driver" },
+	{ "[PATCH] [net] net: fix it", "net: fix it" },
+	{ "[PATCH v2] leds: fix: the colon stays", "leds: fix: the colon stays" },
+	{ "[PATCH]:: leds: x", "leds: x" },
+};
+
+START_TEST(test_title_cleanup)
+{
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, title_cases[_i].subject, "Text.\n", &np);
+
+	ck_assert_str_eq(p->subject_body, title_cases[_i].title);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
 static const struct {
 	const char *from, *xorig, *reply_to;
 	const char *name, *email;
@@ -1383,6 +1407,7 @@ int main(void)
 	tcase_add_test(model, test_people_raw);
 	tcase_add_loop_test(model, test_inbody_forms, 0, ARRAY_SIZE(inbody_cases));
 	tcase_add_loop_test(model, test_inbody_needs_patch, 0, ARRAY_SIZE(inbody_patch_cases));
+	tcase_add_loop_test(model, test_title_cleanup, 0, ARRAY_SIZE(title_cases));
 	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
 	tcase_add_test(model, test_ids);
 	tcase_add_test(model, test_trailers_in_patch);

@@ -1052,12 +1052,37 @@ static enum patch_kind decide_kind(const struct patch *p, bool reply, bool pull,
 	return KIND_OTHER;
 }
 
+/*
+ * Where the commit title starts, as git mailinfo's cleanup_subject() finds
+ * it: white space, colons, bracket groups and reply prefixes are stripped
+ * from the front until none is left, so "Re: [EXT] Re: [PATCH v3 3/4] x"
+ * and "[External] : [PATCH 1/3] x" are titled "x".
+ */
+static size_t title_start(const char *s, size_t i)
+{
+	for (;;) {
+		const char *close;
+		size_t r;
+		bool reply;
+
+		if (s[i] == ':' || ascii_is_lws(s[i])) {
+			i++;
+		} else if (s[i] == '[' && (close = strchr(s + i, ']')) != NULL) {
+			i = (size_t)(close - s) + 1;
+		} else if ((r = skip_reply(s + i, &reply)) != 0 && reply) {
+			i += r;
+		} else {
+			return i;
+		}
+	}
+}
+
 static void fill_subject(struct patch *p, const char *subject, bool *reply, bool *pull)
 {
 	size_t off;
 
 	p->subject = xstrndup_trim(subject ? subject : "", subject ? strlen(subject) : 0);
-	off = patch_parse_subject(p->subject, &p->series, reply, pull);
+	off = title_start(p->subject, patch_parse_subject(p->subject, &p->series, reply, pull));
 	p->subject_body = xstrndup_trim(p->subject + off, strlen(p->subject + off));
 }
 

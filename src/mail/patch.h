@@ -123,7 +123,9 @@ struct patch {
 	enum patch_kind kind;
 
 	char *subject;		/* owned; full decoded subject (in-body Subject: wins) */
-	char *subject_body;	/* owned; subject without the bracket prefix and Re:s */
+	char *subject_body;	/* owned; the title: subject without reply prefixes,
+				 * bracket groups and colons in front (git mailinfo's
+				 * cleanup_subject(), reply prefixes in any language) */
 	char *message_id;	/* owned; without <>, "" when absent */
 	char *in_reply_to;	/* owned; without <>, "" when absent */
 	char **references;	/* owned; Message-IDs without <>, in order */
