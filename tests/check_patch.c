@@ -1091,6 +1091,45 @@ START_TEST(test_commit_msg)
 }
 END_TEST
 
+/*
+ * The title is the whole first paragraph, its lines joined by one space
+ * (git log --format=%s of the commit git commit makes of the text from
+ * the editor, comments stripped; %b is what lines hold).
+ */
+static const struct {
+	const char *text;
+	const char *subject;
+	size_t nlines, first_lineno;
+} title_cases[] = {
+	{ "line one\nline two\n\nBody.\n", "line one line two", 1, 4 },
+	/* comments go first; each line's trailing white space is dropped */
+	{ "\n# c\nline one  \n# between\n   line two\t\n\n\nBody.\n\nSigned-off-by: A <a@x.org>\n",
+	  "line one    line two", 3, 8 },
+	{ "a\nb\nc\n", "a b c", 0, 0 },
+	{ "only a title\n", "only a title", 0, 0 },
+	/* a line of white space ends the paragraph */
+	{ "line one\n   \nBody.\n", "line one", 1, 3 },
+	/* the cut line of git commit --verbose ends the title too */
+	{ "line one\n# ------------------------ >8 ------------------------\nline two\n", "line one", 0, 0 },
+};
+
+START_TEST(test_commit_msg_title)
+{
+	struct message m;
+	struct patch *p = xmalloc(sizeof(*p));
+
+	hm_build(&m, NULL, title_cases[_i].text, strlen(title_cases[_i].text));
+	patch_parse_commit_msg(&m, p);
+	ck_assert_str_eq(p->subject, title_cases[_i].subject);
+	ck_assert_str_eq(p->subject_body, title_cases[_i].subject);
+	ck_assert_uint_eq(p->nlines, title_cases[_i].nlines);
+	if (p->nlines)
+		ck_assert_uint_eq(p->lines[0].lineno, title_cases[_i].first_lineno);
+	patches_free(p, 1);
+	hm_release(&m);
+}
+END_TEST
+
 /* ---- real mails through message_parse() (needs message.c) --------------- */
 
 static struct patch *parse_fixture(const char *name, struct message *m, size_t *np, char **raw)
@@ -1352,6 +1391,7 @@ int main(void)
 	tcase_add_test(model, test_too_many_parts);
 	tcase_add_test(model, test_hostile);
 	tcase_add_test(model, test_commit_msg);
+	tcase_add_loop_test(model, test_commit_msg_title, 0, ARRAY_SIZE(title_cases));
 	suite_add_tcase(s, model);
 
 	tcase_add_test(mail, test_fixture_b4_relay);

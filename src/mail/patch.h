@@ -172,11 +172,15 @@ void patches_free(struct patch *p, size_t n);
 
 /* Parses a bare commit message (for --commit-msg): kind is KIND_PATCH with
  * no headers; text is borrowed from msg->text.  As git does when it commits:
- * the first non-blank line is the subject (not in lines); lines starting
- * with '#' are comments and left out of lines (so COMMIT_COMMENT_SYMBOL
- * cannot apply to them), and a "# ----- >8 -----" line (git commit
- * --verbose) and all after it is cut (sep SEP_SCISSORS, after = the rest).
- * "---" is no separator here.  Author and sender are empty; IDs are "". */
+ * lines starting with '#' are comments and left out of everything (so
+ * COMMIT_COMMENT_SYMBOL cannot apply to them), and a "# ----- >8 -----"
+ * line (git commit --verbose) and all after it is cut (sep SEP_SCISSORS,
+ * after = the rest).  The subject is the first paragraph, as git log's %s
+ * shows it: its lines, each without its trailing white space, joined by one
+ * space ("line one\nline two\n\nBody." has the subject "line one line
+ * two"); lines start after the blank line that ends it, at the first
+ * non-blank line.  "---" is no separator here.  Author and sender are
+ * empty; IDs are "". */
 void patch_parse_commit_msg(const struct message *msg, struct patch *out);
 
 /*
