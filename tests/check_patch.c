@@ -666,6 +666,7 @@ START_TEST(test_trailers_in_patch)
 
 	ck_assert_uint_eq(p->nlines, 9);
 	ck_assert_uint_eq(p->block_start, 4);
+	ck_assert_uint_eq(p->block_end, 9);
 	ck_assert_uint_eq(p->ntrailers, 5);
 	for (size_t i = 0; i < 5; i++) {
 		ck_assert_uint_eq(p->trailers[i].line.lineno, want_lines[i]);
@@ -673,6 +674,37 @@ START_TEST(test_trailers_in_patch)
 	}
 	ck_assert_int_eq(p->trailers[3].kind, TRAILER_NOTE);
 	ck_assert_str_eq(p->trailers[1].value, "stable@vger.kernel.org # 6.1+");
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* An amended merge's old "Conflicts:" list and git's "# Conflicts:" below
+ * the trailers stay commit-message lines, but are no part of the block. */
+START_TEST(test_trailers_above_conflicts)
+{
+	static const char text[] =
+		"Fix the frob.\n"				/* 1 */
+		"\n"						/* 2 */
+		"Reviewed-by: R <r@x.org>\n"			/* 3 */
+		"Signed-off-by: A <a@x.org>\n"			/* 4 */
+		"Conflicts:\n"					/* 5 */
+		"\tdrivers/leds/leds-foo.c\n"			/* 6 */
+		"\n"						/* 7 */
+		"# Conflicts:\n"				/* 8 */
+		"#\tdrivers/leds/leds-foo.c\n"			/* 9 */
+		"---\n" DIFF;
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] leds: frob", text, &np);
+
+	ck_assert_uint_eq(p->nlines, 9);
+	ck_assert_uint_eq(p->block_start, 2);
+	ck_assert_uint_eq(p->block_end, 4);
+	ck_assert_uint_eq(p->ntrailers, 2);
+	ck_assert_str_eq(p->trailers[1].token, "Signed-off-by");
+	ck_assert(p->trailers[1].in_block);
+	ck_assert_uint_eq(p->trailers[1].line.lineno, 4);
 	patches_free(p, np);
 	hm_release(&m);
 }
@@ -1381,6 +1413,7 @@ int main(void)
 	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
 	tcase_add_test(model, test_ids);
 	tcase_add_test(model, test_trailers_in_patch);
+	tcase_add_test(model, test_trailers_above_conflicts);
 	tcase_add_test(model, test_change_id);
 	tcase_add_test(model, test_many_trailers);
 	tcase_add_test(model, test_scissors_split);

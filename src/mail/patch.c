@@ -885,8 +885,8 @@ static char *find_change_id(const char *s, size_t n, size_t lineno)
 static void finish_body(struct patch *p)
 {
 	trim_blank_tail(p);
-	p->block_start = trailer_block_find(p->lines, p->nlines);
-	trailers_parse(p->lines, p->nlines, p->block_start, &p->trailers, &p->ntrailers);
+	p->block_start = trailer_block_find(p->lines, p->nlines, &p->block_end);
+	trailers_parse(p->lines, p->block_end, p->block_start, &p->trailers, &p->ntrailers);
 	p->has_diff = p->after_len && find_diff(p->after, p->after_len, p->sep_lineno);
 	p->change_id = p->after_len ? find_change_id(p->after, p->after_len, p->sep_lineno)
 				    : xstrdup("");

@@ -148,6 +148,9 @@ struct patch {
 	struct line *lines;	/* owned array (pointing into text): the commit message */
 	size_t nlines;
 	size_t block_start;	/* index into lines of the trailer block; nlines if none */
+	size_t block_end;	/* index past its last line; nlines if none.  Below it
+				 * only blank lines, '#' comments and an old
+				 * "Conflicts:" list (trailer_block_find()) */
 	struct trailer *trailers; /* owned; see trailers_parse() */
 	size_t ntrailers;
 
