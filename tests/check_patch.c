@@ -733,6 +733,7 @@ START_TEST(test_trailers_in_patch)
 
 	ck_assert_uint_eq(p->nlines, 9);
 	ck_assert_uint_eq(p->block_start, 4);
+	ck_assert_uint_eq(p->block_end, 9);
 	ck_assert_uint_eq(p->ntrailers, 5);
 	for (size_t i = 0; i < 5; i++) {
 		ck_assert_uint_eq(p->trailers[i].line.lineno, want_lines[i]);
@@ -740,6 +741,37 @@ START_TEST(test_trailers_in_patch)
 	}
 	ck_assert_int_eq(p->trailers[3].kind, TRAILER_NOTE);
 	ck_assert_str_eq(p->trailers[1].value, "stable@vger.kernel.org # 6.1+");
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* An amended merge's old "Conflicts:" list and git's "# Conflicts:" below
+ * the trailers stay commit-message lines, but are no part of the block. */
+START_TEST(test_trailers_above_conflicts)
+{
+	static const char text[] =
+		"Fix the frob.\n"				/* 1 */
+		"\n"						/* 2 */
+		"Reviewed-by: R <r@x.org>\n"			/* 3 */
+		"Signed-off-by: A <a@x.org>\n"			/* 4 */
+		"Conflicts:\n"					/* 5 */
+		"\tdrivers/leds/leds-foo.c\n"			/* 6 */
+		"\n"						/* 7 */
+		"# Conflicts:\n"				/* 8 */
+		"#\tdrivers/leds/leds-foo.c\n"			/* 9 */
+		"---\n" DIFF;
+	struct message m;
+	size_t np;
+	struct patch *p = parse_simple(&m, "[PATCH] leds: frob", text, &np);
+
+	ck_assert_uint_eq(p->nlines, 9);
+	ck_assert_uint_eq(p->block_start, 2);
+	ck_assert_uint_eq(p->block_end, 4);
+	ck_assert_uint_eq(p->ntrailers, 2);
+	ck_assert_str_eq(p->trailers[1].token, "Signed-off-by");
+	ck_assert(p->trailers[1].in_block);
+	ck_assert_uint_eq(p->trailers[1].line.lineno, 4);
 	patches_free(p, np);
 	hm_release(&m);
 }
@@ -1158,6 +1190,45 @@ START_TEST(test_commit_msg)
 }
 END_TEST
 
+/*
+ * The title is the whole first paragraph, its lines joined by one space
+ * (git log --format=%s of the commit git commit makes of the text from
+ * the editor, comments stripped; %b is what lines hold).
+ */
+static const struct {
+	const char *text;
+	const char *subject;
+	size_t nlines, first_lineno;
+} title_cases[] = {
+	{ "line one\nline two\n\nBody.\n", "line one line two", 1, 4 },
+	/* comments go first; each line's trailing white space is dropped */
+	{ "\n# c\nline one  \n# between\n   line two\t\n\n\nBody.\n\nSigned-off-by: A <a@x.org>\n",
+	  "line one    line two", 3, 8 },
+	{ "a\nb\nc\n", "a b c", 0, 0 },
+	{ "only a title\n", "only a title", 0, 0 },
+	/* a line of white space ends the paragraph */
+	{ "line one\n   \nBody.\n", "line one", 1, 3 },
+	/* the cut line of git commit --verbose ends the title too */
+	{ "line one\n# ------------------------ >8 ------------------------\nline two\n", "line one", 0, 0 },
+};
+
+START_TEST(test_commit_msg_title)
+{
+	struct message m;
+	struct patch *p = xmalloc(sizeof(*p));
+
+	hm_build(&m, NULL, title_cases[_i].text, strlen(title_cases[_i].text));
+	patch_parse_commit_msg(&m, p);
+	ck_assert_str_eq(p->subject, title_cases[_i].subject);
+	ck_assert_str_eq(p->subject_body, title_cases[_i].subject);
+	ck_assert_uint_eq(p->nlines, title_cases[_i].nlines);
+	if (p->nlines)
+		ck_assert_uint_eq(p->lines[0].lineno, title_cases[_i].first_lineno);
+	patches_free(p, 1);
+	hm_release(&m);
+}
+END_TEST
+
 /* ---- real mails through message_parse() (needs message.c) --------------- */
 
 static struct patch *parse_fixture(const char *name, struct message *m, size_t *np, char **raw)
@@ -1411,6 +1482,7 @@ int main(void)
 	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
 	tcase_add_test(model, test_ids);
 	tcase_add_test(model, test_trailers_in_patch);
+	tcase_add_test(model, test_trailers_above_conflicts);
 	tcase_add_test(model, test_change_id);
 	tcase_add_test(model, test_many_trailers);
 	tcase_add_test(model, test_scissors_split);
@@ -1421,6 +1493,7 @@ int main(void)
 	tcase_add_test(model, test_too_many_parts);
 	tcase_add_test(model, test_hostile);
 	tcase_add_test(model, test_commit_msg);
+	tcase_add_loop_test(model, test_commit_msg_title, 0, ARRAY_SIZE(title_cases));
 	suite_add_tcase(s, model);
 
 	tcase_add_test(mail, test_fixture_b4_relay);

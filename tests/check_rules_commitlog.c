@@ -124,6 +124,14 @@ static const struct {
 	{ "# lines in the prose", { .text = DESC "# first\n# second\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 1 },
 	{ "two runs of # lines", { .text = DESC "# Conflicts:\n#\tdrivers/leds/leds-foo.c\n\n"
 	  "More prose.\n# again\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 2 },
+	/* below the block, as git's trailer code sets them aside: leftovers too */
+	{ "# Conflicts: below the trailer block", { .text = DESC SOB "\n# Conflicts:\n"
+	  "#\tdrivers/leds/leds-foo.c\n" }, "COMMIT_COMMENT_SYMBOL", 1 },
+	{ "# Conflicts: right below the trailer block", { .text = DESC SOB "# Conflicts:\n"
+	  "#\tdrivers/leds/leds-foo.c\n" }, "COMMIT_COMMENT_SYMBOL", 1 },
+	{ "# Conflicts: below an old Conflicts: list", { .text = DESC SOB "\nConflicts:\n"
+	  "\tdrivers/leds/leds-foo.c\n\n# Conflicts:\n#\tdrivers/leds/leds-foo.c\n" },
+	  "COMMIT_COMMENT_SYMBOL", 1 },
 	{ "# comment in the trailer block", { .text = DESC "Acked-by: Bob <bob@example.org>\n# for the DT part\n" SOB },
 	  "COMMIT_COMMENT_SYMBOL", 0 },
 	{ "indented #define", { .text = DESC "  #define FOO 1\n\n" SOB }, "COMMIT_COMMENT_SYMBOL", 0 },

@@ -71,6 +71,7 @@ static void build(struct fixture *f, enum patch_kind kind)
 	f->p.lines = f->lines;
 	f->p.nlines = COMMIT_LINES;
 	f->p.block_start = FIRST_TRAILER;
+	f->p.block_end = COMMIT_LINES;
 	f->p.trailers = f->trailers;
 	f->p.ntrailers = 3;
 	f->p.sep = SEP_DASHES;

@@ -101,8 +101,87 @@ START_TEST(test_block_find)
 	size_t n = make_lines(v, block_cases[_i].text);
 	size_t want = block_cases[_i].start == SIZE_MAX ? n : block_cases[_i].start;
 
-	ck_assert_msg(trailer_block_find(v, n) == want, "%s: got %zu, want %zu",
-		      block_cases[_i].name, trailer_block_find(v, n), want);
+	ck_assert_msg(trailer_block_find(v, n, NULL) == want, "%s: got %zu, want %zu",
+		      block_cases[_i].name, trailer_block_find(v, n, NULL), want);
+}
+END_TEST
+
+/*
+ * Below the block, git's trailer code (commit.c ignore_non_trailer()) sets
+ * aside a run of empty lines, # comments and old-style conflicts blocks
+ * ("Conflicts:", then file names after a TAB).  Each case is the message
+ * "leds: fix foo\n\n" + text, and want is what git interpret-trailers
+ * --parse printed of it.
+ */
+static const struct {
+	const char *name;
+	const char *text[MAX_TEST_LINES];
+	const char *want[3];
+} tail_cases[] = {
+	{ "Conflicts: below a blank line", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "Conflicts:", "\tdrivers/leds/leds-foo.c", NULL }, { "Signed-off-by: A <a@example.org>" } },
+	{ "Conflicts: right below the block", { "Fix foo.", "", "Signed-off-by: A <a@example.org>",
+	  "Conflicts:", "\tdrivers/leds/leds-foo.c", "\tdrivers/leds/leds.h", NULL },
+	  { "Signed-off-by: A <a@example.org>" } },
+	{ "# Conflicts: below a blank line", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "# Conflicts:", "#\tdrivers/leds/leds-foo.c", NULL }, { "Signed-off-by: A <a@example.org>" } },
+	{ "# Conflicts: right below the block", { "Fix foo.", "", "Signed-off-by: A <a@example.org>",
+	  "# Conflicts:", "#\tdrivers/leds/leds-foo.c", NULL }, { "Signed-off-by: A <a@example.org>" } },
+	{ "both, blank lines between", { "Fix foo.", "", "Reviewed-by: R <r@example.org>",
+	  "Signed-off-by: A <a@example.org>", "", "Conflicts:", "\tdrivers/leds/leds-foo.c", "", "",
+	  "# Conflicts:", "#\tdrivers/leds/leds-foo.c", "#", NULL },
+	  { "Reviewed-by: R <r@example.org>", "Signed-off-by: A <a@example.org>" } },
+	/* a conflicts block goes on past an empty line; another may follow */
+	{ "empty line in the file list", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "Conflicts:", "\tdrivers/a.c", "", "\tdrivers/b.c", NULL },
+	  { "Signed-off-by: A <a@example.org>" } },
+	{ "two conflicts blocks", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "Conflicts:", "\tdrivers/a.c", "Conflicts:", "\tdrivers/b.c", NULL },
+	  { "Signed-off-by: A <a@example.org>" } },
+	/* with anything else below it, Conflicts: is no tail: it stays in the text */
+	{ "Conflicts: in the prose", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "Conflicts:", "\tdrivers/leds/leds-foo.c", "were fixed by hand.", NULL }, { NULL } },
+	{ "Conflicts: above a trailer", { "Fix foo.", "", "Conflicts:", "\tdrivers/leds/leds-foo.c",
+	  "Signed-off-by: A <a@example.org>", NULL },
+	  { "Conflicts: drivers/leds/leds-foo.c", "Signed-off-by: A <a@example.org>" } },
+	{ "only Conflicts:", { "Fix foo.", "", "Conflicts:", "\tdrivers/leds/leds-foo.c", NULL },
+	  { NULL } },
+	/* a line of spaces is no empty line to git: the tail is "# c" alone */
+	{ "a line of spaces ends the run", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "Conflicts:", "\tdrivers/a.c", "  ", "# c", NULL }, { "Conflicts: drivers/a.c" } },
+	/* exactly "Conflicts:" and a TAB, nothing else */
+	{ "Conflicts: and a space", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "Conflicts: ", "\tdrivers/leds/leds-foo.c", NULL }, { "Conflicts: drivers/leds/leds-foo.c" } },
+	{ "file names after spaces", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "Conflicts:", "    drivers/leds/leds-foo.c", NULL }, { "Conflicts: drivers/leds/leds-foo.c" } },
+	{ "conflicts: in lower case", { "Fix foo.", "", "Signed-off-by: A <a@example.org>", "",
+	  "conflicts:", "\tdrivers/leds/leds-foo.c", NULL }, { "conflicts: drivers/leds/leds-foo.c" } },
+};
+
+START_TEST(test_block_above_tail)
+{
+	struct line v[MAX_TEST_LINES];
+	size_t n = make_lines(v, tail_cases[_i].text), start, end, nt, k = 0;
+	struct trailer *t;
+
+	start = trailer_block_find(v, n, &end);
+	ck_assert(start < end || (start == n && end == n));
+	trailers_parse(v, end, start, &t, &nt);
+	for (size_t i = 0; i < nt; i++) {
+		char got[256];
+
+		if (!t[i].in_block || t[i].kind != TRAILER_TAG)
+			continue;
+		snprintf(got, sizeof(got), "%s: %s", t[i].token, t[i].value);
+		ck_assert_msg(k < ARRAY_SIZE(tail_cases[_i].want) && tail_cases[_i].want[k],
+			      "%s: more than git: %s", tail_cases[_i].name, got);
+		ck_assert_msg(!strcmp(got, tail_cases[_i].want[k]), "%s: got %s, want %s",
+			      tail_cases[_i].name, got, tail_cases[_i].want[k]);
+		k++;
+	}
+	ck_assert_msg(k == ARRAY_SIZE(tail_cases[_i].want) || !tail_cases[_i].want[k],
+		      "%s: missing %s", tail_cases[_i].name, tail_cases[_i].want[k]);
+	trailers_free(t, nt);
 }
 END_TEST
 
@@ -145,11 +224,12 @@ static const struct {
 START_TEST(test_parse)
 {
 	struct line v[MAX_TEST_LINES];
-	size_t n = make_lines(v, parse_text), start, nt;
+	size_t n = make_lines(v, parse_text), start, end, nt;
 	struct trailer *t;
 
-	start = trailer_block_find(v, n);
+	start = trailer_block_find(v, n, &end);
 	ck_assert_uint_eq(start, 7);
+	ck_assert_uint_eq(end, n);
 	trailers_parse(v, n, start, &t, &nt);
 	ck_assert_uint_eq(nt, ARRAY_SIZE(parse_want));
 	for (size_t i = 0; i < nt; i++) {
@@ -255,7 +335,7 @@ START_TEST(test_many_trailers)
 	struct trailer *t;
 	clock_t t0 = clock();
 
-	ck_assert_uint_eq(trailer_block_find(v, n + 2), 2);
+	ck_assert_uint_eq(trailer_block_find(v, n + 2, NULL), 2);
 	trailers_parse(v, n + 2, 2, &t, &nt);
 	ck_assert_uint_eq(nt, TRAILER_MAX);
 	ck_assert_str_eq(t[9999].value, "Person 9999 <p9999@x.org>");
@@ -278,7 +358,7 @@ START_TEST(test_long_continuation)
 
 	v[2].p = "Link: https://x.org/";
 	v[2].len = strlen(v[2].p);
-	ck_assert_uint_eq(trailer_block_find(v, n + 2), 2);
+	ck_assert_uint_eq(trailer_block_find(v, n + 2, NULL), 2);
 	trailers_parse(v, n + 2, 2, &t, &nt);
 	ck_assert_uint_eq(nt, 1);
 	ck_assert(!strncmp(t[0].value, "https://x.org/ word1 word2 ", 27));
@@ -319,6 +399,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_classify, 0, ARRAY_SIZE(classify_cases));
 	tcase_add_loop_test(tc, test_block_find, 0, ARRAY_SIZE(block_cases));
+	tcase_add_loop_test(tc, test_block_above_tail, 0, ARRAY_SIZE(tail_cases));
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_parse_empty);
 	tcase_add_loop_test(tc, test_fixes_no_colon, 0, ARRAY_SIZE(fixes_cases));

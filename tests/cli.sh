@@ -299,6 +299,21 @@ capture "$TAGBOT" check --commit-msg - <"$data/cli/cli-commit-msg-no-signoff.txt
 status_is "--commit-msg - reads stdin" 1
 capture "$TAGBOT" check --commit-msg "$tmp/none.txt"
 status_is "--commit-msg: a missing file exits 2" 2
+# The title is the first paragraph, its lines joined by a space: what git
+# log --format=%s prints of the commit; %b starts at "Body text."
+printf 'leds: fix the frob\nwhen it blinks\n\nBody text.\n\nSigned-off-by: A <a@example.org>\n' \
+	>"$tmp/title.txt"
+capture "$TAGBOT" check --format=json --commit-msg "$tmp/title.txt"
+status_is "--commit-msg: a two-line title is no error" 0
+has "--commit-msg: the title is the whole first paragraph" out '"title":"leds: fix the frob when it blinks"'
+has "--commit-msg: the message starts below it" out '"message":{"first":{"line":4,"text":"Body text."}'
+# No blank line after the title: git makes title and description one subject.
+printf '%s\n%s\n\n%s\n' "leds: fix the frob" \
+	"The frob blinked twice whenever the LED was set to full brightness, so set it once." \
+	"Signed-off-by: A <a@example.org>" >"$tmp/run-on.txt"
+capture "$TAGBOT" check --commit-msg "$tmp/run-on.txt"
+has "--commit-msg: a title run into the description is found" out \
+	"$tmp/run-on.txt:4: WARNING:COMMIT_MESSAGE: The commit message holds only tags, and the 102-character subject"
 
 # --- contrib/b4-check.sh -------------------------------------------------------------------
 

@@ -885,8 +885,8 @@ static char *find_change_id(const char *s, size_t n, size_t lineno)
 static void finish_body(struct patch *p)
 {
 	trim_blank_tail(p);
-	p->block_start = trailer_block_find(p->lines, p->nlines);
-	trailers_parse(p->lines, p->nlines, p->block_start, &p->trailers, &p->ntrailers);
+	p->block_start = trailer_block_find(p->lines, p->nlines, &p->block_end);
+	trailers_parse(p->lines, p->block_end, p->block_start, &p->trailers, &p->ntrailers);
 	p->has_diff = p->after_len && find_diff(p->after, p->after_len, p->sep_lineno);
 	p->change_id = p->after_len ? find_change_id(p->after, p->after_len, p->sep_lineno)
 				    : xstrdup("");
@@ -1258,11 +1258,26 @@ static bool is_git_cut_line(const struct line *l)
 	return l->len > 2 && l->p[0] == '#' && is_scissors(l->p + 1, l->len - 1);
 }
 
+/* git log's %s: the lines of the first paragraph, each without its
+ * trailing white space, joined by one space (git's format_subject()). */
+static void title_add(struct buf *t, const struct line *l)
+{
+	size_t n = l->len;
+
+	while (n && ascii_is_space(l->p[n - 1]))
+		n--;
+	if (t->len)
+		buf_addch(t, ' ');
+	buf_add(t, l->p, n);
+}
+
 void patch_parse_commit_msg(const struct message *msg, struct patch *p)
 {
 	struct cursor c = { msg->text, msg->text + msg->text_len, 1 };
 	struct line l;
+	struct buf title;
 	size_t alloc = 0;
+	bool titled = false;	/* the blank line below the title was read */
 	bool reply, pull;
 
 	memset(p, 0, sizeof(*p));
@@ -1273,6 +1288,7 @@ void patch_parse_commit_msg(const struct message *msg, struct patch *p)
 	p->first_lineno = 1;
 	p->attachment = "";
 	p->after = c.end;
+	buf_init(&title, 0);
 	while (cursor_next(&c, &l)) {
 		if (is_git_cut_line(&l)) {
 			p->sep = SEP_SCISSORS;
@@ -1282,14 +1298,20 @@ void patch_parse_commit_msg(const struct message *msg, struct patch *p)
 		}
 		if (l.len && l.p[0] == '#')
 			continue;	/* git strips comments when it commits */
-		if (!p->subject && !line_blank(&l))
-			p->subject = xstrndup_trim(l.p, l.len);
-		else if (p->subject && (p->nlines || !line_blank(&l)) && p->nlines < PATCH_MAX_LINES)
+		if (!titled) {
+			/* git makes one subject of the whole first paragraph, so a
+			 * title wrapped in the editor is one long title */
+			if (!line_blank(&l))
+				title_add(&title, &l);
+			else
+				titled = title.len > 0;
+		} else if ((p->nlines || !line_blank(&l)) && p->nlines < PATCH_MAX_LINES) {
 			add_line(p, &alloc, &l);
+		}
 	}
 	p->after_len = (size_t)(c.end - p->after);
-	if (!p->subject)
-		p->subject = xstrdup("");
+	p->subject = xstrndup_trim(title.data, title.len);
+	buf_release(&title);
 	p->subject_body = xstrdup(p->subject + patch_parse_subject(p->subject, &p->series, &reply, &pull));
 	p->message_id = xstrdup("");
 	p->in_reply_to = xstrdup("");

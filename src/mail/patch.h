@@ -153,6 +153,9 @@ struct patch {
 	struct line *lines;	/* owned array (pointing into text): the commit message */
 	size_t nlines;
 	size_t block_start;	/* index into lines of the trailer block; nlines if none */
+	size_t block_end;	/* index past its last line; nlines if none.  Below it
+				 * only blank lines, '#' comments and an old
+				 * "Conflicts:" list (trailer_block_find()) */
 	struct trailer *trailers; /* owned; see trailers_parse() */
 	size_t ntrailers;
 
@@ -177,11 +180,15 @@ void patches_free(struct patch *p, size_t n);
 
 /* Parses a bare commit message (for --commit-msg): kind is KIND_PATCH with
  * no headers; text is borrowed from msg->text.  As git does when it commits:
- * the first non-blank line is the subject (not in lines); lines starting
- * with '#' are comments and left out of lines (so COMMIT_COMMENT_SYMBOL
- * cannot apply to them), and a "# ----- >8 -----" line (git commit
- * --verbose) and all after it is cut (sep SEP_SCISSORS, after = the rest).
- * "---" is no separator here.  Author and sender are empty; IDs are "". */
+ * lines starting with '#' are comments and left out of everything (so
+ * COMMIT_COMMENT_SYMBOL cannot apply to them), and a "# ----- >8 -----"
+ * line (git commit --verbose) and all after it is cut (sep SEP_SCISSORS,
+ * after = the rest).  The subject is the first paragraph, as git log's %s
+ * shows it: its lines, each without its trailing white space, joined by one
+ * space ("line one\nline two\n\nBody." has the subject "line one line
+ * two"); lines start after the blank line that ends it, at the first
+ * non-blank line.  "---" is no separator here.  Author and sender are
+ * empty; IDs are "". */
 void patch_parse_commit_msg(const struct message *msg, struct patch *out);
 
 /*

@@ -194,11 +194,49 @@ static bool all_trailerish(const struct line *lines, size_t from, size_t to)
 	return tag;	/* notes and comments alone make no trailer block */
 }
 
-size_t trailer_block_find(const struct line *lines, size_t nlines)
+/*
+ * The first line of the tail git's trailer code ignores (commit.c
+ * ignore_non_trailer()), nlines when there is none: a run of empty lines,
+ * comments and old-style conflicts blocks that goes on to the end.  Until
+ * git 2.3, git merge and cherry-pick wrote "Conflicts:" and the conflicted
+ * files, each after a TAB, into the commit message (now it is a comment);
+ * an amended commit still carries the list, and git commit -s puts the
+ * sign-off above it.  As in git, a line of spaces is no empty line here,
+ * and once a conflicts block began, TAB lines count as its file names
+ * even after an empty or comment line.
+ */
+static size_t tail_start(const struct line *lines, size_t nlines)
 {
-	size_t end = nlines, start;
+	size_t boc = nlines;	/* the first line of the run; nlines: none */
+	bool conflicts = false;
+
+	for (size_t i = 0; i < nlines; i++) {
+		const struct line *l = &lines[i];
+
+		if (!l->len || l->p[0] == '#') {
+			if (boc == nlines)
+				boc = i;
+		} else if (l->len == 10 && !memcmp(l->p, "Conflicts:", 10)) {
+			conflicts = true;
+			if (boc == nlines)
+				boc = i;
+		} else if (conflicts && l->p[0] == '\t') {
+			;	/* a file name in the conflicts block */
+		} else {
+			boc = nlines;	/* the run did not reach the end */
+			conflicts = false;
+		}
+	}
+	return boc;
+}
+
+size_t trailer_block_find(const struct line *lines, size_t nlines, size_t *endp)
+{
+	size_t end = tail_start(lines, nlines), start;
 	struct para_count c;
 
+	if (endp)
+		*endp = nlines;
 	while (end > 0 && line_is_blank(lines[end - 1].p, lines[end - 1].len))
 		end--;
 	if (end == 0)
@@ -206,17 +244,20 @@ size_t trailer_block_find(const struct line *lines, size_t nlines)
 	for (start = end; start > 0; start--)
 		if (line_is_blank(lines[start - 1].p, lines[start - 1].len))
 			break;
-	if (all_trailerish(lines, start, end))
-		return start;
 	/*
 	 * Like git: a paragraph with some prose (a "(cherry picked from ...)"
 	 * line, a wrapped note) is still the trailer block when it carries a
 	 * sign-off and at least a quarter of its lines are trailers.
 	 */
-	count_paragraph(lines, start, end, &c);
-	if (c.signoff && c.trailers * 3 >= c.others)
-		return c.first_trailerish;
-	return nlines;
+	if (!all_trailerish(lines, start, end)) {
+		count_paragraph(lines, start, end, &c);
+		if (!c.signoff || c.trailers * 3 < c.others)
+			return nlines;
+		start = c.first_trailerish;
+	}
+	if (endp)
+		*endp = end;
+	return start;
 }
 
 /* Builds the array; holds the value of the tag being continued. */

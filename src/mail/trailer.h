@@ -53,26 +53,35 @@ int trailer_classify(const char *p, size_t len);
 
 /*
  * Finds the trailer block among nlines lines of a commit message (already
- * cut at the patch separator): the last paragraph when every line is a
- * trailer, continuation, note or comment, or when at least a quarter of its
- * lines are trailers and one is Signed-off-by:.  Returns the index of its
- * first line, or nlines when there is none.  In the quarter case, prose
- * lines at the top of the paragraph ("Fix it.\nSigned-off-by: ...") are not
- * part of the block: it starts at the paragraph's first trailer, note or
- * comment.  Continuation lines do not count as lines; comments are ignored
- * when counting (as in git).  Linear in nlines.
+ * cut at the patch separator), as git's trailer code does.  The tail of the
+ * message is set aside first (git's ignore_non_trailer()): a run of empty
+ * lines (a line of spaces is none), '#' comments and old-style conflicts
+ * blocks (a line that is exactly "Conflicts:", then lines starting with a
+ * TAB) that goes on to the end.  Above it, the block is the last paragraph
+ * when every line is a trailer, continuation, note or comment, or when at
+ * least a quarter of its lines are trailers and one is Signed-off-by:.
+ * Returns the index of its first line, or nlines when there is none; *end,
+ * when end is not NULL, gets the index past its last line (the blank lines
+ * and the tail below it are no part of it), nlines when there is none.  In
+ * the quarter case, prose lines at the top of the paragraph ("Fix
+ * it.\nSigned-off-by: ...") are not part of the block: it starts at the
+ * paragraph's first trailer, note or comment.  Continuation lines do not
+ * count as lines; comments are ignored when counting (as in git).  Linear
+ * in nlines.
  */
-size_t trailer_block_find(const struct line *lines, size_t nlines);
+size_t trailer_block_find(const struct line *lines, size_t nlines, size_t *end);
 
 /*
- * Parses lines[start..nlines) (the block) plus every TRAILER_TAG-shaped
- * line before it (with in_block false) into a new array *out of *nout
- * trailers (caller frees with trailers_free).  Continuation lines are joined
- * into the preceding tag's value and not returned separately (only inside
- * the block: prose lines are never joined).  A line "Fixes <hex>..." (any
- * case, no colon, the word after it all hex, 5+ long, with a digit) is
- * returned as a TRAILER_TAG with has_colon false, wherever it is; "Fixes
- * decade-old bug" and "Fixes faded LEDs" are not.  Non-trailer lines inside the block are skipped.  For NOTE and
+ * Parses lines[start..nlines) (the block: nlines is its end from
+ * trailer_block_find(), the tail below it is left out) plus every
+ * TRAILER_TAG-shaped line before it (with in_block false) into a new array
+ * *out of *nout trailers (caller frees with trailers_free).  Continuation
+ * lines are joined into the preceding tag's value and not returned
+ * separately (only inside the block: prose lines are never joined).  A
+ * line "Fixes <hex>..." (any case, no colon, the word after it all hex, 5+
+ * long, with a digit) is returned as a TRAILER_TAG with has_colon false,
+ * wherever it is; "Fixes decade-old bug" and "Fixes faded LEDs" are not.
+ * Non-trailer lines inside the block are skipped.  For NOTE and
  * COMMENT entries token is "" and value the whole line, trimmed.  At most
  * TRAILER_MAX entries; *out is NULL when *nout is 0.
  */

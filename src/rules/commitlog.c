@@ -179,9 +179,12 @@ static bool bad_separator(const struct line *l)
 	return l->len > 4 && !memcmp(l->p, "--- ", 4) && !ascii_is_space((unsigned char)l->p[4]);
 }
 
+/* A '#' line above the trailer block, or below it where git's "# Conflicts:"
+ * and its file list are left (the block's own comments are annotations). */
 static bool comment_line(const struct patch *p, size_t i)
 {
-	return i < p->block_start && p->lines[i].len && p->lines[i].p[0] == '#';
+	return (i < p->block_start || i >= p->block_end) && p->lines[i].len &&
+	       p->lines[i].p[0] == '#';
 }
 
 /* One finding for a run of "#" lines starting at line i (git's leftover
