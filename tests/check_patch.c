@@ -599,7 +599,7 @@ END_TEST
  * git printed): reply prefixes, bracket groups and colons in any order. */
 static const struct {
 	const char *subject, *title;
-} title_cases[] = {
+} cleanup_cases[] = {
 	{ "Re: [EXT] Re: [PATCH v13 3/4] gpio: rpmsg: add driver", "gpio: rpmsg: add driver" },
 	{ "Re: [External] : [PATCH 1/3] platform/x86: Add driver", "platform/x86: Add driver" },
 	{ "[PATCH] [net] net: fix it", "net: fix it" },
@@ -611,9 +611,9 @@ START_TEST(test_title_cleanup)
 {
 	struct message m;
 	size_t np;
-	struct patch *p = parse_simple(&m, title_cases[_i].subject, "Text.\n", &np);
+	struct patch *p = parse_simple(&m, cleanup_cases[_i].subject, "Text.\n", &np);
 
-	ck_assert_str_eq(p->subject_body, title_cases[_i].title);
+	ck_assert_str_eq(p->subject_body, cleanup_cases[_i].title);
 	patches_free(p, np);
 	hm_release(&m);
 }
@@ -1478,7 +1478,7 @@ int main(void)
 	tcase_add_test(model, test_people_raw);
 	tcase_add_loop_test(model, test_inbody_forms, 0, ARRAY_SIZE(inbody_cases));
 	tcase_add_loop_test(model, test_inbody_needs_patch, 0, ARRAY_SIZE(inbody_patch_cases));
-	tcase_add_loop_test(model, test_title_cleanup, 0, ARRAY_SIZE(title_cases));
+	tcase_add_loop_test(model, test_title_cleanup, 0, ARRAY_SIZE(cleanup_cases));
 	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
 	tcase_add_test(model, test_ids);
 	tcase_add_test(model, test_trailers_in_patch);
