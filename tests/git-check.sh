@@ -184,4 +184,22 @@ cp "$tmp/orig.patch" "$tmp/inplace.patch"
 expect "--fix-inplace: the file itself is fixed" cmp -s "$tmp/inplace.patch" "$patch.fixed"
 expect "--fix-inplace: no copy beside it" test ! -e "$tmp/inplace.patch.fixed"
 
+# --- what git itself writes is clean -----------------------------------------
+
+# user.name with quotes in it: format-patch escapes them in From: and
+# commit -s writes them bare in the sign-off; one person, no finding.
+jd=$tmp/jd
+git init -q "$jd" && echo a >"$jd/f" && git -C "$jd" add f &&
+	GIT_AUTHOR_NAME='Jane "JD" Doe' GIT_COMMITTER_NAME='Jane "JD" Doe' \
+	GIT_AUTHOR_EMAIL=jane@example.org GIT_COMMITTER_EMAIL=jane@example.org \
+	git -C "$jd" commit -q -s -m "leds: core: fix the frob" -m "Fix it." &&
+	git -C "$jd" format-patch -q -1 --root -o "$tmp/jd-out" || exit 99
+expect "format-patch with a quoted user.name: From: escapes the quotes" \
+	grep -qF 'From: "Jane \"JD\" Doe" <jane@example.org>' "$tmp"/jd-out/0001-*.patch
+capture "$TAGBOT" check --no-config --no-tree --format=json "$tmp"/jd-out/0001-*.patch
+status_is "format-patch with a quoted user.name: no finding" 0
+has "format-patch with a quoted user.name: the author as git has it" \
+	'"author":{"name":"Jane \"JD\" Doe","email":"jane@example.org"}'
+lacks "format-patch with a quoted user.name: no FROM_SIGN_OFF_MISMATCH" FROM_SIGN_OFF_MISMATCH
+
 finish
