@@ -2,7 +2,9 @@
  * signoff.c - sign-offs (tagbot-rules(7)): Signed-off-by, the other "-by:"
  * tags and whether the author signed the patch off.
  *
- * Also whether whoever sent the patch signed it off (SUBMITTER_SIGN_OFF).
+ * Also whether whoever sent the patch signed it off (SUBMITTER_SIGN_OFF),
+ * and whether the From: that names the author is one git reads as meant
+ * (BAD_FROM_ADDRESS).
  *
  * Tags come only from the commit message (p->trailers and p->lines): the
  * parser has already cut the text at the patch separator, so a
@@ -765,14 +767,48 @@ static bool report_rewritten_from(struct rule_ctx *c, const struct signoffs *s)
 }
 
 /*
+ * A From: that is not one well-formed mailbox: git am still records an
+ * author, read as git mailinfo reads it (patch.bad_from), and the checks
+ * below hold the sign-offs against that one.  Say what it will be, so the
+ * sender sees what to fix rather than wonder at a guessed name.
+ */
+static void check_from(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	const struct person *au = &p->author;
+	const char *src = p->author_from_body ? "The in-body From:" : "The From: header";
+	char *from;
+
+	if (!p->bad_from)
+		return;
+	from = utf8_clean_line(p->bad_from, strlen(p->bad_from), QUOTE_MAX);
+	if (!*au->name && !*au->email)
+		rule_emit(c, R_BAD_FROM_ADDRESS, NULL,
+			  "%s is not one well-formed address (From: %s), and git am finds no "
+			  "author in it and stops; write it as \"Full Name <user@example.org>\".",
+			  src, from);
+	else
+		rule_emit(c, R_BAD_FROM_ADDRESS, NULL,
+			  "%s is not one well-formed address (From: %s), so git am records the "
+			  "author as %s%s<%s>; write it as \"Full Name <user@example.org>\", "
+			  "every quote and parenthesis closed.", src, from, NAME_SP(au->name),
+			  au->email);
+	free(from);
+}
+
+/*
  * A sign-off with the author's address and name settles it.  Otherwise one
  * with the address but another name, then one with the name but another
  * address, is the author's sign-off written differently (a mismatch, not a
- * missing sign-off, as checkpatch has it).
+ * missing sign-off, as checkpatch has it).  Under a From: git misreads
+ * (patch.bad_from) such a sign-off, or one whose address that From: holds,
+ * is the author's, and the From: is what to fix: BAD_FROM_ADDRESS says so,
+ * and a mismatch against git's guess would ask for the wrong change.
  */
 static void check_author(struct rule_ctx *c, const struct signoffs *s)
 {
 	const struct person *au = &c->patch->author;
+	const char *bad_from = c->patch->bad_from;
 	const struct signoff *by_addr = NULL, *by_name = NULL, *first = NULL;
 
 	if (!s->n) {
@@ -788,6 +824,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			return;	/* the author's, miswritten: BAD_SIGN_OFF says how */
 		if (!x->parsed)
 			continue;
+		if (bad_from && strcasestr(bad_from, x->who.email))
+			return;
 		if (!first || x->line->lineno < first->line->lineno)
 			first = x;
 		if (address_same(x->who.email, au->email)) {
@@ -800,6 +838,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			by_name = x;
 		}
 	}
+	if (bad_from && (by_addr || by_name))
+		return;
 	if (!report_rewritten_from(c, s))
 		report_author(c, by_addr, by_name, first);
 }
@@ -1260,6 +1300,7 @@ void rules_signoff(struct rule_ctx *ctx)
 		if (is_by_tag(&p->trailers[i]))
 			check_trailer(ctx, i, typo_told);
 	check_duplicates(ctx);
+	check_from(ctx);
 	check_author(ctx, &s);
 	check_submitter(ctx, &s);
 	signoffs_release(&s);
