@@ -432,6 +432,22 @@ static const struct mail_case bad_cases[] = {
 	  "BAD_SIGN_OFF", 1, 3, "[for the DT part]" },
 	{ "bare words after", NULL, DESC "Tested-by: " BOB " on the Foo board\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 1, 3, "# comment" },
+	/* a quote or parenthesis left open holds the name: no address either */
+	{ "open quote", NULL, DESC "Signed-off-by: \"Alice Example <alice@example.org>\n",
+	  "BAD_SIGN_OFF", 1, 3, "cannot be parsed" },
+	{ "open parenthesis before", NULL, DESC "Signed-off-by: Alice (AE Example <alice@example.org>\n",
+	  "BAD_SIGN_OFF", 1, 3, "cannot be parsed" },
+	{ "open parenthesis after", NULL, DESC "Signed-off-by: alice@example.org (Alice Example\n",
+	  "BAD_SIGN_OFF", 1, 3, "cannot be parsed" },
+	{ "open parenthesis after, one item", NULL,
+	  DESC "Signed-off-by: alice@example.org (Alice Example\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "open parenthesis after, the author's", NULL,
+	  DESC "Signed-off-by: alice@example.org (Alice Example\n", "NO_AUTHOR_SIGN_OFF", 0,
+	  ANY_LINE, NULL },
+	/* with a name in <> form, it is only text after the address */
+	{ "open parenthesis after a name", NULL, DESC "Acked-by: " BOB " (for the DT part\n" SOB_ALICE,
+	  "BAD_SIGN_OFF", 1, 3, "# comment" },
 	/* duplicates */
 	{ "duplicate", NULL, DESC "Acked-by: " BOB "\n" SOB_ALICE "Acked-by: " BOB "\n",
 	  "BAD_SIGN_OFF", 1, 5, "repeats line 3" },
@@ -537,8 +553,21 @@ START_TEST(test_bad_address_is_error)
 	char *bad = make_mail(NULL, NULL, NULL, DESC "Acked-by: Bob Builder bob at example.org\n"
 			      SOB_ALICE, true);
 	char *typo = make_mail(NULL, NULL, NULL, DESC "Signed-of-by: " ALICE "\n" SOB_ALICE, true);
+	static const char *const open[] = {
+		"\"Alice Example <alice@example.org>",
+		"Alice (AE Example <alice@example.org>",
+		"alice@example.org (Alice Example",
+	};
 	struct rule_settings s;
 
+	for (size_t i = 0; i < ARRAY_SIZE(open); i++) {
+		char body[256], *raw;
+
+		snprintf(body, sizeof(body), DESC "Signed-off-by: %s\n", open[i]);
+		raw = make_mail(NULL, NULL, NULL, body, true);
+		ck_assert_msg(severity_of(raw, NULL, "BAD_SIGN_OFF") == SEV_ERROR, "%s", open[i]);
+		free(raw);
+	}
 	ck_assert_int_eq(severity_of(bad, NULL, "BAD_SIGN_OFF"), SEV_ERROR);
 	ck_assert_int_eq(severity_of(typo, NULL, "BAD_SIGN_OFF"), SEV_WARNING);
 	rule_settings_init(&s);

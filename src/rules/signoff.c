@@ -239,13 +239,56 @@ static bool comment_ok(const char *s, const char *end)
 	return *s == '(' && end[-1] == ')' && end - s > 2;
 }
 
+/* At [s, end), after blanks, a '(' that is never closed. */
+static bool open_paren(const char *s, const char *end)
+{
+	int depth = 0;
+
+	while (s < end && ascii_is_blank(*s))
+		s++;
+	if (s == end || *s != '(')
+		return false;
+	for (; s < end; s++) {
+		if (*s == '\\' && s + 1 < end)
+			s++;
+		else if (*s == '(')
+			depth++;
+		else if (*s == ')' && --depth == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * address_parse() of a person trailer's n bytes at v, but an address with
+ * no name followed by a parenthesis never closed is none either: in
+ * "a@b (Jane Doe" the name is in a comment left open, as in "\"Jane Doe
+ * <a@b>" it is in a quote left open, which address_parse() refuses.
+ */
+static int parse_person(struct person *who, const char *v, size_t n, const char **rest)
+{
+	const char *r = NULL;
+
+	if (address_parse(who, v, n, &r) < 0)
+		return -1;
+	if (!*who->name && r && open_paren(r, v + n)) {
+		person_release(who);
+		who->name = xstrdup("");
+		who->email = xstrdup("");
+		return -1;
+	}
+	if (rest)
+		*rest = r;
+	return 0;
+}
+
 static void check_person(struct rule_ctx *c, const struct trailer *t)
 {
 	size_t n = strlen(t->value);
 	const char *rest = NULL;
 	struct person who;
 
-	if (address_parse(&who, t->value, n, &rest) < 0) {
+	if (parse_person(&who, t->value, n, &rest) < 0) {
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_ERROR, &t->line,
 			      "The address in %s: cannot be parsed; write it as "
 			      "Full Name <user@example.org>.", t->token);
@@ -404,7 +447,7 @@ static void signoffs_add(struct signoffs *s, const struct line *l, const char *v
 	x = &s->v[s->n++];
 	x->line = l;
 	x->value = v;
-	x->parsed = address_parse(&x->who, v, n, NULL) == 0;
+	x->parsed = parse_person(&x->who, v, n, NULL) == 0;
 }
 
 static void signoffs_release(struct signoffs *s)
