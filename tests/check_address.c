@@ -284,6 +284,108 @@ START_TEST(test_mailbox)
 }
 END_TEST
 
+/*
+ * From: values that are not one well-formed mailbox, and what git makes
+ * of them: the Author: and Email: lines "git mailinfo" printed (its
+ * handle_from()), then the author "git am" recorded from the same mail
+ * (git log --format='%an <%ae>'), NULL where git am stopped ("empty ident
+ * name (for <>) not allowed").
+ */
+static const struct {
+	const char *in;
+	int rc;
+	const char *name, *email;	/* git mailinfo */
+	const char *commit;		/* git am */
+} recover_cases[] = {
+	/* A quote or comment left open runs to the end. */
+	{ "\"Jane Doe <jane@example.org>", 0,
+	  "Jane Doe", "jane@example.org", "Jane Doe <jane@example.org>" },
+	{ "Jane (JD Doe <jane@example.org>", 0,
+	  "Jane (JD Doe", "jane@example.org", "Jane (JD Doe <jane@example.org>" },
+	{ "jane@example.org (Jane Doe", 0,
+	  "(Jane Doe", "jane@example.org", "(Jane Doe <jane@example.org>" },
+	{ "Jane (JD (x) Doe <jane@example.org>", 0,
+	  "Jane (JD (x) Doe", "jane@example.org", "Jane (JD (x) Doe <jane@example.org>" },
+	{ "\"Jane \\\"JD\\\" Doe <jane@example.org>", 0,
+	  "Jane \"JD\" Doe", "jane@example.org", "Jane \"JD\" Doe <jane@example.org>" },
+	{ "\"Doe, Jane <jane@example.org>", 0,
+	  "Doe, Jane", "jane@example.org", "Doe, Jane <jane@example.org>" },
+	{ "\"Jane (JD\" Doe <jane@example.org", 0,
+	  "Jane (JD Doe", "jane@example.org", "Jane (JD Doe <jane@example.org>" },
+	/* The address is the word around the first '@', quoted or not. */
+	{ "\"Jane@home <jane@example.org>", 0,
+	  "Jane@home", "Jane@home", "Jane@home <Jane@home>" },
+	{ "Jane <jane@example.org> (jd@example.com", 0,
+	  "jane@example.org", "jane@example.org", "jane@example.org <jane@example.org>" },
+	{ "Jane Doe <jane@example.org@example.com>", 0,
+	  "Jane Doe", "jane@example.org@example.com", "Jane Doe <jane@example.org@example.com>" },
+	{ "jane@example.org, joe@example.org", 0,
+	  "jane@example.org,", "jane@example.org,", "jane@example.org <jane@example.org>" },
+	/* A missing '>' or '<', a name with no <> around the address. */
+	{ "Jane Doe <jane@example.org", 0,
+	  "Jane Doe", "jane@example.org", "Jane Doe <jane@example.org>" },
+	{ "<jane@example.org", 0,
+	  "jane@example.org", "jane@example.org", "jane@example.org <jane@example.org>" },
+	{ "Jane Doe <<jane@example.org>", 0,
+	  "jane@example.org", "jane@example.org", "jane@example.org <jane@example.org>" },
+	{ "Jane Doe jane@example.org", 0,
+	  "Jane Doe", "jane@example.org", "Jane Doe <jane@example.org>" },
+	{ "Jane\tDoe  <jane@example.org", 0,
+	  "Jane Doe", "jane@example.org", "Jane Doe <jane@example.org>" },
+	/* Trailing text: the commit loses what git calls crud at the ends. */
+	{ "Jane Doe <jane@example.org>,", 0,
+	  "Jane Doe ,", "jane@example.org", "Jane Doe <jane@example.org>" },
+	{ "Jane Doe <jane@example.org.>", 0,
+	  "Jane Doe", "jane@example.org.", "Jane Doe <jane@example.org>" },
+	{ "jane@example.org (Jane Doe)x", 0,
+	  "(Jane Doe)x", "jane@example.org", "(Jane Doe)x <jane@example.org>" },
+	{ "Jane \\(JD <jane@example.org>", 0,
+	  "Jane \\(JD", "jane@example.org", "Jane \\(JD <jane@example.org>" },
+	/* A name over 60 bytes is the address. */
+	{ "A very long name that goes on and on and on for more than sixty bytes <x@example.org", 0,
+	  "x@example.org", "x@example.org", "x@example.org <x@example.org>" },
+	/* No '@': only "name <address>" is taken, quotes and all. */
+	{ "Jane Doe <jane>", -1, "Jane Doe", "jane", "Jane Doe <jane>" },
+	{ "\"Jane Doe\" <jane>", -1, "\"Jane Doe\"", "jane", "Jane Doe <jane>" },
+	{ "Jane <>", -1, "Jane", "", "Jane <>" },
+	{ "\"Jane Doe", -1, "", "", NULL },
+	{ "Jane Doe", -1, "", "", NULL },
+	{ "", -1, "", "", NULL },
+};
+
+START_TEST(test_recover)
+{
+	const char *in = recover_cases[_i].in;
+	struct person p;
+	int rc = address_recover(&p, in, strlen(in));
+	char commit[256];
+
+	ck_assert_msg(rc == recover_cases[_i].rc, "%s: rc %d", in, rc);
+	ck_assert_str_eq(p.name, recover_cases[_i].name);
+	ck_assert_str_eq(p.email, recover_cases[_i].email);
+	person_git_ident(&p);
+	snprintf(commit, sizeof(commit), "%s <%s>", p.name, p.email);
+	if (recover_cases[_i].commit)
+		ck_assert_str_eq(commit, recover_cases[_i].commit);
+	else
+		ck_assert_msg(!*p.name && !*p.email, "%s: %s", in, commit);
+	person_release(&p);
+}
+END_TEST
+
+/* n bytes only, and a value git would see cut there. */
+START_TEST(test_recover_bounded)
+{
+	const char *s = "\"Jane <jane@example.org>XXXX";
+	struct person p;
+
+	ck_assert_int_eq(address_recover(&p, s, 23), 0);
+	ck_assert_str_eq(p.name, "Jane");
+	ck_assert_str_eq(p.email, "jane@example.org");
+	person_release(&p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("address");
@@ -297,6 +399,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_list, 0, ARRAY_SIZE(list_cases));
 	tcase_add_test(tc, test_list_max_and_bounds);
 	tcase_add_test(tc, test_mailbox);
+	tcase_add_loop_test(tc, test_recover, 0, ARRAY_SIZE(recover_cases));
+	tcase_add_test(tc, test_recover_bounded);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }

@@ -431,23 +431,26 @@ END_TEST
 /*
  * The sender and the in-body author are read from the raw text by RFC 5322
  * (address_parse_mailbox): an address only an encoded-word spells is none,
- * and a mail with two From: headers has no sender.
+ * and a mail with two From: headers has no sender.  Such a From: is no
+ * mailbox, so the author is what git makes of it once decoded
+ * (test_malformed_from), never the sender.
  */
 START_TEST(test_people_raw)
 {
 	static const struct {
 		const char *from, *from2, *body_from;
-		const char *sender, *author;
+		const char *sender, *author;	/* author NULL: not checked */
 		bool from_body;
 	} c[] = {
 		{ "=?utf-8?q?Victim_<victim=40x.org>?= <mallory@x.org>", NULL, NULL,
 		  "mallory@x.org", "mallory@x.org", false },
-		{ "Ann <=?utf-8?q?victim=40x.org?=>", NULL, NULL, "", "", false },
+		/* hm_build() does not decode: see test_malformed_from_decoded */
+		{ "Ann <=?utf-8?q?victim=40x.org?=>", NULL, NULL, "", NULL, false },
 		{ "mallory@x.org", "victim@x.org", NULL, "", "", false },
 		{ "Maint <maint@x.org>", NULL, "=?utf-8?q?Victim_<victim=40x.org>?= <author@x.org>",
 		  "maint@x.org", "author@x.org", true },
 		{ "Maint <maint@x.org>", NULL, "Ann <=?utf-8?q?victim=40x.org?=>",
-		  "maint@x.org", "maint@x.org", false },
+		  "maint@x.org", "victim@x.org", true },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
@@ -465,12 +468,112 @@ START_TEST(test_people_raw)
 		patch_parse(&m, &p, &np);
 		ck_assert_msg(!strcmp(p->sender.email, c[i].sender), "case %zu: sender %s", i,
 			      p->sender.email);
-		ck_assert_msg(!strcmp(p->author.email, c[i].author), "case %zu: author %s", i,
-			      p->author.email);
+		ck_assert_msg(!c[i].author || !strcmp(p->author.email, c[i].author),
+			      "case %zu: author %s", i, p->author.email);
 		ck_assert_msg(p->author_from_body == c[i].from_body, "case %zu", i);
 		patches_free(p, np);
 		hm_release(&m);
 	}
+}
+END_TEST
+
+/*
+ * A From: that is not one well-formed mailbox (header or in-body) still
+ * gives the author git am records, read as git mailinfo reads it; the
+ * sender stays unknown.  The in-body From: wins even then, as in git.
+ * Each comment is what git mailinfo printed.
+ */
+static const struct {
+	const char *from, *body_from;
+	const char *name, *email, *sender;
+	bool from_body;
+	const char *bad;	/* bad_from; NULL: none */
+} malformed_from_cases[] = {
+	/* Author: Jane Doe, Email: jane@x.org */
+	{ "\"Jane Doe <jane@x.org>", NULL, "Jane Doe", "jane@x.org", "", false,
+	  "\"Jane Doe <jane@x.org>" },
+	/* Author: Jane (JD Doe, Email: jane@x.org */
+	{ "Jane (JD Doe <jane@x.org>", NULL, "Jane (JD Doe", "jane@x.org", "", false,
+	  "Jane (JD Doe <jane@x.org>" },
+	/* Author: (Jane Doe, Email: jane@x.org */
+	{ "jane@x.org (Jane Doe", NULL, "(Jane Doe", "jane@x.org", "", false,
+	  "jane@x.org (Jane Doe" },
+	/* Author: Jane Doe, Email: jane@x.org */
+	{ "Jane Doe <jane@x.org", NULL, "Jane Doe", "jane@x.org", "", false, "Jane Doe <jane@x.org" },
+	/* Author: jane@x.org,, Email: jane@x.org,; git am commits jane@x.org */
+	{ "jane@x.org, joe@x.org", NULL, "jane@x.org", "jane@x.org", "", false,
+	  "jane@x.org, joe@x.org" },
+	/* Author: Jane Doe, Email: jane@x.org */
+	{ "Maint <maint@x.org>", "\"Jane Doe <jane@x.org>", "Jane Doe", "jane@x.org",
+	  "maint@x.org", true, "\"Jane Doe <jane@x.org>" },
+	/* Author: (Jane Doe, Email: jane@x.org */
+	{ "Maint <maint@x.org>", "jane@x.org (Jane Doe", "(Jane Doe", "jane@x.org",
+	  "maint@x.org", true, "jane@x.org (Jane Doe" },
+	/* Author: Ann, Email: victim@x.org: git decodes, then reads */
+	{ "Maint <maint@x.org>", "Ann <=?utf-8?q?victim=40x.org?=>", "Ann", "victim@x.org",
+	  "maint@x.org", true, "Ann <victim@x.org>" },
+	/* Author: , Email: ; git am stops (empty ident name) */
+	{ "Maint <maint@x.org>", "no address here", "", "", "maint@x.org", true,
+	  "no address here" },
+	/* well formed: as ever */
+	{ "Jane Doe <jane@x.org>", NULL, "Jane Doe", "jane@x.org", "jane@x.org", false, NULL },
+	{ "\"Doe, Jane\" <jane@x.org>", NULL, "Doe, Jane", "jane@x.org", "jane@x.org", false, NULL },
+};
+
+START_TEST(test_malformed_from)
+{
+	const char *hdrs[] = { "From", malformed_from_cases[_i].from, "Subject", "[PATCH] leds: x",
+			       NULL };
+	const char *bf = malformed_from_cases[_i].body_from, *bad = malformed_from_cases[_i].bad;
+	char text[512];
+	struct message m;
+	struct patch *p;
+	size_t np;
+
+	snprintf(text, sizeof(text), "%s%s%sDesc.\n\nSigned-off-by: A <a@x.org>\n---\n" DIFF,
+		 bf ? "From: " : "", bf ? bf : "", bf ? "\n\n" : "");
+	hm_build(&m, hdrs, text, strlen(text));
+	patch_parse(&m, &p, &np);
+	ck_assert_int_eq(p->kind, KIND_PATCH);
+	ck_assert_str_eq(p->author.name, malformed_from_cases[_i].name);
+	ck_assert_str_eq(p->author.email, malformed_from_cases[_i].email);
+	ck_assert(p->author_from_body == malformed_from_cases[_i].from_body);
+	ck_assert_str_eq(p->sender.email, malformed_from_cases[_i].sender);
+	if (bad)
+		ck_assert_pstr_eq(p->bad_from, bad);
+	else
+		ck_assert_ptr_null(p->bad_from);
+	patches_free(p, np);
+	hm_release(&m);
+}
+END_TEST
+
+/* A header From: is read decoded, as git reads it: "Ann <victim@x.org>"
+ * is the author git records, while the raw value has no sender to mail. */
+START_TEST(test_malformed_from_decoded)
+{
+	static const char mail[] =
+		"From: Ann <=?utf-8?q?victim=40x.org?=>\n"
+		"Subject: [PATCH] leds: x\n"
+		"\n"
+		"Desc.\n"
+		"\n"
+		"Signed-off-by: Ann <ann@x.org>\n"
+		"---\n" DIFF;
+	struct message m;
+	struct patch *p;
+	size_t np;
+	struct err e;
+
+	message_init(&m);
+	ck_assert_msg(message_parse(&m, mail, strlen(mail), &e) == 0, "%s", e.msg);
+	patch_parse(&m, &p, &np);
+	ck_assert_str_eq(p->sender.email, "");
+	ck_assert_str_eq(p->author.name, "Ann");
+	ck_assert_str_eq(p->author.email, "victim@x.org");
+	ck_assert_pstr_eq(p->bad_from, "Ann <victim@x.org>");
+	patches_free(p, np);
+	message_release(&m);
 }
 END_TEST
 
@@ -528,7 +631,8 @@ static const struct {
 	{ "From: A <a@x.org>\nDesc.\n", "A", "a@x.org", true, "Desc." },
 	{ "from: A <a@x.org>\n\nDesc.\n", "A", "a@x.org", true, "Desc." },
 	{ "Subject: only a subject\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Desc." },
-	{ "From: no address here\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Desc." },
+	/* git mailinfo: no Author:, no Email: (and git am stops) */
+	{ "From: no address here\n\nDesc.\n", "", "", true, "Desc." },
 	{ "Desc.\nFrom: A <a@x.org>\n", "Jane Doe", "jane@x.org", false, "Desc." },
 	{ "Fromage: A <a@x.org>\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Fromage: A <a@x.org>" },
 	{ "Cc: A <a@x.org>\n\nDesc.\n", "Jane Doe", "jane@x.org", false, "Cc: A <a@x.org>" },
@@ -1480,6 +1584,8 @@ int main(void)
 	tcase_add_loop_test(model, test_inbody_needs_patch, 0, ARRAY_SIZE(inbody_patch_cases));
 	tcase_add_loop_test(model, test_title_cleanup, 0, ARRAY_SIZE(cleanup_cases));
 	tcase_add_loop_test(model, test_relay_author, 0, ARRAY_SIZE(relay_cases));
+	tcase_add_loop_test(model, test_malformed_from, 0, ARRAY_SIZE(malformed_from_cases));
+	tcase_add_test(model, test_malformed_from_decoded);
 	tcase_add_test(model, test_ids);
 	tcase_add_test(model, test_trailers_in_patch);
 	tcase_add_test(model, test_trailers_above_conflicts);

@@ -1090,6 +1090,69 @@ START_TEST(test_injection_parsed_mail)
 }
 END_TEST
 
+/*
+ * A From: that is not one well-formed mailbox gives the patch the author
+ * git am would record, read as git mailinfo reads it; that address only
+ * names someone in a finding.  A header From: like that leaves nobody to
+ * answer, and an in-body one is never Cc'd, whatever the policy.
+ */
+START_TEST(test_malformed_from_not_mailed)
+{
+	static const char *const mails[] = {
+		"From: \"Jane Doe <jane@example.org>\n"
+		"To: linux-leds@vger.kernel.org\n"
+		"Subject: [PATCH] leds: x\n"
+		"\n"
+		"Desc.\n\nSigned-off-by: John Roe <john@example.com>\n---\n"
+		"diff --git a/x b/x\n",
+		"From: Sender <sender@example.net>\n"
+		"To: linux-leds@vger.kernel.org\n"
+		"Subject: [PATCH] leds: x\n"
+		"\n"
+		"From: Jane (JD Doe <jane@example.org>\n"
+		"\n"
+		"Desc.\n\nSigned-off-by: John Roe <john@example.com>\n---\n"
+		"diff --git a/x b/x\n",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(mails); i++) {
+		struct reply_settings s;
+		struct findings f;
+		struct message m;
+		struct patch *p;
+		struct reply r;
+		size_t np;
+		struct err e;
+		int rc;
+
+		message_init(&m);
+		ck_assert_msg(message_parse(&m, mails[i], strlen(mails[i]), &e) == 0, "%s", e.msg);
+		patch_parse(&m, &p, &np);
+		ck_assert_str_eq(p[0].author.email, "jane@example.org");
+		findings_init(&f);
+		findings_add(&f, "BAD_FIXES_TAG", SEV_WARNING, NULL, "doc", "message");
+		reply_settings_init(&s);
+		s.from = "tagbot <tagbot@example.org>";
+		s.to = REPLY_TO_AUTHOR;
+		s.cc_author = true;
+		reply_init(&r);
+		rc = reply_build(&r, &p[0], &f, &s, NOW, &e);
+		if (i == 0) {
+			ck_assert_int_eq(rc, -1);
+			ck_assert_msg(strstr(e.msg, "nobody to reply to"), "%s", e.msg);
+		} else {
+			ck_assert_msg(rc == 0, "%s", e.msg);
+			ck_assert_str_eq(rcpts(&r), "sender@example.net");
+		}
+		ck_assert_ptr_null(strstr(r.raw ? r.raw : "", "Cc: Jane"));
+		reply_release(&r);
+		findings_release(&f);
+		patches_free(p, np);
+		message_release(&m);
+	}
+}
+END_TEST
+
 /* --- the checks themselves --------------------------------------------- */
 
 START_TEST(test_addr_valid)
@@ -1244,6 +1307,7 @@ int main(void)
 	tcase_add_test(sec, test_injection_fields);
 	tcase_add_test(sec, test_references_filtered);
 	tcase_add_test(sec, test_injection_parsed_mail);
+	tcase_add_test(sec, test_malformed_from_not_mailed);
 	tcase_add_test(chk, test_addr_valid);
 	tcase_add_test(chk, test_msgid_valid);
 	tcase_add_test(chk, test_clean_text);

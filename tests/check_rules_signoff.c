@@ -1,6 +1,6 @@
 /*
  * check_rules_signoff.c - tagbot-rules(7) SIGN-OFFS AND AUTHORSHIP: MISSING_SIGN_OFF,
- * NO_AUTHOR_SIGN_OFF, FROM_SIGN_OFF_MISMATCH, BAD_SIGN_OFF,
+ * NO_AUTHOR_SIGN_OFF, FROM_SIGN_OFF_MISMATCH, BAD_FROM_ADDRESS, BAD_SIGN_OFF,
  * SUBMITTER_SIGN_OFF.
  *
  * Each case is a commit message put into a whole patch mail; the expected
@@ -291,6 +291,81 @@ START_TEST(test_author_latin1_fixture)
 }
 END_TEST
 
+/* ---- BAD_FROM_ADDRESS ------------------------------------------------- */
+
+#define FROM_OPEN_QUOTE "\"Alice Example <alice@example.org>"
+#define INBODY_OPEN_QUOTE "From: \"Carol Coder <carol@example.com>\n\n"
+
+/* Each malformed From: with what git mailinfo printed for it. */
+static const struct mail_case from_cases[] = {
+	/* Author: Alice Example, Email: alice@example.org */
+	{ "open quote", FROM_OPEN_QUOTE, DESC SOB_ALICE, "BAD_FROM_ADDRESS", 1, 0,
+	  "The From: header is not one well-formed address (From: \"Alice Example "
+	  "<alice@example.org>), so git am records the author as Alice Example "
+	  "<alice@example.org>; write it as" },
+	{ "open quote, the author signed", FROM_OPEN_QUOTE, DESC SOB_ALICE,
+	  "NO_AUTHOR_SIGN_OFF", 0, ANY_LINE, NULL },
+	{ "open quote, the author's name matches", FROM_OPEN_QUOTE, DESC SOB_ALICE,
+	  "FROM_SIGN_OFF_MISMATCH", 0, ANY_LINE, NULL },
+	{ "open quote, another signed", FROM_OPEN_QUOTE, DESC "Signed-off-by: " BOB "\n",
+	  "NO_AUTHOR_SIGN_OFF", 1, 0, "alice@example.org" },
+	/* Author: Alice (AE Example, Email: alice@example.org */
+	{ "open comment", "Alice (AE Example <alice@example.org>", DESC SOB_ALICE,
+	  "BAD_FROM_ADDRESS", 1, 0, "as Alice (AE Example <alice@example.org>;" },
+	/* Author: (Alice Example, Email: alice@example.org */
+	{ "open comment after", "alice@example.org (Alice Example", DESC SOB_ALICE,
+	  "BAD_FROM_ADDRESS", 1, 0, "as (Alice Example <alice@example.org>;" },
+	{ "open comment after, another signed", "alice@example.org (Alice Example",
+	  DESC "Signed-off-by: " BOB "\n", "NO_AUTHOR_SIGN_OFF", 1, 0, "alice@example.org" },
+	/* Author: Alice Example, Email: alice@example.org */
+	{ "missing >", "Alice Example <alice@example.org", DESC SOB_ALICE, "BAD_FROM_ADDRESS", 1, 0,
+	  "as Alice Example <alice@example.org>;" },
+	/*
+	 * The author's own sign-off under a From: git misreads: fixing the
+	 * From: is the one thing to do, so no mismatch against the guess.
+	 */
+	{ "open comment after, the author signed", "alice@example.org (Alice Example",
+	  DESC SOB_ALICE, "FROM_SIGN_OFF_MISMATCH", 0, ANY_LINE, NULL },
+	{ "open comment, the author signed", "Alice (AE Example <alice@example.org>",
+	  DESC SOB_ALICE, "FROM_SIGN_OFF_MISMATCH", 0, ANY_LINE, NULL },
+	/* Author: Alice Example, Email: alice@example.org@example.com */
+	{ "two @, the author signed", "Alice Example <alice@example.org@example.com>",
+	  DESC SOB_ALICE, "FROM_SIGN_OFF_MISMATCH", 0, ANY_LINE, NULL },
+	{ "two @, the author signed, no other", "Alice Example <alice@example.org@example.com>",
+	  DESC SOB_ALICE, "NO_AUTHOR_SIGN_OFF", 0, ANY_LINE, NULL },
+	/* Author: Alice@home, Email: Alice@home */
+	{ "an @ in the open quote", "\"Alice@home <alice@example.org>", DESC SOB_ALICE,
+	  "BAD_FROM_ADDRESS", 1, 0, "as Alice@home <Alice@home>;" },
+	{ "an @ in the open quote, the author signed", "\"Alice@home <alice@example.org>",
+	  DESC SOB_ALICE, "NO_AUTHOR_SIGN_OFF", 0, ANY_LINE, NULL },
+	/* Author: Alice Example, Email: alice */
+	{ "no @, the author signed", "Alice Example <alice>", DESC SOB_ALICE,
+	  "FROM_SIGN_OFF_MISMATCH", 0, ANY_LINE, NULL },
+	{ "no @", "Alice Example <alice>", DESC SOB_ALICE, "BAD_FROM_ADDRESS", 1, 0,
+	  "as Alice Example <alice>;" },
+	/* Author: , Email: (git am stops: empty ident name) */
+	{ "no address", "Alice Example", DESC SOB_ALICE, "BAD_FROM_ADDRESS", 1, 0,
+	  "(From: Alice Example), and git am finds no author in it and stops" },
+	{ "well formed", NULL, DESC SOB_ALICE, "BAD_FROM_ADDRESS", 0, ANY_LINE, NULL },
+	{ "quoted, well formed", "\"Example, Alice\" <alice@example.org>", DESC SOB_ALICE,
+	  "BAD_FROM_ADDRESS", 0, ANY_LINE, NULL },
+	/* Author: Carol Coder, Email: carol@example.com */
+	{ "in-body open quote", NULL, INBODY_OPEN_QUOTE DESC SOB_CAROL SOB_ALICE,
+	  "BAD_FROM_ADDRESS", 1, 0, "The in-body From: is not one well-formed address "
+	  "(From: \"Carol Coder <carol@example.com>), so git am records the author as "
+	  "Carol Coder <carol@example.com>;" },
+	{ "in-body open quote, the author signed", NULL, INBODY_OPEN_QUOTE DESC SOB_CAROL SOB_ALICE,
+	  "NO_AUTHOR_SIGN_OFF", 0, ANY_LINE, NULL },
+	{ "in-body open quote, the author did not sign", NULL, INBODY_OPEN_QUOTE DESC SOB_ALICE,
+	  "NO_AUTHOR_SIGN_OFF", 1, 0, "carol@example.com" },
+};
+
+START_TEST(test_bad_from)
+{
+	run_cases(from_cases, ARRAY_SIZE(from_cases), (size_t)_i);
+}
+END_TEST
+
 /* ---- BAD_SIGN_OFF ----------------------------------------------------- */
 
 static const struct mail_case bad_cases[] = {
@@ -356,6 +431,22 @@ static const struct mail_case bad_cases[] = {
 	{ "bracket comment", NULL, DESC "Acked-by: " BOB " [for the DT part]\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 1, 3, "[for the DT part]" },
 	{ "bare words after", NULL, DESC "Tested-by: " BOB " on the Foo board\n" SOB_ALICE,
+	  "BAD_SIGN_OFF", 1, 3, "# comment" },
+	/* a quote or parenthesis left open holds the name: no address either */
+	{ "open quote", NULL, DESC "Signed-off-by: \"Alice Example <alice@example.org>\n",
+	  "BAD_SIGN_OFF", 1, 3, "cannot be parsed" },
+	{ "open parenthesis before", NULL, DESC "Signed-off-by: Alice (AE Example <alice@example.org>\n",
+	  "BAD_SIGN_OFF", 1, 3, "cannot be parsed" },
+	{ "open parenthesis after", NULL, DESC "Signed-off-by: alice@example.org (Alice Example\n",
+	  "BAD_SIGN_OFF", 1, 3, "cannot be parsed" },
+	{ "open parenthesis after, one item", NULL,
+	  DESC "Signed-off-by: alice@example.org (Alice Example\n", "FROM_SIGN_OFF_MISMATCH", 0,
+	  ANY_LINE, NULL },
+	{ "open parenthesis after, the author's", NULL,
+	  DESC "Signed-off-by: alice@example.org (Alice Example\n", "NO_AUTHOR_SIGN_OFF", 0,
+	  ANY_LINE, NULL },
+	/* with a name in <> form, it is only text after the address */
+	{ "open parenthesis after a name", NULL, DESC "Acked-by: " BOB " (for the DT part\n" SOB_ALICE,
 	  "BAD_SIGN_OFF", 1, 3, "# comment" },
 	/* duplicates */
 	{ "duplicate", NULL, DESC "Acked-by: " BOB "\n" SOB_ALICE "Acked-by: " BOB "\n",
@@ -462,8 +553,21 @@ START_TEST(test_bad_address_is_error)
 	char *bad = make_mail(NULL, NULL, NULL, DESC "Acked-by: Bob Builder bob at example.org\n"
 			      SOB_ALICE, true);
 	char *typo = make_mail(NULL, NULL, NULL, DESC "Signed-of-by: " ALICE "\n" SOB_ALICE, true);
+	static const char *const open[] = {
+		"\"Alice Example <alice@example.org>",
+		"Alice (AE Example <alice@example.org>",
+		"alice@example.org (Alice Example",
+	};
 	struct rule_settings s;
 
+	for (size_t i = 0; i < ARRAY_SIZE(open); i++) {
+		char body[256], *raw;
+
+		snprintf(body, sizeof(body), DESC "Signed-off-by: %s\n", open[i]);
+		raw = make_mail(NULL, NULL, NULL, body, true);
+		ck_assert_msg(severity_of(raw, NULL, "BAD_SIGN_OFF") == SEV_ERROR, "%s", open[i]);
+		free(raw);
+	}
 	ck_assert_int_eq(severity_of(bad, NULL, "BAD_SIGN_OFF"), SEV_ERROR);
 	ck_assert_int_eq(severity_of(typo, NULL, "BAD_SIGN_OFF"), SEV_WARNING);
 	rule_settings_init(&s);
@@ -472,6 +576,16 @@ START_TEST(test_bad_address_is_error)
 	rule_settings_release(&s);
 	free(bad);
 	free(typo);
+}
+END_TEST
+
+/* BAD_FROM_ADDRESS is a warning. */
+START_TEST(test_bad_from_is_warning)
+{
+	char *raw = make_mail(FROM_OPEN_QUOTE, NULL, NULL, DESC SOB_ALICE, true);
+
+	ck_assert_int_eq(severity_of(raw, NULL, "BAD_FROM_ADDRESS"), SEV_WARNING);
+	free(raw);
 }
 END_TEST
 
@@ -1055,6 +1169,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_author, 0, (int)ARRAY_SIZE(author_cases));
 	tcase_add_test(tc, test_author_b4_relay);
 	tcase_add_test(tc, test_author_latin1_fixture);
+	tcase_add_loop_test(tc, test_bad_from, 0, (int)ARRAY_SIZE(from_cases));
+	tcase_add_test(tc, test_bad_from_is_warning);
 	tcase_add_loop_test(tc, test_bad, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, test_bad_address_is_error);
 	tcase_add_test(tc, test_assisted_doc);

@@ -89,6 +89,18 @@ has "the warning points at the sign-off line of the file" out \
 	"$data/cli/cli-warning-only.eml:25: WARNING:FROM_SIGN_OFF_MISMATCH: "
 has "the offending line follows, indented" out "    | Signed-off-by: MarshallZhan <marshall_zhan@wiwynn.com>"
 
+# From: "Jane Doe <jane@example.org> (a quote left open): git mailinfo
+# prints "Author: Jane Doe" and "Email: jane@example.org", and git am
+# records that author; so does tagbot, and it says so.
+capture "$TAGBOT" check "$data/cli/cli-from-open-quote.eml"
+status_is "a From: with a quote left open is a warning" 1
+has "the warning names what git am records" out \
+	"$data/cli/cli-from-open-quote.eml:1: WARNING:BAD_FROM_ADDRESS: The From: header is not one well-formed address (From: \"Jane Doe <jane@example.org>), so git am records the author as Jane Doe <jane@example.org>; "
+has "the author signed: nothing else" out "total: 0 errors, 1 warnings, 0 checks, 1 patches checked"
+capture "$TAGBOT" check --format=json "$data/cli/cli-from-open-quote.eml"
+has "JSON gives the author git am records" out \
+	'"author":{"name":"Jane Doe","email":"jane@example.org"}'
+
 capture "$TAGBOT" check "$data/cli/cli-check-only.eml"
 status_is "a CHECK alone exits 0" 0
 has "the CHECK is shown" out ": CHECK:MISSING_FIXES_TAG: "

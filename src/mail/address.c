@@ -605,6 +605,182 @@ int address_parse_mailbox(struct person *p, const char *raw, size_t n)
 	return rc;
 }
 
+/* --- what git makes of a From: that is not one -------------------------- */
+
+/* Mirrors mailinfo.c (handle_from() and its helpers) and ident.c, so that
+ * the author we check is the one git am will record. */
+
+/* git's isspace(): its ctype knows these four, not '\v' or '\f'. */
+static bool git_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* cleanup_space(): each run of white space becomes one ' ', in place. */
+static void git_fold(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (!git_space(*s)) {
+			*d++ = *s++;
+			continue;
+		}
+		*d++ = ' ';
+		while (git_space(*s))
+			s++;
+	}
+	*d = '\0';
+}
+
+/* strbuf_trim(): s without white space at either end, in place. */
+static char *git_trim(char *s)
+{
+	size_t n;
+
+	while (git_space(*s))
+		s++;
+	n = strlen(s);
+	while (n && git_space(s[n - 1]))
+		n--;
+	s[n] = '\0';
+	return s;
+}
+
+/*
+ * unquote_quoted_pair(): a quoted-string loses its quotes, a (comment)
+ * keeps its parentheses, nested ones too; in both a backslash takes the
+ * next byte as it is; one that is not closed runs to the end.  Outside
+ * them a backslash is a byte like any other.  Malloc'ed.
+ */
+static char *git_unquote(const char *s)
+{
+	struct buf b;
+
+	buf_init(&b, strlen(s) + 1);
+	while (*s) {
+		char open = *s++;
+		int depth = 1;
+
+		if (open != '"' && open != '(') {
+			buf_addch(&b, open);
+			continue;
+		}
+		if (open == '(')
+			buf_addch(&b, '(');
+		while (*s && depth) {
+			char c = *s++;
+
+			if (c == '\\') {
+				if (!*s)
+					break;
+				c = *s++;
+			} else if (open == '"' && c == '"') {
+				break;
+			} else if (open == '(' && (c == '(' || c == ')')) {
+				depth += c == '(' ? 1 : -1;
+			}
+			buf_addch(&b, c);
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* get_sane_name(): the name, unless it could be taken for an address. */
+static char *git_sane_name(const char *name, const char *email)
+{
+	size_t n = strlen(name);
+
+	return xstrdup(!n || n > 60 || strpbrk(name, "@<>") ? email : name);
+}
+
+/* parse_bogus_from(): "name <x>" without an '@', from the folded value. */
+static void git_bogus_from(struct person *p, const char *from)
+{
+	const char *bra = strchr(from, '<'), *ket = bra ? strchr(bra, '>') : NULL;
+	char *name;
+
+	if (!ket) {
+		p->name = xstrdup("");
+		p->email = xstrdup("");
+		return;
+	}
+	p->email = xstrndup(bra + 1, (size_t)(ket - bra - 1));
+	name = xstrndup(from, (size_t)(bra - from));
+	p->name = git_sane_name(git_trim(name), p->email);
+	free(name);
+}
+
+int address_recover(struct person *p, const char *s, size_t n)
+{
+	char *from = xstrndup(s, strnlen(s, n)), *f, *at, *name;
+	size_t el, cut;
+
+	git_fold(from);
+	f = git_unquote(from);
+	at = strchr(f, '@');
+	if (!at) {
+		git_bogus_from(p, from);
+		free(from);
+		free(f);
+		return -1;
+	}
+	/* The word around the '@', from a '<' or white space before it. */
+	while (at > f && !git_space(at[-1])) {
+		if (at[-1] == '<') {
+			at[-1] = ' ';
+			break;
+		}
+		at--;
+	}
+	el = strcspn(at, " \n\t\r\v\f>");
+	p->email = xstrndup(at, el);
+	cut = el + (at[el] ? 1 : 0);	/* and the byte that ended it */
+	memmove(at, at + cut, strlen(at + cut) + 1);
+	/* The rest is the name: "Jane Doe", or "(Jane Doe)" after the address. */
+	git_fold(f);
+	name = git_trim(f);
+	el = strlen(name);
+	if (el && name[0] == '(' && name[el - 1] == ')') {
+		name[el - 1] = '\0';
+		name++;
+	}
+	p->name = git_sane_name(name, p->email);
+	free(from);
+	free(f);
+	return 0;
+}
+
+/* ident.c's crud(): what git cuts from the ends of a name or an address. */
+static bool git_crud(unsigned char c)
+{
+	return c <= ' ' || (c && strchr(".,:;<>\"\\'", c));
+}
+
+/* strbuf_addstr_without_crud(), in place. */
+static void git_uncrud(char *s)
+{
+	const char *src = s;
+	size_t n;
+	char *d = s;
+
+	while (*src && git_crud((unsigned char)*src))
+		src++;
+	n = strlen(src);
+	while (n && git_crud((unsigned char)src[n - 1]))
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (src[i] != '\n' && src[i] != '<' && src[i] != '>')
+			*d++ = src[i];
+	*d = '\0';
+}
+
+void person_git_ident(struct person *p)
+{
+	git_uncrud(p->name);
+	git_uncrud(p->email);
+}
+
 /* --- what a header of ours may carry ------------------------------------ */
 
 bool address_is_atext(int c)

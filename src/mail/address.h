@@ -2,7 +2,9 @@
  * address.h - "Display Name <local@domain>" as mail headers and trailers
  * write it.  Pure functions over memory.  address_parse() reads a trailer's
  * decoded UTF-8 text leniently; recipients come from raw header values
- * through address_list_parse() and address_parse_mailbox(), strictly.
+ * through address_list_parse() and address_parse_mailbox(), strictly; a
+ * From: the strict reading refuses is read by address_recover() as git
+ * reads it, for the author git will record, never for a recipient.
  */
 #ifndef TAGBOT_ADDRESS_H
 #define TAGBOT_ADDRESS_H
@@ -60,6 +62,35 @@ void address_list_release(struct address_list *l);
  * name and email "".
  */
 int address_parse_mailbox(struct person *p, const char *raw, size_t n);
+
+/*
+ * What git mailinfo reads from n bytes at s, a From: value that is not one
+ * well-formed mailbox, RFC 2047 decoded (git decodes before it reads): its
+ * handle_from().  White space runs become one space; quoted-strings lose
+ * their quotes and comments keep their parentheses, a backslash escaping
+ * the next byte in either, and one left open runs to the end.  The address
+ * is the word around the first '@', from white space or a '<' before it to
+ * white space or a '>' after it; what remains, trimmed and without one
+ * enclosing "()", is the name, unless it is empty, over 60 bytes or holds
+ * '@', '<' or '>': then the name is the address.  Without an '@',
+ * "name <x>" gives x and the name, its quotes kept; anything else nothing.
+ *
+ *	"Jane Doe <jane@example.org>	-> Jane Doe, jane@example.org
+ *	jane@example.org (Jane Doe	-> (Jane Doe, jane@example.org
+ *
+ * Fills p (owned, "" when absent) and returns 0 when the value has an '@',
+ * else -1 (p may still hold what git takes: "Jane <jane>" is Jane, jane).
+ * Only for what git will record: an address read this way is no one to
+ * mail.
+ */
+int address_recover(struct person *p, const char *s, size_t n);
+
+/*
+ * p as git writes a person into a commit (ident.c): bytes up to ' ' and
+ * . , : ; < > " \ ' are cut from both ends of the name and of the address,
+ * and '<', '>' and newlines inside them dropped.  In place.
+ */
+void person_git_ident(struct person *p);
 
 /* Frees the contents. */
 void person_release(struct person *p);

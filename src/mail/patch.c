@@ -804,19 +804,46 @@ static int relay_original(const struct message *m, const struct person *sender,
 }
 
 /*
+ * The author of a From: value (RFC 2047 decoded) that is not one
+ * well-formed mailbox: git mailinfo still reads one from it, and the
+ * author checks are held against what git am commits, not against nothing.
+ */
+static void author_as_git(struct patch *p, const char *from)
+{
+	person_release(&p->author);
+	address_recover(&p->author, from, strlen(from));
+	person_git_ident(&p->author);
+	p->bad_from = xstrdup(from);
+}
+
+/*
  * The author: in-body From:, else for a relay (b4's web relay, a list that
  * rewrote From: for DMARC) X-Original-From: or Reply-To:, else From:.
  */
 static void fill_author(struct patch *p, const struct message *m, const char *inbody_from)
 {
+	const char *from = hdr_value(m, "From");
+
 	sender_from(&p->sender, m);
-	if (inbody_from && address_parse_mailbox(&p->author, inbody_from, strlen(inbody_from)) == 0) {
+	if (inbody_from) {
+		char *dec;
+
+		/* git takes the in-body From: whatever it holds */
 		p->author_from_body = true;
+		if (address_parse_mailbox(&p->author, inbody_from, strlen(inbody_from)) == 0)
+			return;
+		dec = message_decode_2047(inbody_from, strlen(inbody_from));
+		author_as_git(p, dec);
+		free(dec);
 		return;
 	}
 	person_release(&p->author);
 	if (is_relay(&p->sender) && relay_original(m, &p->sender, &p->author) == 0)
 		return;
+	if (!*p->sender.email && from && hdr_count(m, "From") == 1) {
+		author_as_git(p, from);
+		return;
+	}
 	/* no original address known: at least drop the " via X" from the name */
 	p->author.email = xstrdup(p->sender.email);
 	p->author.name = name_without_via(p->sender.name);
@@ -1198,6 +1225,7 @@ static void patch_release(struct patch *p)
 	free(p->list_id);
 	person_release(&p->author);
 	person_release(&p->sender);
+	free(p->bad_from);
 	series_release(&p->series);
 	free(p->lines);
 	trailers_free(p->trailers, p->ntrailers);

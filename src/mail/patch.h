@@ -63,7 +63,11 @@
  * starts "devnull+" or its name ends " via <something>" ("via B4 Relay",
  * "via Linux-leds"); then the author is X-Original-From:, else Reply-To:
  * (a bare address there keeps the From: name without " via ..."), else
- * the From: address with the " via ..." cut from the name.
+ * the From: address with the " via ..." cut from the name.  An in-body
+ * From:, or the one header From: when there is no in-body one and no
+ * relay took over, that is not one well-formed mailbox gives the author
+ * git am records from it (address_recover(), person_git_ident()), and
+ * bad_from keeps it: git mailinfo takes that From: whatever it holds.
  */
 #ifndef TAGBOT_PATCH_H
 #define TAGBOT_PATCH_H
@@ -135,6 +139,11 @@ struct patch {
 	struct person author;	/* owned; the real author (in-body From:, relay rules) */
 	struct person sender;	/* owned; the header From: as written */
 	bool author_from_body;	/* author came from an in-body From: */
+	char *bad_from;		/* owned; NULL, or the From: (RFC 2047 decoded) the
+				 * author was read from when it is not one
+				 * well-formed mailbox: the author is then what git
+				 * am records, to be named in a finding, never
+				 * mailed (recipients_find()) */
 	struct line pasted;	/* the "From <40 hex> Mon Sep 17 00:00:00 2001" line
 				 * above the part when the part is a git format-patch
 				 * file pasted into the text, not attached (From: and

@@ -283,6 +283,10 @@ static const struct {
 		"the author's sign-off matches the From: line by address but not by name, or by name but not by address (comments such as \"(ACME)\", quotes and word order do not count).",
 		"The commit records the From: line as the author; a different sign-off makes it unclear who certified the work.",
 		"use the same name and address in From: (or the in-body From:) and in the sign-off; when your mail system changes the name or, as X-Google-Original-From: shows, the address in From:, add an in-body From: line rather than a new sign-off." },
+	[R_BAD_FROM_ADDRESS] = {
+		"a From: (the header's, or the in-body one that names the author) that is not one well-formed address: a quote or parenthesis left open, a missing >, no address at all.",
+		"git am still records an author from it, guessed as git mailinfo reads it, which is often not the name or address the sender meant (or none, and git am stops).",
+		"write it as \"From: Full Name <user@example.org>\" with every quote and parenthesis closed, in your mailer or git config (user.name, sendemail.from)." },
 	[R_BAD_SIGN_OFF] = {
 		"a -by: tag that is a misspelt standard one (other unknown tags are only a check), in the wrong case, badly spaced, with an unparsable address, repeated, or a Co-developed-by: without its Signed-off-by:; a combined tag (Reported-and-tested-by:) is only a check, as only the tip tree asks to split it.",
 		"Tools (b4, patchwork, git interpret-trailers) and people count these tags; a malformed one is lost or miscounted.",

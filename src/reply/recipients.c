@@ -157,7 +157,10 @@ int recipients_find(struct recipients *r, const struct patch *p, const struct re
 	r->author.email = xstrdup("");
 	if (find_submitter(r, p, s) < 0)
 		return -1;
-	if (s->cc_author && p->author_from_body && !address_same(p->author.email, r->to.email) &&
+	/* An author read from a malformed From: is git's guess, not an address
+	 * the mail gave: never mailed. */
+	if (s->cc_author && p->author_from_body && !p->bad_from &&
+	    !address_same(p->author.email, r->to.email) &&
 	    recipients_may_mail(p, s, p->author.email)) {
 		person_release(&r->author);
 		copy_person(&r->author, &p->author);

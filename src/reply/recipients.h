@@ -14,7 +14,9 @@
  *     like any other and Reply-To: redirects nothing.
  *
  * Cc: the in-body From: author when cc_author is set and it is another
- * person than the submitter; the list's configured address
+ * person than the submitter, and that From: is one well-formed mailbox
+ * (an author git mailinfo guessed from a malformed one, patch.bad_from,
+ * is only named in findings); the list's configured address
  * (reply_settings.list_address) for to = author+list and all.  What the
  * mail's List-Id or List-Post says is never a recipient.
  *

@@ -22,6 +22,8 @@ const struct rule_def rule_defs[RULE_COUNT] = {
 		"The author of a patch must sign it off.", false },
 	[R_FROM_SIGN_OFF_MISMATCH] = { "FROM_SIGN_OFF_MISMATCH", SEV_WARNING, SP " \"Sign your work\"",
 		"The author's sign-off should use the same name and address as the From: line.", false },
+	[R_BAD_FROM_ADDRESS] = { "BAD_FROM_ADDRESS", SEV_WARNING, SP " \"The canonical patch format\"",
+		"The From: line should read Full Name <address>, every quote and parenthesis closed.", false },
 	[R_BAD_SIGN_OFF] = { "BAD_SIGN_OFF", SEV_WARNING, SP " \"Sign your work\"; Documentation/process/maintainer-tip.rst",
 		"Tags ending in -by: must be standard ones, well formed, and not repeated.", false },
 	[R_SUBMITTER_SIGN_OFF] = { "SUBMITTER_SIGN_OFF", SEV_WARNING, SP " \"Sign your work\"",

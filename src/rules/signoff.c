@@ -2,7 +2,9 @@
  * signoff.c - sign-offs (tagbot-rules(7)): Signed-off-by, the other "-by:"
  * tags and whether the author signed the patch off.
  *
- * Also whether whoever sent the patch signed it off (SUBMITTER_SIGN_OFF).
+ * Also whether whoever sent the patch signed it off (SUBMITTER_SIGN_OFF),
+ * and whether the From: that names the author is one git reads as meant
+ * (BAD_FROM_ADDRESS).
  *
  * Tags come only from the commit message (p->trailers and p->lines): the
  * parser has already cut the text at the patch separator, so a
@@ -237,13 +239,56 @@ static bool comment_ok(const char *s, const char *end)
 	return *s == '(' && end[-1] == ')' && end - s > 2;
 }
 
+/* At [s, end), after blanks, a '(' that is never closed. */
+static bool open_paren(const char *s, const char *end)
+{
+	int depth = 0;
+
+	while (s < end && ascii_is_blank(*s))
+		s++;
+	if (s == end || *s != '(')
+		return false;
+	for (; s < end; s++) {
+		if (*s == '\\' && s + 1 < end)
+			s++;
+		else if (*s == '(')
+			depth++;
+		else if (*s == ')' && --depth == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * address_parse() of a person trailer's n bytes at v, but an address with
+ * no name followed by a parenthesis never closed is none either: in
+ * "a@b (Jane Doe" the name is in a comment left open, as in "\"Jane Doe
+ * <a@b>" it is in a quote left open, which address_parse() refuses.
+ */
+static int parse_person(struct person *who, const char *v, size_t n, const char **rest)
+{
+	const char *r = NULL;
+
+	if (address_parse(who, v, n, &r) < 0)
+		return -1;
+	if (!*who->name && r && open_paren(r, v + n)) {
+		person_release(who);
+		who->name = xstrdup("");
+		who->email = xstrdup("");
+		return -1;
+	}
+	if (rest)
+		*rest = r;
+	return 0;
+}
+
 static void check_person(struct rule_ctx *c, const struct trailer *t)
 {
 	size_t n = strlen(t->value);
 	const char *rest = NULL;
 	struct person who;
 
-	if (address_parse(&who, t->value, n, &rest) < 0) {
+	if (parse_person(&who, t->value, n, &rest) < 0) {
 		rule_emit_sev(c, R_BAD_SIGN_OFF, SEV_ERROR, &t->line,
 			      "The address in %s: cannot be parsed; write it as "
 			      "Full Name <user@example.org>.", t->token);
@@ -402,7 +447,7 @@ static void signoffs_add(struct signoffs *s, const struct line *l, const char *v
 	x = &s->v[s->n++];
 	x->line = l;
 	x->value = v;
-	x->parsed = address_parse(&x->who, v, n, NULL) == 0;
+	x->parsed = parse_person(&x->who, v, n, NULL) == 0;
 }
 
 static void signoffs_release(struct signoffs *s)
@@ -765,14 +810,48 @@ static bool report_rewritten_from(struct rule_ctx *c, const struct signoffs *s)
 }
 
 /*
+ * A From: that is not one well-formed mailbox: git am still records an
+ * author, read as git mailinfo reads it (patch.bad_from), and the checks
+ * below hold the sign-offs against that one.  Say what it will be, so the
+ * sender sees what to fix rather than wonder at a guessed name.
+ */
+static void check_from(struct rule_ctx *c)
+{
+	const struct patch *p = c->patch;
+	const struct person *au = &p->author;
+	const char *src = p->author_from_body ? "The in-body From:" : "The From: header";
+	char *from;
+
+	if (!p->bad_from)
+		return;
+	from = utf8_clean_line(p->bad_from, strlen(p->bad_from), QUOTE_MAX);
+	if (!*au->name && !*au->email)
+		rule_emit(c, R_BAD_FROM_ADDRESS, NULL,
+			  "%s is not one well-formed address (From: %s), and git am finds no "
+			  "author in it and stops; write it as \"Full Name <user@example.org>\".",
+			  src, from);
+	else
+		rule_emit(c, R_BAD_FROM_ADDRESS, NULL,
+			  "%s is not one well-formed address (From: %s), so git am records the "
+			  "author as %s%s<%s>; write it as \"Full Name <user@example.org>\", "
+			  "every quote and parenthesis closed.", src, from, NAME_SP(au->name),
+			  au->email);
+	free(from);
+}
+
+/*
  * A sign-off with the author's address and name settles it.  Otherwise one
  * with the address but another name, then one with the name but another
  * address, is the author's sign-off written differently (a mismatch, not a
- * missing sign-off, as checkpatch has it).
+ * missing sign-off, as checkpatch has it).  Under a From: git misreads
+ * (patch.bad_from) such a sign-off, or one whose address that From: holds,
+ * is the author's, and the From: is what to fix: BAD_FROM_ADDRESS says so,
+ * and a mismatch against git's guess would ask for the wrong change.
  */
 static void check_author(struct rule_ctx *c, const struct signoffs *s)
 {
 	const struct person *au = &c->patch->author;
+	const char *bad_from = c->patch->bad_from;
 	const struct signoff *by_addr = NULL, *by_name = NULL, *first = NULL;
 
 	if (!s->n) {
@@ -788,6 +867,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			return;	/* the author's, miswritten: BAD_SIGN_OFF says how */
 		if (!x->parsed)
 			continue;
+		if (bad_from && strcasestr(bad_from, x->who.email))
+			return;
 		if (!first || x->line->lineno < first->line->lineno)
 			first = x;
 		if (address_same(x->who.email, au->email)) {
@@ -800,6 +881,8 @@ static void check_author(struct rule_ctx *c, const struct signoffs *s)
 			by_name = x;
 		}
 	}
+	if (bad_from && (by_addr || by_name))
+		return;
 	if (!report_rewritten_from(c, s))
 		report_author(c, by_addr, by_name, first);
 }
@@ -1260,6 +1343,7 @@ void rules_signoff(struct rule_ctx *ctx)
 		if (is_by_tag(&p->trailers[i]))
 			check_trailer(ctx, i, typo_told);
 	check_duplicates(ctx);
+	check_from(ctx);
 	check_author(ctx, &s);
 	check_submitter(ctx, &s);
 	signoffs_release(&s);
