@@ -1077,6 +1077,33 @@ START_TEST(test_no_list_sections)
 }
 END_TEST
 
+/* Whether any mail may get a series reply: only an enabled policy's
+ * reply_mode counts. */
+START_TEST(test_answers_per_series)
+{
+	struct list_policy *leds;
+	struct config c;
+
+	load_ok(&c, "config/config-lists.ini");
+	leds = (struct list_policy *)config_policy_for(&c, "linux-leds.vger.kernel.org");
+	ck_assert(config_answers_per_series(&c));	/* only linux-leds, enabled */
+	leds->reply_mode = REPLY_PER_PATCH;
+	ck_assert(!config_answers_per_series(&c));
+	leds->reply_mode = REPLY_PER_SERIES;
+	leds->enabled = false;
+	ck_assert(!config_answers_per_series(&c));
+	c.lists.dflt.reply_mode = REPLY_PER_SERIES;	/* [default] is not enabled */
+	ck_assert(!config_answers_per_series(&c));
+	c.lists.dflt.enabled = true;
+	ck_assert(config_answers_per_series(&c));
+	config_release(&c);
+	/* the embedded defaults: [default] enabled, per-series */
+	config_init(&c);
+	ck_assert(config_answers_per_series(&c));
+	config_release(&c);
+}
+END_TEST
+
 static const struct {
 	const char *list_id, *xml;	/* header values */
 	const char *want;		/* NULL: -1 */
@@ -1215,6 +1242,7 @@ int main(void)
 	tcase_add_loop_test(daemon, test_policy_for, 0, ARRAY_SIZE(policy_cases));
 	tcase_add_test(daemon, test_list_layers);
 	tcase_add_test(daemon, test_no_list_sections);
+	tcase_add_test(daemon, test_answers_per_series);
 	tcase_add_loop_test(daemon, test_mail_list_id, 0, ARRAY_SIZE(mail_id_cases));
 	tcase_add_test(daemon, test_mail_list_id_long);
 	tcase_add_test(daemon, test_reply_mode_names);

@@ -1309,6 +1309,21 @@ const struct list_policy *config_policy_for(const struct config *c, const char *
 	return &c->lists.dflt;
 }
 
+static bool per_series(const struct list_policy *p)
+{
+	return p->enabled && p->reply_mode == REPLY_PER_SERIES;
+}
+
+bool config_answers_per_series(const struct config *c)
+{
+	if (per_series(&c->lists.dflt))
+		return true;
+	for (size_t i = 0; i < c->lists.n; i++)
+		if (per_series(&c->lists.v[i]))
+			return true;
+	return false;
+}
+
 /* One "KEY = value" of a policy section into p. */
 static int apply_policy_entry(struct load *ld, const char *section, const char *key,
 			      const char *v, struct list_policy *p)

@@ -284,6 +284,10 @@ int config_rules_select(struct config *c, const char *list, bool only, struct er
  */
 const struct list_policy *config_policy_for(const struct config *c, const char *list_id);
 
+/* Whether an enabled policy ([default] or a [list ID]) has reply_mode =
+ * per-series: whether any mail may be answered by a series reply. */
+bool config_answers_per_series(const struct config *c);
+
 /*
  * The list ID of a mail from its List-Id and X-Mailing-List header values
  * (either may be NULL): List-Id's id inside <> (or its whole trimmed value

@@ -24,7 +24,9 @@
  * direct Cc that outran the list's copy) when [default] is not enabled: a
  * decision another copy may revise.  The list's copy, when it comes, is
  * decided afresh (daemon_msg.c), so an opt-in list's patch is answered
- * whichever copy arrives first.
+ * whichever copy arrives first.  A series part's copy is recorded so
+ * whatever its findings when a list may answer per series: the series is
+ * made of its list's copies (daemon_series_awaits_list()).
  */
 #define LIST_UNKNOWN_REASON	"list-unknown"
 

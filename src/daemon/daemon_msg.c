@@ -194,6 +194,22 @@ static const struct patch *lead_part(const struct patch *p, size_t n)
 	return &p[0];
 }
 
+/*
+ * Whether the mail's list (la), which is not enabled, withholds it: a reply
+ * or held reply it would get; and a series part's copy that shows no list
+ * whatever its verdict, since the series is answered from its list's
+ * copies (daemon_series_awaits_list()).
+ */
+static bool withheld(struct daemon *d, const struct list_apply *la, const char *key,
+		     const struct patch *lead, const struct policy_decision *dec)
+{
+	if (la->pol->enabled)
+		return false;
+	if (dec->verdict == POLICY_REPLY || dec->verdict == POLICY_HOLD)
+		return true;
+	return !la->id[0] && daemon_series_awaits_list(d, key, lead);
+}
+
 /* decide(): the message is recorded as skipped (why), f released. */
 static int skip(struct daemon *d, struct job *j, const char *key, const char *kind,
 		const char *why, struct findings *f, struct err *e)
@@ -237,7 +253,7 @@ static int decide(struct daemon *d, struct job *j, struct err *e)
 	}
 	j->findings = &f;
 	j->min = la.pol->min_reply_severity;
-	if (!la.pol->enabled && (dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD)) {
+	if (withheld(d, &la, key, lead, &dec)) {
 		/* enabled = no: checked and recorded, never answered; a copy
 		 * that shows no list waits for one that does */
 		const char *why = la.id[0] ? LIST_DISABLED_REASON : LIST_UNKNOWN_REASON;

@@ -423,6 +423,16 @@ void daemon_context_prune(struct daemon *d, time_t now);
  * the cover letter it answers.  Such mail is skipped as STRAY_REASON. */
 #define STRAY_REASON "stray"
 bool daemon_series_stray(struct daemon *d, const struct patch *p);
+/*
+ * Whether lead, the checked part of the mail keyed key, is a series part
+ * that some enabled list may answer per series (config_answers_per_series()).
+ * Such a part's copy that shows no list, under a [default] that is not
+ * enabled, is left out of every series whatever its findings and waits for
+ * its list's copy (LIST_UNKNOWN_REASON): in a series it would make the
+ * series' reply follow [default] (the reply goes by its lead's list), or
+ * its list's copies would join a series that does not answer per series.
+ */
+bool daemon_series_awaits_list(struct daemon *d, const char *key, const struct patch *lead);
 /* Puts a series part in its series; per-series (and not skipped by the
  * policy) *taken: the part is recorded, its reply left to the series. */
 int daemon_series_take(struct daemon *d, const struct job *j, const char *key,

@@ -366,6 +366,29 @@ static int is_complete(struct daemon *d, const struct store_series *s, const str
 
 static int flush_one(struct daemon *d, const char *id, time_t now, struct err *e);
 
+/* c for lead, the checked part of the mail keyed key, at now; false (c
+ * released) when that is no series part. */
+static bool part_context(const char *key, const struct patch *lead, time_t now,
+			 struct msg_context *c)
+{
+	msg_context_init(c);
+	context_from_patch(lead->msg, lead, now, c);
+	if (context_is_of(c, key) && series_is_part(c))
+		return true;
+	msg_context_release(c);
+	return false;
+}
+
+bool daemon_series_awaits_list(struct daemon *d, const char *key, const struct patch *lead)
+{
+	struct msg_context c;
+
+	if (!config_answers_per_series(&d->cfg) || !part_context(key, lead, daemon_now(d), &c))
+		return false;
+	msg_context_release(&c);
+	return true;
+}
+
 int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 		       const struct patch *lead, const struct findings *f,
 		       const struct policy_decision *dec, bool *taken, struct err *e)
@@ -380,12 +403,8 @@ int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 	int rc;
 
 	*taken = false;
-	msg_context_init(&c);
-	context_from_patch(lead->msg, lead, now, &c);
-	if (!context_is_of(&c, key) || !series_is_part(&c)) {
-		msg_context_release(&c);
+	if (!part_context(key, lead, now, &c))
 		return 0;
-	}
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
 	hold = lp->reply_mode == REPLY_PER_SERIES && dec->verdict != POLICY_SKIP && lead->msg &&
 	       serialize_mail(lead->msg, &raw) == 0;

@@ -32,6 +32,11 @@
 #      that list's mail is answered; a patch whose direct Cc copy (no
 #      List-Id) comes first, with a restart before the list's copy, is
 #      answered once when the list's copy comes
+#   k) opt-in as in i), reply_mode per-series (the default): a series whose
+#      Cc copies came first, all of them (its series wait passed on them) or
+#      the cover's and one patch's, is answered once, to its cover, when the
+#      list's copies come; a series only ever seen as Cc copies is not;
+#      so too when [reply] says per-patch and the list's section per-series
 #   j) forged commands: From: maint@ but not signed by example.org; with an
 #      "Authentication-Results: <trusted id>; dkim=pass" the sender wrote
 #      (OpenDKIM removes it; with a malformed DKIM-Signature it does not,
@@ -306,4 +311,59 @@ check "i) the list's copy of i-4 after the restart: answered" \
 sleep 2
 check "i) ... once" $MAIL verify $AUTHOR $(p i-3 i-4)
 check "i) SIGTERM again: exit 0" bot_stop
+
+# --- k) opt-in, per-series ------------------------------------------------------
+KWAIT=6		# series_wait
+INI=$W/opt-in-series.ini
+bot_ini "$INI" "$STATE" "series_wait = $KWAIT" "[default]
+enabled = no
+
+[list on.example.org]
+enabled = yes"
+bot_start
+check "k) the bot starts with the opt-in file, per-series" wait_ready 20
+# k1: the Cc copies of every part; k2: of the cover and a clean patch;
+# k3: the Cc copies only, the list's never come.
+$MAIL series "$W" k1 case,clean,nosob
+$MAIL series "$W" k2 clean,twice,clean
+$MAIL series "$W" k3 nosob,clean
+$MAIL append $BOT $(p k1-0 k1-1 k1-2 k1-3 k2-0 k2-1 k3-0 k3-1 k3-2)
+check "k) the Cc copies are read first" wait_seen 20 k1-0 k1-1 k1-2 k1-3 k2-0 k2-1 k3-0 k3-1 k3-2
+listed on.example.org k2-0 k2-1 k2-2 k2-3
+sleep $((KWAIT + 2))	# k1's and k3's series waits pass on their Cc copies
+listed on.example.org k1-0 k1-1 k1-2 k1-3
+check "k) the list's copies of series whose Cc copies came first: answered" \
+	$MAIL wait-replies $AUTHOR 20 $(mid k1-0 k2-0)
+sleep 3	# a second reply (to a patch of k1 or k2) would have come by now
+check "k) ... once, to the cover, findings per patch (every Cc copy first)" \
+	$MAIL verify-series $AUTHOR $(p k1-0 k1-1 k1-2 k1-3)
+check "k) ... (the Cc copies of the cover and a patch first)" \
+	$MAIL verify-series $AUTHOR $(p k2-0 k2-1 k2-2 k2-3)
+check "k) a series whose copies never show the list: no reply" \
+	$MAIL none $AUTHOR $(mid k3-0 k3-1 k3-2)
+for t in k3-0 k3-1 k3-2; do
+	check "k) ... $t recorded as waiting for its list" recorded_as $t skipped:list-unknown
+done
+check "k) SIGTERM: exit 0" bot_stop
+# per-patch but for the opt-in list
+INI=$W/opt-in-mixed.ini
+bot_ini "$INI" "$STATE" "reply_mode = per-patch
+series_wait = $KWAIT" "[default]
+enabled = no
+
+[list on.example.org]
+enabled = yes
+reply_mode = per-series"
+bot_start
+check "k) the bot starts: [reply] per-patch, [list on.example.org] per-series" wait_ready 20
+$MAIL series "$W" k4 case,clean,twice
+$MAIL append $BOT $(p k4-0 k4-1 k4-2 k4-3)
+check "k) the Cc copies of k4 are read first" wait_seen 20 k4-0 k4-1 k4-2 k4-3
+listed on.example.org k4-0 k4-1 k4-2 k4-3
+check "k) the list's copies: answered per series, as that list says" \
+	$MAIL wait-replies $AUTHOR 20 $(mid k4-0)
+sleep 3
+check "k) ... once, to the cover; nothing to its patches" \
+	$MAIL verify-series $AUTHOR $(p k4-0 k4-1 k4-2 k4-3)
+check "k) SIGTERM again: exit 0" bot_stop
 finish
