@@ -627,6 +627,22 @@ static int user_version(void)
 	return v;
 }
 
+/* PRAGMA application_id of the file at th_dbpath. */
+static unsigned app_id(void)
+{
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	unsigned v = 0xdeadbeef;
+
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL), SQLITE_OK);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		v = (unsigned)sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return v;
+}
+
 START_TEST(test_migrate_2_to_3)
 {
 	struct store_series sr = { 0 };
@@ -664,6 +680,7 @@ START_TEST(test_migrate_2_to_3)
 	store_series_release(&sr);
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
+	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
 	ck_assert_int_eq(STORE_SCHEMA_VERSION, 6);
 }
 END_TEST
@@ -1008,10 +1025,128 @@ START_TEST(test_absent_file_created)
 	ck_assert_int_gt(sb.st_size, 0);
 	ck_assert_int_eq(sb.st_mode & 077, 0);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
+	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
 	ck_assert_int_eq(strays(), 0);
 	st = th_store_open();
 	ck_assert(seen(st, "created-1@example.org"));
 	store_close(st);
+}
+END_TEST
+
+/* The whole file at path, malloc'ed, its size in *len. */
+static char *slurp(const char *path, size_t *len)
+{
+	struct buf b;
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(f);
+	buf_init(&b, 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	return buf_detach(&b, len);
+}
+
+/* Runs sql on a new SQLite database at th_dbpath, as another program would
+ * make one. */
+static void foreign_db(const char *sql)
+{
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+/* state = naming another program's SQLite database: refused, naming the
+ * file, its application_id and its tables, and left byte for byte as it
+ * was (no tables of ours in it, no WAL switch in its header, no -wal). */
+static void assert_foreign_refused(const char *sql, const char *id, const char *tables)
+{
+	char *before, *after, wal[160];
+	size_t nbefore, nafter;
+	const char *m;
+
+	foreign_db(sql);
+	before = slurp(th_dbpath, &nbefore);
+	m = open_refused();
+	ck_assert_msg(strstr(m, "an SQLite database of another program") && strstr(m, id) &&
+		      strstr(m, tables) && strstr(m, "not a tagbot state"), "%s", m);
+	after = slurp(th_dbpath, &nafter);
+	ck_assert_uint_eq(nafter, nbefore);
+	ck_assert_msg(!memcmp(before, after, nbefore), "the refused database was changed");
+	snprintf(wal, sizeof(wal), "%s-wal", th_dbpath);
+	ck_assert_int_eq(access(wal, F_OK), -1);
+	free(before);
+	free(after);
+}
+
+START_TEST(test_foreign_sqlite_refused)
+{
+	assert_foreign_refused("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"
+			       "CREATE TABLE tags (note INTEGER, tag TEXT);"
+			       "INSERT INTO notes (body) VALUES ('keep me');",
+			       "application_id 0x00000000", "tables notes, tags");
+}
+END_TEST
+
+/* One with an application_id of its own, even with tables named as ours. */
+START_TEST(test_foreign_app_id_refused)
+{
+	assert_foreign_refused("PRAGMA application_id = 0x0f055112;"
+			       "CREATE TABLE messages (id INTEGER);"
+			       "CREATE TABLE checkpoints (id INTEGER);"
+			       "CREATE TABLE outbox (id INTEGER);"
+			       "PRAGMA user_version = 1;",
+			       "application_id 0x0f055112", "tables checkpoints, messages, outbox");
+}
+END_TEST
+
+/* An SQLite database without any table is no state of ours either. */
+START_TEST(test_tableless_sqlite_refused)
+{
+	assert_foreign_refused("PRAGMA user_version = 7; VACUUM;", "application_id 0x00000000",
+			       "no tables");
+}
+END_TEST
+
+/* A state of a tagbot from before the marker (its tables and schema
+ * version, no application_id) is ours: opened, and marked. */
+START_TEST(test_old_state_marked)
+{
+	struct store_message m = msg("kept@example.org", STORE_CLEAN, NULL);
+	struct store *st = th_store_open();
+	sqlite3 *db;
+	struct err e;
+
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA application_id = 0", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_uint_eq(app_id(), 0);
+	st = th_store_open();
+	ck_assert(seen(st, "kept@example.org"));
+	store_close(st);
+	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
+}
+END_TEST
+
+/* A dry run copies only a tagbot state: another program's database is
+ * refused before anything is copied. */
+START_TEST(test_snapshot_foreign_refused)
+{
+	char copy_path[160];
+	struct err e;
+
+	foreign_db("CREATE TABLE notes (body TEXT);");
+	snprintf(copy_path, sizeof(copy_path), "%s/copy.db", th_dir);
+	ck_assert_int_eq(store_snapshot(th_dbpath, copy_path, 0, &e), -1);
+	ck_assert_msg(strstr(e.msg, th_dbpath) && strstr(e.msg, "not a tagbot state"), "%s", e.msg);
+	ck_assert_int_eq(access(copy_path, F_OK), -1);
 }
 END_TEST
 
@@ -1283,6 +1418,11 @@ static void add_file_tests(TCase *file)
 	tcase_add_test(file, test_not_sqlite_refused);
 	tcase_add_test(file, test_directory_refused);
 	tcase_add_test(file, test_absent_file_created);
+	tcase_add_test(file, test_foreign_sqlite_refused);
+	tcase_add_test(file, test_foreign_app_id_refused);
+	tcase_add_test(file, test_tableless_sqlite_refused);
+	tcase_add_test(file, test_old_state_marked);
+	tcase_add_test(file, test_snapshot_foreign_refused);
 	tcase_add_test(file, test_snapshot);
 }
 

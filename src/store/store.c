@@ -187,7 +187,7 @@ static int prepare_all(struct store *st, struct err *e)
 static int build(const char *tmp, const char *path, struct err *e)
 {
 	struct store st = { .path = (char *)path };
-	int rc = db_sqlite_open(&st.db, tmp, 5000, false, e);
+	int rc = db_sqlite_open(&st.db, tmp, 5000, DB_SQLITE_BUILD, e);
 
 	if (rc == 0)
 		rc = migrate(&st, e);
@@ -281,7 +281,7 @@ static int open_db(struct store *st, const struct store_settings *s, int busy_ms
 		rc = create_file(s->path, e);
 	if (rc < 0)
 		return -1;
-	return db_sqlite_open(&st->db, s->path, busy_ms, true, e);
+	return db_sqlite_open(&st->db, s->path, busy_ms, DB_SQLITE_STATE, e);
 }
 
 int store_open(struct store **out, const struct store_settings *s, struct err *e)

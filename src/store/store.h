@@ -22,6 +22,9 @@
  * the cost does not matter) and a busy timeout, so `tagbot status` can read
  * while the daemon writes.  The schema is versioned with PRAGMA
  * user_version; store_open() migrates an older file and refuses a newer one.
+ * A state is marked as tagbot's with PRAGMA application_id
+ * (STORE_SQLITE_APPLICATION_ID), so that state = naming another program's
+ * database is refused instead of having tagbot's tables added to it.
  *
  * Message-IDs are keyed in normalized form (msgid_key(), mail/msgid.h): without <> and
  * surrounding white space, the domain part lower-cased, the local part as
@@ -47,6 +50,8 @@
 #define STORE_SCHEMA_VERSION	6	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
 					 * 5: told.about; 6: told.what */
+/* PRAGMA application_id of an SQLite state: "TAGB" in ASCII, big-endian. */
+#define STORE_SQLITE_APPLICATION_ID	0x54414742u
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
 struct store_settings {
@@ -72,9 +77,12 @@ struct store;	/* opaque: the connection and its prepared statements */
  * CREATE there the first time); messages name the URL masked.  SQLite:
  * when there is no file it is created
  * whole (mode 0600, built under a temporary name and put in place), so no
- * crash leaves an empty one.  An existing file that is empty, not regular
- * or not an SQLite database is refused (ERR_FINAL, naming the file): an
- * empty file is never taken for a fresh store.
+ * crash leaves an empty one, and marked (STORE_SQLITE_APPLICATION_ID).  An
+ * existing file that is empty, not regular, not an SQLite database, or an
+ * SQLite database without the mark that is not an older tagbot's state
+ * (whose tables it has: it gets the mark) is refused (ERR_FINAL, naming
+ * the file) and left as it is: an empty file is never taken for a fresh
+ * store, another program's database never filled with tagbot's tables.
  */
 int store_open(struct store **out, const struct store_settings *s, struct err *e);
 /* Finalizes the statements and closes; NULL is fine. */
