@@ -497,6 +497,25 @@ START_TEST(test_rate_check)
 }
 END_TEST
 
+/* The last reply to a person, by which held replies take turns: any
+ * form of the address, within the hour. */
+START_TEST(test_last_reply)
+{
+	struct policy *pol = policy_new();
+
+	ck_assert_int_eq(policy_last_reply(pol, "lee@kernel.org", 100), 0);
+	policy_note_reply_to(pol, "lee@kernel.org", 100);
+	policy_note_reply_to(pol, "Lee+x@Kernel.org", 130);
+	policy_note_reply_to(pol, "krzk@linaro.org", 120);
+	ck_assert_int_eq(policy_last_reply(pol, "LEE@kernel.org", 200), 130);
+	ck_assert_int_eq(policy_last_reply(pol, "krzk@linaro.org", 200), 120);
+	ck_assert_int_eq(policy_last_reply(pol, "krzk@linaro.org", 120 + 3600), 0);
+	ck_assert_int_eq(policy_last_reply(pol, NULL, 200), 0);
+	ck_assert_int_eq(policy_last_reply(NULL, "lee@kernel.org", 200), 0);
+	policy_free(pol);
+}
+END_TEST
+
 START_TEST(test_author_address)
 {
 	struct patch p;
@@ -545,6 +564,7 @@ int main(void)
 	tcase_add_test(tc, test_rate_global);
 	tcase_add_test(tc, test_rate_many_authors);
 	tcase_add_test(tc, test_rate_check);
+	tcase_add_test(tc, test_last_reply);
 	tcase_add_test(tc, test_author_address);
 	tcase_add_test(tc, test_names_and_bot_address);
 	suite_add_tcase(s, tc);

@@ -876,6 +876,88 @@ START_TEST(test_held_and_rate_events)
 }
 END_TEST
 
+static void waiting_collect(void *ctx, const struct store_waiting *w)
+{
+	buf_printf(ctx, "[%s@%ld]", w->who, (long)w->since);
+}
+
+static void add_series(struct store *st, const char *id, const char *sender, time_t first,
+		       time_t deadline)
+{
+	struct store_series sr;
+	struct err e;
+
+	memset(&sr, 0, sizeof(sr));
+	sr.id = (char *)id;
+	sr.version = 1;
+	sr.total = 2;
+	sr.sender = (char *)sender;
+	sr.first_time = first;
+	sr.deadline = deadline;
+	sr.state = STORE_SERIES_PENDING;
+	ck_assert_msg(store_series_create(st, &sr, &e) == 0, "%s", e.msg);
+}
+
+/* Who has replies due, for the daemon's turns: one entry a person with the
+ * time its oldest waits since, the longest waiting first, at most max;
+ * postponing moves only the due ones. */
+START_TEST(test_waiting)
+{
+	struct store *st = th_store_open();
+	struct store_held h = { "<w1@x.org>", "bob@x.org", 30, "raw", 3, "f" };
+	struct buf got;
+	struct err e;
+	char *id = NULL;
+	bool found;
+	time_t when;
+
+	buf_init(&got, 0);
+	ck_assert_int_eq(store_held_add(st, &h, 100, &e), 0);
+	h = (struct store_held){ "<w2@x.org>", "ann@x.org", 20, "raw", 3, "f" };
+	ck_assert_int_eq(store_held_add(st, &h, 100, &e), 0);
+	h = (struct store_held){ "<w3@x.org>", "bob@x.org", 10, "raw", 3, "f" };
+	ck_assert_int_eq(store_held_add(st, &h, 100, &e), 0);
+	h = (struct store_held){ "<w4@x.org>", "cy@x.org", 5, "raw", 3, "f" };
+	ck_assert_int_eq(store_held_add(st, &h, 500, &e), 0);	/* not due */
+	ck_assert_int_eq(store_held_waiting(st, 100, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[bob@x.org@10][ann@x.org@20]");
+	buf_reset(&got);
+	ck_assert_int_eq(store_held_waiting(st, 100, 1, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[bob@x.org@10]");
+
+	add_series(st, "s1@x.org", "ann@x.org", 50, 100);
+	add_series(st, "s2@x.org", "ann@x.org", 40, 100);
+	add_series(st, "s3@x.org", "dan@x.org", 60, 100);
+	add_series(st, "s4@x.org", "dan@x.org", 1, 900);	/* not due */
+	buf_reset(&got);
+	ck_assert_int_eq(store_series_waiting(st, 100, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[ann@x.org@40][dan@x.org@60]");
+	ck_assert_int_eq(store_series_next_due_of(st, 100, "ann@x.org", &id, &e), 0);
+	ck_assert_str_eq(id, "s2@x.org");
+	free(id);
+	ck_assert_int_eq(store_series_next_due_of(st, 100, "dan@x.org", &id, &e), 0);
+	ck_assert_str_eq(id, "s3@x.org");
+	free(id);
+	ck_assert_int_eq(store_series_next_due_of(st, 99, "dan@x.org", &id, &e), 0);
+	ck_assert_ptr_null(id);
+
+	ck_assert_int_eq(store_held_postpone(st, 100, 300, &e), 0);
+	ck_assert_int_eq(store_series_postpone(st, 100, 300, &e), 0);
+	buf_reset(&got);
+	ck_assert_int_eq(store_held_waiting(st, 299, 10, waiting_collect, &got, &e), 0);
+	ck_assert_int_eq(store_series_waiting(st, 299, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "");
+	ck_assert_int_eq(store_held_next_time(st, &when, &found, &e), 0);
+	ck_assert_int_eq(when, 300);
+	ck_assert_int_eq(store_series_next_time(st, &when, &found, &e), 0);
+	ck_assert_int_eq(when, 300);
+	ck_assert_int_eq(store_held_waiting(st, 500, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[cy@x.org@5][bob@x.org@10][ann@x.org@20]");
+	buf_release(&got);
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_refuses_newer_schema)
 {
 	struct store_settings s;
@@ -1457,6 +1539,7 @@ int main(void)
 	tcase_add_test(tc, test_reopen_keeps_everything);
 	tcase_add_test(tc, test_forget_decision);
 	tcase_add_test(tc, test_held_and_rate_events);
+	tcase_add_test(tc, test_waiting);
 	tcase_add_test(tc, test_checkpoint_update);
 	tcase_add_test(tc, test_one_reply_per_parent);
 	tcase_add_test(tc, test_atomic_injected_failure);

@@ -370,11 +370,16 @@ static bool source_due(const struct daemon *d, const struct source *s, time_t no
 	return d->nsrcs == 1 || s->next_poll <= now;
 }
 
-/* One round: each source that is due, then the series and the outbox. */
+/* One round: the held replies and series that are due, each source that
+ * is due, then the series and the outbox.  The due ones go first: a new
+ * mail must not take the room a limit just freed from the replies that
+ * waited for it (they take turns, daemon_series.c). */
 static int round_trip(struct daemon *d, struct err *e)
 {
 	time_t now = time(NULL);
 
+	if (daemon_series_flush(d, now, e) < 0)
+		return -1;
 	for (size_t i = 0; i < d->nsrcs && !daemon_got_stop; i++) {
 		struct source *s = &d->srcs[i];
 

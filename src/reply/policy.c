@@ -383,6 +383,19 @@ void policy_load_event(struct policy *pol, const char *key, time_t t)
 	pol->journal = fn;
 }
 
+time_t policy_last_reply(const struct policy *pol, const char *addr, time_t now)
+{
+	char *key = addr_key(addr);
+	const struct author_rate *a = pol && key ? find_author(pol, key) : NULL;
+	time_t last = 0;
+
+	for (size_t i = 0; a && i < a->w.n; i++)
+		if (a->w.t[i] > now - HOUR && a->w.t[i] > last)
+			last = a->w.t[i];
+	free(key);
+	return last;
+}
+
 /* When a full window has room again: the time the reply that must leave
  * first, for fewer than max to remain, leaves it. */
 static time_t window_free_at(const struct window *w, time_t now, time_t span, unsigned max)

@@ -151,6 +151,11 @@ enum policy_verdict policy_rate_check(const struct policy *pol, const struct pol
 				      const char *addr, time_t now, enum policy_reason *reason,
 				      time_t *free_at);
 
+/* The latest reply counted under addr's key ("+sub" and case ignored) in
+ * the hour before now (a later one too: a clock set back); 0 when none.
+ * Replies a limit held go out in turn by it (daemon_series.c). */
+time_t policy_last_reply(const struct policy *pol, const char *addr, time_t now);
+
 /* Counts a reply queued to addr (NULL: the global window only) at now. */
 void policy_note_reply_to(struct policy *pol, const char *addr, time_t now);
 

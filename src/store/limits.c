@@ -99,6 +99,20 @@ int store_held_drop(struct store *st, const char *rcpt, struct err *e)
 			   "dropping held replies", e);
 }
 
+int store_held_postpone(struct store *st, time_t now, time_t until, struct err *e)
+{
+	return db_postpone(st, "UPDATE held SET deadline = ?2 WHERE deadline <= ?1", now, until,
+			   "moving held replies", e);
+}
+
+int store_held_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn, void *ctx,
+		       struct err *e)
+{
+	return db_waiting(st, "SELECT rcpt, min(time) FROM held WHERE deadline <= ?1"
+			  " GROUP BY rcpt ORDER BY min(time), rcpt LIMIT ?2", now, max, fn, ctx,
+			  "reading held replies", e);
+}
+
 /* The body of store_held_queue_reply, inside its transaction. */
 static int held_reply_tx(struct store *st, const char *rcpt, const struct store_outgoing *o,
 			 const char *list, const char *lead, const char *reply_key, time_t now,

@@ -458,6 +458,12 @@ int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
 int store_series_next_due(struct store *st, time_t now, char **id, struct err *e);
 /* The earliest deadline of a pending series; *found false when none. */
 int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e);
+/* The due pending series of sender that waits longest (first_time, then
+ * id): *id malloc'ed or NULL. */
+int store_series_next_due_of(struct store *st, time_t now, const char *sender, char **id,
+			     struct err *e);
+/* Moves the pending series due at now to until. */
+int store_series_postpone(struct store *st, time_t now, time_t until, struct err *e);
 
 /*
  * In one transaction: queues out (out->parent_msgid is the series' lead:
@@ -514,6 +520,25 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 			   time_t now, enum store_enqueue *res, struct err *e);
 /* Forgets the held patches of rcpt (nothing to send after all). */
 int store_held_drop(struct store *st, const char *rcpt, struct err *e);
+/* Moves the held patches due at now to until. */
+int store_held_postpone(struct store *st, time_t now, time_t until, struct err *e);
+
+/*
+ * Who has replies due at now, for the daemon's round robin over them
+ * (daemon_series.c): one entry a person, the max who wait longest, oldest
+ * first.  store_held_waiting(): the recipients of held patches, since the
+ * oldest held patch's time; store_series_waiting(): the senders of pending
+ * series, since the first_time of their oldest.
+ */
+struct store_waiting {
+	const char *who;	/* foreign (valid during the call) */
+	time_t since;
+};
+typedef void store_waiting_fn(void *ctx, const struct store_waiting *w);
+int store_held_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn, void *ctx,
+		       struct err *e);
+int store_series_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn,
+			 void *ctx, struct err *e);
 
 /* --- what a person was told (schema 4, 5, 6) ------------------------------ */
 
