@@ -681,7 +681,45 @@ START_TEST(test_migrate_2_to_3)
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 6);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 7);
+}
+END_TEST
+
+/* Schema 6 -> 7: the rate events get an index by key and time, which
+ * the windows' counts read (one person's, or the global one's, without
+ * reading the others'); the events are kept. */
+START_TEST(test_rate_index)
+{
+	struct store *st = th_store_open();
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	struct err e;
+	char plan[256] = "";
+
+	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 100, &e), 0);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key;"
+				      "PRAGMA user_version = 6;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = th_store_open();
+	store_close(st);
+	ck_assert_int_eq(user_version(), 7);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT count(*) FROM"
+					    " rate_events WHERE key = 'ann@x.org' AND t > 50", -1,
+					    &q, NULL), SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		snprintf(plan + strlen(plan), sizeof(plan) - strlen(plan), "%s;",
+			 (const char *)sqlite3_column_text(q, 3));
+	sqlite3_finalize(q);
+	ck_assert_msg(strstr(plan, "USING COVERING INDEX rate_events_key"), "%s", plan);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM rate_events", -1, &q, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(q, 0), 1);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
 }
 END_TEST
 
@@ -734,7 +772,8 @@ START_TEST(test_told_about)
 	store_close(st);
 	/* back to schema 4's told table, one row in it */
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX rate_events_key;"
+				      "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
 				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule));"
 				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
@@ -783,7 +822,8 @@ START_TEST(test_told_what)
 
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX rate_events_key;"
+				      "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
 				      " rule TEXT NOT NULL, about TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule, about));"
 				      "CREATE INDEX told_t ON told (t);"
@@ -792,7 +832,7 @@ START_TEST(test_told_what)
 				      "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
-	ck_assert_int_eq(user_version(), 6);
+	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "", &t, &found, &e), 0);
 	ck_assert(found && t == 100);
 	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "leds: x", &t, &found,
@@ -1495,6 +1535,7 @@ static void add_file_tests(TCase *file)
 	tcase_add_test(file, test_migrate_2_to_3);
 	tcase_add_test(file, test_told_about);
 	tcase_add_test(file, test_told_what);
+	tcase_add_test(file, test_rate_index);
 	tcase_add_test(file, test_open_errors);
 	tcase_add_test(file, test_empty_file_refused);
 	tcase_add_test(file, test_not_sqlite_refused);

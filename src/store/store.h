@@ -47,9 +47,10 @@
 
 #include "lib/err.h"
 
-#define STORE_SCHEMA_VERSION	6	/* 2: lookup_cache; 3: context, thread_state, series;
+#define STORE_SCHEMA_VERSION	7	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
-					 * 5: told.about; 6: told.what */
+					 * 5: told.about; 6: told.what;
+					 * 7: rate_events by key */
 /* PRAGMA application_id of an SQLite state: "TAGB" in ASCII, big-endian. */
 #define STORE_SQLITE_APPLICATION_ID	0x54414742u
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
