@@ -223,8 +223,10 @@ static void hook(struct daemon *d, const char *key, enum store_decision dec, con
 
 /* The message row of a part the series reply (why "series") or a folded
  * held reply ("held") speaks for. */
+/* *added (may be NULL): false when the message was recorded already (by
+ * another daemon on the state, which decided it meanwhile). */
 static int record_held(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *lead, const char *why, struct err *e)
+		       const struct patch *lead, const char *why, bool *added, struct err *e)
 {
 	struct store_message m;
 
@@ -237,7 +239,7 @@ static int record_held(struct daemon *d, const struct job *j, const char *key,
 	m.decision = STORE_SKIPPED;
 	m.why = why;
 	m.time = daemon_now(d);
-	return store_record_message(d->st, &m, NULL, e);
+	return store_record_message(d->st, &m, added, e);
 }
 
 static int series_state(struct daemon *d, const char *id, enum store_series_state *state,
@@ -402,7 +404,7 @@ int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 	if (rc == 0 && hold)
 		rc = stretch(d, id, now, &state, e);
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
-		rc = record_held(d, j, key, lead, "series", e);
+		rc = record_held(d, j, key, lead, "series", NULL, e);
 		*taken = rc == 0;
 		if (rc == 0)
 			hook(d, key, STORE_SKIPPED, "series", f, j->min);
@@ -733,6 +735,7 @@ int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
 	struct buf raw;
 	char *fdump = NULL, *rk = NULL;
 	time_t now = daemon_now(d), at = now;
+	bool added = false;
 	int rc;
 
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
@@ -752,10 +755,14 @@ int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
 	for (char *c = rk; *c; c++)
 		*c = (char)ascii_tolower((unsigned char)*c);
 	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
-	rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
-	if (rc == 0)
-		rc = record_held(d, j, key, lead, "held", e);
-	if (rc == 0) {
+	/* Recorded first: a patch another daemon on the state recorded since
+	 * this one looked (both decided it) is that one's, not held here too. */
+	rc = record_held(d, j, key, lead, "held", &added, e);
+	if (rc == 0 && !added)
+		log_message(LOGL_DEBUG, key, "decided meanwhile by another daemon: not held");
+	if (rc == 0 && added)
+		rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
+	if (rc == 0 && added) {
 		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f, j->min);	/* replay: "held: why" */
 		log_message(LOGL_WARNING, key, "reply held back: %s; it goes to %s with any other "
 			    "held for that address in %ld s", policy_reason_name(why), who.to.email,
