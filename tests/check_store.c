@@ -855,14 +855,8 @@ static void held_count(void *ctx, const struct store_held *h)
 	buf_printf(b, "%s%s:%.*s", b->len ? " " : "", h->msgid, (int)h->len, h->raw);
 }
 
-static void rate_collect(void *ctx, const char *key, time_t t)
-{
-	buf_printf(ctx, "[%s@%ld]", key, (long)t);
-}
-
 /* Held replies (schema 4): kept per recipient until their deadline, moved
- * together, queued as one reply that marks every held patch replied; rate
- * events kept and pruned. */
+ * together, queued as one reply that marks every held patch replied. */
 START_TEST(test_held_and_rate_events)
 {
 	struct store *st = th_store_open();
@@ -903,15 +897,54 @@ START_TEST(test_held_and_rate_events)
 	ck_assert_str_eq(dec, "replied");
 	ck_assert_int_eq(store_held_next_time(st, &when, &found, &e), 0);
 	ck_assert(!found);
-	/* rate events: kept across a reopen, the old ones pruned */
+	buf_release(&got);
+	store_close(st);
+}
+END_TEST
+
+/* Rate events (schema 4, 7): counted per key after a time, the n-th and
+ * the latest of them, kept across a reopen, the old ones pruned. */
+START_TEST(test_rate_events)
+{
+	struct store *st = th_store_open();
+	struct err e;
+	time_t t;
+	long n;
+
 	ck_assert_int_eq(store_rate_note(st, "", 50, &e), 0);
 	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3650, &e), 0);
+	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3600, &e), 0);
+	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3700, &e), 0);
+	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3660, &e), 0);
 	store_close(st);
 	st = th_store_open();
-	buf_reset(&got);
-	ck_assert_int_eq(store_rate_load(st, 100, rate_collect, &got, &e), 0);
-	ck_assert_str_eq(got.data, "[ann@x.org@3650]");
-	buf_release(&got);
+	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 3600, &n, &e), 0);
+	ck_assert_int_eq(n, 2);			/* later than 3600 */
+	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 0, &t, &e), 0);
+	ck_assert_int_eq(t, 3600);		/* by time, not as noted */
+	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 2, &t, &e), 0);
+	ck_assert_int_eq(t, 3700);
+	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 3, &t, &e), 0);
+	ck_assert_int_eq(t, 0);
+	ck_assert_int_eq(store_rate_last(st, "ann@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(t, 3700);
+	ck_assert_int_eq(store_rate_last(st, "cy@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(t, 0);
+	/* in a transaction, as the daemon checks (PostgreSQL: the lock) */
+	ck_assert_int_eq(store_begin(st, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, "bob@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3670, &e), 0);
+	ck_assert_int_eq(store_commit(st, &e), 0);
+	ck_assert_int_eq(store_rate_prune(st, 3650, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 2);			/* 3650 and 3700 stay */
 	store_close(st);
 }
 END_TEST
@@ -1581,6 +1614,7 @@ int main(void)
 	tcase_add_test(tc, test_forget_decision);
 	tcase_add_test(tc, test_held_and_rate_events);
 	tcase_add_test(tc, test_waiting);
+	tcase_add_test(tc, test_rate_events);
 	tcase_add_test(tc, test_checkpoint_update);
 	tcase_add_test(tc, test_one_reply_per_parent);
 	tcase_add_test(tc, test_atomic_injected_failure);

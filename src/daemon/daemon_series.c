@@ -62,8 +62,6 @@ void daemon_context_prune(struct daemon *d, time_t now)
 	if (last_prune && now - last_prune < CONTEXT_PRUNE_EVERY_S)
 		return;
 	last_prune = now;
-	if (store_rate_prune(d->st, now - DAEMON_RATE_WINDOW_S, &e) < 0)
-		log_msg(LOGL_WARNING, "%s", e.msg);
 	if (store_context_prune(d->st, now - CONTEXT_KEEP_S, &n, &e) < 0)
 		log_msg(LOGL_WARNING, "%s", e.msg);
 	else if (n)
@@ -900,8 +898,8 @@ static bool served(const struct turns *ts, size_t upto, const char *who)
 	return false;
 }
 
-static int turn_take(struct daemon *d, const struct turn *t, time_t now, time_t *full,
-		     struct err *e)
+static int turn_flush(struct daemon *d, const struct turn *t, time_t now, time_t *full,
+		      struct err *e)
 {
 	char *id;
 	int rc;
@@ -913,6 +911,21 @@ static int turn_take(struct daemon *d, const struct turn *t, time_t now, time_t 
 	rc = id ? flush_one(d, id, now, full, e) : 0;
 	free(id);
 	return rc;
+}
+
+/* One turn in a transaction of its own: its rate check and the note of
+ * the reply it let through are one step for another daemon on the state
+ * (store.h's rate windows). */
+static int turn_take(struct daemon *d, const struct turn *t, time_t now, time_t *full,
+		     struct err *e)
+{
+	if (store_begin(d->st, e) < 0)
+		return -1;
+	if (turn_flush(d, t, now, full, e) < 0) {
+		store_rollback(d->st);
+		return -1;
+	}
+	return store_commit(d->st, e);
 }
 
 static int turns_flush(struct daemon *d, time_t now, struct err *e)

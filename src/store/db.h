@@ -46,6 +46,10 @@ struct db_driver {
 	/* Opens a migration's transaction, and its lock against another
 	 * process migrating the same database. */
 	const char *begin_migration;
+	/* Takes the rate windows' lock until the transaction ends
+	 * (store_rate_count()); NULL where a transaction holds the whole
+	 * database already. */
+	const char *lock_rates;
 
 	int (*exec)(struct db *db, const char *sql);
 	/* keep: the statement lives as long as the connection (a hint). */

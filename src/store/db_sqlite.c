@@ -209,6 +209,7 @@ static const struct db_driver sqlite_driver = {
 	 * SQLITE_BUSY without waiting. */
 	.begin = "BEGIN IMMEDIATE",
 	.begin_migration = "BEGIN IMMEDIATE",
+	.lock_rates = NULL,	/* BEGIN IMMEDIATE holds the writer's lock */
 	.exec = sq_exec,
 	.prepare = sq_prepare,
 	.bind_text = sq_bind_text,

@@ -15,7 +15,9 @@
  * SKIP LOCKED, inside the caller's transaction; the claim, mark_retry,
  * then moves it out of the other's sight until the backoff ends).
  * Checkpoints are shared rows: the last writer's stands, and a daemon that
- * reads a folder from an older checkpoint finds its messages known.
+ * reads a folder from an older checkpoint finds its messages known.  The
+ * rate limits' windows are rows too (rate events, below), counted at each
+ * check under a lock, so the daemons keep the limits together.
  *
  * SQLite: the database runs in WAL mode with synchronous=FULL (a committed reply
  * survives SIGKILL and power loss; the bot writes a few rows per patch, so
@@ -552,17 +554,31 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
 		   time_t t, struct err *e);
 
-/* --- rate windows (schema 4) ------------------------------------------- */
+/* --- rate windows (schema 4, 7) ----------------------------------------- */
 
-/* Records that a reply counted under key ("" for the global window) at t,
- * so that a restart keeps the rate limits' windows (policy.h). */
+/*
+ * The windows of the rate limits live here (policy.h's policy_events): one
+ * event per reply and key ("" for the global window, else a person's), so
+ * that every daemon on one state counts every reply, and a restart keeps
+ * them.  A check and the note of the reply it let through belong in one
+ * transaction: inside one, store_rate_count() first takes the rate
+ * windows' lock (PostgreSQL: an advisory lock held until the transaction
+ * ends; SQLite: the writer's lock its transactions hold already), so two
+ * daemons' checks and notes take turns and together keep the limits.
+ * Indexed by key and time (schema 7): a count reads its window's events.
+ */
+/* Records that a reply counted under key at t. */
 int store_rate_note(struct store *st, const char *key, time_t t, struct err *e);
 /* Deletes the events before before. */
 int store_rate_prune(struct store *st, time_t before, struct err *e);
-/* Calls fn for each event since since, oldest first, after deleting those
- * before it. */
-int store_rate_load(struct store *st, time_t since,
-		    void (*fn)(void *ctx, const char *key, time_t t), void *ctx, struct err *e);
+/* How many events under key are later than since. */
+int store_rate_count(struct store *st, const char *key, time_t since, long *n, struct err *e);
+/* The time of the n-th of them (0: the oldest; ties in the order they were
+ * noted); *t 0 when there is none. */
+int store_rate_nth(struct store *st, const char *key, time_t since, long n, time_t *t,
+		   struct err *e);
+/* The latest of them; *t 0 when none. */
+int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e);
 
 /*
  * Test hook: when set, store_record_reply calls it between writing the
