@@ -1,4 +1,5 @@
 #include "autoconf.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,6 +498,114 @@ START_TEST(test_rate_check)
 }
 END_TEST
 
+/* The last reply to a person, by which held replies take turns: any
+ * form of the address, within the hour. */
+START_TEST(test_last_reply)
+{
+	struct policy *pol = policy_new();
+
+	ck_assert_int_eq(policy_last_reply(pol, "lee@kernel.org", 100), 0);
+	policy_note_reply_to(pol, "lee@kernel.org", 100);
+	policy_note_reply_to(pol, "Lee+x@Kernel.org", 130);
+	policy_note_reply_to(pol, "krzk@linaro.org", 120);
+	ck_assert_int_eq(policy_last_reply(pol, "LEE@kernel.org", 200), 130);
+	ck_assert_int_eq(policy_last_reply(pol, "krzk@linaro.org", 200), 120);
+	ck_assert_int_eq(policy_last_reply(pol, "krzk@linaro.org", 120 + 3600), 0);
+	ck_assert_int_eq(policy_last_reply(pol, NULL, 200), 0);
+	ck_assert_int_eq(policy_last_reply(NULL, "lee@kernel.org", 200), 0);
+	policy_free(pol);
+}
+END_TEST
+
+/* A place for the windows that two policies share (as two daemons share
+ * the store's rate events): (key, t) pairs in the order noted; broken
+ * answers every count as a failing store does. */
+struct shared_events {
+	struct { char key[64]; time_t t; } v[32];
+	unsigned n;
+	bool broken;
+};
+
+static unsigned sh_count(void *ctx, const char *key, time_t since)
+{
+	struct shared_events *x = ctx;
+	unsigned c = 0;
+
+	if (x->broken)
+		return UINT_MAX;
+	for (unsigned i = 0; i < x->n; i++)
+		c += !strcmp(x->v[i].key, key) && x->v[i].t > since;
+	return c;
+}
+
+static time_t sh_nth(void *ctx, const char *key, time_t since, unsigned n)
+{
+	struct shared_events *x = ctx;
+
+	for (unsigned i = 0; i < x->n; i++)
+		if (!strcmp(x->v[i].key, key) && x->v[i].t > since && n-- == 0)
+			return x->v[i].t;
+	return 0;
+}
+
+static time_t sh_last(void *ctx, const char *key, time_t since)
+{
+	struct shared_events *x = ctx;
+	time_t last = 0;
+
+	for (unsigned i = 0; i < x->n; i++)
+		if (!strcmp(x->v[i].key, key) && x->v[i].t > since && x->v[i].t > last)
+			last = x->v[i].t;
+	return last;
+}
+
+static void sh_add(void *ctx, const char *key, time_t t)
+{
+	struct shared_events *x = ctx;
+
+	ck_assert_uint_lt(x->n, 32);
+	snprintf(x->v[x->n].key, sizeof(x->v[x->n].key), "%s", key);
+	x->v[x->n++].t = t;
+}
+
+/* Two policies on one place for the windows keep the limits together:
+ * what one counted, the other sees; a place that fails holds the reply. */
+START_TEST(test_shared_events)
+{
+	static struct shared_events x;
+	const struct policy_events ev = { sh_count, sh_nth, sh_last, sh_add, &x };
+	struct policy_settings s;
+	struct policy *a = policy_new(), *b = policy_new();
+	enum policy_reason r;
+	time_t at;
+
+	memset(&x, 0, sizeof(x));
+	settings(&s);
+	s.max_per_author_per_hour = 2;
+	s.max_per_minute = 3;
+	s.max_share_per_sender = 0;
+	policy_set_events(a, &ev);
+	policy_set_events(b, &ev);
+	policy_note_reply_to(a, "Lee+x@Kernel.org", 100);
+	policy_note_reply_to(b, "krzk@linaro.org", 110);
+	ck_assert_int_eq(x.n, 4);	/* the global key and the person's, each */
+	ck_assert_int_eq(policy_rate_check(b, &s, "lee@kernel.org", 120, &r, &at), POLICY_REPLY);
+	policy_note_reply_to(b, "lee@kernel.org", 120);
+	/* a's check counts b's replies: the minute is full (3), and lee's hour */
+	ck_assert_int_eq(policy_rate_check(a, &s, "ann@x.org", 130, &r, &at), POLICY_HOLD);
+	ck_assert_int_eq(r, REASON_RATE_GLOBAL);
+	ck_assert_int_eq(at, 160);
+	ck_assert_int_eq(policy_rate_check(a, &s, "lee@kernel.org", 200, &r, &at), POLICY_HOLD);
+	ck_assert_int_eq(r, REASON_RATE_AUTHOR);
+	ck_assert_int_eq(at, 3700);
+	ck_assert_int_eq(policy_last_reply(a, "LEE@kernel.org", 200), 120);
+	x.broken = true;
+	ck_assert_int_eq(policy_rate_check(a, &s, "ann@x.org", 5000, &r, &at), POLICY_HOLD);
+	policy_free(a);
+	policy_free(b);
+}
+END_TEST
+
 START_TEST(test_author_address)
 {
 	struct patch p;
@@ -545,6 +654,8 @@ int main(void)
 	tcase_add_test(tc, test_rate_global);
 	tcase_add_test(tc, test_rate_many_authors);
 	tcase_add_test(tc, test_rate_check);
+	tcase_add_test(tc, test_last_reply);
+	tcase_add_test(tc, test_shared_events);
 	tcase_add_test(tc, test_author_address);
 	tcase_add_test(tc, test_names_and_bot_address);
 	suite_add_tcase(s, tc);

@@ -627,6 +627,22 @@ static int user_version(void)
 	return v;
 }
 
+/* PRAGMA application_id of the file at th_dbpath. */
+static unsigned app_id(void)
+{
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	unsigned v = 0xdeadbeef;
+
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &q, NULL), SQLITE_OK);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		v = (unsigned)sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return v;
+}
+
 START_TEST(test_migrate_2_to_3)
 {
 	struct store_series sr = { 0 };
@@ -664,7 +680,46 @@ START_TEST(test_migrate_2_to_3)
 	store_series_release(&sr);
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 6);
+	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 7);
+}
+END_TEST
+
+/* Schema 6 -> 7: the rate events get an index by key and time, which
+ * the windows' counts read (one person's, or the global one's, without
+ * reading the others'); the events are kept. */
+START_TEST(test_rate_index)
+{
+	struct store *st = th_store_open();
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	struct err e;
+	char plan[256] = "";
+
+	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 100, &e), 0);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key;"
+				      "PRAGMA user_version = 6;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = th_store_open();
+	store_close(st);
+	ck_assert_int_eq(user_version(), 7);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT count(*) FROM"
+					    " rate_events WHERE key = 'ann@x.org' AND t > 50", -1,
+					    &q, NULL), SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		snprintf(plan + strlen(plan), sizeof(plan) - strlen(plan), "%s;",
+			 (const char *)sqlite3_column_text(q, 3));
+	sqlite3_finalize(q);
+	ck_assert_msg(strstr(plan, "USING COVERING INDEX rate_events_key"), "%s", plan);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM rate_events", -1, &q, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(q, 0), 1);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
 }
 END_TEST
 
@@ -717,7 +772,8 @@ START_TEST(test_told_about)
 	store_close(st);
 	/* back to schema 4's told table, one row in it */
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX rate_events_key;"
+				      "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
 				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule));"
 				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
@@ -766,7 +822,8 @@ START_TEST(test_told_what)
 
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX rate_events_key;"
+				      "DROP TABLE told; CREATE TABLE told (person TEXT NOT NULL,"
 				      " rule TEXT NOT NULL, about TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule, about));"
 				      "CREATE INDEX told_t ON told (t);"
@@ -775,7 +832,7 @@ START_TEST(test_told_what)
 				      "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
-	ck_assert_int_eq(user_version(), 6);
+	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "", &t, &found, &e), 0);
 	ck_assert(found && t == 100);
 	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "leds: x", &t, &found,
@@ -798,14 +855,8 @@ static void held_count(void *ctx, const struct store_held *h)
 	buf_printf(b, "%s%s:%.*s", b->len ? " " : "", h->msgid, (int)h->len, h->raw);
 }
 
-static void rate_collect(void *ctx, const char *key, time_t t)
-{
-	buf_printf(ctx, "[%s@%ld]", key, (long)t);
-}
-
 /* Held replies (schema 4): kept per recipient until their deadline, moved
- * together, queued as one reply that marks every held patch replied; rate
- * events kept and pruned. */
+ * together, queued as one reply that marks every held patch replied. */
 START_TEST(test_held_and_rate_events)
 {
 	struct store *st = th_store_open();
@@ -846,14 +897,135 @@ START_TEST(test_held_and_rate_events)
 	ck_assert_str_eq(dec, "replied");
 	ck_assert_int_eq(store_held_next_time(st, &when, &found, &e), 0);
 	ck_assert(!found);
-	/* rate events: kept across a reopen, the old ones pruned */
+	buf_release(&got);
+	store_close(st);
+}
+END_TEST
+
+/* Rate events (schema 4, 7): counted per key after a time, the n-th and
+ * the latest of them, kept across a reopen, the old ones pruned. */
+START_TEST(test_rate_events)
+{
+	struct store *st = th_store_open();
+	struct err e;
+	time_t t;
+	long n;
+
 	ck_assert_int_eq(store_rate_note(st, "", 50, &e), 0);
 	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3650, &e), 0);
+	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3600, &e), 0);
+	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 3700, &e), 0);
+	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3660, &e), 0);
 	store_close(st);
 	st = th_store_open();
+	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 3600, &n, &e), 0);
+	ck_assert_int_eq(n, 2);			/* later than 3600 */
+	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 0, &t, &e), 0);
+	ck_assert_int_eq(t, 3600);		/* by time, not as noted */
+	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 2, &t, &e), 0);
+	ck_assert_int_eq(t, 3700);
+	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 3, &t, &e), 0);
+	ck_assert_int_eq(t, 0);
+	ck_assert_int_eq(store_rate_last(st, "ann@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(t, 3700);
+	ck_assert_int_eq(store_rate_last(st, "cy@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(t, 0);
+	/* in a transaction, as the daemon checks (PostgreSQL: the lock) */
+	ck_assert_int_eq(store_begin(st, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, "bob@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3670, &e), 0);
+	ck_assert_int_eq(store_commit(st, &e), 0);
+	ck_assert_int_eq(store_rate_prune(st, 3650, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(n, 2);			/* 3650 and 3700 stay */
+	store_close(st);
+}
+END_TEST
+
+static void waiting_collect(void *ctx, const struct store_waiting *w)
+{
+	buf_printf(ctx, "[%s@%ld]", w->who, (long)w->since);
+}
+
+static void add_series(struct store *st, const char *id, const char *sender, time_t first,
+		       time_t deadline)
+{
+	struct store_series sr;
+	struct err e;
+
+	memset(&sr, 0, sizeof(sr));
+	sr.id = (char *)id;
+	sr.version = 1;
+	sr.total = 2;
+	sr.sender = (char *)sender;
+	sr.first_time = first;
+	sr.deadline = deadline;
+	sr.state = STORE_SERIES_PENDING;
+	ck_assert_msg(store_series_create(st, &sr, &e) == 0, "%s", e.msg);
+}
+
+/* Who has replies due, for the daemon's turns: one entry a person with the
+ * time its oldest waits since, the longest waiting first, at most max;
+ * postponing moves only the due ones. */
+START_TEST(test_waiting)
+{
+	struct store *st = th_store_open();
+	struct store_held h = { "<w1@x.org>", "bob@x.org", 30, "raw", 3, "f" };
+	struct buf got;
+	struct err e;
+	char *id = NULL;
+	bool found;
+	time_t when;
+
+	buf_init(&got, 0);
+	ck_assert_int_eq(store_held_add(st, &h, 100, &e), 0);
+	h = (struct store_held){ "<w2@x.org>", "ann@x.org", 20, "raw", 3, "f" };
+	ck_assert_int_eq(store_held_add(st, &h, 100, &e), 0);
+	h = (struct store_held){ "<w3@x.org>", "bob@x.org", 10, "raw", 3, "f" };
+	ck_assert_int_eq(store_held_add(st, &h, 100, &e), 0);
+	h = (struct store_held){ "<w4@x.org>", "cy@x.org", 5, "raw", 3, "f" };
+	ck_assert_int_eq(store_held_add(st, &h, 500, &e), 0);	/* not due */
+	ck_assert_int_eq(store_held_waiting(st, 100, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[bob@x.org@10][ann@x.org@20]");
 	buf_reset(&got);
-	ck_assert_int_eq(store_rate_load(st, 100, rate_collect, &got, &e), 0);
-	ck_assert_str_eq(got.data, "[ann@x.org@3650]");
+	ck_assert_int_eq(store_held_waiting(st, 100, 1, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[bob@x.org@10]");
+
+	add_series(st, "s1@x.org", "ann@x.org", 50, 100);
+	add_series(st, "s2@x.org", "ann@x.org", 40, 100);
+	add_series(st, "s3@x.org", "dan@x.org", 60, 100);
+	add_series(st, "s4@x.org", "dan@x.org", 1, 900);	/* not due */
+	buf_reset(&got);
+	ck_assert_int_eq(store_series_waiting(st, 100, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[ann@x.org@40][dan@x.org@60]");
+	ck_assert_int_eq(store_series_next_due_of(st, 100, "ann@x.org", &id, &e), 0);
+	ck_assert_str_eq(id, "s2@x.org");
+	free(id);
+	ck_assert_int_eq(store_series_next_due_of(st, 100, "dan@x.org", &id, &e), 0);
+	ck_assert_str_eq(id, "s3@x.org");
+	free(id);
+	ck_assert_int_eq(store_series_next_due_of(st, 99, "dan@x.org", &id, &e), 0);
+	ck_assert_ptr_null(id);
+
+	ck_assert_int_eq(store_held_postpone(st, 100, 300, &e), 0);
+	ck_assert_int_eq(store_series_postpone(st, 100, 300, &e), 0);
+	buf_reset(&got);
+	ck_assert_int_eq(store_held_waiting(st, 299, 10, waiting_collect, &got, &e), 0);
+	ck_assert_int_eq(store_series_waiting(st, 299, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "");
+	ck_assert_int_eq(store_held_next_time(st, &when, &found, &e), 0);
+	ck_assert_int_eq(when, 300);
+	ck_assert_int_eq(store_series_next_time(st, &when, &found, &e), 0);
+	ck_assert_int_eq(when, 300);
+	ck_assert_int_eq(store_held_waiting(st, 500, 10, waiting_collect, &got, &e), 0);
+	ck_assert_str_eq(got.data, "[cy@x.org@5][bob@x.org@10][ann@x.org@20]");
 	buf_release(&got);
 	store_close(st);
 }
@@ -1008,10 +1180,128 @@ START_TEST(test_absent_file_created)
 	ck_assert_int_gt(sb.st_size, 0);
 	ck_assert_int_eq(sb.st_mode & 077, 0);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
+	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
 	ck_assert_int_eq(strays(), 0);
 	st = th_store_open();
 	ck_assert(seen(st, "created-1@example.org"));
 	store_close(st);
+}
+END_TEST
+
+/* The whole file at path, malloc'ed, its size in *len. */
+static char *slurp(const char *path, size_t *len)
+{
+	struct buf b;
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(f);
+	buf_init(&b, 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	return buf_detach(&b, len);
+}
+
+/* Runs sql on a new SQLite database at th_dbpath, as another program would
+ * make one. */
+static void foreign_db(const char *sql)
+{
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+/* state = naming another program's SQLite database: refused, naming the
+ * file, its application_id and its tables, and left byte for byte as it
+ * was (no tables of ours in it, no WAL switch in its header, no -wal). */
+static void assert_foreign_refused(const char *sql, const char *id, const char *tables)
+{
+	char *before, *after, wal[160];
+	size_t nbefore, nafter;
+	const char *m;
+
+	foreign_db(sql);
+	before = slurp(th_dbpath, &nbefore);
+	m = open_refused();
+	ck_assert_msg(strstr(m, "an SQLite database of another program") && strstr(m, id) &&
+		      strstr(m, tables) && strstr(m, "not a tagbot state"), "%s", m);
+	after = slurp(th_dbpath, &nafter);
+	ck_assert_uint_eq(nafter, nbefore);
+	ck_assert_msg(!memcmp(before, after, nbefore), "the refused database was changed");
+	snprintf(wal, sizeof(wal), "%s-wal", th_dbpath);
+	ck_assert_int_eq(access(wal, F_OK), -1);
+	free(before);
+	free(after);
+}
+
+START_TEST(test_foreign_sqlite_refused)
+{
+	assert_foreign_refused("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"
+			       "CREATE TABLE tags (note INTEGER, tag TEXT);"
+			       "INSERT INTO notes (body) VALUES ('keep me');",
+			       "application_id 0x00000000", "tables notes, tags");
+}
+END_TEST
+
+/* One with an application_id of its own, even with tables named as ours. */
+START_TEST(test_foreign_app_id_refused)
+{
+	assert_foreign_refused("PRAGMA application_id = 0x0f055112;"
+			       "CREATE TABLE messages (id INTEGER);"
+			       "CREATE TABLE checkpoints (id INTEGER);"
+			       "CREATE TABLE outbox (id INTEGER);"
+			       "PRAGMA user_version = 1;",
+			       "application_id 0x0f055112", "tables checkpoints, messages, outbox");
+}
+END_TEST
+
+/* An SQLite database without any table is no state of ours either. */
+START_TEST(test_tableless_sqlite_refused)
+{
+	assert_foreign_refused("PRAGMA user_version = 7; VACUUM;", "application_id 0x00000000",
+			       "no tables");
+}
+END_TEST
+
+/* A state of a tagbot from before the marker (its tables and schema
+ * version, no application_id) is ours: opened, and marked. */
+START_TEST(test_old_state_marked)
+{
+	struct store_message m = msg("kept@example.org", STORE_CLEAN, NULL);
+	struct store *st = th_store_open();
+	sqlite3 *db;
+	struct err e;
+
+	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA application_id = 0", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_uint_eq(app_id(), 0);
+	st = th_store_open();
+	ck_assert(seen(st, "kept@example.org"));
+	store_close(st);
+	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
+}
+END_TEST
+
+/* A dry run copies only a tagbot state: another program's database is
+ * refused before anything is copied. */
+START_TEST(test_snapshot_foreign_refused)
+{
+	char copy_path[160];
+	struct err e;
+
+	foreign_db("CREATE TABLE notes (body TEXT);");
+	snprintf(copy_path, sizeof(copy_path), "%s/copy.db", th_dir);
+	ck_assert_int_eq(store_snapshot(th_dbpath, copy_path, 0, &e), -1);
+	ck_assert_msg(strstr(e.msg, th_dbpath) && strstr(e.msg, "not a tagbot state"), "%s", e.msg);
+	ck_assert_int_eq(access(copy_path, F_OK), -1);
 }
 END_TEST
 
@@ -1278,11 +1568,17 @@ static void add_file_tests(TCase *file)
 	tcase_add_test(file, test_migrate_2_to_3);
 	tcase_add_test(file, test_told_about);
 	tcase_add_test(file, test_told_what);
+	tcase_add_test(file, test_rate_index);
 	tcase_add_test(file, test_open_errors);
 	tcase_add_test(file, test_empty_file_refused);
 	tcase_add_test(file, test_not_sqlite_refused);
 	tcase_add_test(file, test_directory_refused);
 	tcase_add_test(file, test_absent_file_created);
+	tcase_add_test(file, test_foreign_sqlite_refused);
+	tcase_add_test(file, test_foreign_app_id_refused);
+	tcase_add_test(file, test_tableless_sqlite_refused);
+	tcase_add_test(file, test_old_state_marked);
+	tcase_add_test(file, test_snapshot_foreign_refused);
 	tcase_add_test(file, test_snapshot);
 }
 
@@ -1317,6 +1613,8 @@ int main(void)
 	tcase_add_test(tc, test_reopen_keeps_everything);
 	tcase_add_test(tc, test_forget_decision);
 	tcase_add_test(tc, test_held_and_rate_events);
+	tcase_add_test(tc, test_waiting);
+	tcase_add_test(tc, test_rate_events);
 	tcase_add_test(tc, test_checkpoint_update);
 	tcase_add_test(tc, test_one_reply_per_parent);
 	tcase_add_test(tc, test_atomic_injected_failure);

@@ -370,11 +370,16 @@ static bool source_due(const struct daemon *d, const struct source *s, time_t no
 	return d->nsrcs == 1 || s->next_poll <= now;
 }
 
-/* One round: each source that is due, then the series and the outbox. */
+/* One round: the held replies and series that are due, each source that
+ * is due, then the series and the outbox.  The due ones go first: a new
+ * mail must not take the room a limit just freed from the replies that
+ * waited for it (they take turns, daemon_series.c). */
 static int round_trip(struct daemon *d, struct err *e)
 {
 	time_t now = time(NULL);
 
+	if (daemon_series_flush(d, now, e) < 0)
+		return -1;
 	for (size_t i = 0; i < d->nsrcs && !daemon_got_stop; i++) {
 		struct source *s = &d->srcs[i];
 
@@ -604,30 +609,66 @@ static int store_open_for(struct daemon *d, struct err *e)
 	return rc < 0 ? err_prefix(e, "[tagbot] state") : 0;
 }
 
-/* Every rate event goes to the store too (policy.h), in the transaction of
- * the reply it counts. */
-static void rate_journal(void *ctx, const char *key, time_t t)
+/*
+ * The rate limits' windows live in the store (policy.h, store.h): every
+ * daemon on one state counts every reply, and a restart keeps them.  A
+ * store error fails closed: the window reads full and the reply is held
+ * (kept, not lost); the next store call of the transaction meets the
+ * error too (PostgreSQL) and fails it.
+ */
+static unsigned rate_count(void *ctx, const char *key, time_t since)
+{
+	struct daemon *d = ctx;
+	struct err e;
+	long n;
+
+	if (store_rate_count(d->st, key, since, &n, &e) < 0) {
+		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
+		return UINT_MAX;
+	}
+	return n < 0 ? 0 : n > (long)UINT_MAX ? UINT_MAX : (unsigned)n;
+}
+
+static time_t rate_nth(void *ctx, const char *key, time_t since, unsigned n)
+{
+	struct daemon *d = ctx;
+	struct err e;
+	time_t t;
+
+	if (store_rate_nth(d->st, key, since, (long)n, &t, &e) < 0)
+		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
+	return t;
+}
+
+static time_t rate_last(void *ctx, const char *key, time_t since)
+{
+	struct daemon *d = ctx;
+	struct err e;
+	time_t t;
+
+	if (store_rate_last(d->st, key, since, &t, &e) < 0)
+		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
+	return t;
+}
+
+/* With the global event of each reply, the events older than every window
+ * go: the table holds the last hour, so a check costs the same however
+ * long the daemon runs. */
+static void rate_add(void *ctx, const char *key, time_t t)
 {
 	struct daemon *d = ctx;
 	struct err e;
 
-	if (store_rate_note(d->st, key, t, &e) < 0)
+	if (store_rate_note(d->st, key, t, &e) < 0 ||
+	    (!*key && store_rate_prune(d->st, daemon_now(d) - DAEMON_RATE_WINDOW_S, &e) < 0))
 		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
 }
 
-static void rate_load(void *ctx, const char *key, time_t t)
+static void rate_in_store(struct daemon *d)
 {
-	policy_load_event(ctx, key, t);
-}
+	const struct policy_events ev = { rate_count, rate_nth, rate_last, rate_add, d };
 
-/* The rate limits' windows of the last hour, as the store kept them: a
- * restart does not reset them. */
-static int rate_restore(struct daemon *d, struct err *e)
-{
-	if (store_rate_load(d->st, daemon_now(d) - DAEMON_RATE_WINDOW_S, rate_load, d->pol, e) < 0)
-		return err_prefix(e, "[tagbot] state");
-	policy_set_journal(d->pol, rate_journal, d);
-	return 0;
+	policy_set_events(d->pol, &ev);
 }
 
 static int start(struct daemon *d, struct err *e)
@@ -646,8 +687,10 @@ static int start(struct daemon *d, struct err *e)
 	sources_build(d);
 	if (d->cfg.sink.type == SINK_SMTP && any_source_of(d, SOURCE_IMAP))
 		d->copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
-	if (store_open_for(d, e) < 0 || rate_restore(d, e) < 0 || daemon_sink_open(d, e) < 0 ||
-	    daemon_lookup_open(d, e) < 0)
+	if (store_open_for(d, e) < 0)
+		return -1;
+	rate_in_store(d);
+	if (daemon_sink_open(d, e) < 0 || daemon_lookup_open(d, e) < 0)
 		return -1;
 	/* A Maildir that cannot be opened is a setting to fix: no start. */
 	for (size_t i = 0; i < d->nsrcs; i++) {
@@ -712,7 +755,10 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 		return -1;
 	store_settings_init(&ss);
 	ss.path = d->scratch.db;
-	return store_open(&d->st, &ss, e);
+	if (store_open(&d->st, &ss, e) < 0)
+		return -1;
+	rate_in_store(d);
+	return 0;
 }
 
 int daemon_offline_take(struct daemon *d, const char *name, const char *raw, size_t len,

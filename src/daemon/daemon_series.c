@@ -30,7 +30,9 @@
 
 #define CONTEXT_KEEP_S		((long)CONFIG_MAX_REPEAT_AFTER * 24 * 3600) /* context and told rows */
 #define CONTEXT_PRUNE_EVERY_S	(24L * 3600)		/* how often they are pruned */
-#define SERIES_FLUSH_MAX	16	/* series flushed per timer round */
+#define SERIES_FLUSH_MAX	16	/* series and held replies flushed per timer round */
+#define TURNS_SCAN_MAX		512	/* people with due replies of one kind looked at
+					 * per round (the longest waiting) */
 #define FINDING_FIELDS		6	/* rule, severity, line, text, message, doc */
 
 static time_t last_prune;
@@ -60,8 +62,6 @@ void daemon_context_prune(struct daemon *d, time_t now)
 	if (last_prune && now - last_prune < CONTEXT_PRUNE_EVERY_S)
 		return;
 	last_prune = now;
-	if (store_rate_prune(d->st, now - DAEMON_RATE_WINDOW_S, &e) < 0)
-		log_msg(LOGL_WARNING, "%s", e.msg);
 	if (store_context_prune(d->st, now - CONTEXT_KEEP_S, &n, &e) < 0)
 		log_msg(LOGL_WARNING, "%s", e.msg);
 	else if (n)
@@ -221,8 +221,10 @@ static void hook(struct daemon *d, const char *key, enum store_decision dec, con
 
 /* The message row of a part the series reply (why "series") or a folded
  * held reply ("held") speaks for. */
+/* *added (may be NULL): false when the message was recorded already (by
+ * another daemon on the state, which decided it meanwhile). */
 static int record_held(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *lead, const char *why, struct err *e)
+		       const struct patch *lead, const char *why, bool *added, struct err *e)
 {
 	struct store_message m;
 
@@ -235,7 +237,7 @@ static int record_held(struct daemon *d, const struct job *j, const char *key,
 	m.decision = STORE_SKIPPED;
 	m.why = why;
 	m.time = daemon_now(d);
-	return store_record_message(d->st, &m, NULL, e);
+	return store_record_message(d->st, &m, added, e);
 }
 
 static int series_state(struct daemon *d, const char *id, enum store_series_state *state,
@@ -364,7 +366,7 @@ static int is_complete(struct daemon *d, const struct store_series *s, const str
 	return 0;
 }
 
-static int flush_one(struct daemon *d, const char *id, time_t now, struct err *e);
+static int flush_one(struct daemon *d, const char *id, time_t now, time_t *full, struct err *e);
 
 /* c for lead, the checked part of the mail keyed key, at now; false (c
  * released) when that is no series part. */
@@ -419,13 +421,13 @@ int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 	if (rc == 0 && hold)
 		rc = stretch(d, id, now, &state, e);
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
-		rc = record_held(d, j, key, lead, "series", e);
+		rc = record_held(d, j, key, lead, "series", NULL, e);
 		*taken = rc == 0;
 		if (rc == 0)
 			hook(d, key, STORE_SKIPPED, "series", f, j->min);
 		log_message(LOGL_DEBUG, key, "held for the reply to series <%s>", id);
 		if (rc == 0)
-			rc = flush_one(d, id, now, e);
+			rc = flush_one(d, id, now, NULL, e);
 	}
 	free(id);
 	return rc;
@@ -585,12 +587,21 @@ static void flush_parts(struct daemon *d, const struct members *ms, int total, s
 	}
 }
 
+/* When the global limit holds a reply, *full (may be NULL) is set to the
+ * time it has room again: the replies due after it wait till then. */
+static void note_full(enum policy_reason why, time_t at, time_t now, time_t *full)
+{
+	if (full && why == REASON_RATE_GLOBAL)
+		*full = at > now ? at : now + 1;
+}
+
 /* A series reply over a rate limit is held, not dropped: the series stays
  * pending with its deadline moved to when the limit has room again, and
  * that flush tries again ("every patch that needs one gets it"); the
  * lead's row stays skipped:series until then. */
 static int rate_hold(struct daemon *d, const char *id, const char *key, const struct patch *lp,
-		     const struct policy_settings *ps, time_t now, bool *held, struct err *e)
+		     const struct policy_settings *ps, time_t now, bool *held, time_t *full,
+		     struct err *e)
 {
 	enum policy_reason why;
 	time_t at;
@@ -598,6 +609,7 @@ static int rate_hold(struct daemon *d, const char *id, const char *key, const st
 	*held = policy_rate_check_patch(d->pol, ps, lp, now, &why, &at) == POLICY_HOLD;
 	if (!*held)
 		return 0;
+	note_full(why, at, now, full);
 	log_message(LOGL_WARNING, key, "series <%s>: reply held back: %s (tried again in %ld s)",
 		    id, policy_reason_name(why), (long)(at - now));
 	return store_series_set_deadline(d->st, id, at > now ? at : now + 1, e);
@@ -661,7 +673,7 @@ static void hook_clean(struct daemon *d, const struct members *ms, const struct 
  * whose lead cannot be answered, is only marked done. */
 static int flush_build(struct daemon *d, const char *id, const struct store_series *s,
 		       const struct member *lead, const struct members *ms, time_t now,
-		       struct err *e)
+		       time_t *full, struct err *e)
 {
 	struct grouped g;
 	struct policy_settings ps = d->ps;
@@ -686,7 +698,7 @@ static int flush_build(struct daemon *d, const char *id, const struct store_seri
 		goto out;
 	}
 	ps.rs = &g.rs;	/* whom the reply mails and what it tells: its list's */
-	rc = rate_hold(d, id, lead->msgid, &g.p[0], &ps, now, &held, e);
+	rc = rate_hold(d, id, lead->msgid, &g.p[0], &ps, now, &held, full, e);
 	if (rc == 0 && !held)
 		rc = queue_group(d, "series", store_series_queue_reply, id, &g.r, &g.p[0], &ps,
 				 &g.rs, &g.fl, now, e);
@@ -695,8 +707,9 @@ out:
 	return rc;
 }
 
-/* Flushes series id when it is complete or past its deadline. */
-static int flush_one(struct daemon *d, const char *id, time_t now, struct err *e)
+/* Flushes series id when it is complete or past its deadline; *full as
+ * note_full() says. */
+static int flush_one(struct daemon *d, const char *id, time_t now, time_t *full, struct err *e)
 {
 	struct store_series s;
 	enum store_series_state state;
@@ -719,7 +732,7 @@ static int flush_one(struct daemon *d, const char *id, time_t now, struct err *e
 	if (!lead)
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 	else
-		rc = flush_build(d, id, &s, lead, &ms, now, e);
+		rc = flush_build(d, id, &s, lead, &ms, now, full, e);
 out:
 	members_release(&ms);
 	store_series_release(&s);
@@ -739,6 +752,7 @@ int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
 	struct buf raw;
 	char *fdump = NULL, *rk = NULL;
 	time_t now = daemon_now(d), at = now;
+	bool added = false;
 	int rc;
 
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
@@ -758,10 +772,14 @@ int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
 	for (char *c = rk; *c; c++)
 		*c = (char)ascii_tolower((unsigned char)*c);
 	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
-	rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
-	if (rc == 0)
-		rc = record_held(d, j, key, lead, "held", e);
-	if (rc == 0) {
+	/* Recorded first: a patch another daemon on the state recorded since
+	 * this one looked (both decided it) is that one's, not held here too. */
+	rc = record_held(d, j, key, lead, "held", &added, e);
+	if (rc == 0 && !added)
+		log_message(LOGL_DEBUG, key, "decided meanwhile by another daemon: not held");
+	if (rc == 0 && added)
+		rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
+	if (rc == 0 && added) {
 		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f, j->min);	/* replay: "held: why" */
 		log_message(LOGL_WARNING, key, "reply held back: %s; it goes to %s with any other "
 			    "held for that address in %ld s", policy_reason_name(why), who.to.email,
@@ -785,9 +803,10 @@ static void held_member_add(void *ctx, const struct store_held *h)
 }
 
 /* Builds the folded reply of rcpt's held patches from the first one's
- * list settings; sends it when the limits have room, else holds on. */
+ * list settings; sends it when the limits have room, else holds on (*full
+ * as note_full() says). */
 static int held_build(struct daemon *d, const char *rcpt, const struct members *ms, time_t now,
-		      struct err *e)
+		      time_t *full, struct err *e)
 {
 	struct grouped g;
 	struct policy_settings ps = d->ps;
@@ -812,6 +831,7 @@ static int held_build(struct daemon *d, const char *rcpt, const struct members *
 	if (policy_rate_check_patch(d->pol, &ps, &g.p[0], now, &why, &at) == POLICY_HOLD) {
 		log_message(LOGL_INFO, ms->v[0].msgid, "held replies for %s: still %s (tried again "
 			    "in %ld s)", rcpt, policy_reason_name(why), (long)(at - now));
+		note_full(why, at, now, full);
 		rc = store_held_set_deadline(d->st, rcpt, at > now ? at : now + 1, e);
 		goto out;
 	}
@@ -822,48 +842,144 @@ out:
 	return rc;
 }
 
-/* The held replies that are due, a few recipients a round. */
-static int held_flush(struct daemon *d, time_t now, struct err *e)
+/* The held patches of rcpt, folded into one reply when the limits have
+ * room. */
+static int held_flush(struct daemon *d, const char *rcpt, time_t now, time_t *full,
+		      struct err *e)
 {
-	for (int i = 0; i < SERIES_FLUSH_MAX; i++) {
-		struct members ms = { 0 };
-		char *rcpt;
-		int rc;
+	struct members ms = { 0 };
+	int rc = store_held_members(d->st, rcpt, held_member_add, &ms, e);
 
-		if (store_held_next_due(d->st, now, &rcpt, e) < 0)
-			return -1;
-		if (!rcpt)
-			return 0;
-		rc = store_held_members(d->st, rcpt, held_member_add, &ms, e);
-		if (rc == 0)
-			rc = ms.n ? held_build(d, rcpt, &ms, now, e) : 0;
-		members_release(&ms);
-		free(rcpt);
-		if (rc < 0)
-			return -1;
+	if (rc == 0 && ms.n)
+		rc = held_build(d, rcpt, &ms, now, full, e);
+	members_release(&ms);
+	return rc;
+}
+
+/*
+ * The replies that are due -- the patches a limit held for one recipient,
+ * a series whose wait ran out or that a limit held -- go out one person a
+ * turn, round robin: whoever was answered longest ago (or not in the
+ * rate windows' hour) first, then whoever waits longest.  So a flood from
+ * many addresses, each of which was answered just now or waits with many
+ * series, cannot push one author's reply back by more than one round: a
+ * person served goes behind everyone waiting.  Once the global limit holds
+ * one, the rest wait (postponed) till it has room.
+ */
+struct turn {
+	char *who;		/* owned: a held recipient, or a series' sender */
+	time_t last;		/* policy_last_reply(who) */
+	time_t since;		/* the oldest of its replies waits since */
+	bool series;
+};
+
+struct turns {
+	struct turn *v;		/* owned */
+	size_t n, alloc;
+	struct daemon *d;	/* foreign */
+	time_t now;
+	bool series;		/* what turn_add() adds */
+};
+
+static void turn_add(void *ctx, const struct store_waiting *w)
+{
+	struct turns *ts = ctx;
+	struct turn *t;
+
+	ARRAY_GROW(ts->v, ts->alloc, ts->n + 1);
+	t = &ts->v[ts->n++];
+	t->who = xstrdup(w->who);
+	t->last = policy_last_reply(ts->d->pol, w->who, ts->now);
+	t->since = w->since;
+	t->series = ts->series;
+}
+
+static int turn_cmp(const void *pa, const void *pb)
+{
+	const struct turn *a = pa, *b = pb;
+
+	if (a->last != b->last)
+		return a->last < b->last ? -1 : 1;
+	if (a->since != b->since)
+		return a->since < b->since ? -1 : 1;
+	if (a->series != b->series)
+		return a->series ? 1 : -1;
+	return strcmp(a->who, b->who);
+}
+
+/* Whether who had its turn in this round already (its other kind of
+ * reply waits for the next, behind the others). */
+static bool served(const struct turns *ts, size_t upto, const char *who)
+{
+	for (size_t i = 0; i < upto; i++)
+		if (!strcmp(ts->v[i].who, who))
+			return true;
+	return false;
+}
+
+static int turn_flush(struct daemon *d, const struct turn *t, time_t now, time_t *full,
+		      struct err *e)
+{
+	char *id;
+	int rc;
+
+	if (!t->series)
+		return held_flush(d, t->who, now, full, e);
+	if (store_series_next_due_of(d->st, now, t->who, &id, e) < 0)
+		return -1;
+	rc = id ? flush_one(d, id, now, full, e) : 0;
+	free(id);
+	return rc;
+}
+
+/* One turn in a transaction of its own: its rate check and the note of
+ * the reply it let through are one step for another daemon on the state
+ * (store.h's rate windows). */
+static int turn_take(struct daemon *d, const struct turn *t, time_t now, time_t *full,
+		     struct err *e)
+{
+	if (store_begin(d->st, e) < 0)
+		return -1;
+	if (turn_flush(d, t, now, full, e) < 0) {
+		store_rollback(d->st);
+		return -1;
 	}
-	return 0;
+	return store_commit(d->st, e);
+}
+
+static int turns_flush(struct daemon *d, time_t now, struct err *e)
+{
+	struct turns ts = { .d = d, .now = now };
+	time_t full = 0;
+	size_t taken = 0;
+	int rc;
+
+	rc = store_held_waiting(d->st, now, TURNS_SCAN_MAX, turn_add, &ts, e);
+	ts.series = true;
+	if (rc == 0)
+		rc = store_series_waiting(d->st, now, TURNS_SCAN_MAX, turn_add, &ts, e);
+	if (rc == 0 && ts.n > 1)
+		qsort(ts.v, ts.n, sizeof(*ts.v), turn_cmp);
+	for (size_t i = 0; rc == 0 && i < ts.n && taken < SERIES_FLUSH_MAX && !full; i++) {
+		if (served(&ts, i, ts.v[i].who))
+			continue;
+		rc = turn_take(d, &ts.v[i], now, &full, e);
+		taken++;
+	}
+	if (rc == 0 && full)
+		rc = store_held_postpone(d->st, now, full, e);
+	if (rc == 0 && full)
+		rc = store_series_postpone(d->st, now, full, e);
+	for (size_t i = 0; i < ts.n; i++)
+		free(ts.v[i].who);
+	free(ts.v);
+	return rc;
 }
 
 int daemon_series_flush(struct daemon *d, time_t now, struct err *e)
 {
-		daemon_context_prune(d, now);
-	if (held_flush(d, now, e) < 0)
-		return -1;
-	for (int i = 0; i < SERIES_FLUSH_MAX; i++) {
-		char *id;
-		int rc;
-
-		if (store_series_next_due(d->st, now, &id, e) < 0)
-			return -1;
-		if (!id)
-			return 0;
-		rc = flush_one(d, id, now, e);
-		free(id);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
+	daemon_context_prune(d, now);
+	return turns_flush(d, now, e);
 }
 
 int daemon_series_wait(struct daemon *d, time_t now, int max)

@@ -176,28 +176,27 @@ struct author_rate {
 };
 
 struct policy {
+	/* the windows in memory, when no store holds them (ev.ctx == this) */
 	struct author_rate *authors;	/* owned */
 	size_t n, alloc;
 	struct window global;
-	policy_journal_fn *journal;	/* NULL: none */
-	void *journal_ctx;
+	struct policy_events ev;	/* where the windows live */
 };
 
-void policy_set_journal(struct policy *pol, policy_journal_fn *fn, void *ctx)
-{
-	pol->journal = fn;
-	pol->journal_ctx = ctx;
-}
-
-static void journal(const struct policy *pol, const char *key, time_t t)
-{
-	if (pol->journal)
-		pol->journal(pol->journal_ctx, key, t);
-}
+static const struct policy_events memory_events;
 
 struct policy *policy_new(void)
 {
-	return xcalloc(1, sizeof(struct policy));
+	struct policy *pol = xcalloc(1, sizeof(struct policy));
+
+	pol->ev = memory_events;
+	pol->ev.ctx = pol;
+	return pol;
+}
+
+void policy_set_events(struct policy *pol, const struct policy_events *ev)
+{
+	pol->ev = *ev;
 }
 
 void policy_free(struct policy *pol)
@@ -330,7 +329,6 @@ static void note_key(struct policy *pol, char *key, time_t now)
 {
 	struct author_rate *a;
 
-	journal(pol, key, now);
 	if (!(a = find_author(pol, key))) {
 		if (pol->n >= POLICY_MAX_AUTHORS)
 			prune_authors(pol, now);
@@ -344,6 +342,75 @@ static void note_key(struct policy *pol, char *key, time_t now)
 	free(key);
 }
 
+/* --- the windows in memory (the default events) ------------------------- */
+
+static const struct window *mem_window(const struct policy *pol, const char *key)
+{
+	const struct author_rate *a;
+
+	if (!*key)
+		return &pol->global;
+	a = find_author(pol, key);
+	return a ? &a->w : NULL;
+}
+
+static unsigned mem_count(void *ctx, const char *key, time_t since)
+{
+	const struct window *w = mem_window(ctx, key);
+	unsigned c = 0;
+
+	for (size_t i = 0; w && i < w->n; i++)
+		c += w->t[i] > since;
+	return c;
+}
+
+static time_t mem_nth(void *ctx, const char *key, time_t since, unsigned n)
+{
+	const struct window *w = mem_window(ctx, key);
+
+	for (size_t i = 0; w && i < w->n; i++)
+		if (w->t[i] > since && n-- == 0)
+			return w->t[i];
+	return 0;
+}
+
+static time_t mem_last(void *ctx, const char *key, time_t since)
+{
+	const struct window *w = mem_window(ctx, key);
+	time_t last = 0;
+
+	for (size_t i = 0; w && i < w->n; i++)
+		if (w->t[i] > since && w->t[i] > last)
+			last = w->t[i];
+	return last;
+}
+
+static void mem_add(void *ctx, const char *key, time_t t)
+{
+	struct policy *pol = ctx;
+
+	if (!*key)
+		window_add(&pol->global, t, MINUTE);
+	else
+		note_key(pol, xstrdup(key), t);
+}
+
+static const struct policy_events memory_events = {
+	.count = mem_count,
+	.nth = mem_nth,
+	.last = mem_last,
+	.add = mem_add,
+};
+
+/* --- counting and checking ------------------------------------------------ */
+
+/* Replies under key in (now - span, now]; a clock set back counts later
+ * ones too. */
+static unsigned count_in(const struct policy *pol, const char *key, time_t now, time_t span)
+{
+	return pol->ev.count(pol->ev.ctx, key, now - span);
+}
+
 void policy_note_reply(struct policy *pol, const struct policy_settings *s,
 		       const struct patch *p, time_t now)
 {
@@ -352,11 +419,12 @@ void policy_note_reply(struct policy *pol, const struct policy_settings *s,
 
 	if (!pol)
 		return;
-	window_add(&pol->global, now, MINUTE);
-	journal(pol, "", now);
+	pol->ev.add(pol->ev.ctx, "", now);
 	n = rate_keys(s, p, keys);
-	for (size_t i = 0; i < n; i++)
-		note_key(pol, keys[i], now);
+	for (size_t i = 0; i < n; i++) {
+		pol->ev.add(pol->ev.ctx, keys[i], now);
+		free(keys[i]);
+	}
 }
 
 void policy_note_reply_to(struct policy *pol, const char *addr, time_t now)
@@ -365,34 +433,30 @@ void policy_note_reply_to(struct policy *pol, const char *addr, time_t now)
 
 	if (!pol)
 		return;
-	window_add(&pol->global, now, MINUTE);
-	journal(pol, "", now);
+	pol->ev.add(pol->ev.ctx, "", now);
 	if ((key = addr_key(addr)))
-		note_key(pol, key, now);
+		pol->ev.add(pol->ev.ctx, key, now);
+	free(key);
 }
 
-void policy_load_event(struct policy *pol, const char *key, time_t t)
+time_t policy_last_reply(const struct policy *pol, const char *addr, time_t now)
 {
-	policy_journal_fn *fn = pol->journal;
+	char *key = addr_key(addr);
+	time_t last = pol && key ? pol->ev.last(pol->ev.ctx, key, now - HOUR) : 0;
 
-	pol->journal = NULL;	/* it came from the journal */
-	if (!key || !*key)
-		window_add(&pol->global, t, MINUTE);
-	else
-		note_key(pol, xstrdup(key), t);
-	pol->journal = fn;
+	free(key);
+	return last;
 }
 
 /* When a full window has room again: the time the reply that must leave
  * first, for fewer than max to remain, leaves it. */
-static time_t window_free_at(const struct window *w, time_t now, time_t span, unsigned max)
+static time_t window_free_at(const struct policy *pol, const char *key, time_t now, time_t span,
+			     unsigned max)
 {
-	size_t in = window_count(w, now, span), skip = in >= max ? in - max : 0;
+	unsigned in = count_in(pol, key, now, span), skip = in >= max ? in - max : 0;
+	time_t t = pol->ev.nth(pol->ev.ctx, key, now - span, skip);
 
-	for (size_t i = 0; i < w->n; i++)
-		if (w->t[i] > now - span && skip-- == 0)
-			return w->t[i] + span;
-	return now;
+	return t ? t + span : now;
 }
 
 /* The limits for one hourly key (NULL: the global one only). */
@@ -400,19 +464,17 @@ static enum policy_verdict rate_check_key(const struct policy *pol,
 					  const struct policy_settings *s, const char *key,
 					  time_t now, enum policy_reason *reason, time_t *free_at)
 {
-	const struct author_rate *a = NULL;
 	time_t at = now;
 
 	*reason = REASON_NONE;
-	if (pol && s->max_per_author_per_hour && key)
-		a = find_author(pol, key);
-	if (a && window_count(&a->w, now, HOUR) >= s->max_per_author_per_hour) {
+	if (pol && s->max_per_author_per_hour && key && *key &&
+	    count_in(pol, key, now, HOUR) >= s->max_per_author_per_hour) {
 		*reason = REASON_RATE_AUTHOR;
-		at = window_free_at(&a->w, now, HOUR, s->max_per_author_per_hour);
+		at = window_free_at(pol, key, now, HOUR, s->max_per_author_per_hour);
 	} else if (pol && s->max_per_minute &&
-		   window_count(&pol->global, now, MINUTE) >= s->max_per_minute) {
+		   count_in(pol, "", now, MINUTE) >= s->max_per_minute) {
 		*reason = REASON_RATE_GLOBAL;
-		at = window_free_at(&pol->global, now, MINUTE, s->max_per_minute);
+		at = window_free_at(pol, "", now, MINUTE, s->max_per_minute);
 	}
 	if (free_at)
 		*free_at = at;
@@ -432,18 +494,17 @@ static enum policy_verdict share_check(const struct policy *pol, const struct po
 				       const char *key, time_t now, enum policy_reason *reason,
 				       time_t *free_at)
 {
-	const struct author_rate *a;
 	unsigned cap;
 
 	if (!pol || !s->max_per_minute || !s->max_share_per_sender ||
-	    s->max_share_per_sender >= 100 || !(a = find_author(pol, key)))
+	    s->max_share_per_sender >= 100 || !key || !*key)
 		return POLICY_REPLY;
 	cap = share_cap(s);
-	if (window_count(&a->w, now, MINUTE) < cap)
+	if (count_in(pol, key, now, MINUTE) < cap)
 		return POLICY_REPLY;
 	*reason = REASON_RATE_SHARE;
 	if (free_at)
-		*free_at = window_free_at(&a->w, now, MINUTE, cap);
+		*free_at = window_free_at(pol, key, now, MINUTE, cap);
 	return POLICY_HOLD;
 }
 

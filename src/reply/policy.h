@@ -9,9 +9,11 @@
  * one still holding "*** BLURB HERE ***" gets a reply.  "Precedence: bulk"
  * is deliberately not a reason: every list copy carries it.
  *
- * Rate limits are kept in memory (struct policy): at most
- * max_per_author_per_hour replies to one person in any sliding hour, and
- * max_per_minute replies in any sliding minute overall.  A reply to a
+ * Rate limits (struct policy): at most max_per_author_per_hour replies to
+ * one person in any sliding hour, and max_per_minute replies in any
+ * sliding minute overall.  The windows (the replies counted) live in
+ * memory, or where policy_set_events() says: the daemon's store, which
+ * every daemon on one state shares.  A reply to a
  * patch counts for each person it mails, keyed by that person AND the
  * submitter (recipients.h): To the submitter counts under the submitter,
  * a Cc to the in-body author under "author for submitter".  So ten
@@ -151,18 +153,38 @@ enum policy_verdict policy_rate_check(const struct policy *pol, const struct pol
 				      const char *addr, time_t now, enum policy_reason *reason,
 				      time_t *free_at);
 
+/* The latest reply counted under addr's key ("+sub" and case ignored) in
+ * the hour before now (a later one too: a clock set back); 0 when none.
+ * Replies a limit held go out in turn by it (daemon_series.c). */
+time_t policy_last_reply(const struct policy *pol, const char *addr, time_t now);
+
 /* Counts a reply queued to addr (NULL: the global window only) at now. */
 void policy_note_reply_to(struct policy *pol, const char *addr, time_t now);
 
 /*
- * The windows are kept in memory; a journal (the daemon's: the store) is
- * told of every event counted, key "" for the global window, so that a
- * restart can replay the last hour into a new policy with
- * policy_load_event() (which tells the journal nothing).
+ * Where the windows live.  policy_new() keeps them in its own memory: this
+ * process's replies only, forgotten at exit.  policy_set_events() hands
+ * them to functions that keep them elsewhere (the daemon's: the store's
+ * rate events, store.h), asked at every check, so that processes sharing
+ * that place count each other's replies too and keep the limits together.
+ * Keys: "" for the global window, else a person's key (address lower
+ * case, "+sub" dropped, or "author for submitter").  The functions cannot
+ * fail: one whose place fails answers as if the window were full (count
+ * UINT_MAX), so a reply is held rather than sent past a limit.
  */
-typedef void policy_journal_fn(void *ctx, const char *key, time_t t);
-void policy_set_journal(struct policy *pol, policy_journal_fn *fn, void *ctx);
-void policy_load_event(struct policy *pol, const char *key, time_t t);
+struct policy_events {
+	/* The events under key later than since. */
+	unsigned (*count)(void *ctx, const char *key, time_t since);
+	/* The time of the n-th of them (0: the oldest); 0 when there is none. */
+	time_t (*nth)(void *ctx, const char *key, time_t since, unsigned n);
+	/* The latest of them; 0 when none. */
+	time_t (*last)(void *ctx, const char *key, time_t since);
+	/* Counts one at t. */
+	void (*add)(void *ctx, const char *key, time_t t);
+	void *ctx;		/* foreign; passed to all */
+};
+
+void policy_set_events(struct policy *pol, const struct policy_events *ev);
 
 /* True when addr is the bot's (from or bot_addresses, "+sub" ignored). */
 bool policy_is_bot_address(const struct policy_settings *s, const char *addr);

@@ -46,6 +46,10 @@ struct db_driver {
 	/* Opens a migration's transaction, and its lock against another
 	 * process migrating the same database. */
 	const char *begin_migration;
+	/* Takes the rate windows' lock until the transaction ends
+	 * (store_rate_count()); NULL where a transaction holds the whole
+	 * database already. */
+	const char *lock_rates;
 
 	int (*exec)(struct db *db, const char *sql);
 	/* keep: the statement lives as long as the connection (a hint). */
@@ -90,15 +94,27 @@ struct db_stmt {
  * ("store NAME: ...").
  *
  * db_sqlite.c: opens the file at path read-write, never creating it;
- * busy_ms is the lock wait; wal: switch to WAL with synchronous=FULL (the
- * store's settings; off while building a new file).
+ * busy_ms is the lock wait.  DB_SQLITE_BUILD: a new file the store fills
+ * (store.c's create_file()), marked as tagbot's (PRAGMA application_id,
+ * STORE_SQLITE_APPLICATION_ID) and left in the default journal mode while
+ * it is built.  DB_SQLITE_STATE: an existing file, refused (ERR_FINAL,
+ * naming it, its application_id and its tables) unless it is a tagbot
+ * state -- marked, or unmarked from a tagbot before the mark: a schema
+ * version and the tables of schema 1, which is then marked -- before
+ * anything is written to it; then switched to WAL with synchronous=FULL.
  */
-int db_sqlite_open(struct db **out, const char *path, int busy_ms, bool wal, struct err *e);
+enum db_sqlite_how {
+	DB_SQLITE_BUILD,
+	DB_SQLITE_STATE
+};
+int db_sqlite_open(struct db **out, const char *path, int busy_ms, enum db_sqlite_how how,
+		   struct err *e);
 /* An existing database file: a regular file starting with SQLite's magic.
  * 1 when there is no file. */
 int db_sqlite_check_file(const char *path, struct err *e);
-/* Copies the database at from (checked by db_sqlite_check_file first) to
- * a new file at to, consistently while a writer works; 1: no file at from. */
+/* Copies the database at from (checked by db_sqlite_check_file first, then
+ * as DB_SQLITE_STATE checks it, but not marked) to a new file at to,
+ * consistently while a writer works; 1: no file at from. */
 int db_sqlite_snapshot(const char *from, const char *to, int busy_ms, struct err *e);
 /*
  * db_pg.c: connects with the libpq connection string or URL conninfo and

@@ -451,6 +451,9 @@ static const struct db_driver pg_driver = {
 	.begin = "BEGIN",
 	/* Any number: the key of tagbot's migration lock in the database. */
 	.begin_migration = "BEGIN; SELECT pg_advisory_xact_lock(7415726)",
+	/* Another: two daemons' rate checks and the notes of the replies they
+	 * let through take turns, transaction by transaction. */
+	.lock_rates = "SELECT pg_advisory_xact_lock(7415727)",
 	.exec = pg_exec,
 	.prepare = pg_prepare,
 	.bind_text = pg_bind_text,

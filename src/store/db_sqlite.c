@@ -16,6 +16,7 @@
 
 #include "lib/buf.h"
 #include "store/db.h"
+#include "store/store.h"
 
 struct sq {
 	struct db base;
@@ -208,6 +209,7 @@ static const struct db_driver sqlite_driver = {
 	 * SQLITE_BUSY without waiting. */
 	.begin = "BEGIN IMMEDIATE",
 	.begin_migration = "BEGIN IMMEDIATE",
+	.lock_rates = NULL,	/* BEGIN IMMEDIATE holds the writer's lock */
 	.exec = sq_exec,
 	.prepare = sq_prepare,
 	.bind_text = sq_bind_text,
@@ -252,7 +254,104 @@ static int set_pragmas(struct sq *c, const char *path, struct err *e)
 	return 0;
 }
 
-int db_sqlite_open(struct db **out, const char *path, int busy_ms, bool wal, struct err *e)
+/* The first column of sql's one row, as an integer, into *v. */
+static int pragma_int(sqlite3 *db, const char *sql, sqlite3_int64 *v)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+
+	*v = 0;
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/* The tables every tagbot state has had since schema 1, in name order. */
+static const char *const state_tables[] = { "checkpoints", "messages", "outbox" };
+
+#define TABLES_SHOWN	8	/* table names an error message lists */
+
+/* The database's tables, "tables A, B, ..." or "no tables", into b; *ours:
+ * state_tables[] are among them. */
+static int list_tables(sqlite3 *db, struct buf *b, bool *ours)
+{
+	sqlite3_stmt *s;
+	size_t n = 0, hits = 0;
+	int rc = sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
+				    " ORDER BY name", -1, &s, NULL);
+
+	*ours = false;
+	if (rc != SQLITE_OK)
+		return rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+
+		for (size_t i = 0; name && i < ARRAY_SIZE(state_tables); i++)
+			hits += !strcmp(name, state_tables[i]);
+		if (n < TABLES_SHOWN)
+			buf_printf(b, "%s%s", n ? ", " : "tables ", name ? name : "?");
+		else if (n == TABLES_SHOWN)
+			buf_addstr(b, ", ...");
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (!n)
+		buf_addstr(b, "no tables");
+	*ours = hits == ARRAY_SIZE(state_tables);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int mark_ours(sqlite3 *db)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %ld",
+		 (long)STORE_SQLITE_APPLICATION_ID);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+/*
+ * Whether the database is a tagbot state, before anything is written to it:
+ * marked so (application_id), or, from a tagbot before the mark, unmarked
+ * with a schema version and the tables of schema 1 -- then, with mark, it
+ * gets the mark.  Anything else is another program's, whose file tagbot
+ * must not fill with its own tables.
+ */
+static int check_ours(sqlite3 *db, const char *path, bool mark, struct err *e)
+{
+	sqlite3_int64 id, version;
+	struct buf tables;
+	bool ours;
+	int rc;
+
+	rc = pragma_int(db, "PRAGMA application_id", &id);
+	if (rc == SQLITE_OK && id == (sqlite3_int64)STORE_SQLITE_APPLICATION_ID)
+		return 0;
+	if (rc == SQLITE_OK)
+		rc = pragma_int(db, "PRAGMA user_version", &version);
+	buf_init(&tables, 0);
+	if (rc == SQLITE_OK)
+		rc = list_tables(db, &tables, &ours);
+	if (rc == SQLITE_OK && id == 0 && version > 0 && ours)
+		rc = mark ? mark_ours(db) : SQLITE_OK;
+	else if (rc == SQLITE_OK)
+		rc = -1;
+	if (rc > 0)
+		err_set(e, rc_class(rc), "store %s: cannot read: %s", path, sqlite3_errmsg(db));
+	else if (rc < 0)
+		err_set(e, ERR_FINAL, "store %s: an SQLite database of another program "
+			"(application_id 0x%08lx, %s): not a tagbot state; is it the right file?",
+			path, (unsigned long)(uint32_t)id, tables.data);
+	buf_release(&tables);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+int db_sqlite_open(struct db **out, const char *path, int busy_ms, enum db_sqlite_how how,
+		   struct err *e)
 {
 	struct sq *c = xcalloc(1, sizeof(*c));
 	/* Never SQLITE_OPEN_CREATE: a file gone since is an error, not a new store. */
@@ -268,7 +367,15 @@ int db_sqlite_open(struct db **out, const char *path, int busy_ms, bool wal, str
 	}
 	sqlite3_busy_timeout(c->db, busy_ms);
 	sqlite3_extended_result_codes(c->db, 1);
-	if (wal && set_pragmas(c, path, e) < 0) {
+	if (how == DB_SQLITE_BUILD)
+		rc = mark_ours(c->db) == SQLITE_OK ? 0
+			: err_set(e, ERR_FINAL, "store %s: cannot mark as tagbot's: %s", path,
+				  sqlite3_errmsg(c->db));
+	else
+		rc = check_ours(c->db, path, true, e);
+	if (rc == 0 && how == DB_SQLITE_STATE)
+		rc = set_pragmas(c, path, e);
+	if (rc < 0) {
 		sq_close(&c->base);
 		return -1;
 	}
@@ -326,10 +433,15 @@ int db_sqlite_snapshot(const char *from, const char *to, int busy_ms, struct err
 	if (rc != 0)
 		return rc;
 	rc = sqlite3_open_v2(from, &src, SQLITE_OPEN_READWRITE, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_busy_timeout(src, busy_ms);
+		if (check_ours(src, from, false, e) < 0) {
+			sqlite3_close(src);
+			return -1;
+		}
+		rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	}
+	if (rc == SQLITE_OK) {
 		bk = sqlite3_backup_init(dst, "main", src, "main");
 		if (!bk) {
 			rc = sqlite3_errcode(dst);

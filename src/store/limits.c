@@ -99,6 +99,20 @@ int store_held_drop(struct store *st, const char *rcpt, struct err *e)
 			   "dropping held replies", e);
 }
 
+int store_held_postpone(struct store *st, time_t now, time_t until, struct err *e)
+{
+	return db_postpone(st, "UPDATE held SET deadline = ?2 WHERE deadline <= ?1", now, until,
+			   "moving held replies", e);
+}
+
+int store_held_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn, void *ctx,
+		       struct err *e)
+{
+	return db_waiting(st, "SELECT rcpt, min(time) FROM held WHERE deadline <= ?1"
+			  " GROUP BY rcpt ORDER BY min(time), rcpt LIMIT ?2", now, max, fn, ctx,
+			  "reading held replies", e);
+}
+
 /* The body of store_held_queue_reply, inside its transaction. */
 static int held_reply_tx(struct store *st, const char *rcpt, const struct store_outgoing *o,
 			 const char *list, const char *lead, const char *reply_key, time_t now,
@@ -184,20 +198,66 @@ int store_rate_prune(struct store *st, time_t before, struct err *e)
 	return db_run_done(st, s, "pruning rate events", e);
 }
 
-int store_rate_load(struct store *st, time_t since,
-		    void (*fn)(void *ctx, const char *key, time_t t), void *ctx, struct err *e)
+/* One key's events after since, the statement prepared with ?1 key and ?2
+ * since. */
+static int rate_prep(struct store *st, const char *sql, const char *key, time_t since,
+		     struct db_stmt **s, struct err *e)
+{
+	if (db_prep(st, sql, s, e) < 0)
+		return -1;
+	db_bind_text(*s, 1, key ? key : "");
+	db_bind_int64(*s, 2, (int64_t)since);
+	return 0;
+}
+
+int store_rate_count(struct store *st, const char *key, time_t since, long *n, struct err *e)
+{
+	const char *lock = st->db->drv->lock_rates;
+	struct db_stmt *s;
+	int rc;
+
+	*n = 0;
+	if (lock && st->depth > 0 && db_exec(st, lock, e) < 0)
+		return -1;
+	if (rate_prep(st, "SELECT count(*) FROM rate_events WHERE key = ?1 AND t > ?2", key, since,
+		      &s, e) < 0)
+		return -1;
+	rc = db_step(s);
+	if (rc == DB_ROW)
+		*n = (long)db_col_int64(s, 0);
+	return db_row_end(st, s, rc, "counting rate events", e);
+}
+
+/* sql's one time (?1 key, ?2 since, ?3 n unless n < 0) into *t; 0 when
+ * none. */
+static int rate_time(struct store *st, const char *sql, const char *key, time_t since, long n,
+		     time_t *t, struct err *e)
 {
 	struct db_stmt *s;
 	int rc;
 
-	if (store_rate_prune(st, since, e) < 0)
+	*t = 0;
+	if (rate_prep(st, sql, key, since, &s, e) < 0)
 		return -1;
-	if (db_prep(st, "SELECT key, t FROM rate_events ORDER BY t, rowid", &s, e) < 0)
-		return -1;
-	while ((rc = db_step(s)) == DB_ROW)
-		fn(ctx, db_col_str(s, 0), (time_t)db_col_int64(s, 1));
-	db_finalize(s);
-	return rc == DB_OK ? 0 : db_err(st, e, "reading rate events");
+	if (n >= 0)
+		db_bind_int64(s, 3, n);
+	rc = db_step(s);
+	if (rc == DB_ROW && !db_col_null(s, 0))
+		*t = (time_t)db_col_int64(s, 0);
+	return db_row_end(st, s, rc, "reading rate events", e);
+}
+
+int store_rate_nth(struct store *st, const char *key, time_t since, long n, time_t *t,
+		   struct err *e)
+{
+	return rate_time(st, "SELECT t FROM rate_events WHERE key = ?1 AND t > ?2"
+			 " ORDER BY t, rowid LIMIT 1 OFFSET ?3", key, since, n, t, e);
+}
+
+int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e)
+{
+	return rate_time(st, "SELECT max(t) FROM rate_events WHERE key = ?1 AND t > ?2", key,
+			 since, -1, t, e);
 }
 
 /* --- the sink's state (schema 4) ----------------------------------------- */

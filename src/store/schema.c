@@ -134,6 +134,9 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	 * patch's subject is no finding's key, so those rows go */
 	"DELETE FROM told WHERE about != '';"
 	"ALTER TABLE told RENAME COLUMN about TO what;",
+	/* 6 -> 7: the rate windows are counted in the store, one key's events
+	 * at a time (two daemons on one state keep the limits together) */
+	"CREATE INDEX rate_events_key ON rate_events (key, t);",
 };
 
 /*

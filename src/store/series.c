@@ -360,6 +360,38 @@ int store_series_next_due(struct store *st, time_t now, char **id, struct err *e
 			  " ORDER BY deadline LIMIT 1", now, id, "reading due series", e);
 }
 
+int store_series_next_due_of(struct store *st, time_t now, const char *sender, char **id,
+			     struct err *e)
+{
+	struct db_stmt *s;
+	int rc;
+
+	*id = NULL;
+	if (db_prep(st, "SELECT id FROM series WHERE state = 'pending' AND deadline <= ?1"
+		    " AND sender = ?2 ORDER BY first_time, id LIMIT 1", &s, e) < 0)
+		return -1;
+	db_bind_int64(s, 1, (int64_t)now);
+	db_bind_text(s, 2, sender);
+	rc = db_step(s);
+	if (rc == DB_ROW)
+		*id = db_col_text(s, 0);
+	return db_row_end(st, s, rc, "reading due series", e);
+}
+
+int store_series_postpone(struct store *st, time_t now, time_t until, struct err *e)
+{
+	return db_postpone(st, "UPDATE series SET deadline = ?2 WHERE state = 'pending'"
+			   " AND deadline <= ?1", now, until, "moving due series", e);
+}
+
+int store_series_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn,
+			 void *ctx, struct err *e)
+{
+	return db_waiting(st, "SELECT sender, min(first_time) FROM series WHERE state = 'pending'"
+			  " AND deadline <= ?1 GROUP BY sender ORDER BY min(first_time), sender"
+			  " LIMIT ?2", now, max, fn, ctx, "reading due series", e);
+}
+
 int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e)
 {
 	return db_first_time(st, "SELECT min(deadline) FROM series WHERE state = 'pending'", when,

@@ -187,7 +187,7 @@ static int prepare_all(struct store *st, struct err *e)
 static int build(const char *tmp, const char *path, struct err *e)
 {
 	struct store st = { .path = (char *)path };
-	int rc = db_sqlite_open(&st.db, tmp, 5000, false, e);
+	int rc = db_sqlite_open(&st.db, tmp, 5000, DB_SQLITE_BUILD, e);
 
 	if (rc == 0)
 		rc = migrate(&st, e);
@@ -281,7 +281,7 @@ static int open_db(struct store *st, const struct store_settings *s, int busy_ms
 		rc = create_file(s->path, e);
 	if (rc < 0)
 		return -1;
-	return db_sqlite_open(&st->db, s->path, busy_ms, true, e);
+	return db_sqlite_open(&st->db, s->path, busy_ms, DB_SQLITE_STATE, e);
 }
 
 int store_open(struct store **out, const struct store_settings *s, struct err *e)
@@ -440,4 +440,35 @@ int db_first_time(struct store *st, const char *sql, time_t *when, bool *found,
 		*found = true;
 	}
 	return db_row_end(st, s, rc, what, e);
+}
+
+int db_waiting(struct store *st, const char *sql, time_t now, size_t max, store_waiting_fn *fn,
+	       void *ctx, const char *what, struct err *e)
+{
+	struct store_waiting w;
+	struct db_stmt *s;
+	int rc;
+
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	db_bind_int64(s, 1, (int64_t)now);
+	db_bind_int64(s, 2, (int64_t)max);
+	while ((rc = db_step(s)) == DB_ROW) {
+		w.who = db_col_str(s, 0);
+		w.since = (time_t)db_col_int64(s, 1);
+		fn(ctx, &w);
+	}
+	return db_row_end(st, s, rc, what, e);
+}
+
+int db_postpone(struct store *st, const char *sql, time_t now, time_t until, const char *what,
+		struct err *e)
+{
+	struct db_stmt *s;
+
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	db_bind_int64(s, 1, (int64_t)now);
+	db_bind_int64(s, 2, (int64_t)until);
+	return db_run_done(st, s, what, e);
 }

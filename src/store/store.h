@@ -15,13 +15,18 @@
  * SKIP LOCKED, inside the caller's transaction; the claim, mark_retry,
  * then moves it out of the other's sight until the backoff ends).
  * Checkpoints are shared rows: the last writer's stands, and a daemon that
- * reads a folder from an older checkpoint finds its messages known.
+ * reads a folder from an older checkpoint finds its messages known.  The
+ * rate limits' windows are rows too (rate events, below), counted at each
+ * check under a lock, so the daemons keep the limits together.
  *
  * SQLite: the database runs in WAL mode with synchronous=FULL (a committed reply
  * survives SIGKILL and power loss; the bot writes a few rows per patch, so
  * the cost does not matter) and a busy timeout, so `tagbot status` can read
  * while the daemon writes.  The schema is versioned with PRAGMA
  * user_version; store_open() migrates an older file and refuses a newer one.
+ * A state is marked as tagbot's with PRAGMA application_id
+ * (STORE_SQLITE_APPLICATION_ID), so that state = naming another program's
+ * database is refused instead of having tagbot's tables added to it.
  *
  * Message-IDs are keyed in normalized form (msgid_key(), mail/msgid.h): without <> and
  * surrounding white space, the domain part lower-cased, the local part as
@@ -44,9 +49,12 @@
 
 #include "lib/err.h"
 
-#define STORE_SCHEMA_VERSION	6	/* 2: lookup_cache; 3: context, thread_state, series;
+#define STORE_SCHEMA_VERSION	7	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
-					 * 5: told.about; 6: told.what */
+					 * 5: told.about; 6: told.what;
+					 * 7: rate_events by key */
+/* PRAGMA application_id of an SQLite state: "TAGB" in ASCII, big-endian. */
+#define STORE_SQLITE_APPLICATION_ID	0x54414742u
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
 
 struct store_settings {
@@ -72,9 +80,12 @@ struct store;	/* opaque: the connection and its prepared statements */
  * CREATE there the first time); messages name the URL masked.  SQLite:
  * when there is no file it is created
  * whole (mode 0600, built under a temporary name and put in place), so no
- * crash leaves an empty one.  An existing file that is empty, not regular
- * or not an SQLite database is refused (ERR_FINAL, naming the file): an
- * empty file is never taken for a fresh store.
+ * crash leaves an empty one, and marked (STORE_SQLITE_APPLICATION_ID).  An
+ * existing file that is empty, not regular, not an SQLite database, or an
+ * SQLite database without the mark that is not an older tagbot's state
+ * (whose tables it has: it gets the mark) is refused (ERR_FINAL, naming
+ * the file) and left as it is: an empty file is never taken for a fresh
+ * store, another program's database never filled with tagbot's tables.
  */
 int store_open(struct store **out, const struct store_settings *s, struct err *e);
 /* Finalizes the statements and closes; NULL is fine. */
@@ -450,6 +461,12 @@ int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
 int store_series_next_due(struct store *st, time_t now, char **id, struct err *e);
 /* The earliest deadline of a pending series; *found false when none. */
 int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e);
+/* The due pending series of sender that waits longest (first_time, then
+ * id): *id malloc'ed or NULL. */
+int store_series_next_due_of(struct store *st, time_t now, const char *sender, char **id,
+			     struct err *e);
+/* Moves the pending series due at now to until. */
+int store_series_postpone(struct store *st, time_t now, time_t until, struct err *e);
 
 /*
  * In one transaction: queues out (out->parent_msgid is the series' lead:
@@ -506,6 +523,25 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 			   time_t now, enum store_enqueue *res, struct err *e);
 /* Forgets the held patches of rcpt (nothing to send after all). */
 int store_held_drop(struct store *st, const char *rcpt, struct err *e);
+/* Moves the held patches due at now to until. */
+int store_held_postpone(struct store *st, time_t now, time_t until, struct err *e);
+
+/*
+ * Who has replies due at now, for the daemon's round robin over them
+ * (daemon_series.c): one entry a person, the max who wait longest, oldest
+ * first.  store_held_waiting(): the recipients of held patches, since the
+ * oldest held patch's time; store_series_waiting(): the senders of pending
+ * series, since the first_time of their oldest.
+ */
+struct store_waiting {
+	const char *who;	/* foreign (valid during the call) */
+	time_t since;
+};
+typedef void store_waiting_fn(void *ctx, const struct store_waiting *w);
+int store_held_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn, void *ctx,
+		       struct err *e);
+int store_series_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn,
+			 void *ctx, struct err *e);
 
 /* --- what a person was told (schema 4, 5, 6) ------------------------------ */
 
@@ -518,17 +554,31 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
 		   time_t t, struct err *e);
 
-/* --- rate windows (schema 4) ------------------------------------------- */
+/* --- rate windows (schema 4, 7) ----------------------------------------- */
 
-/* Records that a reply counted under key ("" for the global window) at t,
- * so that a restart keeps the rate limits' windows (policy.h). */
+/*
+ * The windows of the rate limits live here (policy.h's policy_events): one
+ * event per reply and key ("" for the global window, else a person's), so
+ * that every daemon on one state counts every reply, and a restart keeps
+ * them.  A check and the note of the reply it let through belong in one
+ * transaction: inside one, store_rate_count() first takes the rate
+ * windows' lock (PostgreSQL: an advisory lock held until the transaction
+ * ends; SQLite: the writer's lock its transactions hold already), so two
+ * daemons' checks and notes take turns and together keep the limits.
+ * Indexed by key and time (schema 7): a count reads its window's events.
+ */
+/* Records that a reply counted under key at t. */
 int store_rate_note(struct store *st, const char *key, time_t t, struct err *e);
 /* Deletes the events before before. */
 int store_rate_prune(struct store *st, time_t before, struct err *e);
-/* Calls fn for each event since since, oldest first, after deleting those
- * before it. */
-int store_rate_load(struct store *st, time_t since,
-		    void (*fn)(void *ctx, const char *key, time_t t), void *ctx, struct err *e);
+/* How many events under key are later than since. */
+int store_rate_count(struct store *st, const char *key, time_t since, long *n, struct err *e);
+/* The time of the n-th of them (0: the oldest; ties in the order they were
+ * noted); *t 0 when there is none. */
+int store_rate_nth(struct store *st, const char *key, time_t since, long n, time_t *t,
+		   struct err *e);
+/* The latest of them; *t 0 when none. */
+int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e);
 
 /*
  * Test hook: when set, store_record_reply calls it between writing the

@@ -87,6 +87,14 @@ int db_first_text(struct store *st, const char *sql, time_t now, char **out,
 int db_first_time(struct store *st, const char *sql, time_t *when, bool *found,
 		  const char *what, struct err *e);
 
+/* Calls fn for each row of sql (?1 = now, ?2 = max): the person and the
+ * time (store_held_waiting, store_series_waiting). */
+int db_waiting(struct store *st, const char *sql, time_t now, size_t max, store_waiting_fn *fn,
+	       void *ctx, const char *what, struct err *e);
+/* sql (no rows) with ?1 = now and ?2 = until. */
+int db_postpone(struct store *st, const char *sql, time_t now, time_t until, const char *what,
+		struct err *e);
+
 /* msgid_key(msgid), or NULL with e filled. */
 char *db_key(struct store *st, const char *msgid, struct err *e);
 
