@@ -585,6 +585,7 @@ static int imap_open_source(struct daemon *d, struct source *s, struct err *e)
 	is.mark_seen = c->mark_seen;	/* off in a dry run */
 	is.idle = c->idle;
 	is.batch = (size_t)c->batch;
+	is.timeout_s = c->timeout;
 	is.wait_sigmask = &d->sig.wait_mask;
 	rc = imap_open(&s->imap, &is, e);
 	secret_free(password);
