@@ -8,10 +8,12 @@
  *
  * Errors (err.h).  Every message starts "imap: HOST:PORT: ".
  *   ERR_TEMP   the connection could not be made, dropped, timed out or
- *              went out of step (a BYE, a BAD, an unparsable response).
- *              The session is dead from then on: every further call fails
- *              with ERR_TEMP at once.  imap_close() it and imap_open() a new
- *              one after a backoff.
+ *              went out of step (a BYE, a BAD, an unparsable response).  A
+ *              connection that broke says how: "COMMAND: server closed the
+ *              connection", "...: connection reset by peer", "...: no
+ *              answer for N s" (netconn.h).  The session is dead from then
+ *              on: every further call fails with ERR_TEMP at once.
+ *              imap_close() it and imap_open() a new one after a backoff.
  *   ERR_FINAL  bad settings, tls = none for a host that is not loopback,
  *              certificate verification failed, login refused, no such
  *              folder, a command the server answered NO to.
@@ -26,6 +28,10 @@
  * refused unless every address of host is a loopback address.  After
  * STARTTLS, bytes the server sent before the handshake are refused
  * (CVE-2020-15953) and the capabilities are asked for again.
+ *
+ * Time: the connect, the TLS handshake and each read or write wait at most
+ * timeout_s for the server (netconn.h); a cut, a reset or a server that
+ * stops talking in the middle of an answer ends the session (ERR_TEMP).
  *
  * Signals: libetpan takes an interrupted read or write for a dropped
  * connection.  So while a call here talks to the server it blocks SIGHUP,
@@ -50,7 +56,7 @@
 
 #include "lib/err.h"
 
-#define IMAP_TIMEOUT_DEFAULT_S	60	/* connect, and each read or write */
+#define IMAP_TIMEOUT_DEFAULT_S	60	/* connect, TLS handshake, each read or write */
 #define IMAP_BATCH_DEFAULT	50	/* messages per UID FETCH of bodies */
 #define IMAP_BATCH_MAX		1000
 #define IMAP_BATCH_BYTES	((size_t)32 * 1024 * 1024) /* body bytes per UID FETCH */

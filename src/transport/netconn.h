@@ -1,9 +1,9 @@
 /*
- * netconn.h - what the IMAP and NNTP sources share below their protocols
- * (libetpan's mailstream over GnuTLS): a TCP connection with a bounded
- * connect, implicit TLS or an upgrade after the protocol's STARTTLS, and
- * the check of the server's certificate that libetpan leaves out; and the
- * signal guard libetpan's reads and writes need.
+ * netconn.h - what the IMAP and NNTP sources share below their protocols:
+ * a TCP connection with a bounded connect, the stream libetpan's protocol
+ * code reads and writes (our own mailstream driver, plain or over GnuTLS:
+ * implicit TLS or an upgrade after the protocol's STARTTLS), the check of
+ * the server's certificate, and the signal guard around libetpan.
  *
  * Errors (err.h) start with the peer's where ("imap: HOST:PORT").
  *   ERR_TEMP   cannot resolve for now, cannot connect, handshake failed.
@@ -14,6 +14,14 @@
  * ca_file is NULL) and the leaf must carry tls_name; there is no switch to
  * turn this off.  After STARTTLS, bytes the server sent before the
  * handshake are refused (CVE-2020-15953).
+ *
+ * Nothing the server does can hold a stream: every read and write of it
+ * (and the connect, and the TLS handshake) waits at most timeout_s for the
+ * server, in poll(), so the CPU idles meanwhile.  A read or write that
+ * fails, fails for good: end of stream in the middle of an answer (libetpan
+ * would take a read of 0 bytes for "nothing yet" and spin), a reset, the
+ * timeout, or a TLS error.  net_stream_error() says which; the protocol
+ * code's own verdict ("parse error", "out of memory") means nothing then.
  */
 #ifndef TAGBOT_NETCONN_H
 #define TAGBOT_NETCONN_H
@@ -28,6 +36,7 @@
 #define NET_CHAIN_MAX		16	/* certificates of the server's chain looked at */
 #define NET_WHERE_MAX		1100	/* "proto: HOST:PORT" */
 #define NET_TEXT_MAX		200	/* bytes of a server's text quoted in an error */
+#define NET_ERROR_MAX		128	/* net_stream_error()'s text */
 
 struct _mailstream;	/* libetpan's mailstream */
 
@@ -39,7 +48,7 @@ struct net_peer {
 				 * sent as SNI unless an address */
 	const char *ca_file;	/* foreign; NULL: the system store */
 	bool plain;		/* no TLS: refused unless every address is loopback */
-	int timeout_s;		/* connect, and each read or write */
+	int timeout_s;		/* connect, the TLS handshake, each read or write */
 };
 
 /* Fills p (where from proto, host and port); the strings stay foreign. */
@@ -64,20 +73,30 @@ bool net_safe_credential(const char *s, size_t max);
 /* Whether s is an IPv4 or IPv6 address literal. */
 bool net_is_address(const char *s);
 
-/* Resolves and connects (bounded by timeout_s): a blocking descriptor with
- * keepalive on, into *fd. */
+/* Resolves and connects (bounded by timeout_s): a non-blocking descriptor
+ * with keepalive on, into *fd. */
 int net_connect(const struct net_peer *p, int *fd, struct err *e);
 
 /* Implicit TLS on fd: the handshake and the certificate checked before a
- * byte is sent.  *s owns fd; on failure fd is closed. */
+ * byte is sent.  *s owns fd; on failure fd is closed.  p must outlive *s. */
 int net_tls_open(const struct net_peer *p, int fd, struct _mailstream **s, struct err *e);
 
-/* A plain stream on fd (*s owns it). */
+/* A plain stream on fd (*s owns it, also on failure).  p must outlive *s. */
 int net_plain_open(const struct net_peer *p, int fd, struct _mailstream **s, struct err *e);
 
-/* After the protocol's STARTTLS was accepted: refuses what the server sent
- * before the handshake, upgrades s in place and checks the certificate. */
+/* After the protocol's STARTTLS was accepted on s (from net_plain_open):
+ * refuses what the server sent before the handshake, upgrades s in place
+ * and checks the certificate. */
 int net_starttls(const struct net_peer *p, struct _mailstream *s, struct err *e);
+
+/* Why s failed: "server closed the connection", "connection reset by
+ * peer", "no answer for N s", ...; NULL while it works (or when s is not
+ * one of ours). */
+const char *net_stream_error(struct _mailstream *s);
+
+/* Whether s holds bytes already received and not yet read (its buffer or
+ * TLS's): a poll() of its descriptor would not see them. */
+bool net_stream_pending(struct _mailstream *s);
 
 /*
  * Signals: libetpan takes an interrupted read or write for a dropped

@@ -10,9 +10,12 @@
  * Errors (err.h).  Every message starts "nntp: HOST:PORT: ".
  *   ERR_TEMP   the connection could not be made, dropped, timed out or the
  *              server answered out of protocol (a line that does not parse,
- *              overview lines outside the range asked for).  The session is
- *              dead from then on: every further call fails with ERR_TEMP.
- *              nntp_close() it and nntp_open() a new one after a backoff.
+ *              overview lines outside the range asked for).  A connection
+ *              that broke says how: "ARTICLE: server closed the
+ *              connection", "...: connection reset by peer", "...: no
+ *              answer for N s" (netconn.h).  The session is dead from then
+ *              on: every further call fails with ERR_TEMP.  nntp_close()
+ *              it and nntp_open() a new one after a backoff.
  *   ERR_FINAL  bad settings, tls = none for a host that is not loopback,
  *              certificate verification failed, login refused, no such
  *              group (the session lives on).
@@ -27,7 +30,7 @@
  * article the overview says is larger than max_message is not fetched.
  * libetpan reads each answer whole before we see it, so one line or one
  * article has no cap of ours while it is read; every read is bounded by
- * timeout_s.
+ * timeout_s, and one cut short (end of stream, a reset) ends the session.
  *
  * Signals: as imap_source.h (netconn.h's guard around every command).
  * One source is one connection; not for two threads at once.
@@ -41,7 +44,7 @@
 
 #include "lib/err.h"
 
-#define NNTP_TIMEOUT_DEFAULT_S	60	/* connect, and each read or write */
+#define NNTP_TIMEOUT_DEFAULT_S	60	/* connect, TLS handshake, each read or write */
 #define NNTP_OVER_WINDOW	1000	/* articles per XOVER */
 #define NNTP_GROUPS_MAX		1000	/* groups one source follows */
 #define NNTP_GROUP_MAX		255	/* bytes of a group name or wildmat */
