@@ -11,7 +11,9 @@
 #           than 0.2 s of CPU in 5 s; after [source] timeout seconds it logs
 #           "no answer for N s" and connects again
 # Each time the second connection serves the message whole, and it is
-# recorded and answered once: nothing is skipped.
+# recorded and answered once: nothing is skipped.  And against a server
+# that is always silent mid-message, SIGTERM ends the daemon (status 0)
+# within 1 s.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
@@ -147,9 +149,20 @@ broken() {
 	fake_kill
 }
 
+# stuck PROTO: a server silent in every answer: SIGTERM while the daemon
+# waits in the middle of the message
+stuck() {
+	start "$1" silent 99 || { bot_kill; fake_kill; return; }
+	sleep 0.5
+	check "$C: SIGTERM while waiting mid-message: exit 0 within 1 s" stop_within 1000
+	check "$C: the server saw the connection closed" wait_event 2 "client-closed 1"
+	fake_kill
+}
+
 for proto in imap nntp; do
 	broken $proto cut "server closed the connection"
 	broken $proto reset "connection reset by peer"
 	broken $proto silent "no answer for $T s"
+	stuck $proto
 done
 finish

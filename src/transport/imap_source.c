@@ -264,6 +264,7 @@ static struct imap_source *source_new(const struct imap_settings *s)
 		src->wait_mask = *s->wait_sigmask;
 		src->has_wait_mask = true;
 	}
+	net_peer_signals(&src->peer, s->wait_sigmask, s->stop);
 	return src;
 }
 
@@ -835,13 +836,21 @@ enum wake {
 	WAKE_SIGNAL
 };
 
+/* sig0: net_stream_signals() when the wait began.  A signal a read took
+ * while the stream waited for the server counts as one for this sleep,
+ * which would otherwise sleep through it. */
 static int wait_readable(struct imap_source *src, const sigset_t *mask, double deadline,
-			 enum wake *w, struct err *e)
+			 unsigned long sig0, enum wake *w, struct err *e)
 {
 	struct pollfd p = { .fd = mailimap_idle_get_fd(src->imap), .events = POLLIN };
 	struct timespec ts;
 	double left;
 	int r = 0;
+
+	if (net_stream_signals(src->imap->imap_stream) != sig0) {
+		*w = WAKE_SIGNAL;
+		return 0;
+	}
 
 	/* libetpan (or TLS) may have read ahead: that line is waiting already. */
 	if (net_stream_pending(src->imap->imap_stream)) {
@@ -929,13 +938,14 @@ static int wait_idle(struct imap_source *src, const sigset_t *mask, int max_s, b
 	double deadline = now_s() + max_s;
 	bool mail = false, ended = false;
 	enum wake w = WAKE_DATA;
+	unsigned long sig0 = net_stream_signals(src->imap->imap_stream);
 	int r = mailimap_idle(src->imap);
 
 	src->st.idles++;
 	if (r != MAILIMAP_NO_ERROR)
 		return etpan_fail(src, r, "IDLE", e);
 	while (!mail && !ended) {
-		if (wait_readable(src, mask, deadline, &w, e) < 0)
+		if (wait_readable(src, mask, deadline, sig0, &w, e) < 0)
 			return -1;
 		if (w != WAKE_DATA)
 			break;

@@ -6,8 +6,8 @@
  * or TLS one: libetpan's socket driver returns 0 at end of stream, which
  * its line reader takes for "nothing yet" and its IMAP literal reader
  * loops on (100 % CPU, for good, on a connection cut in the middle of an
- * answer).  Ours waits in poll() alone, never returns 0, and keeps why it
- * failed.
+ * answer); and neither of its drivers can be woken by a signal.  Ours
+ * waits in ppoll() alone, never returns 0, and keeps why it failed.
  */
 #include "autoconf.h"
 #include <arpa/inet.h>
@@ -88,6 +88,18 @@ void net_peer_init(struct net_peer *p, const char *proto, const char *host, int 
 	p->ca_file = ca_file;
 	p->plain = plain;
 	p->timeout_s = timeout_s;
+	p->has_wait_mask = false;
+	sigemptyset(&p->wait_mask);
+	p->stop = NULL;
+}
+
+void net_peer_signals(struct net_peer *p, const sigset_t *wait_mask,
+		      const volatile sig_atomic_t *stop)
+{
+	p->has_wait_mask = wait_mask != NULL;
+	if (wait_mask)
+		p->wait_mask = *wait_mask;
+	p->stop = stop;
 }
 
 bool net_is_address(const char *s)
@@ -151,32 +163,63 @@ static struct timespec timespec_of(double s)
 	return ts;
 }
 
+static bool stopping(const struct net_peer *p)
+{
+	return p->stop && *p->stop;
+}
+
 enum wait_result {
 	WAIT_READY,
 	WAIT_TIMEOUT,
+	WAIT_STOP,
 	WAIT_ERROR		/* errno says why */
+};
+
+/* What a stream's waits have seen of signals. */
+struct wait_state {
+	double stop_at;		/* when a stop was first seen; 0: not yet */
+	unsigned long signals;	/* signals delivered while waiting */
 };
 
 /*
  * Waits until fd is ready for events, or has hung up or failed (the read
- * or write that follows says how), at most until deadline.
+ * or write that follows says how), at most until deadline.  Signals get
+ * through here only, with the peer's wait mask, and are counted: one that
+ * set *stop ends the wait within NET_STOP_GRACE_MS of ws->stop_at (a
+ * stream keeps it, so its later waits share the grace); any other (SIGHUP)
+ * lets it go on.
  */
-static enum wait_result wait_fd(int fd, short events, double deadline)
+static enum wait_result wait_fd(const struct net_peer *p, int fd, short events,
+				double deadline, struct wait_state *ws)
 {
 	struct pollfd pfd = { .fd = fd, .events = events };
+	sigset_t mask;
 	int r;
 
+	if (p->has_wait_mask) {
+		mask = p->wait_mask;
+		sigaddset(&mask, SIGPIPE);
+	}
 	for (;;) {
-		double now = now_s();
-		struct timespec ts = timespec_of(deadline - now);
+		double now = now_s(), end = deadline;
+		struct timespec ts;
 
-		r = ppoll(&pfd, 1, &ts, NULL);
+		if (stopping(p)) {
+			if (!ws->stop_at)
+				ws->stop_at = now;
+			if (ws->stop_at + NET_STOP_GRACE_MS / 1000.0 < end)
+				end = ws->stop_at + NET_STOP_GRACE_MS / 1000.0;
+		}
+		ts = timespec_of(end - now);
+		r = ppoll(&pfd, 1, &ts, p->has_wait_mask ? &mask : NULL);
 		if (r > 0)
 			return WAIT_READY;
 		if (r < 0 && errno != EINTR)
 			return WAIT_ERROR;
-		if (r == 0 && now_s() >= deadline)
-			return WAIT_TIMEOUT;
+		if (r < 0)
+			ws->signals++;
+		if (r == 0 && now_s() >= end)
+			return stopping(p) ? WAIT_STOP : WAIT_TIMEOUT;
 	}
 }
 
@@ -221,11 +264,12 @@ static void tune_socket(int fd)
 }
 
 /* One address, bounded by timeout_s; the descriptor stays non-blocking:
- * the stream waits in poll(), never in the kernel. */
+ * the stream waits in poll(), never in the kernel.  ECANCELED: a stop. */
 static int connect_one(const struct net_peer *p, const struct addrinfo *ai, int *err)
 {
 	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			ai->ai_protocol);
+	struct wait_state ws = { 0, 0 };
 	int soerr = 0;
 	socklen_t len = sizeof(soerr);
 
@@ -236,11 +280,14 @@ static int connect_one(const struct net_peer *p, const struct addrinfo *ai, int 
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
 		if (errno != EINPROGRESS)
 			goto fail;
-		switch (wait_fd(fd, POLLOUT, now_s() + p->timeout_s)) {
+		switch (wait_fd(p, fd, POLLOUT, now_s() + p->timeout_s, &ws)) {
 		case WAIT_READY:
 			break;
 		case WAIT_TIMEOUT:
 			errno = ETIMEDOUT;
+			goto fail;
+		case WAIT_STOP:
+			errno = ECANCELED;
 			goto fail;
 		default:
 			goto fail;
@@ -274,9 +321,11 @@ int net_connect(const struct net_peer *p, int *fdp, struct err *e)
 		return fail(p, ERR_FINAL, e, "tls = none is refused: %s is not a loopback "
 			    "address", p->host);
 	}
-	for (ai = res; ai && fd < 0; ai = ai->ai_next)
+	for (ai = res; ai && fd < 0 && err != ECANCELED; ai = ai->ai_next)
 		fd = connect_one(p, ai, &err);
 	freeaddrinfo(res);
+	if (fd < 0 && err == ECANCELED)
+		return fail(p, ERR_TEMP, e, "cannot connect: stopped while waiting for the server");
 	if (fd < 0 && err == ETIMEDOUT)
 		return fail(p, ERR_TEMP, e, "cannot connect: no answer for %d s", p->timeout_s);
 	if (fd < 0)
@@ -296,6 +345,7 @@ struct net_low {
 	gnutls_session_t tls;		/* NULL: plain */
 	gnutls_certificate_credentials_t cred;
 	int sys_errno;			/* of the last recv() or send() under TLS that failed */
+	struct wait_state ws;
 	char error[NET_ERROR_MAX];	/* why the stream failed; "" while it works */
 };
 
@@ -334,13 +384,15 @@ static int low_fail_errno(struct net_low *l, int err)
 
 static int low_wait(struct net_low *l, short events, double deadline)
 {
-	switch (wait_fd(l->fd, events, deadline)) {
+	switch (wait_fd(l->p, l->fd, events, deadline, &l->ws)) {
 	case WAIT_READY:
 		return 0;
 	case WAIT_TIMEOUT:
 		if (events & POLLOUT)
 			return low_fail(l, "the server took no data for %d s", l->p->timeout_s);
 		return low_fail(l, "no answer for %d s", l->p->timeout_s);
+	case WAIT_STOP:
+		return low_fail(l, "stopped while waiting for the server");
 	default:
 		return low_fail(l, "poll: %s", strerror(errno));
 	}
@@ -573,6 +625,13 @@ const char *net_stream_error(mailstream *s)
 	struct net_low *l = low_of(s);
 
 	return l && l->error[0] ? l->error : NULL;
+}
+
+unsigned long net_stream_signals(mailstream *s)
+{
+	struct net_low *l = low_of(s);
+
+	return l ? l->ws.signals : 0;
 }
 
 bool net_stream_pending(mailstream *s)

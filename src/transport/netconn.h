@@ -6,7 +6,8 @@
  * the server's certificate, and the signal guard around libetpan.
  *
  * Errors (err.h) start with the peer's where ("imap: HOST:PORT").
- *   ERR_TEMP   cannot resolve for now, cannot connect, handshake failed.
+ *   ERR_TEMP   cannot resolve for now, cannot connect, handshake failed,
+ *              a stop asked for while waiting.
  *   ERR_FINAL  no such host, tls = none for a host that is not loopback,
  *              certificate verification failed, no CA could be loaded.
  *
@@ -20,8 +21,15 @@
  * server, in poll(), so the CPU idles meanwhile.  A read or write that
  * fails, fails for good: end of stream in the middle of an answer (libetpan
  * would take a read of 0 bytes for "nothing yet" and spin), a reset, the
- * timeout, or a TLS error.  net_stream_error() says which; the protocol
- * code's own verdict ("parse error", "out of memory") means nothing then.
+ * timeout, a TLS error, or a stop.  net_stream_error() says which; the
+ * protocol code's own verdict ("parse error", "out of memory") means
+ * nothing then.
+ *
+ * Stopping: while a stream waits, the daemon's signals get through (the
+ * pselect pattern: only inside ppoll(), with wait_mask), so a SIGTERM that
+ * sets *stop ends the wait at once; once *stop is set, the streams of the
+ * peer wait at most NET_STOP_GRACE_MS more in all (a LOGOUT to a server
+ * that answers, not to one that does not).
  */
 #ifndef TAGBOT_NETCONN_H
 #define TAGBOT_NETCONN_H
@@ -36,6 +44,7 @@
 #define NET_CHAIN_MAX		16	/* certificates of the server's chain looked at */
 #define NET_WHERE_MAX		1100	/* "proto: HOST:PORT" */
 #define NET_TEXT_MAX		200	/* bytes of a server's text quoted in an error */
+#define NET_STOP_GRACE_MS	250	/* a stream's waits after a stop, in all */
 #define NET_ERROR_MAX		128	/* net_stream_error()'s text */
 
 struct _mailstream;	/* libetpan's mailstream */
@@ -49,11 +58,21 @@ struct net_peer {
 	const char *ca_file;	/* foreign; NULL: the system store */
 	bool plain;		/* no TLS: refused unless every address is loopback */
 	int timeout_s;		/* connect, the TLS handshake, each read or write */
+	bool has_wait_mask;	/* else waits keep the mask they are called with */
+	sigset_t wait_mask;	/* the signal mask while waiting for the server */
+	const volatile sig_atomic_t *stop; /* foreign; NULL: none */
 };
 
-/* Fills p (where from proto, host and port); the strings stay foreign. */
+/* Fills p (where from proto, host and port); the strings stay foreign.
+ * No wait mask, no stop. */
 void net_peer_init(struct net_peer *p, const char *proto, const char *host, int port,
 		   const char *tls_name, const char *ca_file, bool plain, int timeout_s);
+
+/* Waits for the server with wait_mask (copied; NULL: the mask of the call,
+ * SIGPIPE always blocked), and gives up when *stop (NULL: never) becomes
+ * non-zero: the daemon's SIGTERM handler sets it. */
+void net_peer_signals(struct net_peer *p, const sigset_t *wait_mask,
+		      const volatile sig_atomic_t *stop);
 
 /* e: "WHERE: MSG" of p, class cls; *dead (when not NULL) set for ERR_TEMP,
  * which leaves a session out of step.  Returns -1.  A source whose struct
@@ -90,19 +109,25 @@ int net_plain_open(const struct net_peer *p, int fd, struct _mailstream **s, str
 int net_starttls(const struct net_peer *p, struct _mailstream *s, struct err *e);
 
 /* Why s failed: "server closed the connection", "connection reset by
- * peer", "no answer for N s", ...; NULL while it works (or when s is not
- * one of ours). */
+ * peer", "no answer for N s", "stopped while waiting for the server", ...;
+ * NULL while it works (or when s is not one of ours). */
 const char *net_stream_error(struct _mailstream *s);
 
 /* Whether s holds bytes already received and not yet read (its buffer or
  * TLS's): a poll() of its descriptor would not see them. */
 bool net_stream_pending(struct _mailstream *s);
 
+/* How many signals were delivered while s waited for the server (with the
+ * peer's wait mask): a caller about to sleep until a signal comes must not
+ * sleep through one its stream took first. */
+unsigned long net_stream_signals(struct _mailstream *s);
+
 /*
- * Signals: libetpan takes an interrupted read or write for a dropped
- * connection, so while it runs SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1,
- * SIGUSR2, SIGALRM, SIGCHLD and SIGPIPE are blocked; net_guard_leave()
- * restores the caller's mask, consuming a SIGPIPE our own write raised.
+ * Signals: libetpan takes an interrupted call for a dropped connection, so
+ * while it runs SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2,
+ * SIGALRM, SIGCHLD and SIGPIPE are blocked (a stream's waits let the
+ * peer's wait_mask through); net_guard_leave() restores the caller's mask,
+ * consuming a SIGPIPE our own write raised.
  */
 struct net_guard {
 	sigset_t old;		/* the caller's mask */

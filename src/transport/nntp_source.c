@@ -133,6 +133,7 @@ static struct nntp_source *source_new(const struct nntp_settings *s)
 	net_peer_init(&src->peer, "nntp", src->host, port, src->tls_name, src->ca_file,
 		      s->tls == NNTP_TLS_NONE,
 		      s->timeout_s > 0 ? s->timeout_s : NNTP_TIMEOUT_DEFAULT_S);
+	net_peer_signals(&src->peer, s->wait_sigmask, s->stop);
 	return src;
 }
 
