@@ -2,7 +2,7 @@
 """fake-source.py - an IMAP or NNTP server that breaks off in the middle of a
 message, for tests/source-faults.sh.  Standard library only.
 
-  fake-source.py imap|nntp MODE PORT MAIL EVENTS [BAD]
+  fake-source.py imap|nntp MODE PORT MAIL EVENTS [BAD [CERT KEY]]
 
 Listens on 127.0.0.1:PORT and serves one mailbox (IMAP: INBOX, UID 1;
 NNTP: group test.patches, article 1) holding the file MAIL.  The first BAD
@@ -13,8 +13,9 @@ connections (default 1) send the message's first half and then, by MODE:
           closes it
   reset   reset the connection (RST: SO_LINGER 0)
 
-Later connections serve the message whole.  Every connection is served in
-a thread of its own.  EVENTS gets one line per event, with the number of
+Later connections serve the message whole.  With CERT and KEY (PEM files)
+every connection is TLS from the first byte, and a cut closes it without
+TLS's close_notify.  Every connection is served in a thread of its own.  EVENTS gets one line per event, with the number of
 the connection: "connect N", "half N" (the first half went out, the break
 follows), "client-closed N", "served N" (a whole message went out); and
 "listening 0" first, once the port is open.
@@ -23,6 +24,7 @@ The server ends by itself after 10 minutes.
 
 import re
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -30,6 +32,10 @@ import time
 
 proto, mode, port, mail_path, events_path = sys.argv[1:6]
 bad = int(sys.argv[6]) if len(sys.argv) > 6 else 1
+tls = None
+if len(sys.argv) > 8:
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(sys.argv[7], sys.argv[8])
 mail = open(mail_path, "rb").read().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
 lock = threading.Lock()
 count = 0
@@ -149,6 +155,8 @@ def nntp(conn, n):
 
 def serve(conn, n):
     try:
+        if tls:
+            conn = tls.wrap_socket(conn, server_side=True)
         (imap if proto == "imap" else nntp)(conn, n)
     except OSError:
         pass

@@ -1,10 +1,12 @@
 #!/bin/sh
 # source-faults.sh - `tagbot run` against an IMAP and an NNTP server
-# (tests/fake-source.py, plain on loopback) that breaks off in the middle of
-# a message: half of an IMAP literal of a UID FETCH, or half of an ARTICLE
+# (tests/fake-source.py on loopback, plain and, when openssl can make a
+# certificate, with implicit TLS) that breaks off in the middle of a
+# message: half of an IMAP literal of a UID FETCH, or half of an ARTICLE
 # answer, and then
-#   cut     a FIN: the source logs "server closed the connection", backs off
-#           and connects again within a few seconds
+#   cut     a FIN (over TLS without close_notify): the source logs "server
+#           closed the connection", backs off and connects again within a
+#           few seconds
 #   reset   an RST: "connection reset by peer" (never "out of memory"),
 #           and connects again
 #   silent  nothing more: while the server is silent the daemon burns less
@@ -26,6 +28,20 @@ trap 'bot_kill; fake_kill; srv_cleanup' EXIT
 printf 'secret\n' >"$W/password"
 chmod 600 "$W/password"
 python3 "$top_srcdir/tests/integration/e2e-mail.py" patch nosob f 1 --now >"$W/mail.eml" || exit 99
+# a throw-away CA and a certificate for 127.0.0.1 signed by it
+TLS_MODES=none
+if command -v openssl >/dev/null 2>&1 &&
+   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tagbot-test-ca \
+	-keyout "$W/ca.key" -out "$W/ca.pem" 2>/dev/null &&
+   openssl req -newkey rsa:2048 -nodes -subj /CN=localhost \
+	-keyout "$W/key.pem" -out "$W/req.pem" 2>/dev/null &&
+   printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$W/san.ext" &&
+   openssl x509 -req -in "$W/req.pem" -CA "$W/ca.pem" -CAkey "$W/ca.key" -CAcreateserial \
+	-days 2 -extfile "$W/san.ext" -out "$W/cert.pem" 2>/dev/null; then
+	TLS_MODES="none implicit"
+else
+	echo "# skip: the TLS cases (no openssl)"
+fi
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 bot_kill() { [ -z "$BOT_PID" ] || { kill -KILL "$BOT_PID"; wait "$BOT_PID"; } 2>/dev/null; BOT_PID=; }
@@ -56,12 +72,19 @@ replies() { grep -l "^In-Reply-To: <e2e-f-1@example.org>" "$OUT"/new/* 2>/dev/nu
 log_tail() { echo "# bot log (last 15 lines):"; tail -n 15 "$LOG" | sed 's/^/#   /'; }
 check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; log_tail; return 1; fi; }
 
-# start PROTO MODE BAD: the fake server and the daemon reading it
+# start PROTO MODE BAD: the fake server and the daemon reading it, with
+# TLS (none or implicit); C names the case: imap-cut-1, imaps-cut-1, ...
 start() {
-	C=$1-$2-$3 EV=$W/$1-$2-$3.events LOG=$W/$1-$2-$3.log DB=$W/$1-$2-$3.db OUT=$W/$1-$2-$3.out
+	C=$1$([ "$TLS" = none ] || echo s)-$2-$3
+	EV=$W/$C.events LOG=$W/$C.log DB=$W/$C.db OUT=$W/$C.out
 	port=$(srv_free_port)
 	: >"$EV"
-	python3 "$FAKE" "$1" "$2" "$port" "$W/mail.eml" "$EV" "$3" &
+	if [ "$TLS" = none ]; then
+		python3 "$FAKE" "$1" "$2" "$port" "$W/mail.eml" "$EV" "$3" &
+	else
+		python3 "$FAKE" "$1" "$2" "$port" "$W/mail.eml" "$EV" "$3" \
+			"$W/cert.pem" "$W/key.pem" &
+	fi
 	FAKE_PID=$!
 	wait_event 10 "listening 0" || { not_ok "$C: the fake server starts"; return 1; }
 	if [ "$1" = imap ]; then
@@ -83,7 +106,8 @@ log_level = debug
 $src
 host = 127.0.0.1
 port = $port
-tls = none
+tls = $TLS
+$([ "$TLS" = none ] || echo "ca_file = $W/ca.pem")
 backfill = yes
 poll_interval = 300
 timeout = $T
@@ -159,10 +183,12 @@ stuck() {
 	fake_kill
 }
 
-for proto in imap nntp; do
-	broken $proto cut "server closed the connection"
-	broken $proto reset "connection reset by peer"
-	broken $proto silent "no answer for $T s"
-	stuck $proto
+for TLS in $TLS_MODES; do
+	for proto in imap nntp; do
+		broken $proto cut "server closed the connection"
+		broken $proto reset "connection reset by peer"
+		broken $proto silent "no answer for $T s"
+		stuck $proto
+	done
 done
 finish
