@@ -16,9 +16,10 @@
  * turn this off.  After STARTTLS, bytes the server sent before the
  * handshake are refused (CVE-2020-15953).
  *
- * Nothing the server does can hold a stream: every read and write of it
+ * No silence of the server holds a stream: every read and write of it
  * (and the connect, and the TLS handshake) waits at most timeout_s for the
- * server, in poll(), so the CPU idles meanwhile.  A read or write that
+ * server, in poll(), so the CPU idles meanwhile (a server that keeps
+ * sending a byte now and then keeps the stream alive).  A read or write that
  * fails, fails for good: end of stream in the middle of an answer (libetpan
  * would take a read of 0 bytes for "nothing yet" and spin), a reset, the
  * timeout, a TLS error, or a stop.  net_stream_error() says which; the
@@ -27,9 +28,9 @@
  *
  * Stopping: while a stream waits, the daemon's signals get through (the
  * pselect pattern: only inside ppoll(), with wait_mask), so a SIGTERM that
- * sets *stop ends the wait at once; once *stop is set, the streams of the
- * peer wait at most NET_STOP_GRACE_MS more in all (a LOGOUT to a server
- * that answers, not to one that does not).
+ * sets *stop is seen at once; from then on the stream (or the connect)
+ * waits at most NET_STOP_GRACE_MS more in all: enough for a LOGOUT to a
+ * server that answers, nothing for one that does not.
  */
 #ifndef TAGBOT_NETCONN_H
 #define TAGBOT_NETCONN_H
