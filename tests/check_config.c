@@ -52,6 +52,7 @@ static void assert_daemon_defaults(const struct config *c)
 	ck_assert(!c->source.backfill);
 	assert_str_or_null(c->source.path, NULL, "[source] path");
 	ck_assert_int_eq(c->source.batch, 50);
+	ck_assert_int_eq(c->source.timeout, 60);
 	ck_assert_int_eq(c->sink.type, SINK_MAILDIR);
 	assert_str_or_null(c->sink.url, NULL, "[sink] url");
 	assert_str_or_null(c->sink.copy_to, NULL, "[sink] copy_to");
@@ -612,6 +613,7 @@ START_TEST(test_daemon_keys)
 	ck_assert(c.source.mark_seen);
 	ck_assert(c.source.backfill);
 	ck_assert_int_eq(c.source.batch, 200);
+	ck_assert_int_eq(c.source.timeout, 45);
 	ck_assert_int_eq(c.sink.type, SINK_SMTP);
 	assert_str_or_null(c.sink.url, "smtp://smtp.example.org:587", "url");
 	assert_str_or_null(c.sink.ca_file, "/etc/ssl/certs/ca.pem", "[sink] ca_file");
@@ -665,6 +667,7 @@ START_TEST(test_sources)
 	ck_assert_int_eq(v[1]->poll_interval, 20);
 	ck_assert(v[1]->backfill);
 	ck_assert_int_eq(v[1]->batch, 50);
+	ck_assert_int_eq(v[1]->timeout, 5);
 	ck_assert_str_eq(v[2]->name, "leds");
 	ck_assert_int_eq(v[2]->type, SOURCE_IMAP);
 	assert_str_or_null(v[2]->folder, "Lists/linux-leds", "folder");
@@ -672,6 +675,7 @@ START_TEST(test_sources)
 	assert_str_or_null(v[2]->ca_file, real_data("config/ca.pem", want, sizeof(want)), "ca_file");
 	ck_assert_int_eq(v[2]->poll_interval, 60);
 	ck_assert(!v[2]->backfill);
+	ck_assert_int_eq(v[2]->timeout, 60);
 	err_init(&e);
 	ck_assert_int_eq(config_check_daemon(&c, &e), 0);
 	config_release(&c);

@@ -587,6 +587,7 @@ static const struct key_def config_keys[] = {
 	ROW("source", "backfill", parse_bool, source.backfill),
 	ROW("source", "path", parse_str, source.path),
 	ROW("source", "batch", parse_batch, source.batch),
+	ROW("source", "timeout", parse_seconds, source.timeout),
 	ROW("source", "groups", parse_list, source.groups),
 	ROW("sink", "type", parse_sink_type, sink.type),
 	ROW("sink", "url", parse_smtp_url, sink.url),
@@ -1440,6 +1441,7 @@ static void source_defaults(struct config_source *s)
 	s->idle = true;
 	s->poll_interval = 60;
 	s->batch = 50;
+	s->timeout = CONFIG_DEFAULT_SOURCE_TIMEOUT;
 }
 
 /* The owned strings of a struct config_source. */

@@ -58,6 +58,7 @@
 #define CONFIG_DEFAULT_STATE	"/var/lib/tagbot/tagbot.db"
 #define CONFIG_DEFAULT_RESEND_AFTER 120	/* seconds before an unconfirmed reply is resent */
 #define CONFIG_DEFAULT_CONNECT_TIMEOUT 10 /* [sink]: seconds up to a greeted, logged-in session */
+#define CONFIG_DEFAULT_SOURCE_TIMEOUT 60 /* [source]: seconds a server may keep us waiting */
 #define CONFIG_DEFAULT_SERIES_WAIT 600	/* seconds a per-series reply waits for missing patches */
 #define CONFIG_MAX_SERIES_WAIT	(7 * 86400) /* its cap: a week */
 #define CONFIG_MAX_REPEAT_AFTER	180	/* days: as long as the state keeps what was told */
@@ -128,6 +129,8 @@ struct config_source {
 	bool backfill;			/* no: start at UIDNEXT / only new/ */
 	char *path;			/* owned; maildir, resolved */
 	int batch;			/* messages per fetch and transaction; 50 */
+	int timeout;			/* imap, nntp: seconds a connect or a read or
+					 * write may wait; CONFIG_DEFAULT_SOURCE_TIMEOUT */
 	struct config_list groups;	/* owned; nntp: group names and wildmats */
 };
 

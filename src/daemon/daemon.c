@@ -57,7 +57,9 @@
  *
  * Signals only set flags.  They are blocked while we work and let through
  * at the points where stopping or reloading is safe (between messages, and
- * while waiting: ppoll() and imap_wait() sleep with them unblocked).
+ * while waiting: ppoll() and imap_wait() sleep with them unblocked, and an
+ * IMAP or NNTP source waits for its server with them unblocked, giving up
+ * once daemon_got_stop is set: netconn.h).
  */#include "autoconf.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -345,6 +347,12 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 	if (s->c->type != SOURCE_MAILDIR && s->ops->connected(s))
 		s->ops->close(d, s);
 	s->more = false;
+	/* A wait for the server that a SIGTERM cut short: no retry to tell of. */
+	if (daemon_got_stop) {
+		log_msg(LOGL_INFO, "%s%s%s", d->nsrcs == 1 ? "" : s->label,
+			d->nsrcs == 1 ? "" : " ", e->msg);
+		return 0;
+	}
 	if (d->o->once || (e->cls == ERR_FINAL && d->nsrcs == 1))
 		return -1;
 	if (e->cls == ERR_FINAL)

@@ -13,7 +13,9 @@
  * daemon.c and in the README ("Delivery guarantee").
  *
  * Signals: SIGTERM and SIGINT finish the current message, log out and make
- * daemon_run() return 0; SIGHUP reloads the ini file (rules and [reply]);
+ * daemon_run() return 0; a source waiting for its server (a read in the
+ * middle of an answer, a connect) gives up at once, so a server never
+ * holds a stop up; SIGHUP reloads the ini file (rules and [reply]);
  * a file that does not load is logged and the old settings kept.  [source],
  * [sink] and state keep their values from the start.
  */

@@ -585,7 +585,9 @@ static int imap_open_source(struct daemon *d, struct source *s, struct err *e)
 	is.mark_seen = c->mark_seen;	/* off in a dry run */
 	is.idle = c->idle;
 	is.batch = (size_t)c->batch;
+	is.timeout_s = c->timeout;
 	is.wait_sigmask = &d->sig.wait_mask;
+	is.stop = &daemon_got_stop;
 	rc = imap_open(&s->imap, &is, e);
 	secret_free(password);
 	if (rc < 0)

@@ -43,6 +43,9 @@ static int nntp_open_source(struct daemon *d, struct source *s, struct err *e)
 	ns.user = c->user;
 	ns.password = password;
 	ns.max_message = MESSAGE_MAX_SIZE;
+	ns.timeout_s = c->timeout;
+	ns.wait_sigmask = &d->sig.wait_mask;
+	ns.stop = &daemon_got_stop;
 	rc = nntp_open(&s->nntp, &ns, e);
 	secret_free(password);
 	return rc;

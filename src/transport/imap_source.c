@@ -66,8 +66,13 @@ static const char *server_text(const struct imap_source *src, char *out, size_t 
  */
 static int etpan_fail(struct imap_source *src, int r, const char *what, struct err *e)
 {
+	const char *why = src->imap ? net_stream_error(src->imap->imap_stream) : NULL;
 	char text[NET_TEXT_MAX + 1];
 
+	/* The stream failed under libetpan: what it made of the answer cut
+	 * short (a parse error, even "out of memory") tells nothing. */
+	if (why)
+		return fail(src, ERR_TEMP, e, "%s: %s", what, why);
 	switch (r) {
 	case MAILIMAP_ERROR_STREAM:
 	case MAILIMAP_ERROR_CONNECTION_REFUSED:
@@ -88,6 +93,14 @@ static int etpan_fail(struct imap_source *src, int r, const char *what, struct e
 		return fail(src, ERR_FINAL, e, "%s refused: %s", what,
 			    server_text(src, text, sizeof(text)));
 	}
+}
+
+/* A read of ours on the stream failed. */
+static int lost(struct imap_source *src, const char *what, struct err *e)
+{
+	const char *why = net_stream_error(src->imap->imap_stream);
+
+	return fail(src, ERR_TEMP, e, "%s: %s", what, why ? why : "connection lost");
 }
 
 static int alive(struct imap_source *src, struct err *e)
@@ -251,6 +264,7 @@ static struct imap_source *source_new(const struct imap_settings *s)
 		src->wait_mask = *s->wait_sigmask;
 		src->has_wait_mask = true;
 	}
+	net_peer_signals(&src->peer, s->wait_sigmask, s->stop);
 	return src;
 }
 
@@ -822,16 +836,24 @@ enum wake {
 	WAKE_SIGNAL
 };
 
+/* sig0: net_stream_signals() when the wait began.  A signal a read took
+ * while the stream waited for the server counts as one for this sleep,
+ * which would otherwise sleep through it. */
 static int wait_readable(struct imap_source *src, const sigset_t *mask, double deadline,
-			 enum wake *w, struct err *e)
+			 unsigned long sig0, enum wake *w, struct err *e)
 {
 	struct pollfd p = { .fd = mailimap_idle_get_fd(src->imap), .events = POLLIN };
 	struct timespec ts;
 	double left;
 	int r = 0;
 
-	/* libetpan may have read ahead: that line is waiting already. */
-	if (src->imap->imap_stream->read_buffer_len > 0) {
+	if (net_stream_signals(src->imap->imap_stream) != sig0) {
+		*w = WAKE_SIGNAL;
+		return 0;
+	}
+
+	/* libetpan (or TLS) may have read ahead: that line is waiting already. */
+	if (net_stream_pending(src->imap->imap_stream)) {
 		*w = WAKE_DATA;
 		return 0;
 	}
@@ -871,7 +893,7 @@ static int skip_literal(struct imap_source *src, const char *line, struct err *e
 					    n < sizeof(chunk) ? n : sizeof(chunk));
 
 		if (k <= 0)
-			return fail(src, ERR_TEMP, e, "IDLE: connection lost or timed out");
+			return lost(src, "IDLE", e);
 		n -= (size_t)k;
 	}
 	return 0;
@@ -890,7 +912,7 @@ static int idle_line(struct imap_source *src, bool *mail, bool *ended, struct er
 	size_t tl;
 
 	if (!line)
-		return fail(src, ERR_TEMP, e, "IDLE: connection lost or timed out");
+		return lost(src, "IDLE", e);
 	tl = (size_t)snprintf(tag, sizeof(tag), "%d ", src->imap->imap_tag);
 	if (!strncmp(line, tag, tl)) {
 		*ended = true;
@@ -916,13 +938,14 @@ static int wait_idle(struct imap_source *src, const sigset_t *mask, int max_s, b
 	double deadline = now_s() + max_s;
 	bool mail = false, ended = false;
 	enum wake w = WAKE_DATA;
+	unsigned long sig0 = net_stream_signals(src->imap->imap_stream);
 	int r = mailimap_idle(src->imap);
 
 	src->st.idles++;
 	if (r != MAILIMAP_NO_ERROR)
 		return etpan_fail(src, r, "IDLE", e);
 	while (!mail && !ended) {
-		if (wait_readable(src, mask, deadline, &w, e) < 0)
+		if (wait_readable(src, mask, deadline, sig0, &w, e) < 0)
 			return -1;
 		if (w != WAKE_DATA)
 			break;

@@ -8,10 +8,13 @@
  *
  * Errors (err.h).  Every message starts "imap: HOST:PORT: ".
  *   ERR_TEMP   the connection could not be made, dropped, timed out or
- *              went out of step (a BYE, a BAD, an unparsable response).
- *              The session is dead from then on: every further call fails
- *              with ERR_TEMP at once.  imap_close() it and imap_open() a new
- *              one after a backoff.
+ *              went out of step (a BYE, a BAD, an unparsable response), or
+ *              a stop was asked for while waiting for the server.  A
+ *              connection that broke says how: "COMMAND: server closed the
+ *              connection", "...: connection reset by peer", "...: no
+ *              answer for N s" (netconn.h).  The session is dead from then
+ *              on: every further call fails with ERR_TEMP at once.
+ *              imap_close() it and imap_open() a new one after a backoff.
  *   ERR_FINAL  bad settings, tls = none for a host that is not loopback,
  *              certificate verification failed, login refused, no such
  *              folder, a command the server answered NO to.
@@ -27,6 +30,10 @@
  * STARTTLS, bytes the server sent before the handshake are refused
  * (CVE-2020-15953) and the capabilities are asked for again.
  *
+ * Time: the connect, the TLS handshake and each read or write wait at most
+ * timeout_s for the server (netconn.h); a cut, a reset or a server that
+ * stops talking in the middle of an answer ends the session (ERR_TEMP).
+ *
  * Signals: libetpan takes an interrupted read or write for a dropped
  * connection.  So while a call here talks to the server it blocks SIGHUP,
  * SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD and SIGPIPE,
@@ -36,7 +43,13 @@
  * process need not ignore SIGPIPE.  imap_wait() sleeps in ppoll() with
  * wait_sigmask (default: the mask at the call), which is the pselect()
  * pattern: block your signals, check your flags, call imap_wait() with a
- * wait_sigmask that unblocks them.
+ * wait_sigmask that unblocks them.  A read or write waiting for the server
+ * waits with wait_sigmask too (without one, with the signals blocked): a
+ * signal handler that sets *stop makes it give up (ERR_TEMP) within
+ * NET_STOP_GRACE_MS, and later waits of the session share that grace, so
+ * a stop is never held up by the server; any other signal lets it go on.
+ * A signal taken by such a wait inside imap_wait() ends its sleep as one
+ * taken by the sleep itself would.
  *
  * One source is one connection; it is not for use by two threads at once.
  */
@@ -50,7 +63,7 @@
 
 #include "lib/err.h"
 
-#define IMAP_TIMEOUT_DEFAULT_S	60	/* connect, and each read or write */
+#define IMAP_TIMEOUT_DEFAULT_S	60	/* connect, TLS handshake, each read or write */
 #define IMAP_BATCH_DEFAULT	50	/* messages per UID FETCH of bodies */
 #define IMAP_BATCH_MAX		1000
 #define IMAP_BATCH_BYTES	((size_t)32 * 1024 * 1024) /* body bytes per UID FETCH */
@@ -93,6 +106,8 @@ struct imap_settings {
 	size_t max_message;	/* larger mail is not fetched; 0: IMAP_MESSAGE_MAX */
 	const sigset_t *wait_sigmask; /* foreign, copied by imap_open; the signal mask
 				 * while imap_wait sleeps; NULL: the mask at the call */
+	const volatile sig_atomic_t *stop; /* foreign, must outlive the source; when
+				 * non-zero, waits for the server give up; NULL: never */
 };
 
 /* Everything zero or NULL except idle (true); tls is IMAP_TLS_IMPLICIT. */

@@ -1,12 +1,13 @@
 /*
- * netconn.h - what the IMAP and NNTP sources share below their protocols
- * (libetpan's mailstream over GnuTLS): a TCP connection with a bounded
- * connect, implicit TLS or an upgrade after the protocol's STARTTLS, and
- * the check of the server's certificate that libetpan leaves out; and the
- * signal guard libetpan's reads and writes need.
+ * netconn.h - what the IMAP and NNTP sources share below their protocols:
+ * a TCP connection with a bounded connect, the stream libetpan's protocol
+ * code reads and writes (our own mailstream driver, plain or over GnuTLS:
+ * implicit TLS or an upgrade after the protocol's STARTTLS), the check of
+ * the server's certificate, and the signal guard around libetpan.
  *
  * Errors (err.h) start with the peer's where ("imap: HOST:PORT").
- *   ERR_TEMP   cannot resolve for now, cannot connect, handshake failed.
+ *   ERR_TEMP   cannot resolve for now, cannot connect, handshake failed,
+ *              a stop asked for while waiting.
  *   ERR_FINAL  no such host, tls = none for a host that is not loopback,
  *              certificate verification failed, no CA could be loaded.
  *
@@ -14,6 +15,22 @@
  * ca_file is NULL) and the leaf must carry tls_name; there is no switch to
  * turn this off.  After STARTTLS, bytes the server sent before the
  * handshake are refused (CVE-2020-15953).
+ *
+ * No silence of the server holds a stream: every read and write of it
+ * (and the connect, and the TLS handshake) waits at most timeout_s for the
+ * server, in poll(), so the CPU idles meanwhile (a server that keeps
+ * sending a byte now and then keeps the stream alive).  A read or write that
+ * fails, fails for good: end of stream in the middle of an answer (libetpan
+ * would take a read of 0 bytes for "nothing yet" and spin), a reset, the
+ * timeout, a TLS error, or a stop.  net_stream_error() says which; the
+ * protocol code's own verdict ("parse error", "out of memory") means
+ * nothing then.
+ *
+ * Stopping: while a stream waits, the daemon's signals get through (the
+ * pselect pattern: only inside ppoll(), with wait_mask), so a SIGTERM that
+ * sets *stop is seen at once; from then on the stream (or the connect)
+ * waits at most NET_STOP_GRACE_MS more in all: enough for a LOGOUT to a
+ * server that answers, nothing for one that does not.
  */
 #ifndef TAGBOT_NETCONN_H
 #define TAGBOT_NETCONN_H
@@ -28,6 +45,8 @@
 #define NET_CHAIN_MAX		16	/* certificates of the server's chain looked at */
 #define NET_WHERE_MAX		1100	/* "proto: HOST:PORT" */
 #define NET_TEXT_MAX		200	/* bytes of a server's text quoted in an error */
+#define NET_STOP_GRACE_MS	250	/* a stream's waits after a stop, in all */
+#define NET_ERROR_MAX		128	/* net_stream_error()'s text */
 
 struct _mailstream;	/* libetpan's mailstream */
 
@@ -39,12 +58,22 @@ struct net_peer {
 				 * sent as SNI unless an address */
 	const char *ca_file;	/* foreign; NULL: the system store */
 	bool plain;		/* no TLS: refused unless every address is loopback */
-	int timeout_s;		/* connect, and each read or write */
+	int timeout_s;		/* connect, the TLS handshake, each read or write */
+	bool has_wait_mask;	/* else waits keep the mask they are called with */
+	sigset_t wait_mask;	/* the signal mask while waiting for the server */
+	const volatile sig_atomic_t *stop; /* foreign; NULL: none */
 };
 
-/* Fills p (where from proto, host and port); the strings stay foreign. */
+/* Fills p (where from proto, host and port); the strings stay foreign.
+ * No wait mask, no stop. */
 void net_peer_init(struct net_peer *p, const char *proto, const char *host, int port,
 		   const char *tls_name, const char *ca_file, bool plain, int timeout_s);
+
+/* Waits for the server with wait_mask (copied; NULL: the mask of the call,
+ * SIGPIPE always blocked), and gives up when *stop (NULL: never) becomes
+ * non-zero: the daemon's SIGTERM handler sets it. */
+void net_peer_signals(struct net_peer *p, const sigset_t *wait_mask,
+		      const volatile sig_atomic_t *stop);
 
 /* e: "WHERE: MSG" of p, class cls; *dead (when not NULL) set for ERR_TEMP,
  * which leaves a session out of step.  Returns -1.  A source whose struct
@@ -64,26 +93,42 @@ bool net_safe_credential(const char *s, size_t max);
 /* Whether s is an IPv4 or IPv6 address literal. */
 bool net_is_address(const char *s);
 
-/* Resolves and connects (bounded by timeout_s): a blocking descriptor with
- * keepalive on, into *fd. */
+/* Resolves and connects (bounded by timeout_s): a non-blocking descriptor
+ * with keepalive on, into *fd. */
 int net_connect(const struct net_peer *p, int *fd, struct err *e);
 
 /* Implicit TLS on fd: the handshake and the certificate checked before a
- * byte is sent.  *s owns fd; on failure fd is closed. */
+ * byte is sent.  *s owns fd; on failure fd is closed.  p must outlive *s. */
 int net_tls_open(const struct net_peer *p, int fd, struct _mailstream **s, struct err *e);
 
-/* A plain stream on fd (*s owns it). */
+/* A plain stream on fd (*s owns it, also on failure).  p must outlive *s. */
 int net_plain_open(const struct net_peer *p, int fd, struct _mailstream **s, struct err *e);
 
-/* After the protocol's STARTTLS was accepted: refuses what the server sent
- * before the handshake, upgrades s in place and checks the certificate. */
+/* After the protocol's STARTTLS was accepted on s (from net_plain_open):
+ * refuses what the server sent before the handshake, upgrades s in place
+ * and checks the certificate. */
 int net_starttls(const struct net_peer *p, struct _mailstream *s, struct err *e);
 
+/* Why s failed: "server closed the connection", "connection reset by
+ * peer", "no answer for N s", "stopped while waiting for the server", ...;
+ * NULL while it works (or when s is not one of ours). */
+const char *net_stream_error(struct _mailstream *s);
+
+/* Whether s holds bytes already received and not yet read (its buffer or
+ * TLS's): a poll() of its descriptor would not see them. */
+bool net_stream_pending(struct _mailstream *s);
+
+/* How many signals were delivered while s waited for the server (with the
+ * peer's wait mask): a caller about to sleep until a signal comes must not
+ * sleep through one its stream took first. */
+unsigned long net_stream_signals(struct _mailstream *s);
+
 /*
- * Signals: libetpan takes an interrupted read or write for a dropped
- * connection, so while it runs SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1,
- * SIGUSR2, SIGALRM, SIGCHLD and SIGPIPE are blocked; net_guard_leave()
- * restores the caller's mask, consuming a SIGPIPE our own write raised.
+ * Signals: libetpan takes an interrupted call for a dropped connection, so
+ * while it runs SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2,
+ * SIGALRM, SIGCHLD and SIGPIPE are blocked (a stream's waits let the
+ * peer's wait_mask through); net_guard_leave() restores the caller's mask,
+ * consuming a SIGPIPE our own write raised.
  */
 struct net_guard {
 	sigset_t old;		/* the caller's mask */

@@ -38,8 +38,13 @@ static const char *server_text(const struct nntp_source *src, char *out, size_t 
  * are ERR_FINAL; a lost or garbled session is ERR_TEMP. */
 static int etpan_fail(struct nntp_source *src, int r, const char *what, struct err *e)
 {
+	const char *why = src->nntp ? net_stream_error(src->nntp->nntp_stream) : NULL;
 	char text[NET_TEXT_MAX + 1];
 
+	/* The stream failed under libetpan, whose verdict on the answer cut
+	 * short ("out of memory" for an article) tells nothing. */
+	if (why)
+		return fail(src, ERR_TEMP, e, "%s: %s", what, why);
 	switch (r) {
 	case NEWSNNTP_ERROR_STREAM:
 	case NEWSNNTP_ERROR_CONNECTION_REFUSED:
@@ -61,6 +66,14 @@ static int etpan_fail(struct nntp_source *src, int r, const char *what, struct e
 		return fail(src, ERR_FINAL, e, "%s refused: %s", what,
 			    server_text(src, text, sizeof(text)));
 	}
+}
+
+/* A read of a list (or ours) on the stream broke off. */
+static int lost(struct nntp_source *src, const char *what, struct err *e)
+{
+	const char *why = net_stream_error(src->nntp->nntp_stream);
+
+	return fail(src, ERR_TEMP, e, "%s: %s", what, why ? why : "connection lost");
 }
 
 static int alive(struct nntp_source *src, struct err *e)
@@ -120,6 +133,7 @@ static struct nntp_source *source_new(const struct nntp_settings *s)
 	net_peer_init(&src->peer, "nntp", src->host, port, src->tls_name, src->ca_file,
 		      s->tls == NNTP_TLS_NONE,
 		      s->timeout_s > 0 ? s->timeout_s : NNTP_TIMEOUT_DEFAULT_S);
+	net_peer_signals(&src->peer, s->wait_sigmask, s->stop);
 	return src;
 }
 
@@ -135,11 +149,11 @@ static int starttls(struct nntp_source *src, struct err *e)
 		return fail(src, ERR_TEMP, e, "STARTTLS: out of memory");
 	if (mailstream_write(s, "STARTTLS\r\n", 10) != 10 || mailstream_flush(s) < 0) {
 		mmap_string_free(line);
-		return fail(src, ERR_TEMP, e, "STARTTLS: connection lost or timed out");
+		return lost(src, "STARTTLS", e);
 	}
 	r = mailstream_read_line_remove_eol(s, line);
 	if (!r)
-		rc = fail(src, ERR_TEMP, e, "STARTTLS: connection lost or timed out");
+		rc = lost(src, "STARTTLS", e);
 	else if (strncmp(r, "382", 3))
 		rc = fail(src, ERR_FINAL, e, "STARTTLS refused: %.*s", STARTTLS_REPLY_MAX, r);
 	else
@@ -308,9 +322,12 @@ static int list_active(struct nntp_source *src, const char *wildmat, struct name
 
 	if (r != NEWSNNTP_NO_ERROR)
 		return etpan_fail(src, r, "LIST ACTIVE", e);
-	if (!groups)	/* libetpan: the list broke off */
-		return fail(src, ERR_TEMP, e, "LIST ACTIVE %s: connection lost or timed out",
-			    wildmat);
+	if (!groups) {	/* libetpan: the list broke off */
+		char what[NNTP_GROUP_MAX + 16];
+
+		snprintf(what, sizeof(what), "LIST ACTIVE %s", wildmat);
+		return lost(src, what, e);
+	}
 	for (clistiter *it = clist_begin(groups); it; it = clist_next(it)) {
 		struct newsnntp_group_info *gi = clist_content(it);
 
@@ -438,7 +455,7 @@ int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over
 	if (r != NEWSNNTP_NO_ERROR)
 		return etpan_fail(src, r, "XOVER", e);
 	if (!l)		/* libetpan: the list broke off */
-		return fail(src, ERR_TEMP, e, "XOVER: connection lost or timed out");
+		return lost(src, "XOVER", e);
 	if (over_items(src, l, from, to, &v, &n, e) < 0)
 		rc = -1;
 	for (size_t i = 0; rc == 0 && i < n; i++) {

@@ -10,9 +10,13 @@
  * Errors (err.h).  Every message starts "nntp: HOST:PORT: ".
  *   ERR_TEMP   the connection could not be made, dropped, timed out or the
  *              server answered out of protocol (a line that does not parse,
- *              overview lines outside the range asked for).  The session is
- *              dead from then on: every further call fails with ERR_TEMP.
- *              nntp_close() it and nntp_open() a new one after a backoff.
+ *              overview lines outside the range asked for), or a stop was
+ *              asked for while waiting for the server.  A connection that
+ *              broke says how: "ARTICLE: server closed the connection",
+ *              "...: connection reset by peer", "...: no answer for N s"
+ *              (netconn.h).  The session is dead from then on: every
+ *              further call fails with ERR_TEMP.  nntp_close() it and
+ *              nntp_open() a new one after a backoff.
  *   ERR_FINAL  bad settings, tls = none for a host that is not loopback,
  *              certificate verification failed, login refused, no such
  *              group (the session lives on).
@@ -27,21 +31,24 @@
  * article the overview says is larger than max_message is not fetched.
  * libetpan reads each answer whole before we see it, so one line or one
  * article has no cap of ours while it is read; every read is bounded by
- * timeout_s.
+ * timeout_s, and one cut short (end of stream, a reset) ends the session.
  *
- * Signals: as imap_source.h (netconn.h's guard around every command).
+ * Signals: as imap_source.h (netconn.h's guard around every command); a
+ * read or write waiting for the server waits with wait_sigmask, and gives
+ * up when *stop is set.
  * One source is one connection; not for two threads at once.
  */
 #ifndef TAGBOT_NNTP_SOURCE_H
 #define TAGBOT_NNTP_SOURCE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/err.h"
 
-#define NNTP_TIMEOUT_DEFAULT_S	60	/* connect, and each read or write */
+#define NNTP_TIMEOUT_DEFAULT_S	60	/* connect, TLS handshake, each read or write */
 #define NNTP_OVER_WINDOW	1000	/* articles per XOVER */
 #define NNTP_GROUPS_MAX		1000	/* groups one source follows */
 #define NNTP_GROUP_MAX		255	/* bytes of a group name or wildmat */
@@ -65,6 +72,10 @@ struct nntp_settings {
 	const char *password;	/* foreign; secret */
 	int timeout_s;		/* 0: NNTP_TIMEOUT_DEFAULT_S */
 	size_t max_message;	/* larger articles are not fetched; 0: NNTP_MESSAGE_MAX */
+	const sigset_t *wait_sigmask; /* foreign, copied; the signal mask while waiting
+				 * for the server; NULL: signals stay blocked */
+	const volatile sig_atomic_t *stop; /* foreign, must outlive the source; when
+				 * non-zero, waits for the server give up; NULL: never */
 };
 
 /* Everything zero or NULL; tls is NNTP_TLS_IMPLICIT. */
