@@ -134,6 +134,19 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	 * patch's subject is no finding's key, so those rows go */
 	"DELETE FROM told WHERE about != '';"
 	"ALTER TABLE told RENAME COLUMN about TO what;",
+	/* 6 -> 7: the mail a source listed but did not deliver whole */
+	"CREATE TABLE unread ("
+	"  source TEXT NOT NULL,"
+	"  folder TEXT NOT NULL,"
+	"  uid INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('retry', 'unavailable', 'too-large')),"
+	"  tries INTEGER NOT NULL,"
+	"  next_try INTEGER NOT NULL,"
+	"  size INTEGER NOT NULL,"
+	"  reason TEXT NOT NULL,"
+	"  time INTEGER NOT NULL,"
+	"  PRIMARY KEY (source, folder, uid));"
+	"CREATE INDEX unread_time ON unread (time);",
 };
 
 /*
