@@ -23,11 +23,11 @@
  * skipped); at most NNTP_GROUPS_MAX groups a source; an overview is asked
  * for at most NNTP_OVER_WINDOW articles at a time, and lines outside that
  * range, repeated or beyond the count are an error; a Message-ID in it
- * longer than NNTP_MSGID_MAX is ignored (the article is fetched); an
- * article the overview says is larger than max_message is not fetched.
- * libetpan reads each answer whole before we see it, so one line or one
- * article has no cap of ours while it is read; every read is bounded by
- * timeout_s.
+ * longer than NNTP_MSGID_MAX is ignored (the article is fetched).  An article is read with our cap whatever the overview said of
+ * its size: one larger than max_message is read past, never held.
+ * libetpan reads the other answers (the overview, LIST ACTIVE) whole
+ * before we see them, so those have no cap of ours while they are read;
+ * every read is bounded by timeout_s.
  *
  * Signals: as imap_source.h (netconn.h's guard around every command).
  * One source is one connection; not for two threads at once.
@@ -64,7 +64,7 @@ struct nntp_settings {
 	const char *user;	/* foreign; NULL: no AUTHINFO */
 	const char *password;	/* foreign; secret */
 	int timeout_s;		/* 0: NNTP_TIMEOUT_DEFAULT_S */
-	size_t max_message;	/* larger articles are not fetched; 0: NNTP_MESSAGE_MAX */
+	size_t max_message;	/* larger articles are read past, not held; 0: NNTP_MESSAGE_MAX */
 };
 
 /* Everything zero or NULL; tls is NNTP_TLS_IMPLICIT. */
@@ -124,10 +124,12 @@ int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over
 enum nntp_article_state {
 	NNTP_ARTICLE_OK = 0,	/* *raw, *len: the article (CRLF, dots unstuffed) */
 	NNTP_ARTICLE_GONE,	/* the server has no such article (any more) */
-	NNTP_ARTICLE_TOO_LARGE	/* larger than max_message: *len its size */
+	NNTP_ARTICLE_TOO_LARGE	/* larger than max_message: *len the bytes the server
+				 * sent, read past without holding them */
 };
 
-/* ARTICLE num of the selected group; *raw is valid until the next call. */
+/* ARTICLE num of the selected group; *raw is valid until the next call.
+ * The article takes at most max_message bytes of memory, whatever comes. */
 int nntp_article(struct nntp_source *src, uint32_t num, const char **raw, size_t *len,
 		 enum nntp_article_state *state, struct err *e);
 
