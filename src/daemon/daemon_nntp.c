@@ -200,6 +200,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	struct walk w = { d, s, cb, false, 0 };
 	struct nntp_group g;
 	uint32_t from, end;
+	size_t ignored = 0;
 	int rc = 0, done;
 
 	if (nntp_group(s->nntp, f->name, &g, e) < 0)
@@ -218,7 +219,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	while (rc == 0 && from && from <= end && !w.stop) {
 		uint32_t to = end - from >= NNTP_OVER_WINDOW ? from + NNTP_OVER_WINDOW - 1 : end;
 
-		rc = nntp_overview(s->nntp, from, to, over_line, &w, e);
+		rc = nntp_overview(s->nntp, from, to, over_line, &w, &ignored, e);
 		/* numbers of the window without a line are gaps */
 		if (rc == 0 && !w.stop && to > f->cp.last_uid)
 			f->cp.last_uid = to;
@@ -228,6 +229,9 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	done = cb->end(cb->aux, rc < 0 ? NULL : e);
 	if (rc < 0 || done < 0 || keep_place(d, s, f, e) < 0)
 		return -1;
+	if (ignored)
+		log_msg(LOGL_WARNING, "%s group %s: %zu overview lines outside the range asked for "
+			"(or repeated): ignored", s->label, f->name, ignored);
 	if (w.passed)
 		log_msg(LOGL_DEBUG, "%s group %s: %zu articles known from another source or "
 			"an earlier run, not fetched", s->label, f->name, w.passed);

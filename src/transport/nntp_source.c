@@ -391,37 +391,33 @@ static int cmp_item(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The overview's lines, in order; an answer that does not fit what was
- * asked (numbers outside the range, one twice) is out of step. */
-static int over_items(struct nntp_source *src, clist *l, uint32_t from, uint32_t to,
-		      struct newsnntp_xover_resp_item ***out, size_t *n, struct err *e)
+/* The overview's lines, in order, each article once; a line outside the
+ * range asked for, or for an article already listed, is no article of
+ * the answer: dropped and counted in *ignored. */
+static void over_items(clist *l, uint32_t from, uint32_t to,
+		       struct newsnntp_xover_resp_item ***out, size_t *n, size_t *ignored)
 {
-	size_t count = (size_t)clist_count(l), k = 0;
+	size_t count = (size_t)clist_count(l), k = 0, w = 0;
 	struct newsnntp_xover_resp_item **v;
 
-	if (count > (size_t)(to - from) + 1)
-		return fail(src, ERR_TEMP, e, "XOVER %u-%u: %zu lines for %u articles", from, to,
-			    count, to - from + 1);
 	v = xcalloc(count + 1, sizeof(*v));
-	for (clistiter *it = clist_begin(l); it; it = clist_next(it))
-		v[k++] = clist_content(it);
-	qsort(v, k, sizeof(*v), cmp_item);
-	for (size_t i = 0; i < k; i++) {
-		uint32_t a = v[i]->ovr_article;
+	for (clistiter *it = clist_begin(l); it; it = clist_next(it)) {
+		struct newsnntp_xover_resp_item *item = clist_content(it);
 
-		if (a < from || a > to || (i && a == v[i - 1]->ovr_article)) {
-			free(v);
-			return fail(src, ERR_TEMP, e, "XOVER %u-%u: a line for article %u", from,
-				    to, a);
-		}
+		if (item->ovr_article >= from && item->ovr_article <= to)
+			v[k++] = item;
 	}
+	qsort(v, k, sizeof(*v), cmp_item);
+	for (size_t i = 0; i < k; i++)
+		if (!w || v[i]->ovr_article != v[w - 1]->ovr_article)
+			v[w++] = v[i];
+	*ignored += count - w;
 	*out = v;
-	*n = k;
-	return 0;
+	*n = w;
 }
 
 int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over_fn *fn,
-		  void *arg, struct err *e)
+		  void *arg, size_t *ignored, struct err *e)
 {
 	struct newsnntp_xover_resp_item **v = NULL;
 	clist *l = NULL;
@@ -442,8 +438,7 @@ int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over
 		return etpan_fail(src, r, "XOVER", e);
 	if (!l)		/* libetpan: the list broke off */
 		return fail(src, ERR_TEMP, e, "XOVER: connection lost or timed out");
-	if (over_items(src, l, from, to, &v, &n, e) < 0)
-		rc = -1;
+	over_items(l, from, to, &v, &n, ignored);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *id = v[i]->ovr_message_id;
 		struct nntp_over ov = {

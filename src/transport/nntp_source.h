@@ -9,10 +9,10 @@
  *
  * Errors (err.h).  Every message starts "nntp: HOST:PORT: ".
  *   ERR_TEMP   the connection could not be made, dropped, timed out or the
- *              server answered out of protocol (a line that does not parse,
- *              overview lines outside the range asked for).  The session is
- *              dead from then on: every further call fails with ERR_TEMP.
- *              nntp_close() it and nntp_open() a new one after a backoff.
+ *              server answered out of protocol (a line that does not parse).
+ *              The session is dead from then on: every further call fails
+ *              with ERR_TEMP.  nntp_close() it and nntp_open() a new one
+ *              after a backoff.
  *   ERR_FINAL  bad settings, tls = none for a host that is not loopback,
  *              certificate verification failed, login refused, no such
  *              group (the session lives on).
@@ -22,8 +22,9 @@
  * lists must be printable ASCII of at most NNTP_GROUP_MAX bytes (others are
  * skipped); at most NNTP_GROUPS_MAX groups a source; an overview is asked
  * for at most NNTP_OVER_WINDOW articles at a time, and lines outside that
- * range, repeated or beyond the count are an error; a Message-ID in it
- * longer than NNTP_MSGID_MAX is ignored (the article is fetched).  An article is read with our cap whatever the overview said of
+ * range or repeated are dropped (and counted for the caller to tell); a
+ * Message-ID in it longer than NNTP_MSGID_MAX is ignored (the article is
+ * fetched).  An article is read with our cap whatever the overview said of
  * its size: one larger than max_message is read past, never held.
  * libetpan reads the other answers (the overview, LIST ACTIVE) whole
  * before we see them, so those have no cap of ours while they are read;
@@ -116,9 +117,10 @@ struct nntp_over {
 typedef int nntp_over_fn(void *arg, const struct nntp_over *ov, struct err *e);
 
 /* XOVER from-to of the selected group (to - from < NNTP_OVER_WINDOW, or
- * it is cut there); returns fn's stop (> 0) or 0. */
+ * it is cut there); returns fn's stop (> 0) or 0.  *ignored grows by the
+ * answer's lines outside from-to or repeated: not handed to fn. */
 int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over_fn *fn,
-		  void *arg, struct err *e);
+		  void *arg, size_t *ignored, struct err *e);
 
 /* What nntp_article() found. */
 enum nntp_article_state {

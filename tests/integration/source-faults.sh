@@ -14,7 +14,10 @@
 #         said first it was small (RFC822.SIZE, the overview's bytes): read
 #         past, recorded skipped: too-large with the size seen, and the
 #         bot's peak RSS (VmHWM) stays below max_message_size + 50 MB
-# SOURCE_FAULTS_HUGE (bytes, default 256 MiB): the size of patch 4's body.
+# and the NNTP server's overview also has lines for articles outside the
+# range asked for: ignored with a warning, the rest used.
+# SOURCE_FAULTS_HUGE (bytes, default 256 MiB): the size of patch 4's body;
+# SOURCE_FAULTS_NO_JUNK set: no overview lines outside the range.
 # Skips (77) only when python3 is missing or TAGBOT_NO_SERVERS is set.
 . "$top_srcdir/tests/lib.sh"
 
@@ -68,6 +71,7 @@ setup() {
 	mkdir -p "$W/mail" "$W/out"
 	for n in 1 2 3 4 5; do $MAIL patch nosob "$P" "$n" --now >"$W/mail/$n.eml"; done
 	printf '2 omit-once\n3 omit\n4 huge %s\n' "$HUGE" >"$W/mail/rules"
+	[ "$P" = imap ] || [ -n "${SOURCE_FAULTS_NO_JUNK:-}" ] || echo "0 xover-junk" >>"$W/mail/rules"
 	: >"$W/server.log"
 	$FAKE "$P" "$W/port" "$W/server.log" "$W/mail" 2>"$W/server.err" &
 	SRV=$!
@@ -136,4 +140,9 @@ run() {
 
 run imap
 run nntp
+expect "nntp: the overview's lines outside the range asked for were told" \
+	grep -q "warning.*outside the range asked for" "$T/nntp/bot.log"
+expect "nntp: and told once per poll, not once per line" \
+	[ "$(grep -c "outside the range asked for" "$T/nntp/bot.log")" -le \
+	  "$(grep -c "^junk" "$T/nntp/server.log")" ]
 finish
