@@ -450,7 +450,9 @@ int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
 	}
 	f->cp = f->cp_committed = cp;
 	f->cp_known = true;
-	return store_checkpoint_set(d->st, s->id, f->name, &cp, e);
+	/* Not past a message still asked for again (daemon_unread.c). */
+	f->cp_committed.last_uid = daemon_hold(d, cp.last_uid);
+	return store_checkpoint_set(d->st, s->id, f->name, &f->cp_committed, e);
 }
 
 /* ------------------------------------------------------ Maildir source */

@@ -18,9 +18,13 @@ to lie, one "N WHAT [SIZE]" a line:
                  RFC822.SIZE, the overview's bytes) is N.eml's
   0 xover-junk   NNTP: every overview answer has lines for articles outside
                  the range asked for, too
+  -1 expire K    NNTP: from the K-th GROUP on, the low water mark is one
+                 above the first article (it expired); after the K-th GROUP
+                 itself, until the next, every answer to XOVER and ARTICLE
+                 waits 3 seconds ("delay" in LOG)
 
 LOG gets one line per lie told ("omit N", "gone N", "huge N BYTES",
-"junk A-B") and per body served ("body N"), flushed at once.
+"junk A-B", "delay A-B") and per body served ("body N"), flushed at once.
 Standard library only; one thread per connection.
 """
 
@@ -30,6 +34,7 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 
 GROUP = "test.group"
 CHUNK = 1 << 20
@@ -201,8 +206,11 @@ class Conn(socketserver.StreamRequestHandler):
                 self.send("200 reader\r\n")
             elif cmd == "GROUP":
                 ns = numbers()
+                with LOCK:
+                    COUNTS["group"] = COUNTS.get("group", 0) + 1
+                low = (ns[0] if ns else 1) + (1 if self.expired() else 0)
                 self.send("211 %d %d %d %s\r\n" %
-                          (len(ns), ns[0] if ns else 1, ns[-1] if ns else 0, GROUP))
+                          (len(ns), low, ns[-1] if ns else 0, GROUP))
             elif cmd in ("XOVER", "OVER"):
                 self.xover(w[1] if len(w) > 1 else "")
             elif cmd == "ARTICLE":
@@ -223,6 +231,7 @@ class Conn(socketserver.StreamRequestHandler):
     def xover(self, rng):
         a, _, b = rng.partition("-")
         lo, hi = int(a), int(b) if b else int(a)
+        self.delay("%d-%d" % (lo, hi))
         out = "224 overview\r\n"
         if rules().get(0, ("",))[0] == "xover-junk":
             log("junk %d-%d" % (lo, hi))
@@ -234,7 +243,18 @@ class Conn(socketserver.StreamRequestHandler):
                 out += self.over_line(n)
         self.send(out + ".\r\n")
 
+    def expired(self, just=False):
+        r = rules().get(-1)
+        k = COUNTS.get("group", 0)
+        return bool(r and r[0] == "expire" and (k == r[1] if just else k >= r[1]))
+
+    def delay(self, what):
+        if self.expired(just=True):
+            log("delay %s" % what)
+            time.sleep(3)
+
     def article(self, n):
+        self.delay("%d" % n)
         if n not in numbers() or missing(n):
             log("gone %d" % n)
             self.send("423 no such article\r\n")

@@ -7,14 +7,17 @@
 #         for an article the overview listed): asked for again at the next
 #         poll, and answered
 #   3     never delivered: the checkpoint stays below it while it is asked
-#         for again (retry_after = 0: at every poll), across a restart of
-#         the bot, and after the fifth try it is recorded skipped:
+#         for again (retry_after = 1: after 1, 2, 4 and 8 s), across a
+#         restart of the bot, and after the fifth try it is recorded skipped:
 #         unavailable, told in the log and by `tagbot status`
 #   4     far larger than max_message_size (1 MiB here), though the server
 #         said first it was small (RFC822.SIZE, the overview's bytes): read
 #         past, recorded skipped: too-large with the size seen, and the
 #         bot's peak RSS (VmHWM) stays below max_message_size + 50 MB
-# and the NNTP server's overview also has lines for articles outside the
+# The NNTP group's first article expires at the second poll (its low water
+# mark moves, and the checkpoint is written then): the checkpoint stays
+# below what is owed all the same.
+# And the NNTP server's overview also has lines for articles outside the
 # range asked for: ignored with a warning, the rest used.
 # SOURCE_FAULTS_HUGE (bytes, default 256 MiB): the size of patch 4's body;
 # SOURCE_FAULTS_NO_JUNK set: no overview lines outside the range.
@@ -72,6 +75,7 @@ setup() {
 	for n in 1 2 3 4 5; do $MAIL patch nosob "$P" "$n" --now >"$W/mail/$n.eml"; done
 	printf '2 omit-once\n3 omit\n4 huge %s\n' "$HUGE" >"$W/mail/rules"
 	[ "$P" = imap ] || [ -n "${SOURCE_FAULTS_NO_JUNK:-}" ] || echo "0 xover-junk" >>"$W/mail/rules"
+	[ "$P" = imap ] || echo "-1 expire 2" >>"$W/mail/rules"
 	: >"$W/server.log"
 	$FAKE "$P" "$W/port" "$W/server.log" "$W/mail" 2>"$W/server.err" &
 	SRV=$!
@@ -89,7 +93,7 @@ setup() {
 			printf 'groups = test.group\n'
 		fi
 		printf 'backfill = yes\npoll_interval = 1\nmax_message_size = %s\n' "$MAX"
-		printf 'retry_after = 0\n\n'
+		printf 'retry_after = 1\n\n'
 		printf '[sink]\ntype = maildir\npath = %s/out\n\n' "$W"
 		reply_per_patch 'tagbot <bot@example.org>'
 	} >"$W/bot.ini"
@@ -99,6 +103,13 @@ setup() {
 run() {
 	setup "$1"
 	bot_start
+	if [ "$P" = nntp ]; then
+		# the second poll: 2 and 3 are owed, and the first article expired
+		until_ok 30 grep -q "^delay" "$W/server.log"
+		cp=$(sql "$W/state.db" "SELECT max(last_uid) FROM checkpoints")
+		expect "$P: the checkpoint stays below what is owed when the low water mark moves" \
+			[ "${cp:-9}" -lt 2 ]
+	fi
 	expect "$P: the first patch answered" until_ok 30 answered 1
 	expect "$P: the patch not delivered once is answered at a later poll" until_ok 30 answered 2
 	expect "$P: the patch after the huge one is answered" until_ok 30 answered 5
