@@ -373,7 +373,7 @@ static bool source_due(const struct daemon *d, const struct source *s, time_t no
 		return true;
 	if (s->retry_at > now)
 		return false;
-	return d->nsrcs == 1 || s->next_poll <= now;
+	return d->nsrcs == 1 || s->next_poll <= now || daemon_retries_due_at(s, now);
 }
 
 /* One round: each source that is due, then the series and the outbox. */

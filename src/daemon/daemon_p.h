@@ -419,6 +419,9 @@ int daemon_retry_done(struct daemon *d, const struct job *j, struct err *e);
 uint32_t daemon_hold(const struct daemon *d, uint32_t last_uid);
 /* max, or less when a retry of a source comes due sooner. */
 int daemon_retries_wait(const struct daemon *d, time_t now, int max);
+/* Whether a retry of one of s's folders is due at now (s is then polled
+ * before its poll_interval has passed). */
+bool daemon_retries_due_at(const struct source *s, time_t now);
 
 /* --- daemon_io.c ------------------------------------------------------- */
 

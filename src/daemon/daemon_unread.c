@@ -112,6 +112,18 @@ uint32_t daemon_hold(const struct daemon *d, uint32_t last_uid)
 	return last_uid;
 }
 
+bool daemon_retries_due_at(const struct source *s, time_t now)
+{
+	for (size_t g = 0; g <= s->ngroups; g++) {
+		const struct folder *f = g < s->ngroups ? s->groups[g] : &s->one;
+
+		for (size_t k = 0; k < f->nretries; k++)
+			if (f->retries[k].next_try <= now)
+				return true;
+	}
+	return false;
+}
+
 int daemon_retries_wait(const struct daemon *d, time_t now, int max)
 {
 	for (size_t i = 0; i < d->nsrcs; i++) {

@@ -149,8 +149,38 @@ run() {
 	kill "$SRV"; wait "$SRV" 2>/dev/null; SRV=
 }
 
+# several sources, each polled every minute: a retry that comes due has its
+# source polled then, not a minute later
+two() {
+	P=two
+	W=$T/two
+	mkdir -p "$W/mail" "$W/out" "$W/box/new" "$W/box/cur" "$W/box/tmp"
+	for n in 1 2; do $MAIL patch nosob "$P" "$n" --now >"$W/mail/$n.eml"; done
+	echo '2 omit-once' >"$W/mail/rules"
+	: >"$W/server.log"
+	$FAKE nntp "$W/port" "$W/server.log" "$W/mail" 2>"$W/server.err" &
+	SRV=$!
+	for _ in $(seq 100); do [ -s "$W/port" ] && break; sleep 0.05; done
+	{
+		printf '[tagbot]\nstate = %s/state.db\nlog_level = debug\n\n' "$W"
+		printf '[source]\ntype = nntp\nhost = 127.0.0.1\nport = %s\ntls = none\n' \
+			"$(cat "$W/port")"
+		printf 'groups = test.group\nbackfill = yes\npoll_interval = 60\nretry_after = 2\n\n'
+		printf '[source box]\ntype = maildir\npath = %s/box\npoll_interval = 60\n\n' "$W"
+		printf '[sink]\ntype = maildir\npath = %s/out\n\n' "$W"
+		reply_per_patch 'tagbot <bot@example.org>'
+	} >"$W/bot.ini"
+	bot_start
+	expect "two sources: the first article answered" until_ok 30 answered 1
+	expect "two sources: the one not delivered once is asked for again when due, not at the next poll" \
+		until_ok 20 answered 2
+	bot_stop
+	kill "$SRV"; wait "$SRV" 2>/dev/null; SRV=
+}
+
 run imap
 run nntp
+two
 expect "nntp: the overview's lines outside the range asked for were told" \
 	grep -q "warning.*outside the range asked for" "$T/nntp/bot.log"
 expect "nntp: and told once per poll, not once per line" \
