@@ -716,7 +716,7 @@ static void sink_release(struct body_sink *k)
 }
 
 /* The body read for section, or NULL. */
-static struct body *sink_find(struct body_sink *k, const void *section)
+static const struct body *sink_find(const struct body_sink *k, const void *section)
 {
 	for (size_t i = k->n; i-- > 0;)
 		if (k->v[i].section == section)
@@ -724,7 +724,8 @@ static struct body *sink_find(struct body_sink *k, const void *section)
 	return NULL;
 }
 
-/* Drops what b kept: it is too large or past the budget. */
+/* Drops what b kept, memory and all: it is too large or past the budget,
+ * and nothing is added to it again. */
 static void body_drop(struct body_sink *k, struct body *b)
 {
 	k->kept -= b->data.len;
@@ -782,7 +783,7 @@ static int uid_fetch_bodies(struct imap_source *src, struct mailimap_set *set,
 static void outcome(const struct body_sink *k, const struct msg_item *got,
 		    struct imap_msg *m)
 {
-	struct body *b = got ? sink_find((struct body_sink *)k, got->section) : NULL;
+	const struct body *b = got ? sink_find(k, got->section) : NULL;
 
 	if (!got) {
 		m->state = IMAP_MSG_MISSING;
