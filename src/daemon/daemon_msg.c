@@ -628,6 +628,8 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 	d->b.n++;
 	if (j->deferred && !j->resumed)
 		return 0;	/* seen and checkpoint wait for its decision */
+	if (!j->raw && j->o.unread == UNREAD_MISSING)
+		return 0;	/* never read: not marked seen */
 	if (j->o.uid) {
 		ARRAY_GROW(d->b.uids, d->b.auids, d->b.nuids + 1);
 		d->b.uids[d->b.nuids++] = j->o.uid;

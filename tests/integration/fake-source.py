@@ -24,7 +24,8 @@ to lie, one "N WHAT [SIZE]" a line:
                  waits 3 seconds ("delay" in LOG)
 
 LOG gets one line per lie told ("omit N", "gone N", "huge N BYTES",
-"junk A-B", "delay A-B") and per body served ("body N"), flushed at once.
+"junk A-B", "delay A-B"), per body served ("body N") and per UID STORE
+("store UIDS"), flushed at once.
 Standard library only; one thread per connection.
 """
 
@@ -158,6 +159,10 @@ class Conn(socketserver.StreamRequestHandler):
         if sub.upper() == "SEARCH":
             self.send("* SEARCH %s\r\n%s OK done\r\n" %
                       (ns[-1] if ns else "", tag))
+            return
+        if sub.upper() == "STORE":
+            log("store %s" % args.split(" ", 1)[0])
+            self.send("%s OK done\r\n" % tag)
             return
         uidset, _, what = args.partition(" ")
         want = set()

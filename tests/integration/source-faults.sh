@@ -88,7 +88,7 @@ setup() {
 		printf '[source]\ntype = %s\nhost = 127.0.0.1\nport = %s\ntls = none\n' \
 			"$P" "$(cat "$W/port")"
 		if [ "$P" = imap ]; then
-			printf 'user = bot\npassword_file = %s/password\nidle = no\n' "$W"
+			printf 'user = bot\npassword_file = %s/password\nidle = no\nmark_seen = yes\n' "$W"
 		else
 			printf 'groups = test.group\n'
 		fi
@@ -145,6 +145,8 @@ run() {
 		grep -q "uid 4: skipped: too-large ($HUGE bytes" "$W/status"
 	expect "$P: the checkpoint went on past them" \
 		until_ok 10 checkpoint_at_least 5
+	[ "$P" = nntp ] || expect "$P: mark_seen flags what was read, never what was not delivered" \
+		sh -c 'grep -q "^store 1\$" "$1" && ! grep -q "^store 3\$" "$1"' - "$W/server.log"
 	bot_stop
 	kill "$SRV"; wait "$SRV" 2>/dev/null; SRV=
 }
