@@ -53,6 +53,8 @@ static void assert_daemon_defaults(const struct config *c)
 	assert_str_or_null(c->source.path, NULL, "[source] path");
 	ck_assert_int_eq(c->source.batch, 50);
 	ck_assert_int_eq(c->source.timeout, 60);
+	ck_assert_int_eq(c->source.max_message_size, 25 * 1024 * 1024);
+	ck_assert_int_eq(c->source.retry_after, 300);
 	ck_assert_int_eq(c->sink.type, SINK_MAILDIR);
 	assert_str_or_null(c->sink.url, NULL, "[sink] url");
 	assert_str_or_null(c->sink.copy_to, NULL, "[sink] copy_to");
@@ -171,6 +173,8 @@ static const struct {
 	{ "config/config-bad-interval.ini",
 	  "[source] poll_interval: \"0\" is not a number from 1 to 86400" },
 	{ "config/config-bad-tls.ini", "[source] tls: \"ssl\" is not implicit, starttls or none" },
+	{ "config/config-bad-message-size.ini",
+	  "[source] max_message_size: \"200M\" is not a size from 64K to 128M" },
 	{ "config/config-sink-url.ini",
 	  "[sink] url: \"http://mail.example.org/\" is not smtp://HOST[:PORT] or "
 	  "smtps://HOST[:PORT]" },
@@ -668,6 +672,8 @@ START_TEST(test_sources)
 	ck_assert(v[1]->backfill);
 	ck_assert_int_eq(v[1]->batch, 50);
 	ck_assert_int_eq(v[1]->timeout, 5);
+	ck_assert_int_eq(v[1]->max_message_size, 2 * 1024 * 1024);
+	ck_assert_int_eq(v[1]->retry_after, 0);
 	ck_assert_str_eq(v[2]->name, "leds");
 	ck_assert_int_eq(v[2]->type, SOURCE_IMAP);
 	assert_str_or_null(v[2]->folder, "Lists/linux-leds", "folder");
@@ -676,6 +682,8 @@ START_TEST(test_sources)
 	ck_assert_int_eq(v[2]->poll_interval, 60);
 	ck_assert(!v[2]->backfill);
 	ck_assert_int_eq(v[2]->timeout, 60);
+	ck_assert_int_eq(v[2]->max_message_size, CONFIG_DEFAULT_MAX_MESSAGE);
+	ck_assert_int_eq(v[2]->retry_after, CONFIG_DEFAULT_RETRY_AFTER);
 	err_init(&e);
 	ck_assert_int_eq(config_check_daemon(&c, &e), 0);
 	config_release(&c);

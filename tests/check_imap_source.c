@@ -164,14 +164,14 @@ struct got {
 	int stop_after;		/* > 0: return 1 after that many; < 0: fail then */
 };
 
-static int collect(void *arg, uint32_t uid, const char *raw, size_t len, struct err *e)
+static int collect(void *arg, const struct imap_msg *m, struct err *e)
 {
 	struct got *g = arg;
 
 	ck_assert_uint_lt(g->n, 64);
-	g->uid[g->n] = uid;
-	g->len[g->n] = len;
-	g->raw[g->n] = raw ? xstrndup(raw, len) : NULL;
+	g->uid[g->n] = m->uid;
+	g->len[g->n] = m->len;
+	g->raw[g->n] = m->state == IMAP_MSG_OK ? xstrndup(m->raw, m->len) : NULL;
 	g->n++;
 	if (g->stop_after > 0 && g->n == (size_t)g->stop_after)
 		return 1;

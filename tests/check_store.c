@@ -539,6 +539,69 @@ START_TEST(test_sink_state)
 }
 END_TEST
 
+static void unread_text(void *ctx, const struct store_unread *u)
+{
+	struct buf *b = ctx;
+
+	buf_printf(b, "%s%s/%s/%u:%s:%d:%ld:%llu:%s", b->len ? " " : "", u->source, u->folder,
+		   u->uid, store_unread_state_name(u->state), u->tries, (long)u->next_try,
+		   (unsigned long long)u->size, u->reason);
+}
+
+/* Mail a source did not deliver whole: a row per source, folder and uid,
+ * replaced as its tries go on, kept across a reopen; the retry rows of one
+ * folder by uid, the last words (unavailable, too-large) for status, newest
+ * first; a folder renumbered forgets its retries, not its last words. */
+START_TEST(test_unread)
+{
+	struct store *st = th_store_open();
+	struct store_unread u = { "imap:bot@h", "INBOX", 7, STORE_UNREAD_RETRY, 1, 160, 0,
+				  "UID FETCH answered without it", 100 };
+	struct buf b;
+	struct err e;
+
+	buf_init(&b, 0);
+	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
+	u.uid = 3;
+	u.next_try = 130;
+	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
+	u.folder = "Other";
+	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
+	u.folder = "INBOX";
+	u.uid = 7;
+	u.tries = 2;
+	u.next_try = 220;
+	u.time = 110;
+	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
+	store_close(st);
+	st = th_store_open();
+	ck_assert_int_eq(store_unread_retries(st, "imap:bot@h", "INBOX", unread_text, &b, &e), 0);
+	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:retry:1:130:0:UID FETCH answered without it "
+			 "imap:bot@h/INBOX/7:retry:2:220:0:UID FETCH answered without it");
+	u = (struct store_unread){ "nntp:h:119", "g", 9, STORE_UNREAD_TOO_LARGE, 0, 0,
+				   (uint64_t)3 << 31, "larger than max_message_size", 120 };
+	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
+	u = (struct store_unread){ "imap:bot@h", "INBOX", 3, STORE_UNREAD_UNAVAILABLE, 5, 0, 0,
+				   "gone", 130 };
+	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
+	ck_assert_int_eq(store_unread_drop(st, "imap:bot@h", "INBOX", 7, &e), 0);
+	buf_reset(&b);
+	ck_assert_int_eq(store_unread_retries(st, "imap:bot@h", "INBOX", unread_text, &b, &e), 0);
+	ck_assert_str_eq(b.data, "");
+	ck_assert_int_eq(store_unread_recent(st, 2, unread_text, &b, &e), 0);
+	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:unavailable:5:0:0:gone "
+			 "nntp:h:119/g/9:too-large:0:0:6442450944:larger than max_message_size");
+	ck_assert_int_eq(store_unread_forget(st, "imap:bot@h", "Other", &e), 0);
+	ck_assert_int_eq(store_unread_forget(st, "imap:bot@h", "INBOX", &e), 0);
+	buf_reset(&b);
+	ck_assert_int_eq(store_unread_recent(st, 10, unread_text, &b, &e), 0);
+	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:unavailable:5:0:0:gone "
+			 "nntp:h:119/g/9:too-large:0:0:6442450944:larger than max_message_size");
+	buf_release(&b);
+	store_close(st);
+}
+END_TEST
+
 /* Two due replies come out oldest first. */
 START_TEST(test_outbox_order)
 {
@@ -681,7 +744,7 @@ START_TEST(test_migrate_2_to_3)
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 7);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 8);
 }
 END_TEST
 
@@ -699,12 +762,12 @@ START_TEST(test_rate_index)
 	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 100, &e), 0);
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key;"
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key; DROP TABLE unread;"
 				      "PRAGMA user_version = 6;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	store_close(st);
-	ck_assert_int_eq(user_version(), 7);
+	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT count(*) FROM"
 					    " rate_events WHERE key = 'ann@x.org' AND t > 50", -1,
@@ -777,7 +840,7 @@ START_TEST(test_told_about)
 				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule));"
 				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
-				      "PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
@@ -829,7 +892,7 @@ START_TEST(test_told_what)
 				      "CREATE INDEX told_t ON told (t);"
 				      "INSERT INTO told VALUES ('a@x.org', 'MISSING_SIGN_OFF', '', 100);"
 				      "INSERT INTO told VALUES ('a@x.org', 'BAD_FIXES_TAG', 'leds: x', 100);"
-				      "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
@@ -1625,6 +1688,7 @@ int main(void)
 	tcase_add_test(tc, test_outbox_order);
 	tcase_add_test(tc, test_outbox_unclaim_and_note);
 	tcase_add_test(tc, test_sink_state);
+	tcase_add_test(tc, test_unread);
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);

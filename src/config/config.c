@@ -221,6 +221,29 @@ static int parse_batch(const char *v, void *ptr, struct err *e)
 	return parse_range(v, ptr, 1, 1000, e);
 }
 
+/* max_message_size: bytes, or with a K or M suffix (KiB, MiB). */
+static int parse_message_size(const char *v, void *ptr, struct err *e)
+{
+	size_t n = strlen(v);
+	int unit = 1, k;
+	char num[32];
+
+	if (n && (v[n - 1] == 'K' || v[n - 1] == 'k' || v[n - 1] == 'M' || v[n - 1] == 'm')) {
+		unit = v[n - 1] == 'K' || v[n - 1] == 'k' ? 1024 : 1024 * 1024;
+		n--;
+	}
+	if (!n || n >= sizeof(num))
+		return err_set(e, ERR_FINAL, "\"%s\" is not a size (bytes, or with K or M)", v);
+	memcpy(num, v, n);
+	num[n] = '\0';
+	if (parse_range(num, &k, 1, CONFIG_MAX_MAX_MESSAGE / unit, e) < 0 ||
+	    k * unit < CONFIG_MIN_MAX_MESSAGE)
+		return err_set(e, ERR_FINAL, "\"%s\" is not a size from %dK to %dM", v,
+			       CONFIG_MIN_MAX_MESSAGE / 1024, CONFIG_MAX_MAX_MESSAGE >> 20);
+	*(int *)ptr = k * unit;
+	return 0;
+}
+
 static int parse_rate(const char *v, void *ptr, struct err *e)
 {
 	return parse_range(v, ptr, 0, 1000000, e);
@@ -588,6 +611,8 @@ static const struct key_def config_keys[] = {
 	ROW("source", "path", parse_str, source.path),
 	ROW("source", "batch", parse_batch, source.batch),
 	ROW("source", "timeout", parse_seconds, source.timeout),
+	ROW("source", "max_message_size", parse_message_size, source.max_message_size),
+	ROW("source", "retry_after", parse_grace, source.retry_after),
 	ROW("source", "groups", parse_list, source.groups),
 	ROW("sink", "type", parse_sink_type, sink.type),
 	ROW("sink", "url", parse_smtp_url, sink.url),
@@ -1442,6 +1467,8 @@ static void source_defaults(struct config_source *s)
 	s->poll_interval = 60;
 	s->batch = 50;
 	s->timeout = CONFIG_DEFAULT_SOURCE_TIMEOUT;
+	s->max_message_size = CONFIG_DEFAULT_MAX_MESSAGE;
+	s->retry_after = CONFIG_DEFAULT_RETRY_AFTER;
 }
 
 /* The owned strings of a struct config_source. */

@@ -59,6 +59,11 @@
 #define CONFIG_DEFAULT_RESEND_AFTER 120	/* seconds before an unconfirmed reply is resent */
 #define CONFIG_DEFAULT_CONNECT_TIMEOUT 10 /* [sink]: seconds up to a greeted, logged-in session */
 #define CONFIG_DEFAULT_SOURCE_TIMEOUT 60 /* [source]: seconds a server may keep us waiting */
+#define CONFIG_DEFAULT_MAX_MESSAGE ((int)25 * 1024 * 1024) /* [source]: bytes of one mail */
+#define CONFIG_MIN_MAX_MESSAGE	(64 * 1024)	/* max_message_size: its range, up to the */
+#define CONFIG_MAX_MAX_MESSAGE	((int)128 * 1024 * 1024) /* parser's MESSAGE_MAX_SIZE */
+#define CONFIG_DEFAULT_RETRY_AFTER 300	/* [source]: seconds before mail not delivered is
+					 * asked for again (then twice as long each time) */
 #define CONFIG_DEFAULT_SERIES_WAIT 600	/* seconds a per-series reply waits for missing patches */
 #define CONFIG_MAX_SERIES_WAIT	(7 * 86400) /* its cap: a week */
 #define CONFIG_MAX_REPEAT_AFTER	180	/* days: as long as the state keeps what was told */
@@ -131,6 +136,9 @@ struct config_source {
 	int batch;			/* messages per fetch and transaction; 50 */
 	int timeout;			/* imap, nntp: seconds a connect or a read or
 					 * write may wait; CONFIG_DEFAULT_SOURCE_TIMEOUT */
+	int max_message_size;		/* bytes; larger mail is read past and skipped;
+					 * CONFIG_DEFAULT_MAX_MESSAGE */
+	int retry_after;		/* seconds; CONFIG_DEFAULT_RETRY_AFTER; 0: every poll */
 	struct config_list groups;	/* owned; nntp: group names and wildmats */
 };
 

@@ -32,6 +32,11 @@
  *    120 s) gives the asynchronous delivery time to arrive before that
  *    lookup decides to send again.  The copy is the bot's own mail: the
  *    policy never answers it (bot address, Auto-Submitted).
+ * 3a. A message a server lists and does not deliver is asked for again
+ *    with the stored checkpoint held below it, and recorded skipped:
+ *    unavailable after DAEMON_RETRY_TRIES; one larger than
+ *    max_message_size is read past and recorded skipped:too-large
+ *    (daemon_unread.c).  Nothing is passed over unrecorded.
  * 4. First start without a checkpoint begins at UIDNEXT unless backfill =
  *    yes; a UIDVALIDITY change rescans from UID 1, deduplicated by (1).  An
  *    NNTP group likewise, by article number (a renumbering for a change).
@@ -297,7 +302,8 @@ static int wait_seconds(struct daemon *d, int max)
 	else if (d->st && !d->dry && store_outbox_next_time(d->st, &when, &found, &e) == 0 &&
 		 found && when - now < max)
 		max = when - now < WAIT_MIN_S ? WAIT_MIN_S : (int)(when - now);
-	return daemon_series_wait(d, now, max);
+	/* Mail not delivered is asked for again when its retry is due. */
+	return daemon_retries_wait(d, now, daemon_series_wait(d, now, max));
 }
 
 /* A message from the source: through the pipeline, in the open batch. */
@@ -375,7 +381,7 @@ static bool source_due(const struct daemon *d, const struct source *s, time_t no
 		return true;
 	if (s->retry_at > now)
 		return false;
-	return d->nsrcs == 1 || s->next_poll <= now;
+	return d->nsrcs == 1 || s->next_poll <= now || daemon_retries_due_at(s, now);
 }
 
 /* One round: the held replies and series that are due, each source that
@@ -772,7 +778,7 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 int daemon_offline_take(struct daemon *d, const char *name, const char *raw, size_t len,
 			time_t t, struct err *e)
 {
-	struct origin o = { 0, name };
+	struct origin o = { 0, name, UNREAD_ERROR, NULL, 0 };
 
 	d->clock = t;
 	if (daemon_series_flush(d, daemon_now(d), e) < 0 ||
@@ -891,6 +897,30 @@ static void when_str(time_t t, char *b, size_t n)
 	strftime(b, n, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
 }
 
+/* One message a source did not deliver whole: "WHEN SOURCE FOLDER uid N:
+ * skipped: unavailable after 5 tries: REASON", "... skipped: too-large
+ * (BYTES bytes): REASON", or "... not delivered, try 2 of 5, next at
+ * WHEN: REASON". */
+static void print_unread(void *ctx, const struct store_unread *u)
+{
+	struct error_list *l = ctx;
+	char when[32], next[32];
+
+	when_str(u->time, when, sizeof(when));
+	fprintf(l->out, "  %s %s %s uid %" PRIu32 ": ", when, u->source, *u->folder ? u->folder :
+		"-", u->uid);
+	if (u->state == STORE_UNREAD_TOO_LARGE) {
+		fprintf(l->out, "skipped: too-large (%" PRIu64 " bytes): %s\n", u->size, u->reason);
+	} else if (u->state == STORE_UNREAD_UNAVAILABLE) {
+		fprintf(l->out, "skipped: unavailable after %d tries: %s\n", u->tries, u->reason);
+	} else {
+		when_str(u->next_try, next, sizeof(next));
+		fprintf(l->out, "not delivered, try %d of %d, next at %s: %s\n", u->tries,
+			DAEMON_RETRY_TRIES, next, u->reason);
+	}
+	l->n++;
+}
+
 /* "sink URL: ok since ..." or "sink URL: failing since ...: REASON". */
 static int print_sink(struct store *st, FILE *out, struct err *e)
 {
@@ -958,6 +988,14 @@ int daemon_status(const char *config, FILE *out, struct err *e)
 		goto out;
 	fprintf(out, "last errors:\n");
 	rc = store_recent_errors(st, DAEMON_STATUS_ERRORS, print_error, &errors, e);
+	if (rc == 0 && errors.n == 0)
+		fprintf(out, "  none\n");
+	if (rc < 0)
+		goto out;
+	/* The mail the sources did not deliver whole, and what became of it. */
+	errors.n = 0;
+	fprintf(out, "unread mail:\n");
+	rc = store_unread_recent(st, DAEMON_STATUS_ERRORS, print_unread, &errors, e);
 	if (rc == 0 && errors.n == 0)
 		fprintf(out, "  none\n");
 out:

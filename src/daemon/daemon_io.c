@@ -382,10 +382,12 @@ void daemon_source_release(struct daemon *d, struct source *s)
 	maildir_list_release(&s->md_done);
 	for (size_t i = 0; i < s->ngroups; i++) {
 		free(s->groups[i]->name);
+		free(s->groups[i]->retries);
 		free(s->groups[i]);
 	}
 	free(s->groups);
 	free(s->one.name);
+	free(s->one.retries);
 	free(s->id);
 	memset(s, 0, sizeof(*s));
 }
@@ -438,6 +440,9 @@ int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
 		cp.last_uid = first ? first - 1 : 0;
 		/* the mail there now is rescanned: see before_start() */
 		f->rescan_until = next ? next - 1 : 0;
+		/* and the numbers of the mail not delivered name other mail */
+		if (daemon_retries_forget(d, s, f, e) < 0)
+			return -1;
 	} else if (f->cp_known && cp.uidvalidity == valid) {
 		return 0;	/* nothing moved */
 	} else {
@@ -445,7 +450,9 @@ int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
 	}
 	f->cp = f->cp_committed = cp;
 	f->cp_known = true;
-	return store_checkpoint_set(d->st, s->id, f->name, &cp, e);
+	/* Not past a message still asked for again (daemon_unread.c). */
+	f->cp_committed.last_uid = daemon_hold(d, cp.last_uid);
+	return store_checkpoint_set(d->st, s->id, f->name, &f->cp_committed, e);
 }
 
 /* ------------------------------------------------------ Maildir source */
@@ -512,7 +519,7 @@ static int md_poll(struct daemon *d, struct source *s, const struct source_cb *c
 		return -1;
 	while (i < l.n && rc == SOURCE_MORE) {
 		const char *name = l.names[i++];
-		struct origin o = { 0, name };
+		struct origin o = { 0, name, UNREAD_ERROR, NULL, 0 };
 		struct err re;
 
 		if (md_done(s, name))
@@ -586,6 +593,7 @@ static int imap_open_source(struct daemon *d, struct source *s, struct err *e)
 	is.idle = c->idle;
 	is.batch = (size_t)c->batch;
 	is.timeout_s = c->timeout;
+	is.max_message = (size_t)c->max_message_size;
 	is.wait_sigmask = &d->sig.wait_mask;
 	is.stop = &daemon_got_stop;
 	rc = imap_open(&s->imap, &is, e);
@@ -606,26 +614,67 @@ struct fetch {
 	bool full;		/* the fetch stopped for a commit */
 };
 
-static int imap_fetched(void *arg, uint32_t uid, const char *raw, size_t len, struct err *e)
+static int imap_fetched(void *arg, const struct imap_msg *m, struct err *e)
 {
 	struct fetch *f = arg;
-	struct origin o = { uid, NULL };
-	int rc = f->cb->take(f->cb->aux, &o, raw, len, e);
+	struct origin o = { m->uid, NULL, UNREAD_ERROR, NULL, 0 };
+	const char *raw = NULL;
+	size_t len = 0;
+	int rc;
 
+	if (m->state == IMAP_MSG_OK) {
+		raw = m->raw;
+		len = m->len;
+	} else if (m->state == IMAP_MSG_TOO_LARGE) {
+		o.unread = UNREAD_TOO_LARGE;
+		o.size = m->len;
+	} else {
+		o.unread = UNREAD_MISSING;
+		o.why = m->why;
+	}
+	rc = f->cb->take(f->cb->aux, &o, raw, len, e);
 	if (rc < 0)
 		return -1;
 	f->full = rc == SOURCE_FULL;
 	return rc == SOURCE_MORE ? 0 : 1;
 }
 
+/* The messages of the folder not delivered before whose retry is due. */
+static int imap_retries(struct daemon *d, struct source *s, const struct source_cb *cb,
+			struct err *e)
+{
+	struct fetch f = { cb, false };
+	uint32_t *uids;
+	size_t n;
+	int rc, end;
+
+	if (daemon_retries_load(d, s, &s->one, e) < 0)
+		return -1;
+	daemon_retries_poll(&s->one);
+	n = daemon_retries_due(&s->one, daemon_now(d), &uids);
+	if (!n)
+		return SOURCE_MORE;
+	rc = imap_fetch_uids(s->imap, uids, n, imap_fetched, &f, e);
+	free(uids);
+	end = cb->end(cb->aux, rc < 0 ? NULL : e);
+	if (rc < 0 || end < 0)
+		return -1;
+	return end;
+}
+
 /* Fetches from the checkpoint on, a batch at a time: the connection is
- * free for the commit (marking seen, finding sent replies) between them. */
+ * free for the commit (marking seen, finding sent replies) between them;
+ * first the messages not delivered before whose retry is due. */
 static int imap_poll(struct daemon *d, struct source *s, const struct source_cb *cb,
 		     struct err *e)
 {
+	int rc = imap_retries(d, s, cb, e);
+
+	if (rc != SOURCE_MORE)
+		return rc == SOURCE_STOP ? 0 : -1;
 	for (;;) {
 		struct fetch f = { cb, false };
-		int rc, end;
+		int end;
 
 		rc = imap_fetch_from(s->imap, s->one.cp.last_uid + 1, imap_fetched, &f, e);
 		/* What was handled before a lost connection is kept. */

@@ -60,6 +60,11 @@ static char *synthetic_key(const struct message *msg, const char *raw, size_t le
 	return xstrdup(key);
 }
 
+char *daemon_raw_key(const char *raw, size_t len)
+{
+	return synthetic_key(NULL, raw, len);
+}
+
 /* ----------------------------------------------------------- recording */
 
 
@@ -450,6 +455,8 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 		return -1;
 	if (known)
 		return 0;
+	if (!j->raw && j->o.unread != UNREAD_ERROR)
+		return daemon_unread_take(d, j, e);	/* too large, or not delivered */
 	if (!j->raw)
 		return unreadable(d, j, e);
 	if (parse_once(d, j, &rc, e) < 0)
@@ -529,13 +536,16 @@ static int batch_commit(struct daemon *d, struct err *e)
 	if (d->b.open && d->b.failed) {
 		store_rollback(d->st);
 		f->cp = f->cp_committed;
+		f->retries_known = false;	/* as the store has them */
 	} else if (d->b.open) {
 		rc = store_commit(d->st, e);
 		if (rc == 0) {
 			f->cp_committed = f->cp;
-			f->cp_committed.last_uid = daemon_lookup_hold(d, f->cp.last_uid);
-		} else
+			f->cp_committed.last_uid = daemon_hold(d, f->cp.last_uid);
+		} else {
 			f->cp = f->cp_committed;
+			f->retries_known = false;
+		}
 	}
 	d->b.open = false;
 	if (rc == 0 && !d->b.failed)
@@ -580,7 +590,7 @@ static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 	if (uid > f->cp.last_uid)
 		f->cp.last_uid = uid;
 	cp = f->cp;
-	cp.last_uid = daemon_lookup_hold(d, cp.last_uid);
+	cp.last_uid = daemon_hold(d, cp.last_uid);
 	return store_checkpoint_set(d->st, d->cur->id, f->name, &cp, e);
 }
 
@@ -619,6 +629,9 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 		rc = record_failure(d, j, &me, e);
 	else if (rc < 0)
 		*e = me;
+	/* Delivered after a fetch that came without it: a retry no more. */
+	if (rc == 0 && j->raw && !(j->deferred && !j->resumed))
+		rc = daemon_retry_done(d, j, e);
 	if (rc == 0)
 		rc = save_checkpoint(d, j->o.uid, e);
 	if (rc < 0)
@@ -631,6 +644,8 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 	d->b.n++;
 	if (j->deferred && !j->resumed)
 		return 0;	/* seen and checkpoint wait for its decision */
+	if (!j->raw && j->o.unread == UNREAD_MISSING)
+		return 0;	/* never read: not marked seen */
 	if (j->o.uid) {
 		ARRAY_GROW(d->b.uids, d->b.auids, d->b.nuids + 1);
 		d->b.uids[d->b.nuids++] = j->o.uid;

@@ -8,7 +8,11 @@
  * UIDVALIDITY: daemon_folder_start()), then XOVER from the checkpoint on in
  * windows of NNTP_OVER_WINDOW; an article whose overview Message-ID the
  * store knows is passed over without fetching it, the others are fetched
- * (ARTICLE) and handed to the daemon.  A group has DAEMON_NNTP_POLL_MAX
+ * (ARTICLE) and handed to the daemon, also one the server then says it
+ * has not (423: asked for again, daemon_unread.c) or larger than
+ * max_message_size (read past).  Before the overview, the articles not
+ * delivered at earlier polls whose retry is due are asked for again.  A
+ * group has DAEMON_NNTP_POLL_MAX
  * articles of a poll; the rest waits for the next round, after the other
  * groups and sources had theirs.  NNTP has no IDLE: poll_interval.
  */
@@ -42,10 +46,10 @@ static int nntp_open_source(struct daemon *d, struct source *s, struct err *e)
 	ns.ca_file = c->ca_file;
 	ns.user = c->user;
 	ns.password = password;
-	ns.max_message = MESSAGE_MAX_SIZE;
 	ns.timeout_s = c->timeout;
 	ns.wait_sigmask = &d->sig.wait_mask;
 	ns.stop = &daemon_got_stop;
+	ns.max_message = (size_t)c->max_message_size;
 	rc = nntp_open(&s->nntp, &ns, e);
 	secret_free(password);
 	return rc;
@@ -100,21 +104,30 @@ struct walk {
 	size_t passed;		/* articles the store knew: not fetched */
 };
 
-/* What to hand the daemon for overview line ov: the article, or NULL for
- * one too large; *skip when it is gone. */
+/* What to hand the daemon for overview line ov: the article, or NULL and
+ * why in o. */
 static int fetch(struct walk *w, const struct nntp_over *ov, const char **raw, size_t *len,
-		 bool *skip, struct err *e)
+		 struct origin *o, struct err *e)
 {
+	size_t max = (size_t)w->s->c->max_message_size;
 	enum nntp_article_state st;
 
 	*raw = NULL;
-	*len = ov->bytes;
-	*skip = false;
-	if (ov->bytes > MESSAGE_MAX_SIZE)
+	*len = 0;
+	o->unread = UNREAD_TOO_LARGE;
+	o->size = ov->bytes;
+	if (ov->bytes > max)
 		return 0;	/* not fetched: the overview says it is too large */
 	if (nntp_article(w->s->nntp, ov->num, raw, len, &st, e) < 0)
 		return -1;
-	*skip = st == NNTP_ARTICLE_GONE;
+	if (st == NNTP_ARTICLE_TOO_LARGE)
+		o->size = *len;
+	if (st == NNTP_ARTICLE_GONE) {
+		o->unread = UNREAD_MISSING;
+		o->why = "the server answered ARTICLE with no such article";
+	}
+	if (st != NNTP_ARTICLE_OK)
+		*len = 0;
 	return 0;
 }
 
@@ -122,27 +135,23 @@ static int over_line(void *arg, const struct nntp_over *ov, struct err *e)
 {
 	struct walk *w = arg;
 	struct folder *f = w->s->f;
-	struct origin o = { ov->num, NULL };
+	struct origin o = { ov->num, NULL, UNREAD_ERROR, NULL, 0 };
 	const char *raw;
 	size_t len;
-	bool known = false, skip;
+	bool known = false;
 	int rc;
 
 	if (ov->msgid && daemon_known(w->d, ov->msgid, &known, e) < 0)
 		return -1;
-	if (!known && fetch(w, ov, &raw, &len, &skip, e) < 0)
-		return -1;
-	if (known || skip) {
-		w->passed += known;
+	if (known) {
+		w->passed++;
 		if (ov->num > f->cp.last_uid)	/* stored with the next one handled */
 			f->cp.last_uid = ov->num;
 		return 0;
 	}
-	if (!raw)
-		log_msg(LOGL_WARNING, "%s group %s article %u: %zu bytes, larger than %zu: "
-			"recorded unread", w->s->label, f->name, ov->num, len,
-			(size_t)MESSAGE_MAX_SIZE);
-	rc = w->cb->take(w->cb->aux, &o, raw, raw ? len : 0, e);
+	if (fetch(w, ov, &raw, &len, &o, e) < 0)
+		return -1;
+	rc = w->cb->take(w->cb->aux, &o, raw, len, e);
 	if (rc == SOURCE_FULL)
 		rc = w->cb->end(w->cb->aux, e);
 	if (rc < 0)
@@ -151,15 +160,39 @@ static int over_line(void *arg, const struct nntp_over *ov, struct err *e)
 	return w->stop ? 1 : 0;
 }
 
+/* The articles of f not delivered before whose retry is due, each asked
+ * for again. */
+static int retries(struct walk *w, struct folder *f, struct err *e)
+{
+	uint32_t *nums;
+	size_t n;
+	int rc = 0;
+
+	if (daemon_retries_load(w->d, w->s, f, e) < 0)
+		return -1;
+	daemon_retries_poll(f);
+	n = daemon_retries_due(f, daemon_now(w->d), &nums);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct nntp_over ov = { nums[i], NULL, 0 };
+
+		rc = over_line(w, &ov, e);
+	}
+	free(nums);
+	return rc;
+}
+
 /* The group's checkpoint where the walk got to, when only articles that
  * were passed over moved it. */
 static int keep_place(struct daemon *d, struct source *s, struct folder *f, struct err *e)
 {
-	if (f->cp.last_uid == f->cp_committed.last_uid)
+	struct store_checkpoint cp = f->cp;
+
+	cp.last_uid = daemon_hold(d, cp.last_uid);	/* not past an article owed */
+	if (cp.last_uid == f->cp_committed.last_uid)
 		return 0;
-	if (store_checkpoint_set(d->st, s->id, f->name, &f->cp, e) < 0)
+	if (store_checkpoint_set(d->st, s->id, f->name, &cp, e) < 0)
 		return -1;
-	f->cp_committed = f->cp;
+	f->cp_committed = cp;
 	return 0;
 }
 
@@ -170,6 +203,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	struct walk w = { d, s, cb, false, 0 };
 	struct nntp_group g;
 	uint32_t from, end;
+	size_t ignored = 0;
 	int rc = 0, done;
 
 	if (nntp_group(s->nntp, f->name, &g, e) < 0)
@@ -178,6 +212,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	if (daemon_folder_start(d, s, f, RENUMBER_MARKS, g.low, g.low,
 				g.high == UINT32_MAX ? g.high : g.high + 1, e) < 0)
 		return -1;
+	rc = retries(&w, f, e);
 	from = f->cp.last_uid + 1;
 	end = g.high;
 	if (from <= end && end - from >= DAEMON_NNTP_POLL_MAX) {
@@ -187,7 +222,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	while (rc == 0 && from && from <= end && !w.stop) {
 		uint32_t to = end - from >= NNTP_OVER_WINDOW ? from + NNTP_OVER_WINDOW - 1 : end;
 
-		rc = nntp_overview(s->nntp, from, to, over_line, &w, e);
+		rc = nntp_overview(s->nntp, from, to, over_line, &w, &ignored, e);
 		/* numbers of the window without a line are gaps */
 		if (rc == 0 && !w.stop && to > f->cp.last_uid)
 			f->cp.last_uid = to;
@@ -197,6 +232,9 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	done = cb->end(cb->aux, rc < 0 ? NULL : e);
 	if (rc < 0 || done < 0 || keep_place(d, s, f, e) < 0)
 		return -1;
+	if (ignored)
+		log_msg(LOGL_WARNING, "%s group %s: %zu overview lines outside the range asked for "
+			"(or repeated): ignored", s->label, f->name, ignored);
 	if (w.passed)
 		log_msg(LOGL_DEBUG, "%s group %s: %zu articles known from another source or "
 			"an earlier run, not fetched", s->label, f->name, w.passed);

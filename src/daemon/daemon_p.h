@@ -76,10 +76,20 @@ struct pending {
 	size_t bytes;		/* raw bytes held and an estimate of the parsed */
 };
 
+/* Why a source hands over a message without its bytes (raw NULL). */
+enum unread_kind {
+	UNREAD_ERROR = 0,	/* unreadable (a Maildir file that cannot be read) */
+	UNREAD_TOO_LARGE,	/* larger than max_message_size: size */
+	UNREAD_MISSING		/* listed by the server, not delivered: why */
+};
+
 /* Where a message came from, for the store and the log. */
 struct origin {
 	uint32_t uid;		/* 0 for a Maildir */
 	const char *name;	/* Maildir name, NULL for IMAP */
+	enum unread_kind unread; /* raw NULL: why */
+	const char *why;	/* foreign, static; UNREAD_MISSING: what the server did */
+	uint64_t size;		/* UNREAD_TOO_LARGE: the bytes the server gave or sent */
 };
 
 enum { SOURCE_MORE = 0, SOURCE_FULL = 1, SOURCE_STOP = 2 };
@@ -135,6 +145,20 @@ struct folder {
 	uint32_t rescan_until;		/* rescanning after a UIDVALIDITY change (for a
 					 * group: a renumbering) up to this number */
 	time_t first_time;		/* the first message recorded from the folder; 0: unknown */
+	/* Messages the server listed and did not deliver, asked for again
+	 * (daemon_unread.c): as the store's retry rows, by uid. */
+	struct retry *retries;		/* owned */
+	size_t nretries, aretries;
+	bool retries_known;		/* loaded from the store */
+	unsigned polls;			/* polls of the folder: a retry counts once per poll */
+};
+
+/* A message of a folder to ask for again. */
+struct retry {
+	uint32_t uid;
+	int tries;			/* fetches that came back without it */
+	time_t next_try;
+	unsigned poll;			/* the folder's poll that last tried it */
 };
 
 /*
@@ -263,6 +287,8 @@ void daemon_job_free(struct job *j);
  */
 int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		       struct err *e);
+/* The store's key of a message known only by raw (a synthetic one). */
+char *daemon_raw_key(const char *raw, size_t len);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
@@ -357,6 +383,45 @@ void daemon_lookup_drop(struct daemon *d);
  * a source need not fetch it (a row of a copy that showed no list is not:
  * listpolicy.h).  -1 only for a store error. */
 int daemon_known(struct daemon *d, const char *id, bool *known, struct err *e);
+
+/* --- daemon_unread.c: mail a source listed but did not deliver ---------- */
+
+/*
+ * A message the server listed and did not deliver (UNREAD_MISSING) is
+ * asked for again at the folder's polls, DAEMON_RETRY_TRIES times in all,
+ * the first wait [source] retry_after and each later one twice as long;
+ * then it is recorded skipped:unavailable.  Until then the checkpoint the
+ * store keeps stays below it (daemon_hold()), and the store's unread row
+ * keeps its tries: a restart fetches it again and goes on counting.  A
+ * message larger than max_message_size (UNREAD_TOO_LARGE) is recorded
+ * skipped:too-large at once.  Both are told in the log at warning level
+ * and kept as unread rows for `tagbot status`.
+ */
+#define DAEMON_RETRY_TRIES	5
+#define DAEMON_UNAVAILABLE_REASON "unavailable"
+#define DAEMON_TOO_LARGE_REASON "too-large"
+
+/* f's retries from the store, once (and again after a rollback). */
+int daemon_retries_load(struct daemon *d, struct source *s, struct folder *f, struct err *e);
+/* Forgets f's retries (its numbers started again). */
+int daemon_retries_forget(struct daemon *d, struct source *s, struct folder *f, struct err *e);
+/* A new poll of f: each retry counts once in it. */
+void daemon_retries_poll(struct folder *f);
+/* The uids of f's retries due at now and not tried in this poll, ascending
+ * (*uids malloc'ed, NULL when none). */
+size_t daemon_retries_due(const struct folder *f, time_t now, uint32_t **uids);
+/* In handle(): job j came without its bytes; recorded, or kept for a retry. */
+int daemon_unread_take(struct daemon *d, const struct job *j, struct err *e);
+/* After job j was handled with its bytes: a retry of it is done with. */
+int daemon_retry_done(struct daemon *d, const struct job *j, struct err *e);
+/* The checkpoint uid of the current folder the store may hold: below its
+ * first retry, and below a mail waiting for lookups (daemon_lookup_hold). */
+uint32_t daemon_hold(const struct daemon *d, uint32_t last_uid);
+/* max, or less when a retry of a source comes due sooner. */
+int daemon_retries_wait(const struct daemon *d, time_t now, int max);
+/* Whether a retry of one of s's folders is due at now (s is then polled
+ * before its poll_interval has passed). */
+bool daemon_retries_due_at(const struct source *s, time_t now);
 
 /* --- daemon_io.c ------------------------------------------------------- */
 

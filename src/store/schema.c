@@ -137,6 +137,19 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	/* 6 -> 7: the rate windows are counted in the store, one key's events
 	 * at a time (two daemons on one state keep the limits together) */
 	"CREATE INDEX rate_events_key ON rate_events (key, t);",
+	/* 7 -> 8: the mail a source listed but did not deliver whole */
+	"CREATE TABLE unread ("
+	"  source TEXT NOT NULL,"
+	"  folder TEXT NOT NULL,"
+	"  uid INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('retry', 'unavailable', 'too-large')),"
+	"  tries INTEGER NOT NULL,"
+	"  next_try INTEGER NOT NULL,"
+	"  size INTEGER NOT NULL,"
+	"  reason TEXT NOT NULL,"
+	"  time INTEGER NOT NULL,"
+	"  PRIMARY KEY (source, folder, uid));"
+	"CREATE INDEX unread_time ON unread (time);",
 };
 
 /*

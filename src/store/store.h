@@ -49,10 +49,10 @@
 
 #include "lib/err.h"
 
-#define STORE_SCHEMA_VERSION	7	/* 2: lookup_cache; 3: context, thread_state, series;
+#define STORE_SCHEMA_VERSION	8	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
 					 * 5: told.about; 6: told.what;
-					 * 7: rate_events by key */
+					 * 7: rate_events by key; 8: unread */
 /* PRAGMA application_id of an SQLite state: "TAGB" in ASCII, big-endian. */
 #define STORE_SQLITE_APPLICATION_ID	0x54414742u
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
@@ -579,6 +579,54 @@ int store_rate_nth(struct store *st, const char *key, time_t since, long n, time
 		   struct err *e);
 /* The latest of them; *t 0 when none. */
 int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e);
+
+/* --- mail a source listed but did not deliver whole (schema 8) -------- */
+
+/*
+ * A message a server listed (an IMAP UID of the folder, an NNTP article of
+ * the overview) and did not hand over whole: one row per source, folder
+ * and number.  While the daemon asks for it again (retry) the folder's
+ * checkpoint stays below it, so the row and the checkpoint together say
+ * what is still owed, across restarts.  The daemon's last word on it
+ * (unavailable, too-large) stays as a row for `tagbot status`.
+ */
+enum store_unread_state {
+	STORE_UNREAD_RETRY,		/* asked for again at next_try */
+	STORE_UNREAD_UNAVAILABLE,	/* given up after tries: recorded skipped */
+	STORE_UNREAD_TOO_LARGE		/* larger than max_message_size: recorded skipped */
+};
+
+/* "retry", "unavailable", "too-large". */
+const char *store_unread_state_name(enum store_unread_state s);
+
+struct store_unread {
+	const char *source;	/* foreign; the messages rows' source */
+	const char *folder;	/* foreign */
+	uint32_t uid;
+	enum store_unread_state state;
+	int tries;		/* fetches that came back without it */
+	time_t next_try;	/* retry: not asked for before; else 0 */
+	uint64_t size;		/* too-large: the bytes seen; else 0 */
+	const char *reason;	/* foreign; what the server did ("" for none) */
+	time_t time;		/* when the row was last written */
+};
+
+/* Inserts or replaces the row of u's source, folder and uid. */
+int store_unread_put(struct store *st, const struct store_unread *u, struct err *e);
+/* Deletes the row of uid (the mail came after all). */
+int store_unread_drop(struct store *st, const char *source, const char *folder, uint32_t uid,
+		      struct err *e);
+/* Deletes the retry rows of a folder (its numbers started again). */
+int store_unread_forget(struct store *st, const char *source, const char *folder,
+			struct err *e);
+/* Calls fn for each retry row of a folder, by uid; u is valid during the call. */
+int store_unread_retries(struct store *st, const char *source, const char *folder,
+			 void (*fn)(void *ctx, const struct store_unread *u), void *ctx,
+			 struct err *e);
+/* Calls fn for the max most recent rows of any state, newest first. */
+int store_unread_recent(struct store *st, int max,
+			void (*fn)(void *ctx, const struct store_unread *u), void *ctx,
+			struct err *e);
 
 /*
  * Test hook: when set, store_record_reply calls it between writing the

@@ -12,6 +12,7 @@
  *   series.c    context, thread_state, series, series_member
  *   cache.c     lookup_cache
  *   limits.c    held, told, rate_events, sink_state
+ *   unread.c    unread: mail a source listed but did not deliver whole
  *
  * The helpers follow the store's error contract (store.h): 0 or -1 with e
  * filled "store NAME: WHAT: the engine's message", classed by the driver.

@@ -568,6 +568,7 @@ struct msg_item {
 	uint32_t size;
 	const char *body;	/* into the libetpan result; NULL until fetched */
 	size_t len;
+	const void *section;	/* the body's libetpan section: its key in a body_sink */
 	bool has_size, has_body;
 };
 
@@ -610,6 +611,7 @@ static bool parse_att(const struct mailimap_msg_att *att, struct msg_item *it)
 
 			it->body = bs->sec_body_part ? bs->sec_body_part : "";
 			it->len = bs->sec_body_part ? bs->sec_length : 0;
+			it->section = bs;
 			it->has_body = true;
 		}
 	}
@@ -689,14 +691,144 @@ static int highest_uid(struct imap_source *src, uint32_t *top, struct err *e)
 	return 0;
 }
 
-/* Bodies of v[0..n) (all within max_message) in one UID FETCH, handed out
- * in UID order.  Returns what fn returned, or -1. */
+/*
+ * The bodies of a UID FETCH as libetpan reads them, through its body
+ * handler, a chunk at a time: without it a literal is allocated whole at
+ * the size the server announces, before a byte of it came.  Each body is
+ * kept up to max_message bytes and counted past that; all the bodies of one
+ * FETCH are kept up to budget bytes together (the sizes the server gave
+ * first made the batch; one that sends more than it said gets its
+ * surplus messages handed out as not delivered, asked for again later).
+ */
+struct body {
+	const void *section;	/* libetpan's body section: which attribute */
+	struct buf data;	/* owned; capped at max_message */
+	uint64_t seen;		/* bytes the server sent */
+	bool dropped;		/* past the budget: not kept */
+};
+
+struct body_sink {
+	struct body *v;		/* owned */
+	size_t n, alloc;
+	size_t max, budget;	/* bytes of one body; of all kept */
+	size_t kept;
+};
+
+static void sink_init(struct body_sink *k, size_t max, size_t budget)
+{
+	memset(k, 0, sizeof(*k));
+	k->max = max;
+	k->budget = budget;
+}
+
+static void sink_release(struct body_sink *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		buf_release(&k->v[i].data);
+	free(k->v);
+	memset(k, 0, sizeof(*k));
+}
+
+/* The body read for section, or NULL. */
+static const struct body *sink_find(const struct body_sink *k, const void *section)
+{
+	for (size_t i = k->n; i-- > 0;)
+		if (k->v[i].section == section)
+			return &k->v[i];
+	return NULL;
+}
+
+/* Drops what b kept, memory and all: it is too large or past the budget,
+ * and nothing is added to it again. */
+static void body_drop(struct body_sink *k, struct body *b)
+{
+	k->kept -= b->data.len;
+	buf_release(&b->data);
+	buf_init(&b->data, 1);
+}
+
+/* libetpan's mailimap_msg_body_handler: one chunk of a body section. */
+static bool body_chunk(int type, struct mailimap_msg_att_body_section *section,
+		       const char *bytes, size_t len, void *ctx)
+{
+	struct body_sink *k = ctx;
+	struct body *b = k->n ? &k->v[k->n - 1] : NULL;
+
+	(void)type;
+	if (!b || b->section != section) {
+		ARRAY_GROW(k->v, k->alloc, k->n + 1);
+		b = &k->v[k->n++];
+		memset(b, 0, sizeof(*b));
+		b->section = section;
+		buf_init(&b->data, k->max);
+	}
+	b->seen += len;
+	if (b->seen > k->max || b->dropped) {
+		body_drop(k, b);
+		return true;	/* read past, never held: the session stays in step */
+	}
+	if (k->kept + len > k->budget) {
+		b->dropped = true;
+		body_drop(k, b);
+		return true;
+	}
+	if (buf_add(&b->data, bytes, len) < 0) {
+		body_drop(k, b);
+		b->dropped = true;
+		return true;
+	}
+	k->kept += len;
+	return true;
+}
+
+/* A UID FETCH of bodies into sink k (libetpan's literals stay empty). */
+static int uid_fetch_bodies(struct imap_source *src, struct mailimap_set *set,
+			    struct body_sink *k, clist **list, struct err *e)
+{
+	int rc;
+
+	mailimap_set_msg_body_handler(src->imap, body_chunk, k);
+	rc = uid_fetch(src, set, true, list, e);
+	mailimap_set_msg_body_handler(src->imap, NULL, NULL);
+	return rc;
+}
+
+/* What became of the message it asked for, from its body's fate. */
+static void outcome(const struct body_sink *k, const struct msg_item *got,
+		    struct imap_msg *m)
+{
+	const struct body *b = got ? sink_find(k, got->section) : NULL;
+
+	if (!got) {
+		m->state = IMAP_MSG_MISSING;
+		m->why = "the server's UID FETCH answer left it out";
+	} else if (b && b->seen > k->max) {
+		m->state = IMAP_MSG_TOO_LARGE;
+		m->len = b->seen;
+	} else if (b && b->dropped) {
+		m->state = IMAP_MSG_MISSING;
+		m->why = "the server sent more than the sizes it gave: left for another fetch";
+	} else {
+		m->state = IMAP_MSG_OK;
+		m->raw = b ? b->data.data : "";
+		m->len = b ? b->data.len : 0;
+	}
+}
+
+/*
+ * Bodies of v[0..n) (all within max_message by the sizes the server gave)
+ * in one UID FETCH, handed out in UID order: each one asked for, also one
+ * the answer left out (IMAP_MSG_MISSING) or that turned out too large.
+ * Returns what fn returned, or -1.
+ */
 static int fetch_bodies(struct imap_source *src, const struct msg_item *v, size_t n,
 			imap_fetch_fn *fn, void *arg, struct err *e)
 {
 	struct mailimap_set *set = mailimap_set_new_empty();
 	struct item_list got = { NULL, 0, 0 };
+	struct body_sink k;
 	clist *list;
+	size_t g = 0;
 	int rc = 0;
 
 	for (size_t i = 0, j; i < n; i = j) {
@@ -705,16 +837,27 @@ static int fetch_bodies(struct imap_source *src, const struct msg_item *v, size_
 		mailimap_set_add_interval(set, v[i].uid, v[j - 1].uid);
 	}
 	src->st.body_fetches++;
-	if (uid_fetch(src, set, true, &list, e) < 0)
+	sink_init(&k, src->max_message, IMAP_BATCH_BYTES + src->max_message);
+	if (uid_fetch_bodies(src, set, &k, &list, e) < 0) {
+		sink_release(&k);
 		return -1;
+	}
 	collect(list, v[0].uid, v[n - 1].uid, true, &got);
-	for (size_t i = 0; i < got.n && rc == 0; i++) {
-		src->st.messages++;
-		src->st.bytes += got.v[i].len;
-		rc = fn(arg, got.v[i].uid, got.v[i].body, got.v[i].len, e);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct imap_msg m = { v[i].uid, IMAP_MSG_OK, NULL, 0, NULL };
+
+		while (g < got.n && got.v[g].uid < v[i].uid)
+			g++;
+		outcome(&k, g < got.n && got.v[g].uid == v[i].uid ? &got.v[g] : NULL, &m);
+		if (m.state == IMAP_MSG_OK) {
+			src->st.messages++;
+			src->st.bytes += m.len;
+		}
+		rc = fn(arg, &m, e);
 	}
 	free(got.v);
 	mailimap_fetch_list_free(list);
+	sink_release(&k);
 	return rc;
 }
 
@@ -764,28 +907,39 @@ static int window_sizes(struct imap_source *src, uint32_t lo, uint32_t *hi, size
 	return 0;
 }
 
+/* The bodies of v[0..n), whose sizes are known, batch by batch. */
+static int fetch_items(struct imap_source *src, const struct msg_item *v, size_t n,
+		       imap_fetch_fn *fn, void *arg, struct err *e)
+{
+	size_t i, k;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i += k) {
+		k = next_batch(src, v + i, n - i);
+		if (k) {
+			rc = fetch_bodies(src, v + i, k, fn, arg, e);
+		} else {
+			/* Too large to fetch: the caller hears of it and skips it. */
+			struct imap_msg m = { v[i].uid, IMAP_MSG_TOO_LARGE, NULL, v[i].size, NULL };
+
+			k = 1;
+			rc = fn(arg, &m, e);
+		}
+	}
+	return rc;
+}
+
 /* Messages with UIDs in [lo, *hi] (*hi may be cut): sizes, then bodies. */
 static int fetch_window(struct imap_source *src, uint32_t lo, uint32_t *hi,
 			imap_fetch_fn *fn, void *arg, struct err *e)
 {
-	size_t i, n, k;
-	int rc = 0;
+	size_t i, n;
 
 	if (window_sizes(src, lo, hi, &i, e) < 0)
 		return -1;
 	for (n = i; n < src->nwin && src->win[n].uid <= *hi; n++)
 		;
-	for (; i < n && rc == 0; i += k) {
-		k = next_batch(src, src->win + i, n - i);
-		if (k) {
-			rc = fetch_bodies(src, src->win + i, k, fn, arg, e);
-		} else {
-			/* Too large to fetch: the caller hears of it and skips it. */
-			k = 1;
-			rc = fn(arg, src->win[i].uid, NULL, src->win[i].size, e);
-		}
-	}
-	return rc;
+	return fetch_items(src, src->win + i, n - i, fn, arg, e);
 }
 
 static int fetch_from(struct imap_source *src, uint32_t first, imap_fetch_fn *fn, void *arg,
@@ -825,6 +979,83 @@ int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *
 	rc = fetch_from(src, first_uid, fn, arg, e);
 	net_guard_leave(&g);
 	src->fetching = false;
+	return rc;
+}
+
+/* The sizes of uids[0..n) (ascending), then their bodies; a UID the folder
+ * does not answer for is handed out as not delivered. */
+static int fetch_uids(struct imap_source *src, const uint32_t *uids, size_t n,
+		      imap_fetch_fn *fn, void *arg, struct err *e)
+{
+	struct mailimap_set *set = mailimap_set_new_empty();
+	struct item_list items = { NULL, 0, 0 }, have = { NULL, 0, 0 };
+	clist *list;
+	size_t g = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mailimap_set_add_single(set, uids[i]);
+	if (uid_fetch(src, set, false, &list, e) < 0)
+		return -1;
+	collect(list, uids[0], uids[n - 1], false, &items);
+	mailimap_fetch_list_free(list);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct imap_msg m = { uids[i], IMAP_MSG_MISSING, NULL, 0,
+				      "the folder has no such UID now" };
+
+		while (g < items.n && items.v[g].uid < uids[i])
+			g++;
+		if (g < items.n && items.v[g].uid == uids[i]) {
+			ARRAY_GROW(have.v, have.alloc, have.n + 1);
+			have.v[have.n++] = items.v[g];
+		} else {
+			rc = fn(arg, &m, e);
+		}
+	}
+	if (rc == 0 && have.n)
+		rc = fetch_items(src, have.v, have.n, fn, arg, e);
+	free(items.v);
+	free(have.v);
+	return rc < 0 ? -1 : 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int imap_fetch_uids(struct imap_source *src, const uint32_t *uids, size_t n, imap_fetch_fn *fn,
+		    void *arg, struct err *e)
+{
+	uint32_t *v;
+	struct net_guard g;
+	size_t k = 0;
+	int rc;
+
+	if (alive(src, e) < 0)
+		return -1;
+	if (src->fetching)
+		return fail(src, ERR_FINAL, e, "imap_fetch_uids called from a fetch's callback");
+	v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		if (uids[i])
+			v[k++] = uids[i];
+	qsort(v, k, sizeof(*v), cmp_u32);
+	n = k;
+	for (size_t i = k = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	rc = 0;
+	if (k) {
+		src->fetching = true;
+		net_guard_enter(&g);
+		rc = fetch_uids(src, v, k, fn, arg, e);
+		net_guard_leave(&g);
+		src->fetching = false;
+	}
+	free(v);
 	return rc;
 }
 
@@ -1193,11 +1424,14 @@ static int search_first(struct imap_source *src, const char *bracketed, uint32_t
 	return rc;
 }
 
-/* uid's size, then (within max_message) its body into out. */
+/* uid's size, then (within max_message, read so whatever the server
+ * sends) its body into out. */
 static int fetch_one(struct imap_source *src, uint32_t uid, struct buf *out, bool *found,
 		     struct err *e)
 {
 	struct item_list got = { NULL, 0, 0 };
+	struct imap_msg m = { uid, IMAP_MSG_OK, NULL, 0, NULL };
+	struct body_sink k;
 	clist *list;
 	int rc = 0;
 
@@ -1209,20 +1443,24 @@ static int fetch_one(struct imap_source *src, uint32_t uid, struct buf *out, boo
 		free(got.v);
 		return 0;	/* gone meanwhile, or too large: not found */
 	}
-	if (uid_fetch(src, mailimap_set_new_single(uid), true, &list, e) < 0) {
+	sink_init(&k, src->max_message, src->max_message);
+	if (uid_fetch_bodies(src, mailimap_set_new_single(uid), &k, &list, e) < 0) {
+		sink_release(&k);
 		free(got.v);
 		return -1;
 	}
 	collect(list, uid, uid, true, &got);
-	if (got.n == 1) {
+	outcome(&k, got.n == 1 ? &got.v[0] : NULL, &m);
+	if (m.state == IMAP_MSG_OK) {
 		buf_reset(out);
-		if (buf_add(out, got.v[0].body, got.v[0].len) < 0)
+		if (buf_add(out, m.raw, m.len) < 0)
 			rc = fail(src, ERR_FINAL, e, "UID %u: larger than the buffer", uid);
 		else
 			*found = true;
 	}
 	free(got.v);
 	mailimap_fetch_list_free(list);
+	sink_release(&k);
 	return rc;
 }
 

@@ -103,7 +103,8 @@ struct imap_settings {
 				 * IMAP_IDLE_MAX_S: IMAP_IDLE_MAX_S */
 	int timeout_s;		/* 0: IMAP_TIMEOUT_DEFAULT_S */
 	size_t batch;		/* 0: IMAP_BATCH_DEFAULT; capped at IMAP_BATCH_MAX */
-	size_t max_message;	/* larger mail is not fetched; 0: IMAP_MESSAGE_MAX */
+	size_t max_message;	/* larger mail is not fetched, nor held when sent
+				 * all the same; 0: IMAP_MESSAGE_MAX */
 	const sigset_t *wait_sigmask; /* foreign, copied by imap_open; the signal mask
 				 * while imap_wait sleeps; NULL: the mask at the call */
 	const volatile sig_atomic_t *stop; /* foreign, must outlive the source; when
@@ -137,15 +138,29 @@ void imap_close(struct imap_source *src);
 int imap_mailbox(struct imap_source *src, uint32_t *uidvalidity, uint32_t *uidnext,
 		 struct err *e);
 
+/* What became of a message a fetch asked for. */
+enum imap_msg_state {
+	IMAP_MSG_OK = 0,	/* raw, len: the message */
+	IMAP_MSG_TOO_LARGE,	/* larger than max_message: len its size (as the
+				 * server gave it first, or the bytes it sent) */
+	IMAP_MSG_MISSING	/* asked for and not delivered: why says how */
+};
+
+struct imap_msg {
+	uint32_t uid;
+	enum imap_msg_state state;
+	const char *raw;	/* OK: the whole message as the server stores it
+				 * (CRLF; may hold NULs), valid during the call */
+	size_t len;
+	const char *why;	/* MISSING: static text */
+};
+
 /*
- * Called by imap_fetch_from for each message, in ascending UID order.  raw
- * and len are the whole message as the server stores it (CRLF; may hold
- * NULs), valid only during the call.  raw is NULL when the message is larger
- * than max_message: len is then its size, and the caller logs and skips it.
+ * Called by imap_fetch_from and imap_fetch_uids for each message asked
+ * for, in ascending UID order, also for one the server did not deliver.
  * Returns 0 to go on, > 0 to stop cleanly, -1 to stop with e filled.
  */
-typedef int imap_fetch_fn(void *arg, uint32_t uid, const char *raw, size_t len,
-			  struct err *e);
+typedef int imap_fetch_fn(void *arg, const struct imap_msg *m, struct err *e);
 
 /*
  * Hands fn every message of the watched folder whose UID is >= first_uid
@@ -159,8 +174,26 @@ typedef int imap_fetch_fn(void *arg, uint32_t uid, const char *raw, size_t len,
  * "UID n:*" names the last message even when its UID is below n, so it is
  * never used to fetch.  Returns 0 when done or when fn returned > 0, -1 on
  * an IMAP error or when fn returned -1 (e as fn left it).
+ *
+ * Trust: a message whose RFC822.SIZE is over max_message is not fetched
+ * (IMAP_MSG_TOO_LARGE).  A body is read a chunk at a time, whatever size
+ * its literal announces: a body larger than max_message after all is read
+ * past and dropped (IMAP_MSG_TOO_LARGE with the bytes sent), so one
+ * message never holds more than max_message bytes, and the bodies of one
+ * FETCH at most IMAP_BATCH_BYTES + max_message together (one past that
+ * is IMAP_MSG_MISSING).  A UID the FETCH answer leaves out is
+ * IMAP_MSG_MISSING too: the caller decides whether to ask again.
  */
 int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *fn,
+		    void *arg, struct err *e);
+
+/*
+ * The messages uids[0..n) (any order; 0 and repeats ignored) as
+ * imap_fetch_from hands them out, in ascending UID order: to ask again for
+ * the ones a fetch did not deliver.  A UID the folder does not answer for
+ * (expunged, or never there) is IMAP_MSG_MISSING.
+ */
+int imap_fetch_uids(struct imap_source *src, const uint32_t *uids, size_t n, imap_fetch_fn *fn,
 		    void *arg, struct err *e);
 
 /*
@@ -205,7 +238,8 @@ struct buf;
  * The message of the watched folder whose Message-ID is msgid (with or
  * without <>), for maintainer Cc mode: UID SEARCH HEADER Message-ID, then
  * BODY.PEEK[] of the lowest such UID into out (reset; its cap applies).
- * *found is false when there is none or it is larger than max_message.
+ * *found is false when there is none or it is larger than max_message
+ * (by its RFC822.SIZE or by what the server sends: never held whole).
  * Safe between the callbacks of imap_fetch_from (its batch is read whole
  * before they run).
  */

@@ -1,4 +1,5 @@
 #include "autoconf.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,12 @@
 
 #include "lib/buf.h"
 #include "lib/log.h"
+#include "transport/bodyread.h"
 #include "transport/netconn.h"
 #include "transport/nntp_source.h"
 
 #define STARTTLS_REPLY_MAX 512	/* bytes of the answer to STARTTLS */
+#define STATUS_LINE_MAX	1024	/* bytes of the first line of an answer (RFC 3977: 512) */
 
 struct nntp_source {
 	newsnntp *nntp;		/* owned */
@@ -21,7 +24,7 @@ struct nntp_source {
 	enum nntp_tls tls;
 	size_t max_message;
 	bool dead;		/* an error left the session unusable */
-	char *article;		/* owned; the last article (libetpan's) */
+	struct buf article;	/* owned; the last article, capped at max_message */
 };
 
 /* --- errors --------------------------------------------------------------- */
@@ -130,6 +133,7 @@ static struct nntp_source *source_new(const struct nntp_settings *s)
 	src->ca_file = s->ca_file ? xstrdup(s->ca_file) : NULL;
 	src->tls = s->tls;
 	src->max_message = s->max_message ? s->max_message : NNTP_MESSAGE_MAX;
+	buf_init(&src->article, src->max_message);
 	net_peer_init(&src->peer, "nntp", src->host, port, src->tls_name, src->ca_file,
 		      s->tls == NNTP_TLS_NONE,
 		      s->timeout_s > 0 ? s->timeout_s : NNTP_TIMEOUT_DEFAULT_S);
@@ -248,11 +252,10 @@ void nntp_close(struct nntp_source *src)
 			mailstream_close(src->nntp->nntp_stream);
 			src->nntp->nntp_stream = NULL;
 		}
-		if (src->article)
-			newsnntp_article_free(src->article);
 		newsnntp_free(src->nntp);
 	}
 	net_guard_leave(&g);
+	buf_release(&src->article);
 	free(src->host);
 	free(src->tls_name);
 	free(src->ca_file);
@@ -405,37 +408,33 @@ static int cmp_item(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The overview's lines, in order; an answer that does not fit what was
- * asked (numbers outside the range, one twice) is out of step. */
-static int over_items(struct nntp_source *src, clist *l, uint32_t from, uint32_t to,
-		      struct newsnntp_xover_resp_item ***out, size_t *n, struct err *e)
+/* The overview's lines, in order, each article once; a line outside the
+ * range asked for, or for an article already listed, is no article of
+ * the answer: dropped and counted in *ignored. */
+static void over_items(clist *l, uint32_t from, uint32_t to,
+		       struct newsnntp_xover_resp_item ***out, size_t *n, size_t *ignored)
 {
-	size_t count = (size_t)clist_count(l), k = 0;
+	size_t count = (size_t)clist_count(l), k = 0, w = 0;
 	struct newsnntp_xover_resp_item **v;
 
-	if (count > (size_t)(to - from) + 1)
-		return fail(src, ERR_TEMP, e, "XOVER %u-%u: %zu lines for %u articles", from, to,
-			    count, to - from + 1);
 	v = xcalloc(count + 1, sizeof(*v));
-	for (clistiter *it = clist_begin(l); it; it = clist_next(it))
-		v[k++] = clist_content(it);
-	qsort(v, k, sizeof(*v), cmp_item);
-	for (size_t i = 0; i < k; i++) {
-		uint32_t a = v[i]->ovr_article;
+	for (clistiter *it = clist_begin(l); it; it = clist_next(it)) {
+		struct newsnntp_xover_resp_item *item = clist_content(it);
 
-		if (a < from || a > to || (i && a == v[i - 1]->ovr_article)) {
-			free(v);
-			return fail(src, ERR_TEMP, e, "XOVER %u-%u: a line for article %u", from,
-				    to, a);
-		}
+		if (item->ovr_article >= from && item->ovr_article <= to)
+			v[k++] = item;
 	}
+	qsort(v, k, sizeof(*v), cmp_item);
+	for (size_t i = 0; i < k; i++)
+		if (!w || v[i]->ovr_article != v[w - 1]->ovr_article)
+			v[w++] = v[i];
+	*ignored += count - w;
 	*out = v;
-	*n = k;
-	return 0;
+	*n = w;
 }
 
 int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over_fn *fn,
-		  void *arg, struct err *e)
+		  void *arg, size_t *ignored, struct err *e)
 {
 	struct newsnntp_xover_resp_item **v = NULL;
 	clist *l = NULL;
@@ -456,8 +455,7 @@ int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over
 		return etpan_fail(src, r, "XOVER", e);
 	if (!l)		/* libetpan: the list broke off */
 		return lost(src, "XOVER", e);
-	if (over_items(src, l, from, to, &v, &n, e) < 0)
-		rc = -1;
+	over_items(l, from, to, &v, &n, ignored);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *id = v[i]->ovr_message_id;
 		struct nntp_over ov = {
@@ -473,38 +471,77 @@ int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over
 	return rc;
 }
 
+/* A read for ARTICLE num that broke off: how, when the stream knows
+ * (netconn.h: closed, reset, no answer, a stop), else what. */
+static int article_lost(struct nntp_source *src, uint32_t num, const char *what,
+			struct err *e)
+{
+	const char *why = net_stream_error(src->nntp->nntp_stream);
+
+	return fail(src, ERR_TEMP, e, "ARTICLE %u: %s", num, why ? why : what);
+}
+
+/* The status line of ARTICLE num: its code into *code. */
+static int article_status(struct nntp_source *src, uint32_t num, int *code, struct err *e)
+{
+	mailstream *s = src->nntp->nntp_stream;
+	char line[STATUS_LINE_MAX], text[NET_TEXT_MAX + 1], cmd[32];
+	int n = snprintf(cmd, sizeof(cmd), "ARTICLE %u\r\n", num);
+
+	if (mailstream_write(s, cmd, (size_t)n) != n || mailstream_flush(s) < 0 ||
+	    body_read_line(s, line, sizeof(line)) < 0)
+		return article_lost(src, num, "connection lost, timed out or a status line "
+				    "too long", e);
+	if (line[0] < '1' || line[0] > '5' || line[1] < '0' || line[1] > '9' ||
+	    line[2] < '0' || line[2] > '9' || (line[3] && line[3] != ' '))
+		return fail(src, ERR_TEMP, e, "ARTICLE %u: unexpected answer: %s", num,
+			    net_quote(line, text, sizeof(text)));
+	*code = (line[0] - '0') * 100 + (line[1] - '0') * 10 + (line[2] - '0');
+	if (*code == 220 || *code == 423 || *code == 430)
+		return 0;
+	if (*code == 480 || *code == 381)
+		return fail(src, ERR_FINAL, e, "ARTICLE: the server wants a login (set user and "
+			    "password_file)");
+	return fail(src, *code / 100 == 2 ? ERR_TEMP : ERR_FINAL, e, "ARTICLE %u refused: %s",
+		    num, net_quote(line, text, sizeof(text)));
+}
+
+/*
+ * ARTICLE by hand rather than newsnntp_article(), which reads the article
+ * whole, at whatever size the server sends: the body is read with our cap
+ * (body_read_dotted), and one past it is read through, not held.
+ */
 int nntp_article(struct nntp_source *src, uint32_t num, const char **raw, size_t *len,
 		 enum nntp_article_state *state, struct err *e)
 {
 	struct net_guard g;
-	char *text = NULL;
-	size_t n = 0;
-	int r;
+	uint64_t seen = 0;
+	int code = 0, rc;
 
 	*raw = NULL;
 	*len = 0;
 	if (alive(src, e) < 0)
 		return -1;
-	if (src->article) {
-		newsnntp_article_free(src->article);
-		src->article = NULL;
-	}
+	buf_reset(&src->article);
 	net_guard_enter(&g);
-	r = newsnntp_article(src->nntp, num, &text, &n);
+	rc = article_status(src, num, &code, e);
+	if (rc == 0 && code == 220 &&
+	    body_read_dotted(src->nntp->nntp_stream, &src->article, &seen) < 0)
+		rc = article_lost(src, num, "connection lost or timed out", e);
 	net_guard_leave(&g);
-	if (r == NEWSNNTP_ERROR_INVALID_ARTICLE_NUMBER || r == NEWSNNTP_ERROR_ARTICLE_NOT_FOUND) {
+	if (rc < 0)
+		return -1;
+	if (code != 220) {
 		*state = NNTP_ARTICLE_GONE;
 		return 0;
 	}
-	if (r != NEWSNNTP_NO_ERROR)
-		return etpan_fail(src, r, "ARTICLE", e);
-	src->article = text;
-	*len = n;
-	if (n > src->max_message) {
+	if (seen > src->max_message) {
 		*state = NNTP_ARTICLE_TOO_LARGE;
+		*len = seen > SIZE_MAX ? SIZE_MAX : (size_t)seen;
 		return 0;
 	}
 	*state = NNTP_ARTICLE_OK;
-	*raw = text;
+	*raw = src->article.data;
+	*len = src->article.len;
 	return 0;
 }

@@ -9,12 +9,11 @@
  *
  * Errors (err.h).  Every message starts "nntp: HOST:PORT: ".
  *   ERR_TEMP   the connection could not be made, dropped, timed out or the
- *              server answered out of protocol (a line that does not parse,
- *              overview lines outside the range asked for), or a stop was
- *              asked for while waiting for the server.  A connection that
- *              broke says how: "ARTICLE: server closed the connection",
- *              "...: connection reset by peer", "...: no answer for N s"
- *              (netconn.h).  The session is dead from then on: every
+ *              server answered out of protocol (a line that does not parse),
+ *              or a stop was asked for while waiting for the server.  A
+ *              connection that broke says how: "ARTICLE: server closed the
+ *              connection", "...: connection reset by peer", "...: no answer
+ *              for N s" (netconn.h).  The session is dead from then on: every
  *              further call fails with ERR_TEMP.  nntp_close() it and
  *              nntp_open() a new one after a backoff.
  *   ERR_FINAL  bad settings, tls = none for a host that is not loopback,
@@ -26,12 +25,14 @@
  * lists must be printable ASCII of at most NNTP_GROUP_MAX bytes (others are
  * skipped); at most NNTP_GROUPS_MAX groups a source; an overview is asked
  * for at most NNTP_OVER_WINDOW articles at a time, and lines outside that
- * range, repeated or beyond the count are an error; a Message-ID in it
- * longer than NNTP_MSGID_MAX is ignored (the article is fetched); an
- * article the overview says is larger than max_message is not fetched.
- * libetpan reads each answer whole before we see it, so one line or one
- * article has no cap of ours while it is read; every read is bounded by
- * timeout_s, and one cut short (end of stream, a reset) ends the session.
+ * range or repeated are dropped (and counted for the caller to tell); a
+ * Message-ID in it longer than NNTP_MSGID_MAX is ignored (the article is
+ * fetched).  An article is read with our cap whatever the overview said of
+ * its size: one larger than max_message is read past, never held.
+ * libetpan reads the other answers (the overview, LIST ACTIVE) whole
+ * before we see them, so those have no cap of ours while they are read;
+ * every read is bounded by timeout_s, and one cut short (end of stream, a
+ * reset) ends the session.
  *
  * Signals: as imap_source.h (netconn.h's guard around every command); a
  * read or write waiting for the server waits with wait_sigmask, and gives
@@ -71,7 +72,7 @@ struct nntp_settings {
 	const char *user;	/* foreign; NULL: no AUTHINFO */
 	const char *password;	/* foreign; secret */
 	int timeout_s;		/* 0: NNTP_TIMEOUT_DEFAULT_S */
-	size_t max_message;	/* larger articles are not fetched; 0: NNTP_MESSAGE_MAX */
+	size_t max_message;	/* larger articles are read past, not held; 0: NNTP_MESSAGE_MAX */
 	const sigset_t *wait_sigmask; /* foreign, copied; the signal mask while waiting
 				 * for the server; NULL: signals stay blocked */
 	const volatile sig_atomic_t *stop; /* foreign, must outlive the source; when
@@ -127,18 +128,21 @@ struct nntp_over {
 typedef int nntp_over_fn(void *arg, const struct nntp_over *ov, struct err *e);
 
 /* XOVER from-to of the selected group (to - from < NNTP_OVER_WINDOW, or
- * it is cut there); returns fn's stop (> 0) or 0. */
+ * it is cut there); returns fn's stop (> 0) or 0.  *ignored grows by the
+ * answer's lines outside from-to or repeated: not handed to fn. */
 int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over_fn *fn,
-		  void *arg, struct err *e);
+		  void *arg, size_t *ignored, struct err *e);
 
 /* What nntp_article() found. */
 enum nntp_article_state {
 	NNTP_ARTICLE_OK = 0,	/* *raw, *len: the article (CRLF, dots unstuffed) */
 	NNTP_ARTICLE_GONE,	/* the server has no such article (any more) */
-	NNTP_ARTICLE_TOO_LARGE	/* larger than max_message: *len its size */
+	NNTP_ARTICLE_TOO_LARGE	/* larger than max_message: *len the bytes the server
+				 * sent, read past without holding them */
 };
 
-/* ARTICLE num of the selected group; *raw is valid until the next call. */
+/* ARTICLE num of the selected group; *raw is valid until the next call.
+ * The article takes at most max_message bytes of memory, whatever comes. */
 int nntp_article(struct nntp_source *src, uint32_t num, const char **raw, size_t *len,
 		 enum nntp_article_state *state, struct err *e);
 

@@ -40,20 +40,21 @@ col_type() {
 capture "$TAGBOT" status -c "$tmp/st.ini"
 status_is "tagbot status builds a fresh PostgreSQL state" 0
 v=$(srv_psql tagbot -c 'SELECT version FROM tagbot_schema')
-expect "the schema version is recorded ($v)" test "$v" = 7
+expect "the schema version is recorded ($v)" test "$v" = 8
 expect "SQLite's types are translated: a raw reply is bytea, a time bigint" \
 	test "$(col_type outbox raw) $(col_type messages time)" = "bytea bigint"
 
-# Migrated in place: a schema 4 database (told without about) with a row
-# is taken to 7 (about added, then renamed what; rate_events indexed by
-# key), the row kept as a setup row; a newer one is refused.
-srv_psql tagbot -c "SET ROLE tagbot" -c "DROP TABLE told" -c "CREATE TABLE told (person TEXT NOT NULL, rule TEXT NOT NULL, t BIGINT NOT NULL, PRIMARY KEY (person, rule))" \
+# Migrated in place: a schema 4 database (told without about, no unread)
+# with a row is taken to 8 (about added, then renamed what; rate_events
+# indexed by key; unread made), the row kept as a setup row; a newer one is
+# refused.
+srv_psql tagbot -c "SET ROLE tagbot" -c "DROP TABLE unread" -c "DROP TABLE told" -c "CREATE TABLE told (person TEXT NOT NULL, rule TEXT NOT NULL, t BIGINT NOT NULL, PRIMARY KEY (person, rule))" \
 	-c "INSERT INTO told VALUES ('ann@x.org', 'MISSING_SIGN_OFF', 77)" -c "DROP INDEX rate_events_key" \
 	-c "UPDATE tagbot_schema SET version = 4"
 capture "$TAGBOT" status -c "$tmp/st.ini"
 status_is "a schema 4 state opens" 0
-expect "... migrated to 7 with its row kept (what '')" \
-	test "$(srv_psql tagbot -c "SELECT version FROM tagbot_schema") $(srv_psql tagbot -c "SELECT person || '/' || what || '/' || t FROM told")" = "7 ann@x.org//77"
+expect "... migrated to 8 with its row kept (what ''), unread made" \
+	test "$(srv_psql tagbot -c "SELECT version FROM tagbot_schema") $(srv_psql tagbot -c "SELECT person || '/' || what || '/' || t FROM told") $(srv_psql tagbot -c "SELECT count(*) FROM unread")" = "8 ann@x.org//77 0"
 expect "... and rate_events indexed by key" \
 	test "$(srv_psql tagbot -c "SELECT count(*) FROM pg_indexes WHERE indexname = 'rate_events_key'")" = 1
 srv_psql tagbot -c "UPDATE tagbot_schema SET version = 99"

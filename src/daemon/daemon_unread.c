@@ -1,0 +1,266 @@
+/*
+ * daemon_unread.c - the mail a source listed but did not hand over whole
+ * (daemon_p.h): a message not delivered is asked for again, a few times
+ * and further apart each time, with the stored checkpoint held below it;
+ * then, like one too large to read, it is recorded skipped with its
+ * reason, told in the log and kept for `tagbot status`.  The rest of the
+ * folder goes on meanwhile.
+ */
+#include "autoconf.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/daemon_p.h"
+#include "lib/log.h"
+
+static struct retry *retry_find(struct folder *f, uint32_t uid)
+{
+	for (size_t i = 0; i < f->nretries; i++)
+		if (f->retries[i].uid == uid)
+			return &f->retries[i];
+	return NULL;
+}
+
+static void retry_remove(struct folder *f, uint32_t uid)
+{
+	struct retry *r = retry_find(f, uid);
+
+	if (!r)
+		return;
+	memmove(r, r + 1, (size_t)(f->retries + f->nretries - (r + 1)) * sizeof(*r));
+	f->nretries--;
+}
+
+/* uid's retry, made in uid order when there is none. */
+static struct retry *retry_get(struct folder *f, uint32_t uid)
+{
+	struct retry *r = retry_find(f, uid);
+	size_t i = 0;
+
+	if (r)
+		return r;
+	while (i < f->nretries && f->retries[i].uid < uid)
+		i++;
+	ARRAY_GROW(f->retries, f->aretries, f->nretries + 1);
+	memmove(f->retries + i + 1, f->retries + i, (f->nretries - i) * sizeof(*f->retries));
+	f->nretries++;
+	memset(&f->retries[i], 0, sizeof(f->retries[i]));
+	f->retries[i].uid = uid;
+	return &f->retries[i];
+}
+
+static void retry_loaded(void *ctx, const struct store_unread *u)
+{
+	struct retry *r = retry_get(ctx, u->uid);
+
+	r->tries = u->tries;
+	r->next_try = u->next_try;
+}
+
+int daemon_retries_load(struct daemon *d, struct source *s, struct folder *f, struct err *e)
+{
+	if (f->retries_known)
+		return 0;
+	f->nretries = 0;
+	if (store_unread_retries(d->st, s->id, f->name, retry_loaded, f, e) < 0)
+		return -1;
+	f->retries_known = true;
+	if (f->nretries)
+		log_msg(LOGL_INFO, "%s %s: %zu message(s) not delivered yet, asked for again "
+			"from UID %" PRIu32, s->label, f->name, f->nretries, f->retries[0].uid);
+	return 0;
+}
+
+int daemon_retries_forget(struct daemon *d, struct source *s, struct folder *f, struct err *e)
+{
+	f->nretries = 0;
+	f->retries_known = true;
+	return store_unread_forget(d->st, s->id, f->name, e);
+}
+
+void daemon_retries_poll(struct folder *f)
+{
+	f->polls++;
+}
+
+size_t daemon_retries_due(const struct folder *f, time_t now, uint32_t **uids)
+{
+	size_t n = 0;
+
+	*uids = NULL;
+	for (size_t i = 0; i < f->nretries; i++) {
+		const struct retry *r = &f->retries[i];
+
+		if (r->next_try > now || r->poll == f->polls)
+			continue;
+		if (!*uids)
+			*uids = xcalloc(f->nretries, sizeof(**uids));
+		(*uids)[n++] = r->uid;
+	}
+	return n;
+}
+
+uint32_t daemon_hold(const struct daemon *d, uint32_t last_uid)
+{
+	const struct folder *f = d->cur ? d->cur->f : NULL;
+
+	last_uid = daemon_lookup_hold(d, last_uid);
+	if (f && f->nretries && f->retries[0].uid - 1 < last_uid)
+		last_uid = f->retries[0].uid - 1;
+	return last_uid;
+}
+
+bool daemon_retries_due_at(const struct source *s, time_t now)
+{
+	for (size_t g = 0; g <= s->ngroups; g++) {
+		const struct folder *f = g < s->ngroups ? s->groups[g] : &s->one;
+
+		for (size_t k = 0; k < f->nretries; k++)
+			if (f->retries[k].next_try <= now)
+				return true;
+	}
+	return false;
+}
+
+int daemon_retries_wait(const struct daemon *d, time_t now, int max)
+{
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		const struct source *s = &d->srcs[i];
+
+		for (size_t g = 0; g <= s->ngroups; g++) {
+			const struct folder *f = g < s->ngroups ? s->groups[g] : &s->one;
+
+			for (size_t k = 0; k < f->nretries; k++) {
+				time_t left = f->retries[k].next_try - now;
+
+				if (left < max)
+					max = left < 1 ? 1 : (int)left;
+			}
+		}
+	}
+	return max;
+}
+
+/* "[source] INBOX uid 3": the message, for the log. */
+static void where_text(const struct daemon *d, const struct job *j, char *out, size_t n)
+{
+	snprintf(out, n, "%s %s uid %" PRIu32, d->cur->label, d->cur->f->name, j->o.uid);
+}
+
+/* The store's key of a message known only by where it is: its source,
+ * folder, UIDVALIDITY and uid, so it is recorded once. */
+static char *where_key(const struct daemon *d, const struct job *j)
+{
+	char where[1024];
+
+	snprintf(where, sizeof(where), "%s %s %" PRIu32 " uid %" PRIu32, d->cur->id,
+		 d->cur->f->name, d->cur->f->cp.uidvalidity, j->o.uid);
+	return daemon_raw_key(where, strlen(where));
+}
+
+static int unread_row(struct daemon *d, const struct job *j, enum store_unread_state state,
+		      int tries, time_t next_try, const char *reason, struct err *e)
+{
+	struct store_unread u = {
+		d->cur->id, d->cur->f->name, j->o.uid, state, tries, next_try,
+		state == STORE_UNREAD_TOO_LARGE ? j->o.size : 0, reason, daemon_now(d),
+	};
+
+	return store_unread_put(d->st, &u, e);
+}
+
+/* Records j skipped (why) under its where_key, once. */
+static int record_skipped(struct daemon *d, const struct job *j, const char *why, bool *known,
+			  struct err *e)
+{
+	char *key = where_key(d, j);
+	int rc = store_seen(d->st, key, known, e);
+
+	if (rc == 0 && !*known)
+		rc = daemon_record(d, j, key, "other", STORE_SKIPPED, why, e);
+	free(key);
+	return rc;
+}
+
+static int too_large(struct daemon *d, const struct job *j, struct err *e)
+{
+	char where[512], reason[128];
+	bool known;
+
+	where_text(d, j, where, sizeof(where));
+	if (record_skipped(d, j, DAEMON_TOO_LARGE_REASON, &known, e) < 0)
+		return -1;
+	retry_remove(d->cur->f, j->o.uid);
+	if (known)
+		return 0;
+	snprintf(reason, sizeof(reason), "larger than max_message_size (%d bytes)",
+		 d->cur->c->max_message_size);
+	log_msg(LOGL_WARNING, "%s: skipped: too-large: %" PRIu64 " bytes, %s: read past, not held",
+		where, j->o.size, reason);
+	return unread_row(d, j, STORE_UNREAD_TOO_LARGE, 0, 0, reason, e);
+}
+
+/* The wait before try tries + 1: retry_after, doubled for each try since
+ * the first. */
+static time_t retry_delay(const struct daemon *d, int tries)
+{
+	time_t t = d->cur->c->retry_after;
+
+	for (int i = 1; i < tries && t < 7 * 86400; i++)
+		t *= 2;
+	return t;
+}
+
+static int missing(struct daemon *d, const struct job *j, struct err *e)
+{
+	struct folder *f = d->cur->f;
+	struct retry *r = retry_find(f, j->o.uid);
+	const char *why = j->o.why ? j->o.why : "not delivered";
+	time_t now = daemon_now(d);
+	char where[512];
+	bool known;
+	int tries;
+
+	/* Listed again before its time (a fetch from a held checkpoint): it
+	 * waits for its retry. */
+	if (r && (r->poll == f->polls || now < r->next_try))
+		return 0;
+	tries = r ? r->tries + 1 : 1;
+	where_text(d, j, where, sizeof(where));
+	if (tries < DAEMON_RETRY_TRIES) {
+		time_t delay = retry_delay(d, tries);
+
+		r = retry_get(f, j->o.uid);
+		r->tries = tries;
+		r->next_try = now + delay;
+		r->poll = f->polls;
+		log_msg(LOGL_WARNING, "%s: not delivered (%s): try %d of %d, asking again in %ld s; "
+			"the checkpoint waits below it", where, why, tries, DAEMON_RETRY_TRIES,
+			(long)delay);
+		return unread_row(d, j, STORE_UNREAD_RETRY, tries, r->next_try, why, e);
+	}
+	retry_remove(f, j->o.uid);
+	if (record_skipped(d, j, DAEMON_UNAVAILABLE_REASON, &known, e) < 0)
+		return -1;
+	log_msg(LOGL_WARNING, "%s: skipped: unavailable after %d tries: %s", where, tries, why);
+	return unread_row(d, j, STORE_UNREAD_UNAVAILABLE, tries, 0, why, e);
+}
+
+int daemon_unread_take(struct daemon *d, const struct job *j, struct err *e)
+{
+	return j->o.unread == UNREAD_TOO_LARGE ? too_large(d, j, e) : missing(d, j, e);
+}
+
+int daemon_retry_done(struct daemon *d, const struct job *j, struct err *e)
+{
+	struct folder *f = d->cur->f;
+
+	if (!j->o.uid || !retry_find(f, j->o.uid))
+		return 0;
+	retry_remove(f, j->o.uid);
+	log_msg(LOGL_INFO, "%s %s uid %" PRIu32 ": delivered at last", d->cur->label, f->name,
+		j->o.uid);
+	return store_unread_drop(d->st, d->cur->id, f->name, j->o.uid, e);
+}
