@@ -7,6 +7,7 @@
 
 #include "lib/buf.h"
 #include "lib/ascii.h"
+#include "lib/bytes.h"
 #include "mail/msgid.h"
 
 #define SUBJECT_MAX_GROUPS	16	/* bracket groups parsed in a subject */
@@ -95,11 +96,41 @@ static bool is_mbox_from(const struct line *l)
  * characters, the perforation takes more than a third of them, and
  * dashes and marks more than half of the perforation.
  */
+static bool is_mark_at(const char *p, size_t len, size_t i)
+{
+	if (p[i] == '>')
+		return i + 1 < len && (p[i + 1] == '8' || p[i + 1] == '%');
+	return p[i] == '<' && i > 0 && (p[i - 1] == '8' || p[i - 1] == '%');
+}
+
+/*
+ * Whether the line holds a mark (">8", "8<", ">%", "%<"): a scissors line
+ * has one, and hardly any other line has a '<' or '>' beside an '8' or a
+ * '%'.  Every line of every text is asked, the diff's too, so the answer
+ * comes eight bytes at a time: '<' is '>' with bit 1 clear.
+ */
+static bool has_mark(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		size_t end = len - i >= 8 ? i + 8 : len;
+
+		if (end - i == 8 && !bytes_has(bytes_load(p + i) | BYTES_REPEAT(0x02), '>'))
+			continue;
+		for (size_t j = i; j < end; j++)
+			if (is_mark_at(p, len, j))
+				return true;
+	}
+	return false;
+}
+
 static bool is_scissors(const char *p, size_t len)
 {
 	size_t marks = 0, gaps = 0, perf = 0, first = len, last = 0;
 	bool in_perf = false;
 
+	/* without a mark the count below finds no scissors */
+	if (!has_mark(p, len))
+		return false;
 	for (size_t i = 0; i < len; i++) {
 		char c = p[i], d = i + 1 < len ? p[i + 1] : '\0';
 
