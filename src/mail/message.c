@@ -130,14 +130,13 @@ static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
 }
 
 /*
- * Unfolds a field value: line breaks before white space go, a stray CR
- * becomes a space, NULs are dropped; the result is trimmed and holds at
- * most MESSAGE_MAX_HEADER_LEN bytes (*cut tells when more were dropped).
+ * Unfolds a field value into d (room for cap + 1 bytes): line breaks
+ * before white space go, a stray CR becomes a space, NULs are dropped;
+ * the result is trimmed and holds at most cap bytes (*cut tells when more
+ * were dropped).  Returns its length; d is NUL-terminated.
  */
-static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
+static size_t unfold_into(char *d, size_t cap, const char *v, size_t n, bool *cut)
 {
-	size_t cap = n < MESSAGE_MAX_HEADER_LEN ? n : MESSAGE_MAX_HEADER_LEN;
-	char *d = xmalloc(cap + 1);
 	size_t i = 0, j = 0;
 
 	trim(&v, &n);
@@ -166,8 +165,84 @@ static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
 	while (j && ascii_is_lws((unsigned char)d[j - 1]))
 		j--;
 	d[j] = '\0';
-	*out_len = j;
+	return j;
+}
+
+/* The room unfold_into() needs for n bytes of a value. */
+static size_t unfold_cap(size_t n)
+{
+	return n < MESSAGE_MAX_HEADER_LEN ? n : MESSAGE_MAX_HEADER_LEN;
+}
+
+/* unfold_into() a new string. */
+static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
+{
+	size_t cap = unfold_cap(n);
+	char *d = xmalloc(cap + 1);
+
+	*out_len = unfold_into(d, cap, v, n, cut);
 	return d;
+}
+
+/* ---------------------------------------------------------------------
+ * Where the header strings live: blocks freed with the message.  A mail
+ * has dozens of header fields, each kept three times (name, raw and
+ * decoded value); a malloc() and a free() for each string cost more than
+ * reading the field does.
+ */
+
+#define ARENA_BLOCK	((size_t)16 * 1024)	/* a mail's header block mostly fits */
+
+struct message_arena {
+	struct message_arena *next;	/* owned; the block filled before */
+	size_t used, size;
+	char data[];
+};
+
+/* n bytes that live as long as m's headers. */
+static char *arena_alloc(struct message *m, size_t n)
+{
+	struct message_arena *a = m->arena;
+	char *p;
+
+	if (!a || a->size - a->used < n) {
+		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+
+		a = xmalloc(sizeof(*a) + size);
+		a->next = m->arena;
+		a->used = 0;
+		a->size = size;
+		m->arena = a;
+	}
+	p = a->data + a->used;
+	a->used += n;
+	return p;
+}
+
+static char *arena_strndup(struct message *m, const char *s, size_t n)
+{
+	char *p = arena_alloc(m, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* Gives back what arena_alloc() took last, beyond its first n bytes. */
+static void arena_trim(struct message *m, char *p, size_t took, size_t n)
+{
+	if (m->arena && p + took == m->arena->data + m->arena->used)
+		m->arena->used -= took - n;
+}
+
+static void arena_free(struct message *m)
+{
+	while (m->arena) {
+		struct message_arena *a = m->arena;
+
+		m->arena = a->next;
+		free(a);
+	}
 }
 
 static bool needs_decoding(const char *s, size_t n)
@@ -182,15 +257,16 @@ static bool needs_decoding(const char *s, size_t n)
 	return false;
 }
 
-/* The decoded, capped, trimmed value of an unfolded raw value. */
-static char *decode_value(const char *raw, size_t n, bool *cut)
+/* The decoded, capped, trimmed value of an unfolded raw value, in m's
+ * arena. */
+static char *decode_value(struct message *m, const char *raw, size_t n, bool *cut)
 {
 	char *v, *t;
 	const char *p;
 	size_t len;
 
 	if (!needs_decoding(raw, n))
-		return xstrndup(raw, n);
+		return arena_strndup(m, raw, n);
 	v = message_decode_2047(raw, n);
 	len = strlen(v);
 	if (len > MESSAGE_MAX_HEADER_LEN) {
@@ -199,7 +275,7 @@ static char *decode_value(const char *raw, size_t n, bool *cut)
 	}
 	p = v;
 	trim(&p, &len);
-	t = xstrndup(p, len);
+	t = arena_strndup(m, p, len);
 	free(v);
 	return t;
 }
@@ -207,14 +283,16 @@ static char *decode_value(const char *raw, size_t n, bool *cut)
 static void add_header(struct message *m, size_t *alloc, const struct field *f)
 {
 	struct header *h;
-	size_t raw_len;
+	size_t raw_len, cap = unfold_cap(f->val_len);
 	bool cut = false;
 
 	ARRAY_GROW(m->headers, *alloc, m->nheaders + 1);
 	h = &m->headers[m->nheaders++];
-	h->name = xstrndup(f->name, f->name_len);
-	h->raw = unfold(f->val, f->val_len, &raw_len, &cut);
-	h->value = decode_value(h->raw, raw_len, &cut);
+	h->name = arena_strndup(m, f->name, f->name_len);
+	h->raw = arena_alloc(m, cap + 1);
+	raw_len = unfold_into(h->raw, cap, f->val, f->val_len, &cut);
+	arena_trim(m, h->raw, cap + 1, raw_len + 1);
+	h->value = decode_value(m, h->raw, raw_len, &cut);
 	if (cut)
 		m->warnings |= MSG_WARN_LONG_HEADER;
 }
@@ -953,11 +1031,7 @@ size_t message_bytes(const struct message *m)
 
 void message_release(struct message *m)
 {
-	for (size_t i = 0; i < m->nheaders; i++) {
-		free(m->headers[i].name);
-		free(m->headers[i].value);
-		free(m->headers[i].raw);
-	}
+	arena_free(m);
 	free(m->headers);
 	free(m->text);
 	free(m->text_name);

@@ -33,11 +33,16 @@ struct attachment {
 	size_t len;
 };
 
+/* A header field.  In a message made by message_parse() its strings are
+ * the message's, kept in its arena: message_release() frees them all at
+ * once, and none may be freed or reallocated on its own. */
 struct header {
-	char *name;	/* owned; as written (compare case-insensitively) */
-	char *value;	/* owned; unfolded, RFC 2047 decoded, UTF-8, trimmed */
-	char *raw;	/* owned; unfolded but not decoded (for Message-ID etc.) */
+	char *name;	/* as written (compare case-insensitively) */
+	char *value;	/* unfolded, RFC 2047 decoded, UTF-8, trimmed */
+	char *raw;	/* unfolded but not decoded (for Message-ID etc.) */
 };
+
+struct message_arena;
 
 struct message {
 	struct header *headers;	/* owned, in order of appearance */
@@ -60,6 +65,9 @@ struct message {
 				 * that is ">" or starts "> " or ">>" (not mboxrd's ">From ") */
 
 	unsigned warnings;	/* MSG_WARN_* bits: best-effort results */
+
+	struct message_arena *arena;	/* owned; the blocks that hold the header
+					 * strings (message.c's own) */
 };
 
 enum {
