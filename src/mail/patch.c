@@ -1289,7 +1289,11 @@ static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
 
 void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
 {
-	struct patch *v = xcalloc(PATCH_MAX_PARTS, sizeof(*v));
+	/* Room for the most parts, on the stack: a mail has one part nearly
+	 * always, and zeroing PATCH_MAX_PARTS of them on the heap for each
+	 * mail cost more than parsing the mail's text.  parse_part() clears
+	 * the ones it fills. */
+	struct patch v[PATCH_MAX_PARTS];
 	struct mail_facts mf;
 	size_t n;
 
@@ -1298,7 +1302,8 @@ void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
 	for (size_t i = 0; i < msg->nmore && n < PATCH_MAX_PARTS; i++)
 		n += parse_text(msg, &mf, msg->more[i].text, msg->more[i].len, msg->more[i].name,
 				v + n, PATCH_MAX_PARTS - n);
-	*out = v;
+	*out = xmalloc(n * sizeof(*v));
+	memcpy(*out, v, n * sizeof(*v));
 	*nout = n;
 }
 
