@@ -1086,7 +1086,7 @@ int message_parse_in_place(struct message *m, char *raw, size_t len, struct err 
 static const struct header *find_header(const struct message *m, const char *name)
 {
 	for (size_t i = 0; i < m->nheaders; i++)
-		if (!strcasecmp(m->headers[i].name, name))
+		if (ascii_streq_ci(m->headers[i].name, name))
 			return &m->headers[i];
 	return NULL;
 }
@@ -1101,7 +1101,7 @@ const char *message_header(const struct message *m, const char *name)
 const char *message_header_last(const struct message *m, const char *name)
 {
 	for (size_t i = m->nheaders; i-- > 0;)
-		if (!strcasecmp(m->headers[i].name, name))
+		if (ascii_streq_ci(m->headers[i].name, name))
 			return m->headers[i].value;
 	return NULL;
 }

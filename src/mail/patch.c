@@ -227,7 +227,7 @@ static bool find_diff(const char *p, size_t n, size_t lineno)
 static const struct header *hdr_find(const struct message *m, const char *name)
 {
 	for (size_t i = 0; i < m->nheaders; i++)
-		if (m->headers[i].name && !strcasecmp(m->headers[i].name, name))
+		if (m->headers[i].name && ascii_streq_ci(m->headers[i].name, name))
 			return &m->headers[i];
 	return NULL;
 }
@@ -752,7 +752,7 @@ static size_t hdr_count(const struct message *m, const char *name)
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->nheaders; i++)
-		n += m->headers[i].name && !strcasecmp(m->headers[i].name, name);
+		n += m->headers[i].name && ascii_streq_ci(m->headers[i].name, name);
 	return n;
 }
 
