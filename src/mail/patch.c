@@ -160,6 +160,85 @@ static bool is_scissors(const char *p, size_t len)
 	return last - first + 1 >= 8 && last - first + 1 < perf * 3 && gaps * 2 < perf;
 }
 
+/*
+ * The marks of a text, found ahead of the lines that ask for them: a scan
+ * of the next MARK_WINDOW bytes eight bytes at a time, not one per line.
+ * A mark is a pair of bytes, neither of them a line end, so it lies
+ * within one line; it is told by its first byte.
+ */
+struct marks {
+	const char *end;		/* the text's */
+	const char *from, *limit;	/* the span scanned */
+	const char *next;		/* its first mark, or limit when none */
+};
+
+#define MARK_WINDOW	1024	/* bytes scanned ahead of a line */
+
+static void marks_init(struct marks *mk, const char *end)
+{
+	*mk = (struct marks){ end, NULL, NULL, NULL };
+}
+
+/*
+ * The first mark that starts in [from, limit), else limit; end bounds the
+ * bytes looked at.  A mark holds an '8' or a '%', which are rarer in mail
+ * and diffs than '<' and '>' (quotes, "->"): the words without either are
+ * passed over, only those with one are looked at byte by byte.
+ */
+static const char *next_mark(const char *from, const char *limit, const char *end)
+{
+	/* a mark starting at limit - 1 has its '8' or '%' at limit */
+	const char *stop = limit < end ? limit + 1 : end;
+
+	for (const char *p = from; p < stop; p += 8) {
+		const char *wend = stop - p >= 8 ? p + 8 : stop;
+
+		if (wend - p == 8) {
+			uint64_t w = bytes_load(p);
+
+			if (!bytes_has(w, '8') && !bytes_has(w, '%'))
+				continue;
+		}
+		for (const char *q = p; q < wend; q++) {
+			if (*q != '8' && *q != '%')
+				continue;
+			if (q > from && q[-1] == '>')
+				return q - 1;
+			if (q + 1 < end && q[1] == '<')
+				return q < limit ? q : limit;
+		}
+	}
+	return limit;
+}
+
+/* Scans [p, limit) unless what is known answers for [p, want). */
+static void marks_scan(struct marks *mk, const char *p, const char *want, const char *limit)
+{
+	if (mk->from && p >= mk->from && mk->next >= p &&
+	    (mk->next < mk->limit || mk->limit >= want))
+		return;
+	mk->from = p;
+	mk->limit = limit;
+	mk->next = next_mark(p, limit, mk->end);
+}
+
+/* The first mark at or after p (walking forward), or the text's end. */
+static const char *mark_from(struct marks *mk, const char *p)
+{
+	marks_scan(mk, p, mk->end, mk->end);
+	return mk->next;
+}
+
+/* is_scissors(l), asking only a line that holds a mark. */
+static bool scissors_line(struct marks *mk, const struct line *l)
+{
+	const char *lend = l->p + l->len;
+	const char *limit = mk->end - l->p > MARK_WINDOW ? l->p + MARK_WINDOW : mk->end;
+
+	marks_scan(mk, l->p, lend, limit > lend ? limit : lend);
+	return mk->next < lend && is_scissors(l->p, l->len);
+}
+
 static bool is_dashes(const struct line *l)
 {
 	if (!starts(l->p, l->len, "---"))
@@ -195,9 +274,9 @@ static enum patch_sep patchbreak_kind(const struct line *l, const struct cursor 
 }
 
 /* Which separator line l is; c stands on the line after it. */
-static enum patch_sep sep_kind(const struct line *l, const struct cursor *c)
+static enum patch_sep sep_kind(struct marks *mk, const struct line *l, const struct cursor *c)
 {
-	if (is_scissors(l->p, l->len))
+	if (scissors_line(mk, l))
 		return SEP_SCISSORS;
 	return patchbreak_kind(l, c);
 }
@@ -954,12 +1033,14 @@ static void finish_body(struct patch *p)
 static void read_body(struct patch *p, struct cursor *c)
 {
 	const char *end = c->end;
+	struct marks mk;
 	struct line l;
 	size_t alloc = 0;
 
+	marks_init(&mk, end);
 	p->after = end;
 	while (cursor_next(c, &l)) {
-		enum patch_sep s = sep_kind(&l, c);
+		enum patch_sep s = sep_kind(&mk, &l, c);
 
 		if (s != SEP_NONE) {
 			p->sep = s;
@@ -1168,30 +1249,90 @@ static bool inbody_follows(const struct cursor *c)
 	return false;
 }
 
+/* The first line at or after p (a line start) that starts with "From ", or
+ * end. */
+static const char *next_from_line(const char *text, const char *p, const char *end)
+{
+	while (p < end && (p = memchr(p, 'F', (size_t)(end - p)))) {
+		if ((p == text || p[-1] == '\n') && end - p >= 5 && !memcmp(p, "From ", 5))
+			return p;
+		p++;
+	}
+	return end;
+}
+
+/* The start of the line that holds q (c->p at the latest; c->end for
+ * c->end). */
+static const char *line_start(const struct cursor *c, const char *q)
+{
+	if (q == c->end)
+		return q;
+	while (q > c->p && q[-1] != '\n')
+		q--;
+	return q;
+}
+
+static size_t count_lines(const char *p, const char *end)
+{
+	size_t n = 0;
+
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
 /*
  * Splits text into up to max parts at v.  As git am --scissors does, a
  * scissors line above a part's patch start cuts the part: what is above
  * is chat, the commit message starts below.  Further down (in a diff,
  * where "+-- >8 --" is a changed line) only a scissors line that an
  * in-body header follows starts a new patch.
+ *
+ * Below a patch start only a From_ line or a line with a scissors mark
+ * can start a part, so the walk goes from one of those to the next, a
+ * diff's other lines unread; their number is counted only when a part
+ * starts after them (from skipped, whose line is skipped_lineno).
  */
 static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
 {
 	struct cursor c = { text, text + len, 1 };
-	struct line l;
-	size_t n = 1;
+	const char *skipped = NULL;
+	size_t n = 1, skipped_lineno = 0;
 	bool in_msg = true;	/* above the current part's patch start */
+	struct marks mk;
+	struct line l;
 
+	marks_init(&mk, c.end);
 	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
-	while (n < max && cursor_next(&c, &l)) {
-		bool mbox = is_mbox_from(&l), cut = false;
+	while (n < max) {
+		bool mbox, cut = false;
 
-		if (!mbox && is_scissors(l.p, l.len))
+		if (!in_msg) {
+			const char *from = next_from_line(text, c.p, c.end);
+			const char *mark = mark_from(&mk, c.p);
+
+			if (!skipped) {
+				skipped = c.p;
+				skipped_lineno = c.lineno;
+			}
+			c.p = line_start(&c, from < mark ? from : mark);
+		}
+		if (!cursor_next(&c, &l))
+			break;
+		mbox = is_mbox_from(&l);
+		if (!mbox && scissors_line(&mk, &l))
 			cut = in_msg || inbody_follows(&c);
 		if (!mbox && !cut) {
 			if (in_msg && patchbreak_kind(&l, &c) != SEP_NONE)
 				in_msg = false;
 			continue;
+		}
+		if (skipped) {
+			c.lineno = skipped_lineno + count_lines(skipped, c.p);
+			l.lineno = c.lineno - 1;
+			skipped = NULL;
 		}
 		v[n - 1].end = l.p;
 		v[n - 1].chat = cut && in_msg;
