@@ -1007,15 +1007,23 @@ static void trim_blank_tail(struct patch *p)
 		p->nlines--;
 }
 
-/* b4's footer line "change-id: 20240101-foo-bar-0123456789ab". */
-static char *find_change_id(const char *s, size_t n, size_t lineno)
+/* b4's footer line "change-id: 20240101-foo-bar-0123456789ab": the first
+ * line that starts so.  memmem() looks for it, not a walk through the
+ * lines of the whole diff. */
+static char *find_change_id(const char *s, size_t n)
 {
-	struct cursor c = { s, s + n, lineno };
-	struct line l;
+	static const char word[] = "change-id: ";
+	const char *end = s + n, *p = s, *nl;
 
-	while (cursor_next(&c, &l))
-		if (starts(l.p, l.len, "change-id: "))
-			return xstrndup_trim(l.p + 11, l.len - 11);
+	while ((p = memmem(p, (size_t)(end - p), word, sizeof(word) - 1))) {
+		if (p == s || p[-1] == '\n') {
+			p += sizeof(word) - 1;
+			nl = memchr(p, '\n', (size_t)(end - p));
+			/* the CR of a CR LF goes with the trimmed white space */
+			return xstrndup_trim(p, (size_t)((nl ? nl : end) - p));
+		}
+		p++;
+	}
 	return xstrdup("");
 }
 
@@ -1025,8 +1033,7 @@ static void finish_body(struct patch *p)
 	p->block_start = trailer_block_find(p->lines, p->nlines, &p->block_end);
 	trailers_parse(p->lines, p->block_end, p->block_start, &p->trailers, &p->ntrailers);
 	p->has_diff = p->after_len && find_diff(p->after, p->after_len, p->sep_lineno);
-	p->change_id = p->after_len ? find_change_id(p->after, p->after_len, p->sep_lineno)
-				    : xstrdup("");
+	p->change_id = p->after_len ? find_change_id(p->after, p->after_len) : xstrdup("");
 }
 
 /* Reads the commit message at *c up to the separator; fills after. */
