@@ -1044,6 +1044,17 @@ START_TEST(test_scissors_any_offset)
 		patches_free(p, np);
 		hm_release(&m);
 
+		/* more marks than a text keeps a list of: found as the lines come */
+		snprintf(text, sizeof(text), "%s%.*s\n-- 8< --\nFix.\n",
+			 "a 8<b\nc>8 d\ne >%f\ng%<h\na 8<b\nc>8 d\ne >%f\ng%<h\n"
+			 "a 8<b\nc>8 d\ne >%f\ng%<h\na 8<b\nc>8 d\ne >%f\ng%<h\nx 8<8<\n", k, pad);
+		p = parse_simple(&m, "[PATCH] leds: fix", text, &np);
+		ck_assert_uint_eq(np, 1);
+		ck_assert_uint_eq(p[0].first_lineno, 20);
+		ck_assert_str_eq(line_str(&p[0].lines[0]), "Fix.");
+		patches_free(p, np);
+		hm_release(&m);
+
 		snprintf(text, sizeof(text),
 			 "First.\n---\n" DIFF "+%.*s\n\n-- >%% --\n\n"	/* 1-13 */
 			 "Subject: [PATCH 2/2] leds: second\n\nSecond.\n---\n" DIFF, k, pad);

@@ -161,22 +161,32 @@ static bool is_scissors(const char *p, size_t len)
 }
 
 /*
- * The marks of a text, found ahead of the lines that ask for them: a scan
- * of the next MARK_WINDOW bytes eight bytes at a time, not one per line.
- * A mark is a pair of bytes, neither of them a line end, so it lies
- * within one line; it is told by its first byte.
+ * The marks of a text, found ahead of the lines that ask for them, not by
+ * a scan of each line: all of them by one scan of the text when they are
+ * few (a text has none, nearly always), else by a scan of the next
+ * MARK_WINDOW bytes, eight bytes at a time.  A mark is a pair of bytes,
+ * neither of them a line end, so it lies within one line; it is told by
+ * its first byte.
  */
+#define MARKS_KEPT	16	/* marks of a text looked up, not scanned for */
+#define MARK_WINDOW	1024	/* bytes scanned ahead of a line */
+
+struct mark_list {
+	const char *v[MARKS_KEPT];	/* in order */
+	size_t n;
+	bool all;			/* v holds all of the text's marks */
+};
+
 struct marks {
+	const struct mark_list *list;	/* foreign; NULL, or the text's */
 	const char *end;		/* the text's */
 	const char *from, *limit;	/* the span scanned */
 	const char *next;		/* its first mark, or limit when none */
 };
 
-#define MARK_WINDOW	1024	/* bytes scanned ahead of a line */
-
-static void marks_init(struct marks *mk, const char *end)
+static void marks_init(struct marks *mk, const struct mark_list *list, const char *end)
 {
-	*mk = (struct marks){ end, NULL, NULL, NULL };
+	*mk = (struct marks){ list && list->all ? list : NULL, end, NULL, NULL, NULL };
 }
 
 /*
@@ -211,9 +221,33 @@ static const char *next_mark(const char *from, const char *limit, const char *en
 	return limit;
 }
 
+/* The text's marks, when there are no more than MARKS_KEPT. */
+static void mark_list_find(struct mark_list *ml, const char *text, size_t len)
+{
+	const char *end = text + len, *q;
+
+	ml->n = 0;
+	ml->all = false;
+	for (const char *p = text; (q = next_mark(p, end, end)) < end; p = q + 1) {
+		if (ml->n == MARKS_KEPT)
+			return;
+		ml->v[ml->n++] = q;
+	}
+	ml->all = true;
+}
+
 /* Scans [p, limit) unless what is known answers for [p, want). */
 static void marks_scan(struct marks *mk, const char *p, const char *want, const char *limit)
 {
+	if (mk->list) {
+		size_t i = 0;
+
+		while (i < mk->list->n && mk->list->v[i] < p)
+			i++;
+		mk->from = p;
+		mk->next = mk->limit = i < mk->list->n ? mk->list->v[i] : mk->end;
+		return;
+	}
 	if (mk->from && p >= mk->from && mk->next >= p &&
 	    (mk->next < mk->limit || mk->limit >= want))
 		return;
@@ -1037,14 +1071,14 @@ static void finish_body(struct patch *p)
 }
 
 /* Reads the commit message at *c up to the separator; fills after. */
-static void read_body(struct patch *p, struct cursor *c)
+static void read_body(struct patch *p, struct cursor *c, const struct mark_list *marks)
 {
 	const char *end = c->end;
 	struct marks mk;
 	struct line l;
 	size_t alloc = 0;
 
-	marks_init(&mk, end);
+	marks_init(&mk, marks, end);
 	p->after = end;
 	while (cursor_next(c, &l)) {
 		enum patch_sep s = sep_kind(&mk, &l, c);
@@ -1302,7 +1336,8 @@ static size_t count_lines(const char *p, const char *end)
  * diff's other lines unread; their number is counted only when a part
  * starts after them (from skipped, whose line is skipped_lineno).
  */
-static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
+static size_t split_parts(const char *text, size_t len, const struct mark_list *marks,
+			  struct part *v, size_t max)
 {
 	struct cursor c = { text, text + len, 1 };
 	const char *skipped = NULL;
@@ -1311,7 +1346,7 @@ static size_t split_parts(const char *text, size_t len, struct part *v, size_t m
 	struct marks mk;
 	struct line l;
 
-	marks_init(&mk, c.end);
+	marks_init(&mk, marks, c.end);
 	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
 	while (n < max) {
 		bool mbox, cut = false;
@@ -1363,7 +1398,7 @@ static bool pasted_format_patch(const struct part *pt, const struct inbody *ib)
 }
 
 static void parse_part(const struct message *msg, const struct mail_facts *mf,
-		       const struct part *pt, struct patch *p)
+		       const struct mark_list *marks, const struct part *pt, struct patch *p)
 {
 	struct cursor c = { pt->p, pt->end, pt->lineno };
 	struct inbody ib;
@@ -1379,7 +1414,7 @@ static void parse_part(const struct message *msg, const struct mail_facts *mf,
 	if (pasted_format_patch(pt, &ib))
 		p->pasted = pt->from;
 	fill_ids(p, msg);
-	read_body(p, &c);
+	read_body(p, &c, marks);
 	/* As git mailinfo: in-body headers name the author and the subject
 	 * only when something follows the patch separator (a diff, a
 	 * diffstat); a cover letter's or a reply's are the mail's. */
@@ -1417,11 +1452,14 @@ static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
 			 size_t max)
 {
 	struct part parts[PATCH_MAX_PARTS];
-	size_t n = split_parts(text, len, parts, max);
+	struct mark_list marks;
+	size_t n;
 
+	mark_list_find(&marks, text, len);
+	n = split_parts(text, len, &marks, parts, max);
 	for (size_t i = 0; i < n; i++) {
 		parts[i].attachment = name ? name : "";
-		parse_part(msg, mf, &parts[i], &v[i]);
+		parse_part(msg, mf, &marks, &parts[i], &v[i]);
 	}
 	/* like git am --scissors: the chat above a cut, and above the first
 	 * patch, is dropped */
