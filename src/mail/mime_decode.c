@@ -531,7 +531,8 @@ char *message_decode_2047(const char *s, size_t n)
 	buf_init(&d.word, 0);
 	d.cs[0] = '\0';
 	while (i < n) {
-		size_t j = i + 1;
+		const char *eq;
+		size_t j;
 
 		if (s[i] == '=' && parse_eword(s, n, i, &fail_until, &w)) {
 			add_eword(&d, &w);
@@ -539,18 +540,19 @@ char *message_decode_2047(const char *s, size_t n)
 			after_word = true;
 			continue;
 		}
-		if (ascii_is_blank((unsigned char)s[i])) {
-			while (j < n && ascii_is_blank((unsigned char)s[j]))
-				j++;
+		if (after_word && ascii_is_blank((unsigned char)s[i])) {
+			for (j = i + 1; j < n && ascii_is_blank((unsigned char)s[j]); j++)
+				;
 			/* White space between two encoded words is not text. */
-			if (after_word && j < n && parse_eword(s, n, j, &fail_until, &w)) {
+			if (j < n && parse_eword(s, n, j, &fail_until, &w)) {
 				i = j;
 				continue;
 			}
-		} else {
-			while (j < n && !ascii_is_blank((unsigned char)s[j]) && s[j] != '=')
-				j++;
 		}
+		/* Text, up to the next '=' (where a word may start), in one piece:
+		 * it is cut at ASCII bytes only, so no UTF-8 sequence is split. */
+		eq = memchr(s + i + 1, '=', n - i - 1);
+		j = eq ? (size_t)(eq - s) : n;
 		flush_word(&d);
 		after_word = false;
 		add_utf8(&d.out, s + i, j - i, false, &bad);
