@@ -258,15 +258,15 @@ static bool needs_decoding(const char *s, size_t n)
 }
 
 /* The decoded, capped, trimmed value of an unfolded raw value, in m's
- * arena. */
-static char *decode_value(struct message *m, const char *raw, size_t n, bool *cut)
+ * arena: raw itself when there is nothing to decode. */
+static char *decode_value(struct message *m, char *raw, size_t n, bool *cut)
 {
 	char *v, *t;
 	const char *p;
 	size_t len;
 
 	if (!needs_decoding(raw, n))
-		return arena_strndup(m, raw, n);
+		return raw;
 	v = message_decode_2047(raw, n);
 	len = strlen(v);
 	if (len > MESSAGE_MAX_HEADER_LEN) {

@@ -38,7 +38,8 @@ struct attachment {
  * once, and none may be freed or reallocated on its own. */
 struct header {
 	char *name;	/* as written (compare case-insensitively) */
-	char *value;	/* unfolded, RFC 2047 decoded, UTF-8, trimmed */
+	char *value;	/* unfolded, RFC 2047 decoded, UTF-8, trimmed; raw
+			 * itself when there was nothing to decode */
 	char *raw;	/* unfolded but not decoded (for Message-ID etc.) */
 };
 
