@@ -295,6 +295,37 @@ static void check_headers(const struct message *m, const struct hdr_want *hw, in
 	}
 }
 
+/* message_parse_in_place() on a copy of raw reads the same message as m. */
+static void check_in_place(const struct message *m, const char *raw, size_t len, int i)
+{
+	char *copy = xmalloc(len + 1);
+	struct message p;
+	struct err e;
+
+	memcpy(copy, raw, len);
+	copy[len] = '\0';
+	ck_assert_msg(message_parse_in_place(&p, copy, len, &e) == 0, "case %d: %s", i, e.msg);
+	ck_assert_uint_eq(p.text_len, m->text_len);
+	ck_assert_msg(!memcmp(p.text, m->text, m->text_len + 1), "case %d: in place, text is\n[%s]", i,
+		      p.text);
+	ck_assert_msg(p.warnings == m->warnings, "case %d: in place, warnings 0x%x", i, p.warnings);
+	ck_assert_str_eq(p.text_charset, m->text_charset);
+	ck_assert_str_eq(p.text_name, m->text_name);
+	ck_assert_int_eq(p.text_is_attachment, m->text_is_attachment);
+	ck_assert_int_eq(p.body_quotes, m->body_quotes);
+	ck_assert_uint_eq(p.nmore, m->nmore);
+	ck_assert_uint_eq(p.nheaders, m->nheaders);
+	for (size_t k = 0; k < m->nheaders; k++) {
+		ck_assert_str_eq(p.headers[k].name, m->headers[k].name);
+		ck_assert_str_eq(p.headers[k].value, m->headers[k].value);
+		ck_assert_str_eq(p.headers[k].raw, m->headers[k].raw);
+	}
+	if (p.text_in_raw)
+		ck_assert(p.text >= copy && p.text + p.text_len <= copy + len);
+	message_release(&p);
+	free(copy);
+}
+
 START_TEST(test_mail)
 {
 	const struct mail_case *c = &mails[_i];
@@ -321,9 +352,55 @@ START_TEST(test_mail)
 	ck_assert_str_eq(m.text_name, c->filename ? c->filename : "");
 	ck_assert_msg(m.body_quotes == c->quotes, "case %d: body_quotes %d", _i, m.body_quotes);
 	check_headers(&m, c->hdr, _i);
+	check_in_place(&m, raw, len, _i);
 	message_release(&m);
 	ck_assert_ptr_null(m.text);
 	free(raw);
+}
+END_TEST
+
+/* In place, a single-part mail's text is its own bytes, decoded there;
+ * raw_changed tells when they no longer are the mail's.  A text that must
+ * lose its CRs while still the mail's is a copy. */
+START_TEST(test_in_place)
+{
+	static const struct {
+		const char *raw, *text;
+		bool in_raw, changed;
+	} cases[] = {
+		{ "Subject: s\n\nplain text\n", "plain text\n", true, false },
+		{ "Content-Transfer-Encoding: base64\n\ncGxhaW4gdGV4dAo=\n", "plain text\n", true, true },
+		{ "Content-Transfer-Encoding: quoted-printable\n\na =3D b\n", "a = b\n", true, true },
+		/* decodes to a prefix of itself: the bytes stay the mail's */
+		{ "Content-Transfer-Encoding: quoted-printable\n\nno escape=\n", "no escape", true, false },
+		{ "Subject: s\r\n\r\nline\r\n", "line\n", false, false },
+		{ "Content-Transfer-Encoding: base64\n\nbGluZQ0K\n", "line\n", true, true },
+		{ "Content-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n", "caf\xc3\xa9\n", false, false },
+		{ "Content-Type: text/plain; format=flowed\n\nab \ncd\n", "ab cd\n", false, false },
+		{ "Content-Type: multipart/mixed; boundary=b\n\n--b\n\npart\n--b--\n", "part", false, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t len = strlen(cases[i].raw);
+		char *raw = xstrdup(cases[i].raw);
+		struct message m;
+		struct err e;
+
+		ck_assert_int_eq(message_parse_in_place(&m, raw, len, &e), 0);
+		ck_assert_msg(!strcmp(m.text, cases[i].text), "case %zu: text [%s]", i, m.text);
+		ck_assert_msg(m.text_in_raw == cases[i].in_raw, "case %zu: text_in_raw %d", i,
+			      m.text_in_raw);
+		ck_assert_msg(m.raw_changed == cases[i].changed, "case %zu: raw_changed %d", i,
+			      m.raw_changed);
+		/* unchanged up to the text's end (a NUL may follow it) */
+		if (m.text_in_raw && !m.raw_changed)
+			ck_assert_msg(!memcmp(raw, cases[i].raw, (size_t)(m.text - raw) + m.text_len),
+				      "case %zu: raw changed", i);
+		if (!m.text_in_raw && !m.raw_changed)
+			ck_assert_msg(!memcmp(raw, cases[i].raw, len), "case %zu: raw changed", i);
+		message_release(&m);
+		free(raw);
+	}
 }
 END_TEST
 
@@ -683,6 +760,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tcase_add_loop_test(tm, test_mail, 0, ARRAY_SIZE(mails));
+	tcase_add_test(tm, test_in_place);
 	tcase_add_test(tm, test_header_order);
 	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);

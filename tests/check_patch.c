@@ -1023,6 +1023,53 @@ START_TEST(test_scissors_two_patches)
 }
 END_TEST
 
+/* A scissors mark is seen wherever it falls in the words the text is
+ * scanned in, above the patch start and in a diff, and the parts after it
+ * are numbered by the lines of the whole text. */
+START_TEST(test_scissors_any_offset)
+{
+	static const char pad[] = "................";
+
+	for (int k = 0; k < 16; k++) {
+		char text[1024];
+		struct message m;
+		size_t np;
+		struct patch *p;
+
+		snprintf(text, sizeof(text), "Chat%.*s\n-- 8< --\nFix.\n", k, pad);
+		p = parse_simple(&m, "[PATCH] leds: fix", text, &np);
+		ck_assert_uint_eq(np, 1);
+		ck_assert_uint_eq(p[0].first_lineno, 3);
+		ck_assert_str_eq(line_str(&p[0].lines[0]), "Fix.");
+		patches_free(p, np);
+		hm_release(&m);
+
+		/* more marks than a text keeps a list of: found as the lines come */
+		snprintf(text, sizeof(text), "%s%.*s\n-- 8< --\nFix.\n",
+			 "a 8<b\nc>8 d\ne >%f\ng%<h\na 8<b\nc>8 d\ne >%f\ng%<h\n"
+			 "a 8<b\nc>8 d\ne >%f\ng%<h\na 8<b\nc>8 d\ne >%f\ng%<h\nx 8<8<\n", k, pad);
+		p = parse_simple(&m, "[PATCH] leds: fix", text, &np);
+		ck_assert_uint_eq(np, 1);
+		ck_assert_uint_eq(p[0].first_lineno, 20);
+		ck_assert_str_eq(line_str(&p[0].lines[0]), "Fix.");
+		patches_free(p, np);
+		hm_release(&m);
+
+		snprintf(text, sizeof(text),
+			 "First.\n---\n" DIFF "+%.*s\n\n-- >%% --\n\n"	/* 1-13 */
+			 "Subject: [PATCH 2/2] leds: second\n\nSecond.\n---\n" DIFF, k, pad);
+		p = parse_simple(&m, "[PATCH 1/2] leds: first", text, &np);
+		ck_assert_uint_eq(np, 2);
+		ck_assert_str_eq(p[1].subject, "[PATCH 2/2] leds: second");
+		ck_assert_uint_eq(p[1].first_lineno, 13);
+		ck_assert_uint_eq(p[1].lines[0].lineno, 16);
+		ck_assert_uint_eq(p[1].sep_lineno, 17);
+		patches_free(p, np);
+		hm_release(&m);
+	}
+}
+END_TEST
+
 /* Chat above a scissors line is no commit message, even when no in-body
  * header follows it; a "+-- >8 --" line in the diff cuts nothing. */
 START_TEST(test_scissors_chat)
@@ -1593,6 +1640,7 @@ int main(void)
 	tcase_add_test(model, test_many_trailers);
 	tcase_add_test(model, test_scissors_split);
 	tcase_add_test(model, test_scissors_two_patches);
+	tcase_add_test(model, test_scissors_any_offset);
 	tcase_add_test(model, test_scissors_chat);
 	tcase_add_test(model, test_pasted_or_not);
 	tcase_add_test(model, test_mbox_split);

@@ -341,7 +341,8 @@ static size_t text_line_in_file(const struct input_msg *m, const struct message 
 {
 	size_t budget = TEXT_MATCH_BUDGET, line, i;
 
-	if (!msg->text_len || !m->len)
+	/* decoded over the mail's bytes: not in the file byte for byte */
+	if (!msg->text_len || !m->len || msg->raw_changed)
 		return 0;
 	i = body_offset(m->data, m->len, &line);
 	line += m->lineno;
@@ -611,7 +612,8 @@ static void check_message(struct run *r, const struct input_msg *m,
 
 	r->messages++;
 	message_init(&msg);
-	if (message_parse(&msg, m->data, m->len, &e) < 0) {
+	/* In place: a big mail is not copied whole to be decoded. */
+	if (message_parse_in_place(&msg, m->data, m->len, &e) < 0) {
 		char *id = msgid_from_raw(m->data, m->len);
 
 		/* In an mbox, say which message (as input.c does). */

@@ -93,8 +93,29 @@ void input_set_max_size(struct input *in, size_t max)
 
 /* --- the reader ------------------------------------------------------- */
 
+/* Reads up to cap bytes into dst: from the file, or what the decoder of a
+ * compressed file gives.  -1 with r->err set on a read error (or corrupt
+ * or truncated compressed data); 0 at the end, when r->eof is set too. */
+static ssize_t reader_read(struct reader *r, char *dst, size_t cap)
+{
+	ssize_t n;
+
+	if (r->z) {
+		n = unpack_read(r->z, dst, cap, &r->err);
+	} else {
+		do
+			n = read(r->fd, dst, cap);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			err_set(&r->err, ERR_FINAL, "%s", strerror(errno));
+	}
+	if (n == 0)
+		r->eof = true;
+	return n;
+}
+
 /* Reads more bytes after the kept tail.  -1 with r->err set on a read
- * error (or corrupt or truncated compressed data). */
+ * error. */
 static int reader_fill(struct reader *r)
 {
 	ssize_t n;
@@ -104,42 +125,40 @@ static int reader_fill(struct reader *r)
 		r->end -= r->pos;
 		r->pos = 0;
 	}
-	if (r->z) {
-		n = unpack_read(r->z, r->buf + r->end, INPUT_READ_SIZE - r->end, &r->err);
-	} else {
-		do
-			n = read(r->fd, r->buf + r->end, INPUT_READ_SIZE - r->end);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			err_set(&r->err, ERR_FINAL, "%s", strerror(errno));
-	}
+	n = reader_read(r, r->buf + r->end, INPUT_READ_SIZE - r->end);
 	if (n < 0)
 		return -1;
-	if (n == 0)
-		r->eof = true;
 	r->end += (size_t)n;
 	return 0;
 }
 
 /*
- * The next segment: a whole line with its LF (or the last line without
- * one), or, for a line longer than the buffer, a piece of it (*whole false).
- * Returns 1, 0 at the end of the file, -1 on a read error.
+ * The next segment in the buffer: a whole line with its LF (or the last
+ * line without one), or, for a line longer than the buffer, a piece of it
+ * (*whole false).  Returns false when the buffer holds no segment until
+ * reader_fill() reads more (which moves the buffer's bytes).
  */
+static bool buffered_line(struct reader *r, const char **p, size_t *n, bool *whole)
+{
+	char *start = r->buf + r->pos;
+	char *nl = memchr(start, '\n', r->end - r->pos);
+
+	if (!nl && !(r->eof && r->pos < r->end) && !(r->pos == 0 && r->end == INPUT_READ_SIZE))
+		return false;
+	*p = start;
+	*n = nl ? (size_t)(nl - start) + 1 : r->end - r->pos;
+	*whole = nl || r->eof;
+	r->pos += *n;
+	return true;
+}
+
+/* The next segment (buffered_line()), reading as needed.  Returns 1, 0 at
+ * the end of the file, -1 on a read error. */
 static int reader_line(struct reader *r, const char **p, size_t *n, bool *whole)
 {
 	for (;;) {
-		char *start = r->buf + r->pos;
-		char *nl = memchr(start, '\n', r->end - r->pos);
-
-		if (nl || (r->eof && r->pos < r->end) ||
-		    (r->pos == 0 && r->end == INPUT_READ_SIZE)) {
-			*p = start;
-			*n = nl ? (size_t)(nl - start) + 1 : r->end - r->pos;
-			*whole = nl || r->eof;
-			r->pos += *n;
+		if (buffered_line(r, p, n, whole))
 			return 1;
-		}
 		if (r->eof)
 			return 0;
 		if (reader_fill(r) < 0)
@@ -388,25 +407,40 @@ static void msg_add(struct input *in, const char *p, size_t n)
 	}
 }
 
-/* A file that holds one message. */
+/* A file that holds one message: read straight into the message, in
+ * big reads, after what the buffer already holds. */
 static enum input_status next_single(struct input *in, struct input_msg *m, struct err *e)
 {
 	struct source *s = &in->src;
-	const char *p;
-	size_t n;
-	bool whole;
+	struct reader *r = &s->r;
+	struct buf *b = &in->msg;
 
 	msg_start(in);
 	s->done = true;
+	msg_add(in, r->buf + r->pos, r->end - r->pos);
+	r->pos = r->end;
 	/* Stops at once when over-size: the rest is not worth reading. */
-	while (!s->oversize) {
-		int rc = reader_line(&s->r, &p, &n, &whole);
+	while (!s->oversize && !r->eof) {
+		size_t want = b->cap - b->len < INPUT_READ_SIZE ? b->cap - b->len : INPUT_READ_SIZE;
+		ssize_t n;
 
-		if (rc < 0)
+		if (want && buf_grow(b, want) == 0) {
+			size_t room = b->alloc - b->len - 1;
+
+			n = reader_read(r, b->data + b->len,
+					room < b->cap - b->len ? room : b->cap - b->len);
+			if (n > 0) {
+				b->len += (size_t)n;
+				b->data[b->len] = '\0';
+			}
+		} else {
+			/* at the cap: one byte more makes it over-size */
+			n = reader_read(r, r->buf, INPUT_READ_SIZE);
+			if (n > 0)
+				msg_add(in, r->buf, (size_t)n);
+		}
+		if (n < 0)
 			return read_error(in, m, e);
-		if (rc == 0)
-			break;
-		msg_add(in, p, n);
 	}
 	return msg_finish(in, m, e);
 }
@@ -429,45 +463,63 @@ static int skip_first_line(struct source *s)
 	return 1;
 }
 
+/*
+ * The lines of a message go into it a run at a time: the lines that need
+ * no change lie one after the other in the buffer, and one buf_add() for
+ * all of them costs less than one for each.  A run ends where a line
+ * loses a '>' (mboxrd), at the next separator, and before the buffer is
+ * refilled (which moves its bytes).
+ */
 static enum input_status next_mbox(struct input *in, struct input_msg *m, struct err *e)
 {
 	struct source *s = &in->src;
-	const char *p;
-	size_t n;
+	struct reader *r = &s->r;
+	const char *p, *run = NULL;
+	size_t n, k, run_len = 0;
 	bool whole;
 
 	if (!s->from_skipped && skip_first_line(s) < 0)
 		return read_error(in, m, e);
 	msg_start(in);
 	for (;;) {
-		int rc = reader_line(&s->r, &p, &n, &whole);
 		bool bol = s->bol;
 
-		if (rc < 0)
-			return read_error(in, m, e);
-		if (rc == 0) {
-			s->done = true;
-			return msg_finish(in, m, e);
+		if (!buffered_line(r, &p, &n, &whole)) {
+			msg_add(in, run, run_len);
+			run_len = 0;
+			if (r->eof) {
+				s->done = true;
+				return msg_finish(in, m, e);
+			}
+			if (reader_fill(r) < 0)
+				return read_error(in, m, e);
+			continue;
 		}
 		s->bol = whole;
 		if (whole)
 			s->lineno++;
 		if (bol && whole && s->prev_blank && is_from_line(p, n)) {
-			enum input_status st = msg_finish(in, m, e);
+			enum input_status st;
 
+			msg_add(in, run, run_len);
+			st = msg_finish(in, m, e);
 			s->index++;
 			s->msg_lineno = s->lineno + 1;
 			s->prev_blank = false;
 			return st;
 		}
 		s->prev_blank = bol && whole && is_blank(p, n);
-		if (bol && p[0] == '>') {
-			size_t k = unescape_skip(p, n);
-
-			p += k;
-			n -= k;
+		k = bol && p[0] == '>' ? unescape_skip(p, n) : 0;
+		if (k) {
+			msg_add(in, run, run_len);
+			run = p + k;
+			run_len = n - k;
+		} else if (run_len) {
+			run_len += n;
+		} else {
+			run = p;
+			run_len = n;
 		}
-		msg_add(in, p, n);
 	}
 }
 

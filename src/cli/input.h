@@ -13,7 +13,9 @@
 
 /* One message handed out by input_next(); valid until the next call. */
 struct input_msg {
-	const char *data;	/* foreign: raw bytes (mboxrd ">From " unescaped) */
+	char *data;		/* foreign: raw bytes (mboxrd ">From " unescaped),
+				 * NUL-terminated; the caller may change them
+				 * (data[len] too), message_parse_in_place() does */
 	size_t len;
 	const char *file;	/* foreign: the path as given ("-" for stdin) */
 	size_t index;		/* 1-based position of the message in its file */

@@ -116,4 +116,17 @@ static inline bool ascii_has_prefix_ci(const char *s, size_t n, const char *lit)
 	return true;
 }
 
+/*
+ * Whether the strings a and b are equal, ASCII letters in any case: what
+ * !strcasecmp() says in the C locale, inline, so a lookup through a mail's
+ * dozens of header names stops at the first letter of most.
+ */
+static inline bool ascii_streq_ci(const char *a, const char *b)
+{
+	for (; *a; a++, b++)
+		if (ascii_tolower((unsigned char)*a) != ascii_tolower((unsigned char)*b))
+			return false;
+	return !*b;
+}
+
 #endif

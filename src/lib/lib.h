@@ -2,8 +2,9 @@
  * lib.h - the face of lib/: what every other folder builds on, and knows
  * no mail.  Errors with a class the loop can act on (err.h), buffers with
  * a size cap (buf.h), logging (log.h), locale-free ASCII classes (ascii.h),
- * UTF-8 (utf8.h), whole writes to a descriptor (fdio.h) and the one PCRE2
- * wrapper with match budgets (pattern.h, the only includer of pcre2.h).
+ * byte tests eight bytes at a time (bytes.h), UTF-8 (utf8.h), whole writes
+ * to a descriptor (fdio.h) and the one PCRE2 wrapper with match budgets
+ * (pattern.h, the only includer of pcre2.h).
  * Nothing here includes a header of another folder.
  *
  *	struct buf b;
@@ -20,6 +21,7 @@
 
 #include "lib/ascii.h"
 #include "lib/buf.h"
+#include "lib/bytes.h"
 #include "lib/err.h"
 #include "lib/fdio.h"
 #include "lib/log.h"

@@ -106,7 +106,9 @@ bool commitref_cite_at(const char *s, size_t n, size_t i, const char **id, size_
 {
 	const char *end = s + n, *q = s + i + 6, *h;
 
-	if (i + 6 > n || strncasecmp(s + i, "commit", 6) || (i && ascii_is_alnum(s[i - 1])) ||
+	/* asked at every offset of a line: the first letter tells most */
+	if (i + 6 > n || ascii_tolower((unsigned char)s[i]) != 'c' ||
+	    strncasecmp(s + i, "commit", 6) || (i && ascii_is_alnum(s[i - 1])) ||
 	    q == end || !ascii_is_blank(*q))
 		return false;
 	for (h = q = skip_blank(q, end); q < end && ascii_is_xdigit(*q); q++)

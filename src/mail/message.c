@@ -130,14 +130,13 @@ static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
 }
 
 /*
- * Unfolds a field value: line breaks before white space go, a stray CR
- * becomes a space, NULs are dropped; the result is trimmed and holds at
- * most MESSAGE_MAX_HEADER_LEN bytes (*cut tells when more were dropped).
+ * Unfolds a field value into d (room for cap + 1 bytes): line breaks
+ * before white space go, a stray CR becomes a space, NULs are dropped;
+ * the result is trimmed and holds at most cap bytes (*cut tells when more
+ * were dropped).  Returns its length; d is NUL-terminated.
  */
-static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
+static size_t unfold_into(char *d, size_t cap, const char *v, size_t n, bool *cut)
 {
-	size_t cap = n < MESSAGE_MAX_HEADER_LEN ? n : MESSAGE_MAX_HEADER_LEN;
-	char *d = xmalloc(cap + 1);
 	size_t i = 0, j = 0;
 
 	trim(&v, &n);
@@ -166,8 +165,84 @@ static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
 	while (j && ascii_is_lws((unsigned char)d[j - 1]))
 		j--;
 	d[j] = '\0';
-	*out_len = j;
+	return j;
+}
+
+/* The room unfold_into() needs for n bytes of a value. */
+static size_t unfold_cap(size_t n)
+{
+	return n < MESSAGE_MAX_HEADER_LEN ? n : MESSAGE_MAX_HEADER_LEN;
+}
+
+/* unfold_into() a new string. */
+static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
+{
+	size_t cap = unfold_cap(n);
+	char *d = xmalloc(cap + 1);
+
+	*out_len = unfold_into(d, cap, v, n, cut);
 	return d;
+}
+
+/* ---------------------------------------------------------------------
+ * Where the header strings live: blocks freed with the message.  A mail
+ * has dozens of header fields, each kept three times (name, raw and
+ * decoded value); a malloc() and a free() for each string cost more than
+ * reading the field does.
+ */
+
+#define ARENA_BLOCK	((size_t)16 * 1024)	/* a mail's header block mostly fits */
+
+struct message_arena {
+	struct message_arena *next;	/* owned; the block filled before */
+	size_t used, size;
+	char data[];
+};
+
+/* n bytes that live as long as m's headers. */
+static char *arena_alloc(struct message *m, size_t n)
+{
+	struct message_arena *a = m->arena;
+	char *p;
+
+	if (!a || a->size - a->used < n) {
+		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+
+		a = xmalloc(sizeof(*a) + size);
+		a->next = m->arena;
+		a->used = 0;
+		a->size = size;
+		m->arena = a;
+	}
+	p = a->data + a->used;
+	a->used += n;
+	return p;
+}
+
+static char *arena_strndup(struct message *m, const char *s, size_t n)
+{
+	char *p = arena_alloc(m, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* Gives back what arena_alloc() took last, beyond its first n bytes. */
+static void arena_trim(struct message *m, char *p, size_t took, size_t n)
+{
+	if (m->arena && p + took == m->arena->data + m->arena->used)
+		m->arena->used -= took - n;
+}
+
+static void arena_free(struct message *m)
+{
+	while (m->arena) {
+		struct message_arena *a = m->arena;
+
+		m->arena = a->next;
+		free(a);
+	}
 }
 
 static bool needs_decoding(const char *s, size_t n)
@@ -182,15 +257,16 @@ static bool needs_decoding(const char *s, size_t n)
 	return false;
 }
 
-/* The decoded, capped, trimmed value of an unfolded raw value. */
-static char *decode_value(const char *raw, size_t n, bool *cut)
+/* The decoded, capped, trimmed value of an unfolded raw value, in m's
+ * arena: raw itself when there is nothing to decode. */
+static char *decode_value(struct message *m, char *raw, size_t n, bool *cut)
 {
 	char *v, *t;
 	const char *p;
 	size_t len;
 
 	if (!needs_decoding(raw, n))
-		return xstrndup(raw, n);
+		return raw;
 	v = message_decode_2047(raw, n);
 	len = strlen(v);
 	if (len > MESSAGE_MAX_HEADER_LEN) {
@@ -199,7 +275,7 @@ static char *decode_value(const char *raw, size_t n, bool *cut)
 	}
 	p = v;
 	trim(&p, &len);
-	t = xstrndup(p, len);
+	t = arena_strndup(m, p, len);
 	free(v);
 	return t;
 }
@@ -207,14 +283,16 @@ static char *decode_value(const char *raw, size_t n, bool *cut)
 static void add_header(struct message *m, size_t *alloc, const struct field *f)
 {
 	struct header *h;
-	size_t raw_len;
+	size_t raw_len, cap = unfold_cap(f->val_len);
 	bool cut = false;
 
 	ARRAY_GROW(m->headers, *alloc, m->nheaders + 1);
 	h = &m->headers[m->nheaders++];
-	h->name = xstrndup(f->name, f->name_len);
-	h->raw = unfold(f->val, f->val_len, &raw_len, &cut);
-	h->value = decode_value(h->raw, raw_len, &cut);
+	h->name = arena_strndup(m, f->name, f->name_len);
+	h->raw = arena_alloc(m, cap + 1);
+	raw_len = unfold_into(h->raw, cap, f->val, f->val_len, &cut);
+	arena_trim(m, h->raw, cap + 1, raw_len + 1);
+	h->value = decode_value(m, h->raw, raw_len, &cut);
 	if (cut)
 		m->warnings |= MSG_WARN_LONG_HEADER;
 }
@@ -236,6 +314,10 @@ struct part {
 	enum cte cte;
 	const char *body;		/* foreign: points into the raw message */
 	size_t body_len;
+	char *own_body;			/* body, when it may be decoded where it
+					 * stands: the top-level part of a
+					 * message_parse_in_place() (runs to the
+					 * end of the mail); else NULL */
 };
 
 static void part_init(struct part *pt)
@@ -546,26 +628,33 @@ static bool has_quote(const char *s, size_t n)
 	return false;
 }
 
-/* Drops NULs and turns CR LF into LF, in place. */
-static void normalize(struct buf *b, unsigned *warnings)
+/* Drops NULs and turns CR LF into LF in the n bytes at d; returns the
+ * new length. */
+static size_t normalize_bytes(char *d, size_t n, unsigned *warnings)
 {
 	size_t j = 0;
 
-	if (!memchr(b->data, '\r', b->len) && !memchr(b->data, '\0', b->len))
-		return;
-	for (size_t i = 0; i < b->len; i++) {
-		char c = b->data[i];
+	if (!memchr(d, '\r', n) && !memchr(d, '\0', n))
+		return n;
+	for (size_t i = 0; i < n; i++) {
+		char c = d[i];
 
 		if (c == '\0') {
 			*warnings |= MSG_WARN_NUL_BYTES;
 			continue;
 		}
-		if (c == '\r' && i + 1 < b->len && b->data[i + 1] == '\n')
+		if (c == '\r' && i + 1 < n && d[i + 1] == '\n')
 			continue;
-		b->data[j++] = c;
+		d[j++] = c;
 	}
-	b->len = j;
-	b->data[j] = '\0';
+	return j;
+}
+
+/* Drops NULs and turns CR LF into LF, in place. */
+static void normalize(struct buf *b, unsigned *warnings)
+{
+	b->len = normalize_bytes(b->data, b->len, warnings);
+	b->data[b->len] = '\0';
 }
 
 /*
@@ -606,25 +695,17 @@ static void unflow(struct buf *out, const char *s, size_t n, bool delsp)
 		buf_addch(out, '\n');
 }
 
-/* Decodes a leaf part into UTF-8 text with LF line ends. */
-static char *decode_text(const struct part *pt, size_t *len, unsigned *warnings)
+/* n transfer-decoded bytes of pt's body as UTF-8 text with LF line
+ * ends, format=flowed undone: a new string. */
+static char *text_of(const struct part *pt, const char *s, size_t n, size_t *len,
+		     unsigned *warnings)
 {
-	struct buf raw, u;
-	const char *s = pt->body;
-	size_t n = pt->body_len;
+	struct buf u;
 	bool bad = false;
 
-	buf_init(&raw, 0);
-	if (pt->cte == CTE_QP)
-		mime_decode_qp(&raw, s, n, false);
-	else if (pt->cte == CTE_BASE64)
-		mime_decode_base64(&raw, s, n);
-	if (pt->cte != CTE_IDENTITY)
-		s = raw.data, n = raw.len;
 	buf_init(&u, 0);
 	if (!mime_convert(&u, s, n, pt->charset, &bad) || bad)
 		*warnings |= MSG_WARN_BAD_CHARSET;
-	buf_release(&raw);
 	normalize(&u, warnings);
 	if (pt->flowed) {
 		struct buf f;
@@ -635,6 +716,74 @@ static char *decode_text(const struct part *pt, size_t *len, unsigned *warnings)
 		u = f;
 	}
 	return buf_detach(&u, len);
+}
+
+/* A decoded text part. */
+struct text {
+	char *data;
+	size_t len;
+	bool in_raw;	/* data lies in the mail's bytes (own_body), not owned */
+	bool changed;	/* decoding changed the mail's bytes (own_body) */
+};
+
+/*
+ * Decodes pt's own_body where it stands: the transfer encoding undone in
+ * place, and when the bytes then need no recoding, no format=flowed and,
+ * unless decoding changed them already, no CR LF or NUL dropped, they are
+ * the text.  A big mail so takes no copy of itself.  Otherwise the text is
+ * a copy, as for any part.
+ */
+static void decode_own(const struct part *pt, struct text *t, unsigned *warnings)
+{
+	char *s = pt->own_body;
+	size_t n = pt->body_len;
+	bool known;
+
+	t->changed = false;
+	if (pt->cte == CTE_QP)
+		n = mime_decode_qp_in_place(s, n, &t->changed);
+	else if (pt->cte == CTE_BASE64)
+		n = mime_decode_base64_in_place(s, n, &t->changed);
+	/* Bytes that are still the mail's stay so (a caller may look for the
+	 * text in them, CR LF and all): when CRs or NULs must go, the text is
+	 * a copy. */
+	if (!mime_convert_keeps(s, n, pt->charset, &known) || pt->flowed ||
+	    (!t->changed && (memchr(s, '\r', n) || memchr(s, '\0', n)))) {
+		t->in_raw = false;
+		t->data = text_of(pt, s, n, &t->len, warnings);
+		return;
+	}
+	if (!known)
+		*warnings |= MSG_WARN_BAD_CHARSET;
+	if (t->changed)
+		n = normalize_bytes(s, n, warnings);
+	s[n] = '\0';	/* at most at the end of the mail, which has room for it */
+	t->in_raw = true;
+	t->data = s;
+	t->len = n;
+}
+
+/* Decodes a leaf part into UTF-8 text with LF line ends. */
+static void decode_text(const struct part *pt, struct text *t, unsigned *warnings)
+{
+	struct buf raw;
+	const char *s = pt->body;
+	size_t n = pt->body_len;
+
+	if (pt->own_body) {
+		decode_own(pt, t, warnings);
+		return;
+	}
+	t->in_raw = t->changed = false;
+	buf_init(&raw, 0);
+	if (pt->cte == CTE_QP)
+		mime_decode_qp(&raw, s, n, false);
+	else if (pt->cte == CTE_BASE64)
+		mime_decode_base64(&raw, s, n);
+	if (pt->cte != CTE_IDENTITY)
+		s = raw.data, n = raw.len;
+	t->data = text_of(pt, s, n, &t->len, warnings);
+	buf_release(&raw);
 }
 
 /* ---------------------------------------------------------------------
@@ -649,8 +798,7 @@ struct walk {
 	struct part text;		/* boundary always NULL */
 	struct part *patches;		/* owned array, boundaries NULL: patch attachments */
 	size_t npatches, patches_alloc;
-	char *text_data;		/* owned: the decoded text part */
-	size_t text_len;
+	struct text text_data;		/* the decoded text part (owned unless in_raw) */
 	bool text_diff;
 };
 
@@ -788,9 +936,9 @@ static void take_leaf(struct walk *w, const struct part *pt)
 		w->have_text = true;
 		w->text = *pt;
 		w->text.boundary = NULL;
-		w->text_data = decode_text(pt, &w->text_len, &w->m->warnings);
-		w->text_diff = has_diff(w->text_data, w->text_len);
-		w->m->body_quotes = has_quote(w->text_data, w->text_len);
+		decode_text(pt, &w->text_data, &w->m->warnings);
+		w->text_diff = has_diff(w->text_data.data, w->text_data.len);
+		w->m->body_quotes = has_quote(w->text_data.data, w->text_data.len);
 		/* a diff in the mail's own words: attachments are not read */
 		w->stop = w->text_diff;
 	} else if (w->npatches < MESSAGE_MAX_ATTACHMENTS && is_patch_part(pt)) {
@@ -822,20 +970,33 @@ static void choose_text(struct walk *w)
 	const struct part *pt;
 
 	if (w->npatches && !w->text_diff) {
-		free(w->text_data);
-		m->text = decode_text(&w->patches[0], &m->text_len, &m->warnings);
+		struct text t;
+
+		if (!w->text_data.in_raw)
+			free(w->text_data.data);
+		decode_text(&w->patches[0], &t, &m->warnings);
+		m->text = t.data;
+		m->text_len = t.len;
+		m->text_in_raw = t.in_raw;
+		m->raw_changed = t.changed;
 		pt = &w->patches[0];
 		m->text_name = xstrdup(pt->name);
 		if (w->npatches > 1)
 			m->more = xcalloc(w->npatches - 1, sizeof(*m->more));
 		for (size_t i = 1; i < w->npatches; i++, m->nmore++) {
+			struct text more;
+
+			/* only the top-level part, patches[0] then, is own_body */
+			decode_text(&w->patches[i], &more, &m->warnings);
 			m->more[m->nmore].name = xstrdup(w->patches[i].name);
-			m->more[m->nmore].text = decode_text(&w->patches[i], &m->more[m->nmore].len,
-							     &m->warnings);
+			m->more[m->nmore].text = more.data;
+			m->more[m->nmore].len = more.len;
 		}
 	} else if (w->have_text) {
-		m->text = w->text_data;
-		m->text_len = w->text_len;
+		m->text = w->text_data.data;
+		m->text_len = w->text_data.len;
+		m->text_in_raw = w->text_data.in_raw;
+		m->raw_changed = w->text_data.changed;
 		pt = &w->text;
 	} else {
 		m->text = xstrdup("");
@@ -879,7 +1040,8 @@ static size_t parse_headers(struct message *m, const char *raw, size_t len, stru
 	return i;
 }
 
-int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
+/* message_parse(), and with own (raw, writable) message_parse_in_place(). */
+static int parse(struct message *m, const char *raw, char *own, size_t len, struct err *e)
 {
 	struct walk w;
 	struct part top;
@@ -900,6 +1062,8 @@ int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
 	body = parse_headers(m, raw, len, &top);
 	top.body = raw + body;
 	top.body_len = len - body;
+	if (own)
+		top.own_body = own + (top.body - own);
 	memset(&w, 0, sizeof(w));
 	w.m = m;
 	walk_entity(&w, &top, 0);
@@ -909,10 +1073,20 @@ int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
 	return 0;
 }
 
+int message_parse(struct message *m, const char *raw, size_t len, struct err *e)
+{
+	return parse(m, raw, NULL, len, e);
+}
+
+int message_parse_in_place(struct message *m, char *raw, size_t len, struct err *e)
+{
+	return parse(m, raw, raw, len, e);
+}
+
 static const struct header *find_header(const struct message *m, const char *name)
 {
 	for (size_t i = 0; i < m->nheaders; i++)
-		if (!strcasecmp(m->headers[i].name, name))
+		if (ascii_streq_ci(m->headers[i].name, name))
 			return &m->headers[i];
 	return NULL;
 }
@@ -927,7 +1101,7 @@ const char *message_header(const struct message *m, const char *name)
 const char *message_header_last(const struct message *m, const char *name)
 {
 	for (size_t i = m->nheaders; i-- > 0;)
-		if (!strcasecmp(m->headers[i].name, name))
+		if (ascii_streq_ci(m->headers[i].name, name))
 			return m->headers[i].value;
 	return NULL;
 }
@@ -953,13 +1127,10 @@ size_t message_bytes(const struct message *m)
 
 void message_release(struct message *m)
 {
-	for (size_t i = 0; i < m->nheaders; i++) {
-		free(m->headers[i].name);
-		free(m->headers[i].value);
-		free(m->headers[i].raw);
-	}
+	arena_free(m);
 	free(m->headers);
-	free(m->text);
+	if (!m->text_in_raw)
+		free(m->text);
 	free(m->text_name);
 	for (size_t i = 0; i < m->nmore; i++) {
 		free(m->more[i].name);

@@ -33,18 +33,30 @@ struct attachment {
 	size_t len;
 };
 
+/* A header field.  In a message made by message_parse() its strings are
+ * the message's, kept in its arena: message_release() frees them all at
+ * once, and none may be freed or reallocated on its own. */
 struct header {
-	char *name;	/* owned; as written (compare case-insensitively) */
-	char *value;	/* owned; unfolded, RFC 2047 decoded, UTF-8, trimmed */
-	char *raw;	/* owned; unfolded but not decoded (for Message-ID etc.) */
+	char *name;	/* as written (compare case-insensitively) */
+	char *value;	/* unfolded, RFC 2047 decoded, UTF-8, trimmed; raw
+			 * itself when there was nothing to decode */
+	char *raw;	/* unfolded but not decoded (for Message-ID etc.) */
 };
+
+struct message_arena;
 
 struct message {
 	struct header *headers;	/* owned, in order of appearance */
 	size_t nheaders;
 
-	char *text;		/* owned; the patch-holding text, UTF-8, LF, NUL-terminated */
+	char *text;		/* owned (unless text_in_raw); the patch-holding text,
+				 * UTF-8, LF, NUL-terminated */
 	size_t text_len;
+	bool text_in_raw;	/* text lies in the bytes given to
+				 * message_parse_in_place(), not owned */
+	bool raw_changed;	/* message_parse_in_place() decoded the text over
+				 * those bytes: from where the text starts they no
+				 * longer are the mail's */
 	bool text_is_attachment; /* the text came from a .patch/.diff/x-patch part */
 	char *text_name;	/* owned; that attachment's file name (decoded, no
 				 * directory), "" when none, inline, or split (RFC
@@ -60,6 +72,9 @@ struct message {
 				 * that is ">" or starts "> " or ">>" (not mboxrd's ">From ") */
 
 	unsigned warnings;	/* MSG_WARN_* bits: best-effort results */
+
+	struct message_arena *arena;	/* owned; the blocks that hold the header
+					 * strings (message.c's own) */
 };
 
 enum {
@@ -83,6 +98,17 @@ void message_init(struct message *m);
  * is "" and MSG_WARN_NO_TEXT is set.
  */
 int message_parse(struct message *m, const char *raw, size_t len, struct err *e);
+
+/*
+ * message_parse() for a caller that lends m the mail's bytes.  When the
+ * mail is one part (not multipart), its text is decoded where it stands
+ * (base64 and quoted-printable never grow when decoded) and is those
+ * bytes, unless it had to be recoded, unflowed, or lose CRs or NULs while
+ * still the mail's: a big mail takes no second copy of itself.  raw must
+ * outlive m, unchanged by the caller, and raw[len] be writable (a NUL may
+ * go there).  m->text_in_raw and m->raw_changed tell what became of raw.
+ */
+int message_parse_in_place(struct message *m, char *raw, size_t len, struct err *e);
 
 /* The decoded value of the first header named name (case-insensitive), or
  * NULL.  message_header_raw() gives the undecoded value. */

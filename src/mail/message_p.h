@@ -25,12 +25,27 @@ struct buf;
  */
 bool mime_convert(struct buf *b, const char *s, size_t n, const char *charset, bool *bad);
 
+/*
+ * Whether mime_convert() would append the n bytes at s as they are (valid
+ * UTF-8 read as UTF-8 or guessed, ASCII as windows-1252): then they need
+ * no copy.  *known gets what mime_convert() would return.  False for a
+ * charset iconv(3) converts, whatever the bytes.
+ */
+bool mime_convert_keeps(const char *s, size_t n, const char *charset, bool *known);
+
 /* Quoted-printable (RFC 2045 6.7), or with q the Q encoding of RFC 2047.
  * An "=" that starts no escape is kept; hex may be lower case. */
 void mime_decode_qp(struct buf *out, const char *s, size_t n, bool q);
 
 /* Base64; bytes outside the alphabet are skipped, padding is optional. */
 void mime_decode_base64(struct buf *out, const char *s, size_t n);
+
+/* The same two (quoted-printable as for a body, not q), decoding the n
+ * bytes at s where they stand: the result is never longer.  Return its
+ * length; *changed tells whether any of its bytes differs from what was
+ * there (a body that decodes to a prefix of itself keeps its bytes). */
+size_t mime_decode_qp_in_place(char *s, size_t n, bool *changed);
+size_t mime_decode_base64_in_place(char *s, size_t n, bool *changed);
 
 /* Index of the first byte >= 0x80 in s[i..n), or n. */
 size_t mime_ascii_run(const char *s, size_t i, size_t n);

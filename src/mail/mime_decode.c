@@ -195,6 +195,39 @@ static const struct cs_alias {
 };
 
 /*
+ * How mime_convert() reads charset: CS_ICONV with *iname set to the name
+ * iconv_open() is given, or one of the kinds it does itself.  *known is
+ * false for a name too long to be one (read as the guess then).
+ */
+static enum cs_kind charset_kind(const char *charset, char name[CHARSET_MAX + 1],
+				 const char **iname, bool *known)
+{
+	const char *cs = charset ? charset : "";
+	size_t len = strlen(cs);
+
+	*known = true;
+	while (len && (ascii_is_lws((unsigned char)*cs) || *cs == '"'))
+		cs++, len--;
+	len = strcspn(cs, "\"* \t*");
+	if (len > CHARSET_MAX) {
+		*known = false;
+		return CS_GUESS;
+	}
+	mime_copy_lower(name, CHARSET_MAX + 1, cs, len);
+	*iname = name;
+	if (!name[0])
+		return CS_GUESS;
+	for (size_t i = 0; i < ARRAY_SIZE(cs_aliases); i++) {
+		if (strcmp(cs_aliases[i].name, name))
+			continue;
+		if (cs_aliases[i].kind == CS_ICONV)
+			*iname = cs_aliases[i].iconv_name;
+		return cs_aliases[i].kind;
+	}
+	return CS_ICONV;
+}
+
+/*
  * Appends n bytes in charset to b as UTF-8.  Returns false when the charset
  * is unknown: the bytes are then read as UTF-8, else windows-1252.  A NULL
  * or empty charset is not unknown: it is the same guess.
@@ -202,41 +235,21 @@ static const struct cs_alias {
 bool mime_convert(struct buf *b, const char *s, size_t n, const char *charset, bool *bad)
 {
 	char name[CHARSET_MAX + 1];
-	const char *cs = charset ? charset : "";
-	size_t len = strlen(cs);
 	const char *iname;
+	bool known;
 	iconv_t cd;
 
-	while (len && (ascii_is_lws((unsigned char)*cs) || *cs == '"'))
-		cs++, len--;
-	len = strcspn(cs, "\"* \t*");
-	if (len > CHARSET_MAX) {
+	switch (charset_kind(charset, name, &iname, &known)) {
+	case CS_GUESS:
 		add_utf8(b, s, n, false, bad);
-		return false;
-	}
-	mime_copy_lower(name, sizeof(name), cs, len);
-	iname = name;
-	if (!name[0]) {
-		add_utf8(b, s, n, false, bad);
+		return known;
+	case CS_UTF8:
+		add_utf8(b, s, n, true, bad);
 		return true;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(cs_aliases); i++) {
-		if (strcmp(cs_aliases[i].name, name))
-			continue;
-		switch (cs_aliases[i].kind) {
-		case CS_GUESS:
-			add_utf8(b, s, n, false, bad);
-			return true;
-		case CS_UTF8:
-			add_utf8(b, s, n, true, bad);
-			return true;
-		case CS_CP1252:
-			add_cp1252(b, s, n);
-			return true;
-		case CS_ICONV:
-			iname = cs_aliases[i].iconv_name;
-			break;
-		}
+	case CS_CP1252:
+		add_cp1252(b, s, n);
+		return true;
+	case CS_ICONV:
 		break;
 	}
 	cd = iconv_open("UTF-8", iname);
@@ -247,6 +260,23 @@ bool mime_convert(struct buf *b, const char *s, size_t n, const char *charset, b
 	add_iconv(b, cd, s, n, bad);
 	iconv_close(cd);
 	return true;
+}
+
+bool mime_convert_keeps(const char *s, size_t n, const char *charset, bool *known)
+{
+	char name[CHARSET_MAX + 1];
+	const char *iname;
+
+	switch (charset_kind(charset, name, &iname, known)) {
+	case CS_GUESS:
+	case CS_UTF8:
+		return utf8_run(s, 0, n) == n;
+	case CS_CP1252:
+		return mime_ascii_run(s, 0, n) == n;
+	case CS_ICONV:
+		break;
+	}
+	return false;
 }
 
 char *message_to_utf8(const char *s, size_t n, const char *charset, size_t *out_len, bool *bad)
@@ -266,30 +296,46 @@ char *message_to_utf8(const char *s, size_t n, const char *charset, size_t *out_
  * Transfer encodings.
  */
 
-static int b64val(int c)
+/* Each base64 digit's value plus one, 0 for the other bytes: a table,
+ * since a base64 body is decoded a byte at a time. */
+static const unsigned char b64_values[256] = {
+	['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5, ['F'] = 6,
+	['G'] = 7, ['H'] = 8, ['I'] = 9, ['J'] = 10, ['K'] = 11, ['L'] = 12,
+	['M'] = 13, ['N'] = 14, ['O'] = 15, ['P'] = 16, ['Q'] = 17, ['R'] = 18,
+	['S'] = 19, ['T'] = 20, ['U'] = 21, ['V'] = 22, ['W'] = 23, ['X'] = 24,
+	['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29, ['d'] = 30,
+	['e'] = 31, ['f'] = 32, ['g'] = 33, ['h'] = 34, ['i'] = 35, ['j'] = 36,
+	['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40, ['o'] = 41, ['p'] = 42,
+	['q'] = 43, ['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48,
+	['w'] = 49, ['x'] = 50, ['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54,
+	['2'] = 55, ['3'] = 56, ['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60,
+	['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64,
+};
+
+static int b64val(unsigned char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	return c == '/' ? 63 : -1;
+	return b64_values[c] - 1;
+}
+
+/* Puts c at *d, noting in *changed (when not NULL) a byte that was
+ * different there: decoding in place tells whether it changed anything. */
+static inline void put_byte(char **d, char c, bool *changed)
+{
+	if (changed && !*changed && **d != c)
+		*changed = true;
+	*(*d)++ = c;
 }
 
 /* Skips anything outside the alphabet (white space, garbage); '=' ends a
- * group, so concatenated encodings and missing padding both decode. */
-void mime_decode_base64(struct buf *out, const char *s, size_t n)
+ * group, so concatenated encodings and missing padding both decode.
+ * Writes to d, which may be s: each output byte goes behind the input
+ * read.  Returns the length. */
+static size_t base64_to(char *d, const char *s, size_t n, bool *changed)
 {
+	char *start = d;
 	uint32_t acc = 0;
 	int k = 0;
-	char *d;
 
-	if (buf_grow(out, n / 4 * 3 + 3) < 0)
-		return;
-	d = out->data + out->len;
 	for (size_t i = 0; i < n; i++) {
 		int v = b64val((unsigned char)s[i]);
 
@@ -297,44 +343,60 @@ void mime_decode_base64(struct buf *out, const char *s, size_t n)
 			if (s[i] != '=')
 				continue;
 			if (k >= 2)
-				*d++ = (char)(acc >> (k * 6 - 8));
+				put_byte(&d, (char)(acc >> (k * 6 - 8)), changed);
 			if (k == 3)
-				*d++ = (char)(acc >> (k * 6 - 16));
+				put_byte(&d, (char)(acc >> (k * 6 - 16)), changed);
 			acc = 0, k = 0;
 			continue;
 		}
 		acc = acc << 6 | (uint32_t)v;
 		if (++k == 4) {
-			*d++ = (char)(acc >> 16);
-			*d++ = (char)(acc >> 8);
-			*d++ = (char)acc;
+			put_byte(&d, (char)(acc >> 16), changed);
+			put_byte(&d, (char)(acc >> 8), changed);
+			put_byte(&d, (char)acc, changed);
 			acc = 0, k = 0;
 		}
 	}
 	if (k >= 2)
-		*d++ = (char)(acc >> (k * 6 - 8));
+		put_byte(&d, (char)(acc >> (k * 6 - 8)), changed);
 	if (k == 3)
-		*d++ = (char)(acc >> (k * 6 - 16));
-	out->len = (size_t)(d - out->data);
+		put_byte(&d, (char)(acc >> (k * 6 - 16)), changed);
+	return (size_t)(d - start);
+}
+
+void mime_decode_base64(struct buf *out, const char *s, size_t n)
+{
+	if (buf_grow(out, n / 4 * 3 + 3) < 0)
+		return;
+	out->len += base64_to(out->data + out->len, s, n, NULL);
 	out->data[out->len] = '\0';
+}
+
+size_t mime_decode_base64_in_place(char *s, size_t n, bool *changed)
+{
+	*changed = false;
+	return base64_to(s, s, n, changed);
 }
 
 /* Quoted-printable (RFC 2045 6.7), or the Q encoding of RFC 2047 when q:
  * "_" is a space and there are no soft line breaks.  An "=" that starts
- * no escape is kept as it is. */
-void mime_decode_qp(struct buf *out, const char *s, size_t n, bool q)
+ * no escape is kept as it is.  Writes to d, which may be s (never ahead
+ * of the input read: an escape is three bytes for one, a soft break
+ * none); returns the length. */
+static size_t qp_to(char *d, const char *s, size_t n, bool q, bool *changed)
 {
-	size_t i = 0;
-	char *d;
+	char *start = d;
+	size_t i = 0, j;
 
-	if (buf_grow(out, n) < 0)
-		return;
-	d = out->data + out->len;
 	while (i < n) {
 		const char *eq = memchr(s + i, '=', n - i);
-		size_t run = eq ? (size_t)(eq - s) - i : n - i, j;
+		size_t run = eq ? (size_t)(eq - s) - i : n - i;
 
-		memcpy(d, s + i, run);
+		if (d != s + i) {
+			if (changed && !*changed && memcmp(d, s + i, run))
+				*changed = true;
+			memmove(d, s + i, run);
+		}
 		if (q)
 			for (size_t k = 0; k < run; k++)
 				if (d[k] == '_')
@@ -343,7 +405,8 @@ void mime_decode_qp(struct buf *out, const char *s, size_t n, bool q)
 		if (!eq)
 			break;
 		if (i + 2 < n && ascii_hex_value((unsigned char)s[i + 1]) >= 0 && ascii_hex_value((unsigned char)s[i + 2]) >= 0) {
-			*d++ = (char)(ascii_hex_value((unsigned char)s[i + 1]) << 4 | ascii_hex_value((unsigned char)s[i + 2]));
+			put_byte(&d, (char)(ascii_hex_value((unsigned char)s[i + 1]) << 4 |
+					   ascii_hex_value((unsigned char)s[i + 2])), changed);
 			i += 3;
 			continue;
 		}
@@ -354,11 +417,24 @@ void mime_decode_qp(struct buf *out, const char *s, size_t n, bool q)
 			i = j == n ? n : s[j] == '\n' ? j + 1 : j + 2 > n ? n : j + 2;
 			continue;
 		}
-		*d++ = '=';
+		put_byte(&d, '=', changed);
 		i++;
 	}
-	out->len = (size_t)(d - out->data);
+	return (size_t)(d - start);
+}
+
+void mime_decode_qp(struct buf *out, const char *s, size_t n, bool q)
+{
+	if (buf_grow(out, n) < 0)
+		return;
+	out->len += qp_to(out->data + out->len, s, n, q, NULL);
 	out->data[out->len] = '\0';
+}
+
+size_t mime_decode_qp_in_place(char *s, size_t n, bool *changed)
+{
+	*changed = false;
+	return qp_to(s, s, n, false, changed);
 }
 
 /* ---------------------------------------------------------------------
@@ -455,7 +531,8 @@ char *message_decode_2047(const char *s, size_t n)
 	buf_init(&d.word, 0);
 	d.cs[0] = '\0';
 	while (i < n) {
-		size_t j = i + 1;
+		const char *eq;
+		size_t j;
 
 		if (s[i] == '=' && parse_eword(s, n, i, &fail_until, &w)) {
 			add_eword(&d, &w);
@@ -463,18 +540,19 @@ char *message_decode_2047(const char *s, size_t n)
 			after_word = true;
 			continue;
 		}
-		if (ascii_is_blank((unsigned char)s[i])) {
-			while (j < n && ascii_is_blank((unsigned char)s[j]))
-				j++;
+		if (after_word && ascii_is_blank((unsigned char)s[i])) {
+			for (j = i + 1; j < n && ascii_is_blank((unsigned char)s[j]); j++)
+				;
 			/* White space between two encoded words is not text. */
-			if (after_word && j < n && parse_eword(s, n, j, &fail_until, &w)) {
+			if (j < n && parse_eword(s, n, j, &fail_until, &w)) {
 				i = j;
 				continue;
 			}
-		} else {
-			while (j < n && !ascii_is_blank((unsigned char)s[j]) && s[j] != '=')
-				j++;
 		}
+		/* Text, up to the next '=' (where a word may start), in one piece:
+		 * it is cut at ASCII bytes only, so no UTF-8 sequence is split. */
+		eq = memchr(s + i + 1, '=', n - i - 1);
+		j = eq ? (size_t)(eq - s) : n;
 		flush_word(&d);
 		after_word = false;
 		add_utf8(&d.out, s + i, j - i, false, &bad);

@@ -7,6 +7,7 @@
 
 #include "lib/buf.h"
 #include "lib/ascii.h"
+#include "lib/bytes.h"
 #include "mail/msgid.h"
 
 #define SUBJECT_MAX_GROUPS	16	/* bracket groups parsed in a subject */
@@ -95,11 +96,41 @@ static bool is_mbox_from(const struct line *l)
  * characters, the perforation takes more than a third of them, and
  * dashes and marks more than half of the perforation.
  */
+static bool is_mark_at(const char *p, size_t len, size_t i)
+{
+	if (p[i] == '>')
+		return i + 1 < len && (p[i + 1] == '8' || p[i + 1] == '%');
+	return p[i] == '<' && i > 0 && (p[i - 1] == '8' || p[i - 1] == '%');
+}
+
+/*
+ * Whether the line holds a mark (">8", "8<", ">%", "%<"): a scissors line
+ * has one, and hardly any other line has a '<' or '>' beside an '8' or a
+ * '%'.  Every line of every text is asked, the diff's too, so the answer
+ * comes eight bytes at a time: '<' is '>' with bit 1 clear.
+ */
+static bool has_mark(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		size_t end = len - i >= 8 ? i + 8 : len;
+
+		if (end - i == 8 && !bytes_has(bytes_load(p + i) | BYTES_REPEAT(0x02), '>'))
+			continue;
+		for (size_t j = i; j < end; j++)
+			if (is_mark_at(p, len, j))
+				return true;
+	}
+	return false;
+}
+
 static bool is_scissors(const char *p, size_t len)
 {
 	size_t marks = 0, gaps = 0, perf = 0, first = len, last = 0;
 	bool in_perf = false;
 
+	/* without a mark the count below finds no scissors */
+	if (!has_mark(p, len))
+		return false;
 	for (size_t i = 0; i < len; i++) {
 		char c = p[i], d = i + 1 < len ? p[i + 1] : '\0';
 
@@ -127,6 +158,119 @@ static bool is_scissors(const char *p, size_t len)
 	if (!marks || first == len)
 		return false;
 	return last - first + 1 >= 8 && last - first + 1 < perf * 3 && gaps * 2 < perf;
+}
+
+/*
+ * The marks of a text, found ahead of the lines that ask for them, not by
+ * a scan of each line: all of them by one scan of the text when they are
+ * few (a text has none, nearly always), else by a scan of the next
+ * MARK_WINDOW bytes, eight bytes at a time.  A mark is a pair of bytes,
+ * neither of them a line end, so it lies within one line; it is told by
+ * its first byte.
+ */
+#define MARKS_KEPT	16	/* marks of a text looked up, not scanned for */
+#define MARK_WINDOW	1024	/* bytes scanned ahead of a line */
+
+struct mark_list {
+	const char *v[MARKS_KEPT];	/* in order */
+	size_t n;
+	bool all;			/* v holds all of the text's marks */
+};
+
+struct marks {
+	const struct mark_list *list;	/* foreign; NULL, or the text's */
+	const char *end;		/* the text's */
+	const char *from, *limit;	/* the span scanned */
+	const char *next;		/* its first mark, or limit when none */
+};
+
+static void marks_init(struct marks *mk, const struct mark_list *list, const char *end)
+{
+	*mk = (struct marks){ list && list->all ? list : NULL, end, NULL, NULL, NULL };
+}
+
+/*
+ * The first mark that starts in [from, limit), else limit; end bounds the
+ * bytes looked at.  A mark holds an '8' or a '%', which are rarer in mail
+ * and diffs than '<' and '>' (quotes, "->"): the words without either are
+ * passed over, only those with one are looked at byte by byte.
+ */
+static const char *next_mark(const char *from, const char *limit, const char *end)
+{
+	/* a mark starting at limit - 1 has its '8' or '%' at limit */
+	const char *stop = limit < end ? limit + 1 : end;
+
+	for (const char *p = from; p < stop; p += 8) {
+		const char *wend = stop - p >= 8 ? p + 8 : stop;
+
+		if (wend - p == 8) {
+			uint64_t w = bytes_load(p);
+
+			if (!bytes_has(w, '8') && !bytes_has(w, '%'))
+				continue;
+		}
+		for (const char *q = p; q < wend; q++) {
+			if (*q != '8' && *q != '%')
+				continue;
+			if (q > from && q[-1] == '>')
+				return q - 1;
+			if (q + 1 < end && q[1] == '<')
+				return q < limit ? q : limit;
+		}
+	}
+	return limit;
+}
+
+/* The text's marks, when there are no more than MARKS_KEPT. */
+static void mark_list_find(struct mark_list *ml, const char *text, size_t len)
+{
+	const char *end = text + len, *q;
+
+	ml->n = 0;
+	ml->all = false;
+	for (const char *p = text; (q = next_mark(p, end, end)) < end; p = q + 1) {
+		if (ml->n == MARKS_KEPT)
+			return;
+		ml->v[ml->n++] = q;
+	}
+	ml->all = true;
+}
+
+/* Scans [p, limit) unless what is known answers for [p, want). */
+static void marks_scan(struct marks *mk, const char *p, const char *want, const char *limit)
+{
+	if (mk->list) {
+		size_t i = 0;
+
+		while (i < mk->list->n && mk->list->v[i] < p)
+			i++;
+		mk->from = p;
+		mk->next = mk->limit = i < mk->list->n ? mk->list->v[i] : mk->end;
+		return;
+	}
+	if (mk->from && p >= mk->from && mk->next >= p &&
+	    (mk->next < mk->limit || mk->limit >= want))
+		return;
+	mk->from = p;
+	mk->limit = limit;
+	mk->next = next_mark(p, limit, mk->end);
+}
+
+/* The first mark at or after p (walking forward), or the text's end. */
+static const char *mark_from(struct marks *mk, const char *p)
+{
+	marks_scan(mk, p, mk->end, mk->end);
+	return mk->next;
+}
+
+/* is_scissors(l), asking only a line that holds a mark. */
+static bool scissors_line(struct marks *mk, const struct line *l)
+{
+	const char *lend = l->p + l->len;
+	const char *limit = mk->end - l->p > MARK_WINDOW ? l->p + MARK_WINDOW : mk->end;
+
+	marks_scan(mk, l->p, lend, limit > lend ? limit : lend);
+	return mk->next < lend && is_scissors(l->p, l->len);
 }
 
 static bool is_dashes(const struct line *l)
@@ -164,9 +308,9 @@ static enum patch_sep patchbreak_kind(const struct line *l, const struct cursor 
 }
 
 /* Which separator line l is; c stands on the line after it. */
-static enum patch_sep sep_kind(const struct line *l, const struct cursor *c)
+static enum patch_sep sep_kind(struct marks *mk, const struct line *l, const struct cursor *c)
 {
-	if (is_scissors(l->p, l->len))
+	if (scissors_line(mk, l))
 		return SEP_SCISSORS;
 	return patchbreak_kind(l, c);
 }
@@ -196,7 +340,7 @@ static bool find_diff(const char *p, size_t n, size_t lineno)
 static const struct header *hdr_find(const struct message *m, const char *name)
 {
 	for (size_t i = 0; i < m->nheaders; i++)
-		if (m->headers[i].name && !strcasecmp(m->headers[i].name, name))
+		if (m->headers[i].name && ascii_streq_ci(m->headers[i].name, name))
 			return &m->headers[i];
 	return NULL;
 }
@@ -721,7 +865,7 @@ static size_t hdr_count(const struct message *m, const char *name)
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->nheaders; i++)
-		n += m->headers[i].name && !strcasecmp(m->headers[i].name, name);
+		n += m->headers[i].name && ascii_streq_ci(m->headers[i].name, name);
 	return n;
 }
 
@@ -897,15 +1041,23 @@ static void trim_blank_tail(struct patch *p)
 		p->nlines--;
 }
 
-/* b4's footer line "change-id: 20240101-foo-bar-0123456789ab". */
-static char *find_change_id(const char *s, size_t n, size_t lineno)
+/* b4's footer line "change-id: 20240101-foo-bar-0123456789ab": the first
+ * line that starts so.  memmem() looks for it, not a walk through the
+ * lines of the whole diff. */
+static char *find_change_id(const char *s, size_t n)
 {
-	struct cursor c = { s, s + n, lineno };
-	struct line l;
+	static const char word[] = "change-id: ";
+	const char *end = s + n, *p = s, *nl;
 
-	while (cursor_next(&c, &l))
-		if (starts(l.p, l.len, "change-id: "))
-			return xstrndup_trim(l.p + 11, l.len - 11);
+	while ((p = memmem(p, (size_t)(end - p), word, sizeof(word) - 1))) {
+		if (p == s || p[-1] == '\n') {
+			p += sizeof(word) - 1;
+			nl = memchr(p, '\n', (size_t)(end - p));
+			/* the CR of a CR LF goes with the trimmed white space */
+			return xstrndup_trim(p, (size_t)((nl ? nl : end) - p));
+		}
+		p++;
+	}
 	return xstrdup("");
 }
 
@@ -915,20 +1067,21 @@ static void finish_body(struct patch *p)
 	p->block_start = trailer_block_find(p->lines, p->nlines, &p->block_end);
 	trailers_parse(p->lines, p->block_end, p->block_start, &p->trailers, &p->ntrailers);
 	p->has_diff = p->after_len && find_diff(p->after, p->after_len, p->sep_lineno);
-	p->change_id = p->after_len ? find_change_id(p->after, p->after_len, p->sep_lineno)
-				    : xstrdup("");
+	p->change_id = p->after_len ? find_change_id(p->after, p->after_len) : xstrdup("");
 }
 
 /* Reads the commit message at *c up to the separator; fills after. */
-static void read_body(struct patch *p, struct cursor *c)
+static void read_body(struct patch *p, struct cursor *c, const struct mark_list *marks)
 {
 	const char *end = c->end;
+	struct marks mk;
 	struct line l;
 	size_t alloc = 0;
 
+	marks_init(&mk, marks, end);
 	p->after = end;
 	while (cursor_next(c, &l)) {
-		enum patch_sep s = sep_kind(&l, c);
+		enum patch_sep s = sep_kind(&mk, &l, c);
 
 		if (s != SEP_NONE) {
 			p->sep = s;
@@ -1137,30 +1290,91 @@ static bool inbody_follows(const struct cursor *c)
 	return false;
 }
 
+/* The first line at or after p (a line start) that starts with "From ", or
+ * end. */
+static const char *next_from_line(const char *text, const char *p, const char *end)
+{
+	while (p < end && (p = memchr(p, 'F', (size_t)(end - p)))) {
+		if ((p == text || p[-1] == '\n') && end - p >= 5 && !memcmp(p, "From ", 5))
+			return p;
+		p++;
+	}
+	return end;
+}
+
+/* The start of the line that holds q (c->p at the latest; c->end for
+ * c->end). */
+static const char *line_start(const struct cursor *c, const char *q)
+{
+	if (q == c->end)
+		return q;
+	while (q > c->p && q[-1] != '\n')
+		q--;
+	return q;
+}
+
+static size_t count_lines(const char *p, const char *end)
+{
+	size_t n = 0;
+
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
 /*
  * Splits text into up to max parts at v.  As git am --scissors does, a
  * scissors line above a part's patch start cuts the part: what is above
  * is chat, the commit message starts below.  Further down (in a diff,
  * where "+-- >8 --" is a changed line) only a scissors line that an
  * in-body header follows starts a new patch.
+ *
+ * Below a patch start only a From_ line or a line with a scissors mark
+ * can start a part, so the walk goes from one of those to the next, a
+ * diff's other lines unread; their number is counted only when a part
+ * starts after them (from skipped, whose line is skipped_lineno).
  */
-static size_t split_parts(const char *text, size_t len, struct part *v, size_t max)
+static size_t split_parts(const char *text, size_t len, const struct mark_list *marks,
+			  struct part *v, size_t max)
 {
 	struct cursor c = { text, text + len, 1 };
-	struct line l;
-	size_t n = 1;
+	const char *skipped = NULL;
+	size_t n = 1, skipped_lineno = 0;
 	bool in_msg = true;	/* above the current part's patch start */
+	struct marks mk;
+	struct line l;
 
+	marks_init(&mk, marks, c.end);
 	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
-	while (n < max && cursor_next(&c, &l)) {
-		bool mbox = is_mbox_from(&l), cut = false;
+	while (n < max) {
+		bool mbox, cut = false;
 
-		if (!mbox && is_scissors(l.p, l.len))
+		if (!in_msg) {
+			const char *from = next_from_line(text, c.p, c.end);
+			const char *mark = mark_from(&mk, c.p);
+
+			if (!skipped) {
+				skipped = c.p;
+				skipped_lineno = c.lineno;
+			}
+			c.p = line_start(&c, from < mark ? from : mark);
+		}
+		if (!cursor_next(&c, &l))
+			break;
+		mbox = is_mbox_from(&l);
+		if (!mbox && scissors_line(&mk, &l))
 			cut = in_msg || inbody_follows(&c);
 		if (!mbox && !cut) {
 			if (in_msg && patchbreak_kind(&l, &c) != SEP_NONE)
 				in_msg = false;
 			continue;
+		}
+		if (skipped) {
+			c.lineno = skipped_lineno + count_lines(skipped, c.p);
+			l.lineno = c.lineno - 1;
+			skipped = NULL;
 		}
 		v[n - 1].end = l.p;
 		v[n - 1].chat = cut && in_msg;
@@ -1184,7 +1398,7 @@ static bool pasted_format_patch(const struct part *pt, const struct inbody *ib)
 }
 
 static void parse_part(const struct message *msg, const struct mail_facts *mf,
-		       const struct part *pt, struct patch *p)
+		       const struct mark_list *marks, const struct part *pt, struct patch *p)
 {
 	struct cursor c = { pt->p, pt->end, pt->lineno };
 	struct inbody ib;
@@ -1200,7 +1414,7 @@ static void parse_part(const struct message *msg, const struct mail_facts *mf,
 	if (pasted_format_patch(pt, &ib))
 		p->pasted = pt->from;
 	fill_ids(p, msg);
-	read_body(p, &c);
+	read_body(p, &c, marks);
 	/* As git mailinfo: in-body headers name the author and the subject
 	 * only when something follows the patch separator (a diff, a
 	 * diffstat); a cover letter's or a reply's are the mail's. */
@@ -1238,11 +1452,14 @@ static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
 			 size_t max)
 {
 	struct part parts[PATCH_MAX_PARTS];
-	size_t n = split_parts(text, len, parts, max);
+	struct mark_list marks;
+	size_t n;
 
+	mark_list_find(&marks, text, len);
+	n = split_parts(text, len, &marks, parts, max);
 	for (size_t i = 0; i < n; i++) {
 		parts[i].attachment = name ? name : "";
-		parse_part(msg, mf, &parts[i], &v[i]);
+		parse_part(msg, mf, &marks, &parts[i], &v[i]);
 	}
 	/* like git am --scissors: the chat above a cut, and above the first
 	 * patch, is dropped */
@@ -1258,7 +1475,11 @@ static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
 
 void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
 {
-	struct patch *v = xcalloc(PATCH_MAX_PARTS, sizeof(*v));
+	/* Room for the most parts, on the stack: a mail has one part nearly
+	 * always, and zeroing PATCH_MAX_PARTS of them on the heap for each
+	 * mail cost more than parsing the mail's text.  parse_part() clears
+	 * the ones it fills. */
+	struct patch v[PATCH_MAX_PARTS];
 	struct mail_facts mf;
 	size_t n;
 
@@ -1267,7 +1488,8 @@ void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
 	for (size_t i = 0; i < msg->nmore && n < PATCH_MAX_PARTS; i++)
 		n += parse_text(msg, &mf, msg->more[i].text, msg->more[i].len, msg->more[i].name,
 				v + n, PATCH_MAX_PARTS - n);
-	*out = v;
+	*out = xmalloc(n * sizeof(*v));
+	memcpy(*out, v, n * sizeof(*v));
 	*nout = n;
 }
 

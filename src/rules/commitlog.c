@@ -275,7 +275,9 @@ static const char *tool_named(const char *s, size_t n)
 			const char *e = s + i + k;
 			size_t rest = n - i - k;
 
-			if (strncasecmp(s + i, tools[t].name, k) || (i && (is_word((unsigned char)s[i - 1]) ||
+			if (ascii_tolower((unsigned char)s[i]) !=
+			    ascii_tolower((unsigned char)tools[t].name[0]) ||
+			    strncasecmp(s + i, tools[t].name, k) || (i && (is_word((unsigned char)s[i - 1]) ||
 			    s[i - 1] == '/')) || (rest && is_word((unsigned char)*e)))
 				continue;
 			if ((rest && *e == ':') || ascii_has_prefix_ci(e, rest, ".pl:"))

@@ -37,14 +37,52 @@ static const char *skip_blank(const char *s, const char *end)
 	return s;
 }
 
-/* Offset of the first occurrence of lit in n bytes at s, or n. */
+static bool same_text(const char *s, const char *lit, size_t k, bool nocase)
+{
+	if (!nocase)
+		return !memcmp(s, lit, k);
+	for (size_t i = 0; i < k; i++)
+		if (ascii_tolower((unsigned char)s[i]) != ascii_tolower((unsigned char)lit[i]))
+			return false;
+	return true;
+}
+
+/* The next c in s[0..n), or end (s + n). */
+static const char *next_byte(const char *s, const char *end, int c)
+{
+	const char *hit = s < end ? memchr(s, c, (size_t)(end - s)) : NULL;
+
+	return hit ? hit : end;
+}
+
+/*
+ * Offset of the first occurrence of lit in n bytes at s, or n; ASCII
+ * letters in any case when nocase.  Every line of every commit message is
+ * searched for a dozen words: memchr() finds where lit's first letter is
+ * (in either case), so the words are compared only there.
+ */
 static size_t find_text(const char *s, size_t n, const char *lit, bool nocase)
 {
 	size_t k = strlen(lit);
+	int lo = nocase ? ascii_tolower((unsigned char)lit[0]) : (unsigned char)lit[0];
+	int up = nocase ? ascii_toupper((unsigned char)lit[0]) : lo;
+	const char *end, *a, *b;
 
-	for (size_t i = 0; i + k <= n; i++)
-		if (nocase ? !strncasecmp(s + i, lit, k) : !memcmp(s + i, lit, k))
-			return i;
+	if (!k || k > n)
+		return k ? n : 0;
+	end = s + n - k + 1;	/* where a match can start */
+	a = next_byte(s, end, lo);
+	b = up != lo ? next_byte(s, end, up) : end;
+	while (a < end || b < end) {
+		const char *at = a < b ? a : b;
+
+		if (same_text(at + 1, lit + 1, k - 1, nocase))
+			return (size_t)(at - s);
+		if (at == a)
+			a = next_byte(a + 1, end, lo);
+		else
+			b = next_byte(b + 1, end, up);
+	}
 	return n;
 }
 

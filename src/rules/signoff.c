@@ -959,6 +959,16 @@ static bool names_equal(const char *a, const char *b)
 {
 	bool same = false;
 
+	/* One string twice (a sign-off under its own From:, the usual case):
+	 * equal when it has a word, which its key with the comments read as
+	 * words has if any of its keys has one. */
+	if (a && b && !strcmp(a, b)) {
+		char *k = utf8_name_key(a, true);
+
+		same = *k;
+		free(k);
+		return same;
+	}
 	for (int comments = 0; comments < 2 && !same && a && b; comments++) {
 		char *ka = utf8_name_key(a, comments), *kb = utf8_name_key(b, comments);
 		char *wa = sorted_words(ka), *wb = sorted_words(kb);
