@@ -58,7 +58,7 @@ missed() { echo $(($(lies "omit $1") + $(lies "gone $1"))); }
 missed_at_least() { [ "$(missed "$1")" -ge "$2" ]; }
 row() { sql "$W/state.db" "SELECT decision FROM messages WHERE msgid = 'e2e-$P-$1@example.org'"; }
 answered() { [ -n "$(row "$1")" ]; }
-unread_recorded() { sql "$W/state.db" "SELECT count(*) FROM messages WHERE decision LIKE 'skipped:$1%'" | grep -qv '^0$'; }
+unread_recorded() { [ "$(sql "$W/state.db" "SELECT count(*) FROM messages WHERE decision LIKE 'skipped:$1%'")" -gt 0 ] 2>/dev/null; }
 checkpoint_at_least() { [ "$(sql "$W/state.db" "SELECT max(last_uid) FROM checkpoints")" -ge "$1" ] 2>/dev/null; }
 hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$BOT_PID/status"; }
 bot_start() {
