@@ -634,7 +634,8 @@ static void collect(clist *list, uint32_t lo, uint32_t hi, bool want_body, struc
 		ARRAY_GROW(out->v, out->alloc, out->n + 1);
 		out->v[out->n++] = it;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_uid);
+	if (out->n > 1)		/* out->v is NULL while nothing was kept */
+		qsort(out->v, out->n, sizeof(*out->v), cmp_uid);
 	for (size_t i = 0; i < out->n; i++)
 		if (!w || out->v[w - 1].uid != out->v[i].uid)
 			out->v[w++] = out->v[i];
