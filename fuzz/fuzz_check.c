@@ -180,6 +180,6 @@ static void check_mail(const uint8_t *data, size_t size)
 		check_patches(&m);
 		daemon_readers(&m);
 	} else
-		output_error(devnull, OUTPUT_JSON, "fuzz", NULL, e.msg);
+		output_error(devnull, OUTPUT_JSON, "fuzz", 1, NULL, e.msg);
 	message_release(&m);
 }
