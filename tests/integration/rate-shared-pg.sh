@@ -10,8 +10,9 @@
 #   b) max_per_author_per_hour = 3: 20 patches need a reply; 3 replies
 #   c) max_per_minute = 10, max_share_per_sender = 30 (3 a minute for one
 #      submitter): 20 patches need a reply; 3 replies
-# Each daemon decides some of the patches (they share the work), so each
-# alone would stay within the limit while both together went past it.
+# The backlog is dealt between two Maildirs, one per daemon, so each
+# decides half of the patches whatever the scheduling: each alone would
+# stay within the limit while both together went past it.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/servers.sh"
 srv_setup_postgres
@@ -21,15 +22,27 @@ PIDS=
 trap 'for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done; srv_cleanup' EXIT
 cond() { eval "$1"; }
 
-# setup NAME N LIMITS: a fresh state, $W/NAME/in with backlog_make's N
-# patches (the odd ones need a reply), and $W/NAME/bot.ini with the
-# [reply] keys LIMITS
+# setup NAME N LIMITS: a fresh state, backlog_make's N patches (the odd
+# ones need a reply) dealt in pairs between $W/NAME/in-a and in-b, and
+# $W/NAME/bot-a.ini and bot-b.ini with the [reply] keys LIMITS
 setup() {
 	"$PG_RESET"
 	D=$W/$1
-	mkdir -p "$D/in/new" "$D/in/cur" "$D/in/tmp"
-	backlog_make "$top_srcdir/samples/01-clean-fix.eml" "$D/in/new" "$2"
-	cat >"$D/bot.ini" <<INI
+	for v in a b; do
+		mkdir -p "$D/in-$v/new" "$D/in-$v/cur" "$D/in-$v/tmp"
+	done
+	backlog_make "$top_srcdir/samples/01-clean-fix.eml" "$D/in-a/new" "$2"
+	i=0
+	for f in "$D"/in-a/new/*; do
+		[ $((i / 2 % 2)) -eq 1 ] && mv "$f" "$D/in-b/new/"
+		i=$((i + 1))
+	done
+	ini "$3" a
+	ini "$3" b
+}
+# ini LIMITS WHO: $D/bot-WHO.ini, reading $D/in-WHO
+ini() {
+	cat >"$D/bot-$2.ini" <<INI
 [tagbot]
 state = $PG_URL
 state_password_file = $PG_PASSWORD_FILE
@@ -37,7 +50,7 @@ log_level = info
 
 [source]
 type = maildir
-path = in
+path = in-$2
 poll_interval = 1
 batch = 1
 
@@ -52,11 +65,11 @@ repeat_after = 0
 max_per_minute = 0
 max_per_author_per_hour = 0
 max_share_per_sender = 0
-$3
+$1
 INI
 }
 start() {
-	"$TAGBOT" run -c "$D/bot.ini" 2>>"$D/bot-$1.log" &
+	"$TAGBOT" run -c "$D/bot-$1.ini" 2>>"$D/bot-$1.log" &
 	eval "PID_$1=\$!"
 	PIDS="$PIDS $!"
 }
