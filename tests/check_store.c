@@ -744,7 +744,109 @@ START_TEST(test_migrate_2_to_3)
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 8);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 9);
+}
+END_TEST
+
+/* ctx_put: a context row for msgid, by ann@x.org, v1 of 3 parts. */
+static void ctx_put(struct store *st, const char *msgid, const char *irt, const char *refs,
+		    time_t t)
+{
+	struct msg_context c = {
+		.message_id = (char *)msgid, .subject = (char *)"s", .sender = (char *)"ann@x.org",
+		.kind = (char *)"patch", .version = 1, .index = 1, .total = 3,
+		.in_reply_to = (char *)irt, .references = (char *)refs, .time = t,
+	};
+	struct err e;
+
+	ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
+}
+
+static void related_add(void *ctx, const struct msg_context *row)
+{
+	struct buf *b = ctx;
+
+	buf_printf(b, "%s%s", b->len ? " " : "", row->message_id);
+}
+
+/* What store_context_related() hands out for msgid (in, refs), in order;
+ * since is after every row, so only the threading links count. */
+static char *related(struct store *st, const char *msgid, const char *irt, const char *refs)
+{
+	struct msg_context c = {
+		.message_id = (char *)msgid, .sender = (char *)"ann@x.org", .version = 1,
+		.total = 3, .in_reply_to = (char *)irt, .references = (char *)refs,
+	};
+	struct buf b;
+	struct err e;
+
+	buf_init(&b, 0);
+	ck_assert_msg(store_context_related(st, &c, 1000, related_add, &b, &e) == 0, "%s", e.msg);
+	return buf_detach(&b, NULL);
+}
+
+#define ck_related(st, id, irt, refs, want)					\
+	do {									\
+		char *got_ = related(st, id, irt, refs);			\
+		ck_assert_msg(!strcmp(got_, want), "related to %s: \"%s\", want \"%s\"", \
+			      id, got_, want);					\
+		free(got_);							\
+	} while (0)
+
+/* The rows related by threading, each way found on its own: what c's
+ * References name (words split on single spaces), what refers to c by
+ * References alone, and oldest first with a tie of time in the order the
+ * rows were recorded (not their Message-IDs' order).  A row recorded again
+ * with other References is found by the new ones only; a pruned row's
+ * references go with it. */
+START_TEST(test_context_related)
+{
+	struct store *st = th_store_open();
+	long n = -1;
+	struct err e;
+
+	ctx_put(st, "a@x.org", NULL, NULL, 10);
+	ctx_put(st, "c@x.org", "b@x.org", "a@x.org b@x.org", 20);	/* refers to a by refs only */
+	ctx_put(st, "b@x.org", "a@x.org", "a@x.org", 20);
+	ctx_put(st, "d@x.org", "z@x.org", "z@x.org", 30);
+	ck_related(st, "a@x.org", NULL, NULL, "c@x.org b@x.org");
+	ck_related(st, "e@x.org", NULL, "a@x.org  d@x.org", "a@x.org d@x.org");
+	ck_related(st, "e@x.org", NULL, "a@x.or", "");
+	ck_related(st, "z@x.org", NULL, NULL, "d@x.org");
+	ck_related(st, "y@x.org", "z@x.org", NULL, "d@x.org");	/* a sibling */
+	ctx_put(st, "c@x.org", "b@x.org", "q@x.org b@x.org", 20);
+	ck_related(st, "a@x.org", NULL, NULL, "b@x.org");
+	ck_related(st, "q@x.org", NULL, NULL, "c@x.org");
+	ck_assert_int_eq(store_context_prune(st, 25, &n, &e), 0);
+	ck_assert_int_eq(n, 3);
+	ck_related(st, "q@x.org", NULL, NULL, "");
+	ctx_put(st, "c@x.org", NULL, NULL, 40);	/* recorded anew: no references left */
+	ck_related(st, "q@x.org", NULL, NULL, "");
+	ck_related(st, "z@x.org", NULL, NULL, "d@x.org");
+	store_close(st);
+}
+END_TEST
+
+/* Schema 8 -> 9: the References of the context rows kept are indexed one
+ * a row, so what refers to a message is found after the migration too. */
+START_TEST(test_context_ref_migration)
+{
+	struct store *st = th_store_open();
+	sqlite3 *db;
+
+	ctx_put(st, "a@x.org", NULL, NULL, 10);
+	ctx_put(st, "b@x.org", "a@x.org", "a@x.org", 20);
+	ctx_put(st, "c@x.org", "b@x.org", "a@x.org b@x.org", 30);
+	store_close(st);
+	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE context_ref; PRAGMA user_version = 8;", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = th_store_open();
+	ck_related(st, "a@x.org", NULL, NULL, "b@x.org c@x.org");
+	ck_related(st, "b@x.org", NULL, NULL, "c@x.org");
+	store_close(st);
+	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 }
 END_TEST
 
@@ -762,7 +864,7 @@ START_TEST(test_rate_index)
 	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 100, &e), 0);
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key; DROP TABLE unread;"
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key; DROP TABLE unread; DROP TABLE context_ref;"
 				      "PRAGMA user_version = 6;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
@@ -840,7 +942,7 @@ START_TEST(test_told_about)
 				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule));"
 				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
-				      "DROP TABLE unread; PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; DROP TABLE context_ref; PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
@@ -892,7 +994,7 @@ START_TEST(test_told_what)
 				      "CREATE INDEX told_t ON told (t);"
 				      "INSERT INTO told VALUES ('a@x.org', 'MISSING_SIGN_OFF', '', 100);"
 				      "INSERT INTO told VALUES ('a@x.org', 'BAD_FIXES_TAG', 'leds: x', 100);"
-				      "DROP TABLE unread; PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; DROP TABLE context_ref; PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
@@ -1632,6 +1734,7 @@ static void add_file_tests(TCase *file)
 	tcase_add_test(file, test_told_about);
 	tcase_add_test(file, test_told_what);
 	tcase_add_test(file, test_rate_index);
+	tcase_add_test(file, test_context_ref_migration);
 	tcase_add_test(file, test_open_errors);
 	tcase_add_test(file, test_empty_file_refused);
 	tcase_add_test(file, test_not_sqlite_refused);
@@ -1676,6 +1779,7 @@ int main(void)
 	tcase_add_test(tc, test_reopen_keeps_everything);
 	tcase_add_test(tc, test_forget_decision);
 	tcase_add_test(tc, test_held_and_rate_events);
+	tcase_add_test(tc, test_context_related);
 	tcase_add_test(tc, test_waiting);
 	tcase_add_test(tc, test_rate_events);
 	tcase_add_test(tc, test_checkpoint_update);

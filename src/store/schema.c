@@ -150,6 +150,18 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	"  time INTEGER NOT NULL,"
 	"  PRIMARY KEY (source, folder, uid));"
 	"CREATE INDEX unread_time ON unread (time);",
+	/* 8 -> 9: the References of each context row, one row a reference,
+	 * so that the replies to a message are found by an index */
+	"CREATE TABLE context_ref ("
+	"  msgid TEXT NOT NULL,"
+	"  ref TEXT NOT NULL,"
+	"  PRIMARY KEY (msgid, ref));"
+	"CREATE INDEX context_ref_ref ON context_ref (ref);"
+	"WITH RECURSIVE r (msgid, rest, id) AS ("
+	"  SELECT msgid, refs || ' ', CAST('' AS TEXT) FROM context WHERE refs IS NOT NULL"
+	"  UNION ALL SELECT msgid, substr(rest, instr(rest, ' ') + 1),"
+	"    substr(rest, 1, instr(rest, ' ') - 1) FROM r WHERE rest != '')"
+	" INSERT INTO context_ref (msgid, ref) SELECT DISTINCT msgid, id FROM r WHERE id != '';",
 };
 
 /*
@@ -157,8 +169,8 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
  * SQLite INTEGER holds 64 bits, BLOB is bytea), each followed by what it
  * needs there besides (pg_extra[]): two names that bridge the dialects, so
  * the table files write a query once -- instr() (SQLite's; PostgreSQL
- * calls it strpos) and rate_events' rowid (SQLite's implicit one: the
- * order of insertion, for ties of t).  The version is kept in
+ * calls it strpos) and the rowid of rate_events and context (SQLite's
+ * implicit one: the order of insertion, for ties of t and time).  The version is kept in
  * tagbot_schema (db_pg.c).
  */
 static const struct {
@@ -172,6 +184,7 @@ static const char *const pg_extra[STORE_SCHEMA_VERSION] = {
 	[0] = "CREATE FUNCTION instr(text, text) RETURNS integer"
 	      " LANGUAGE sql IMMUTABLE STRICT AS 'SELECT strpos($1, $2)';",
 	[3] = "ALTER TABLE rate_events ADD COLUMN rowid BIGSERIAL;",
+	[8] = "ALTER TABLE context ADD COLUMN rowid BIGSERIAL;",
 };
 
 static bool word_at(const char *p, const char *start, const char *w, size_t n)

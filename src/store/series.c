@@ -10,6 +10,30 @@
 
 /* --- context, threads, series (schema 3) --------------------------------- */
 
+/* The rows (id) of the words of the space-separated list ?N, in a WITH
+ * RECURSIVE, for both engines: "" ones are left for the caller to skip. */
+#define SPLIT_WORDS(n)	"r (rest, id) AS (SELECT ?" #n " || ' ', CAST('' AS TEXT)" \
+			" UNION ALL SELECT substr(rest, instr(rest, ' ') + 1)," \
+			" substr(rest, 1, instr(rest, ' ') - 1) FROM r WHERE rest != '')"
+
+/* context_ref holds c's References one a row, replacing what it held. */
+static int context_refs_put(struct store *st, const struct msg_context *c, struct err *e)
+{
+	static const char sql[] =
+		"WITH RECURSIVE " SPLIT_WORDS(2)
+		" INSERT INTO context_ref (msgid, ref) SELECT DISTINCT ?1, id FROM r WHERE id != ''";
+	struct db_stmt *s;
+
+	if (db_prep_key(st, "DELETE FROM context_ref WHERE msgid = ?1", c->message_id, &s, e) < 0 ||
+	    db_run_done(st, s, "recording a context", e) < 0)
+		return -1;
+	if (!c->references)
+		return 0;
+	if (db_prep_key(st, sql, c->message_id, &s, e) < 0)
+		return -1;
+	db_bind_text(s, 2, c->references);
+	return db_run_done(st, s, "recording a context", e);
+}
 
 int store_context_put(struct store *st, const struct msg_context *c, struct err *e)
 {
@@ -38,7 +62,9 @@ int store_context_put(struct store *st, const struct msg_context *c, struct err 
 	db_bind_text(s, 10, c->references);
 	db_bind_text(s, 11, c->list_id);
 	db_bind_int64(s, 12, (int64_t)c->time);
-	return db_run_done(st, s, "recording a context", e);
+	if (db_run_done(st, s, "recording a context", e) < 0)
+		return -1;
+	return context_refs_put(st, c, e);
 }
 
 #define CONTEXT_COLUMNS "msgid, subject, sender, kind, version, idx, total, change_id," \
@@ -83,6 +109,7 @@ int store_context_get(struct store *st, const char *msgid, struct msg_context *o
 int store_context_prune(struct store *st, time_t before, long *deleted, struct err *e)
 {
 	static const char *const sql[] = {
+		"DELETE FROM context_ref WHERE msgid IN (SELECT msgid FROM context WHERE time < ?1)",
 		"DELETE FROM context WHERE time < ?1",
 		"DELETE FROM thread_state WHERE time < ?1",
 		"DELETE FROM series_member WHERE series IN (SELECT id FROM series"
@@ -98,7 +125,7 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
 		db_bind_int64(s, 1, (int64_t)before);
 		if (db_run_done(st, s, "pruning the context", e) < 0)
 			return -1;
-		if (i == 0 && deleted)
+		if (i == 1 && deleted)
 			*deleted = (long)db_changes(st->db);
 	}
 	return 0;
@@ -108,15 +135,19 @@ int store_context_related(struct store *st, const struct msg_context *c, time_t 
 			  void (*fn)(void *ctx, const struct msg_context *row), void *ctx,
 			  struct err *e)
 {
+	/* Each way to be related is a lookup by an index; the rows come
+	 * oldest first, the first recorded first among those of one time. */
 	static const char sql[] =
-		"SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid != ?1 AND ("
-		" msgid = ?2"
-		" OR instr(' ' || ?3 || ' ', ' ' || msgid || ' ') > 0"
-		" OR in_reply_to = ?1"
-		" OR instr(' ' || refs || ' ', ' ' || ?1 || ' ') > 0"
-		" OR in_reply_to = ?2"
-		" OR (sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7))"
-		" ORDER BY time LIMIT ?8";
+		"WITH RECURSIVE " SPLIT_WORDS(3)
+		" SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid != ?1 AND msgid IN ("
+		" SELECT ?2"
+		" UNION SELECT id FROM r WHERE id != ''"
+		" UNION SELECT msgid FROM context WHERE in_reply_to = ?1"
+		" UNION SELECT msgid FROM context_ref WHERE ref = ?1"
+		" UNION SELECT msgid FROM context WHERE in_reply_to = ?2"
+		" UNION SELECT msgid FROM context"
+		"  WHERE sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7)"
+		" ORDER BY time, rowid LIMIT ?8";
 	struct msg_context row;
 	struct db_stmt *s;
 	int rc;

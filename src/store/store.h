@@ -49,10 +49,11 @@
 
 #include "lib/err.h"
 
-#define STORE_SCHEMA_VERSION	8	/* 2: lookup_cache; 3: context, thread_state, series;
+#define STORE_SCHEMA_VERSION	9	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
 					 * 5: told.about; 6: told.what;
-					 * 7: rate_events by key; 8: unread */
+					 * 7: rate_events by key; 8: unread;
+					 * 9: context_ref */
 /* PRAGMA application_id of an SQLite state: "TAGB" in ASCII, big-endian. */
 #define STORE_SQLITE_APPLICATION_ID	0x54414742u
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
@@ -366,8 +367,9 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
  * Calls fn for at most STORE_RELATED_MAX context rows that may belong with
  * c in one series: the messages c refers to (In-Reply-To, References),
  * those that refer to c, those with the same In-Reply-To, and those with
- * c's sender, version and total seen at or after since.  c itself is not
- * handed out.  The row is valid during the call only.
+ * c's sender, version and total seen at or after since, oldest first (of
+ * one time, the first recorded first).  c itself is not handed out.  The
+ * row is valid during the call only.
  */
 int store_context_related(struct store *st, const struct msg_context *c, time_t since,
 			  void (*fn)(void *ctx, const struct msg_context *row), void *ctx,

@@ -40,21 +40,26 @@ col_type() {
 capture "$TAGBOT" status -c "$tmp/st.ini"
 status_is "tagbot status builds a fresh PostgreSQL state" 0
 v=$(srv_psql tagbot -c 'SELECT version FROM tagbot_schema')
-expect "the schema version is recorded ($v)" test "$v" = 8
+expect "the schema version is recorded ($v)" test "$v" = 9
 expect "SQLite's types are translated: a raw reply is bytea, a time bigint" \
 	test "$(col_type outbox raw) $(col_type messages time)" = "bytea bigint"
 
-# Migrated in place: a schema 4 database (told without about, no unread)
-# with a row is taken to 8 (about added, then renamed what; rate_events
-# indexed by key; unread made), the row kept as a setup row; a newer one is
-# refused.
+# Migrated in place: a schema 4 database (told without about, no unread,
+# no context_ref) with a told row and a context row is taken to 9 (about
+# added, then renamed what; rate_events indexed by key; unread made; the
+# context row's References one a row in context_ref, and context given the
+# rowid that orders ties), the rows kept; a newer one is refused.
 srv_psql tagbot -c "SET ROLE tagbot" -c "DROP TABLE unread" -c "DROP TABLE told" -c "CREATE TABLE told (person TEXT NOT NULL, rule TEXT NOT NULL, t BIGINT NOT NULL, PRIMARY KEY (person, rule))" \
 	-c "INSERT INTO told VALUES ('ann@x.org', 'MISSING_SIGN_OFF', 77)" -c "DROP INDEX rate_events_key" \
+	-c "DROP TABLE context_ref" -c "ALTER TABLE context DROP COLUMN rowid" \
+	-c "INSERT INTO context (msgid, subject, sender, kind, version, idx, total, refs, time) VALUES ('b@x.org', 's', 'ann@x.org', 'patch', 1, 2, 2, 'a@x.org  c@x.org', 5)" \
 	-c "UPDATE tagbot_schema SET version = 4"
 capture "$TAGBOT" status -c "$tmp/st.ini"
 status_is "a schema 4 state opens" 0
-expect "... migrated to 8 with its row kept (what ''), unread made" \
-	test "$(srv_psql tagbot -c "SELECT version FROM tagbot_schema") $(srv_psql tagbot -c "SELECT person || '/' || what || '/' || t FROM told") $(srv_psql tagbot -c "SELECT count(*) FROM unread")" = "8 ann@x.org//77 0"
+expect "... migrated to 9 with its row kept (what ''), unread made" \
+	test "$(srv_psql tagbot -c "SELECT version FROM tagbot_schema") $(srv_psql tagbot -c "SELECT person || '/' || what || '/' || t FROM told") $(srv_psql tagbot -c "SELECT count(*) FROM unread")" = "9 ann@x.org//77 0"
+expect "... the context row's References one a row, and its rowid set" \
+	test "$(srv_psql tagbot -c "SELECT string_agg(msgid || '>' || ref, ' ' ORDER BY ref) FROM context_ref") $(srv_psql tagbot -c "SELECT count(*) FROM context WHERE rowid IS NOT NULL")" = "b@x.org>a@x.org b@x.org>c@x.org 1"
 expect "... and rate_events indexed by key" \
 	test "$(srv_psql tagbot -c "SELECT count(*) FROM pg_indexes WHERE indexname = 'rate_events_key'")" = 1
 srv_psql tagbot -c "UPDATE tagbot_schema SET version = 99"
