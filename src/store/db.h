@@ -52,7 +52,9 @@ struct db_driver {
 	const char *lock_rates;
 
 	int (*exec)(struct db *db, const char *sql);
-	/* keep: the statement lives as long as the connection (a hint). */
+	/* keep: the statement lives as long as the connection (a hint: the
+	 * SQLite driver keeps every statement it has room for, finalize()
+	 * only resetting it for the next prepare() of the same text). */
 	int (*prepare)(struct db *db, const char *sql, bool keep, struct db_stmt **out);
 	/* v NULL binds NULL; the value is copied (text) or must live until the
 	 * next step (blob). */

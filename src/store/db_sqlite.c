@@ -18,16 +18,36 @@
 #include "store/db.h"
 #include "store/store.h"
 
+/*
+ * Statements are kept once prepared, by their text: the store runs a few
+ * dozen queries over and over, and parsing and planning each again cost
+ * more than running it.  One in use is not handed out twice (a query run
+ * inside another's loop gets a statement of its own, finalized after).
+ */
+#define SQ_KEPT_MAX	128
+
+struct sq_stmt;
+
+struct sq_kept {
+	char *sql;		/* owned */
+	uint32_t hash;
+	struct sq_stmt *st;	/* owned */
+	bool busy;		/* handed out, not yet given back */
+};
+
 struct sq {
 	struct db base;
 	sqlite3 *db;		/* owned */
 	int rc;			/* the last failure's extended code */
+	struct sq_kept kept[SQ_KEPT_MAX];
+	size_t nkept;
 };
 
 struct sq_stmt {
 	struct db_stmt base;
 	sqlite3_stmt *s;	/* owned */
 	struct sq *conn;	/* foreign */
+	struct sq_kept *kept;	/* foreign; NULL when finalized after use */
 };
 
 static const struct db_driver sqlite_driver;
@@ -62,20 +82,55 @@ static int sq_exec(struct db *db, const char *sql)
 	return rc == SQLITE_OK ? DB_OK : fail(c, rc);
 }
 
+static uint32_t sql_hash(const char *sql)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)sql; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+static struct sq_kept *kept_find(struct sq *c, const char *sql, uint32_t hash)
+{
+	for (size_t i = 0; i < c->nkept; i++)
+		if (c->kept[i].hash == hash && !strcmp(c->kept[i].sql, sql))
+			return &c->kept[i];
+	return NULL;
+}
+
 static int sq_prepare(struct db *db, const char *sql, bool keep, struct db_stmt **out)
 {
 	struct sq *c = (struct sq *)db;
+	uint32_t hash = sql_hash(sql);
+	struct sq_kept *k = kept_find(c, sql, hash);
 	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v3(c->db, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &s, NULL);
 	struct sq_stmt *st;
+	int rc;
 
 	*out = NULL;
+	(void)keep;	/* every statement is kept while there is room */
+	if (k && !k->busy) {
+		k->busy = true;
+		*out = &k->st->base;
+		return DB_OK;
+	}
+	if (!k && c->nkept < SQ_KEPT_MAX)
+		k = &c->kept[c->nkept];
+	else
+		k = NULL;
+	rc = sqlite3_prepare_v3(c->db, sql, -1, k ? SQLITE_PREPARE_PERSISTENT : 0, &s, NULL);
 	if (rc != SQLITE_OK)
 		return fail(c, rc);
 	st = xcalloc(1, sizeof(*st));
 	st->base.drv = &sqlite_driver;
 	st->s = s;
 	st->conn = c;
+	if (k) {
+		*k = (struct sq_kept){ xstrdup(sql), hash, st, true };
+		st->kept = k;
+		c->nkept++;
+	}
 	*out = &st->base;
 	return DB_OK;
 }
@@ -122,10 +177,20 @@ static void sq_reset(struct db_stmt *s)
 	sqlite3_clear_bindings(S(s));
 }
 
+/* A kept statement is reset for its next use: its read ends here, as a
+ * finalized one's would. */
 static void sq_finalize(struct db_stmt *s)
 {
-	sqlite3_finalize(S(s));
-	free(s);
+	struct sq_stmt *st = (struct sq_stmt *)s;
+
+	if (st->kept) {
+		sqlite3_reset(st->s);
+		sqlite3_clear_bindings(st->s);
+		st->kept->busy = false;
+		return;
+	}
+	sqlite3_finalize(st->s);
+	free(st);
 }
 
 static bool sq_col_null(struct db_stmt *s, int i)
@@ -196,10 +261,17 @@ static enum err_class sq_errclass(struct db *db)
 
 static void sq_close(struct db *db)
 {
+	struct sq *c = (struct sq *)db;
+
 	if (!db)
 		return;
-	sqlite3_close(((struct sq *)db)->db);
-	free(db);
+	for (size_t i = 0; i < c->nkept; i++) {
+		sqlite3_finalize(c->kept[i].st->s);
+		free(c->kept[i].st);
+		free(c->kept[i].sql);
+	}
+	sqlite3_close(c->db);
+	free(c);
 }
 
 static const struct db_driver sqlite_driver = {
