@@ -762,11 +762,13 @@ static void ctx_put(struct store *st, const char *msgid, const char *irt, const 
 	ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
 }
 
-static void related_add(void *ctx, const struct msg_context *row)
+static void related_add(void *ctx, const struct msg_context *row, const char *series)
 {
 	struct buf *b = ctx;
 
 	buf_printf(b, "%s%s", b->len ? " " : "", row->message_id);
+	if (series)
+		buf_printf(b, "(%s)", series);
 }
 
 /* What store_context_related() hands out for msgid (in, refs), in order;
@@ -796,12 +798,13 @@ static char *related(struct store *st, const char *msgid, const char *irt, const
 /* The rows related by threading, each way found on its own: what c's
  * References name (words split on single spaces), what refers to c by
  * References alone, and oldest first with a tie of time in the order the
- * rows were recorded (not their Message-IDs' order).  A row recorded again
- * with other References is found by the new ones only; a pruned row's
- * references go with it. */
+ * rows were recorded (not their Message-IDs' order), each with its series
+ * (shown in parentheses).  A row recorded again with other References is
+ * found by the new ones only; a pruned row's references go with it. */
 START_TEST(test_context_related)
 {
 	struct store *st = th_store_open();
+	struct store_series sr = { 0 };
 	long n = -1;
 	struct err e;
 
@@ -814,9 +817,16 @@ START_TEST(test_context_related)
 	ck_related(st, "e@x.org", NULL, "a@x.or", "");
 	ck_related(st, "z@x.org", NULL, NULL, "d@x.org");
 	ck_related(st, "y@x.org", "z@x.org", NULL, "d@x.org");	/* a sibling */
+	sr.id = (char *)"b@x.org";
+	sr.version = 1;
+	sr.total = 3;
+	sr.state = STORE_SERIES_PENDING;
+	ck_assert_int_eq(store_series_create(st, &sr, &e), 0);
+	ck_assert_int_eq(store_series_add(st, "b@x.org", "c@x.org", 2, 20, NULL, 0, NULL, &e), 0);
+	ck_related(st, "a@x.org", NULL, NULL, "c@x.org(b@x.org) b@x.org");
 	ctx_put(st, "c@x.org", "b@x.org", "q@x.org b@x.org", 20);
 	ck_related(st, "a@x.org", NULL, NULL, "b@x.org");
-	ck_related(st, "q@x.org", NULL, NULL, "c@x.org");
+	ck_related(st, "q@x.org", NULL, NULL, "c@x.org(b@x.org)");
 	ck_assert_int_eq(store_context_prune(st, 25, &n, &e), 0);
 	ck_assert_int_eq(n, 3);
 	ck_related(st, "q@x.org", NULL, NULL, "");

@@ -720,6 +720,14 @@ static int flush_one(struct daemon *d, const char *id, time_t now, time_t *full,
 
 	memset(&s, 0, sizeof(s));
 	rc = series_state(d, id, &state, &s, e);
+	if (rc == 0 && state == STORE_SERIES_PENDING && now < s.deadline) {
+		/* counted first: the mails are read once all parts are in */
+		int nparts;
+
+		rc = store_series_count(d->st, id, s.total, &nparts, e);
+		if (rc == 0 && nparts < s.total)
+			goto out;
+	}
 	if (rc == 0 && state == STORE_SERIES_PENDING)
 		rc = store_series_members(d->st, id, member_add, &ms, e);
 	if (rc == 0 && state == STORE_SERIES_PENDING && now < s.deadline)

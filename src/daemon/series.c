@@ -108,27 +108,34 @@ bool series_complete(const struct series_view *v)
 	return v->total > 0 && v->nhave >= v->total && (v->have_cover || !v->cover_expected);
 }
 
-/* The candidates' Message-IDs, gathered before asking the store more:
- * those linked by threading, else those of the window. */
+/* The series of the candidates, each once, oldest candidate first: those
+ * linked by threading, else those of the window.  A candidate in no
+ * series adds none. */
 struct cands {
 	const struct msg_context *c;
 	char **v, **w;
 	size_t n, alloc, nw, aw;
 };
 
-static void cand_add(void *ctx, const struct msg_context *row)
+static void series_add(char ***v, size_t *n, size_t *alloc, const char *series)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], series))
+			return;
+	ARRAY_GROW(*v, *alloc, *n + 1);
+	(*v)[(*n)++] = xstrdup(series);
+}
+
+static void cand_add(void *ctx, const struct msg_context *row, const char *series)
 {
 	struct cands *k = ctx;
 
-	if (!series_is_part(row))
+	if (!series || !series_is_part(row))
 		return;
-	if (series_linked(k->c, row)) {
-		ARRAY_GROW(k->v, k->alloc, k->n + 1);
-		k->v[k->n++] = xstrdup(row->message_id);
-	} else if (series_window_match(k->c, row, SERIES_WINDOW)) {
-		ARRAY_GROW(k->w, k->aw, k->nw + 1);
-		k->w[k->nw++] = xstrdup(row->message_id);
-	}
+	if (series_linked(k->c, row))
+		series_add(&k->v, &k->n, &k->alloc, series);
+	else if (series_window_match(k->c, row, SERIES_WINDOW))
+		series_add(&k->w, &k->nw, &k->aw, series);
 }
 
 /* A series found by the window takes c only when it has no cover letter
@@ -163,40 +170,16 @@ static void strs_free(char **v, size_t n)
 	free(v);
 }
 
-/* The distinct series of the candidates, oldest candidate first. */
-static int series_of_all(struct store *st, char *const *v, size_t n, char ***ids,
-			 size_t *nids, struct err *e)
-{
-	size_t alloc = 0;
-
-	*ids = NULL;
-	*nids = 0;
-	for (size_t i = 0; i < n; i++) {
-		char *id;
-		bool dup = false;
-
-		if (store_series_of(st, v[i], &id, e) < 0)
-			return -1;
-		for (size_t j = 0; id && j < *nids; j++)
-			dup = dup || !strcmp((*ids)[j], id);
-		if (!id || dup) {
-			free(id);
-			continue;
-		}
-		ARRAY_GROW(*ids, alloc, *nids + 1);
-		(*ids)[(*nids)++] = id;
-	}
-	return 0;
-}
-
 /* The window's series that can take c (at most one: the oldest). */
-static int window_series(struct store *st, const struct cands *k, char ***ids, size_t *nids,
+static int window_series(struct store *st, struct cands *k, char ***ids, size_t *nids,
 			 struct err *e)
 {
 	size_t keep = 0;
 
-	if (series_of_all(st, k->w, k->nw, ids, nids, e) < 0)
-		return -1;
+	*ids = k->w;
+	*nids = k->nw;
+	k->w = NULL;
+	k->nw = 0;
 	for (size_t i = 0; i < *nids; i++) {
 		bool ok = false;
 
@@ -277,8 +260,12 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 	if (*id)
 		return 0;	/* seen before: stays where it is */
 	rc = store_context_related(st, c, c->time - SERIES_WINDOW, cand_add, &k, e);
-	if (rc == 0)
-		rc = series_of_all(st, k.v, k.n, &ids, &nids, e);
+	if (rc == 0) {
+		ids = k.v;
+		nids = k.n;
+		k.v = NULL;
+		k.n = 0;
+	}
 	if (rc == 0 && nids == 0)
 		rc = window_series(st, &k, &ids, &nids, e);
 	if (rc == 0)

@@ -132,20 +132,22 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
 }
 
 int store_context_related(struct store *st, const struct msg_context *c, time_t since,
-			  void (*fn)(void *ctx, const struct msg_context *row), void *ctx,
-			  struct err *e)
+			  void (*fn)(void *ctx, const struct msg_context *row, const char *series),
+			  void *ctx, struct err *e)
 {
 	/* Each way to be related is a lookup by an index; the rows come
 	 * oldest first, the first recorded first among those of one time. */
 	static const char sql[] =
 		"WITH RECURSIVE " SPLIT_WORDS(3)
-		" SELECT " CONTEXT_COLUMNS " FROM context WHERE msgid != ?1 AND msgid IN ("
+		" SELECT " CONTEXT_COLUMNS ","
+		" (SELECT series FROM series_member m WHERE m.msgid = context.msgid)"
+		" FROM context WHERE msgid != ?1 AND msgid IN ("
 		" SELECT ?2"
-		" UNION SELECT id FROM r WHERE id != ''"
-		" UNION SELECT msgid FROM context WHERE in_reply_to = ?1"
-		" UNION SELECT msgid FROM context_ref WHERE ref = ?1"
-		" UNION SELECT msgid FROM context WHERE in_reply_to = ?2"
-		" UNION SELECT msgid FROM context"
+		" UNION ALL SELECT id FROM r WHERE id != ''"
+		" UNION ALL SELECT msgid FROM context WHERE in_reply_to = ?1"
+		" UNION ALL SELECT msgid FROM context_ref WHERE ref = ?1"
+		" UNION ALL SELECT msgid FROM context WHERE in_reply_to = ?2"
+		" UNION ALL SELECT msgid FROM context"
 		"  WHERE sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7)"
 		" ORDER BY time, rowid LIMIT ?8";
 	struct msg_context row;
@@ -165,7 +167,7 @@ int store_context_related(struct store *st, const struct msg_context *c, time_t 
 	msg_context_init(&row);
 	while ((rc = db_step(s)) == DB_ROW) {
 		fill_context(s, &row);
-		fn(ctx, &row);
+		fn(ctx, &row, db_col_null(s, 12) ? NULL : db_col_str(s, 12));
 	}
 	msg_context_release(&row);
 	db_finalize(s);
@@ -348,6 +350,24 @@ int store_series_members(struct store *st, const char *id,
 	}
 	db_finalize(s);
 	return rc == DB_OK ? 0 : db_err(st, e, "reading a series");
+}
+
+int store_series_count(struct store *st, const char *id, int total, int *nparts,
+		       struct err *e)
+{
+	struct db_stmt *s;
+	int rc;
+
+	*nparts = 0;
+	if (db_prep(st, "SELECT count(DISTINCT idx) FROM series_member"
+		    " WHERE series = ?1 AND idx BETWEEN 1 AND ?2", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, id);
+	db_bind_int64(s, 2, total);
+	rc = db_step(s);
+	if (rc == DB_ROW)
+		*nparts = db_col_int(s, 0);
+	return db_row_end(st, s, rc, "counting a series", e);
 }
 
 int store_series_set_state(struct store *st, const char *id, enum store_series_state state,

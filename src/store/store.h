@@ -368,12 +368,13 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
  * c in one series: the messages c refers to (In-Reply-To, References),
  * those that refer to c, those with the same In-Reply-To, and those with
  * c's sender, version and total seen at or after since, oldest first (of
- * one time, the first recorded first).  c itself is not handed out.  The
- * row is valid during the call only.
+ * one time, the first recorded first), each with the series it is a
+ * member of (NULL for none).  c itself is not handed out.  The row and
+ * series are valid during the call only.
  */
 int store_context_related(struct store *st, const struct msg_context *c, time_t since,
-			  void (*fn)(void *ctx, const struct msg_context *row), void *ctx,
-			  struct err *e);
+			  void (*fn)(void *ctx, const struct msg_context *row, const char *series),
+			  void *ctx, struct err *e);
 
 /* A thread is named by its root: the first References key, else In-Reply-To, else the message itself. */
 int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e);
@@ -453,6 +454,10 @@ int store_series_merge(struct store *st, const char *into, const char *from, str
 int store_series_members(struct store *st, const char *id,
 			 void (*fn)(void *ctx, const struct store_series_member *m), void *ctx,
 			 struct err *e);
+/* *nparts: how many distinct indexes 1..total series id's members have,
+ * read from the index alone, without the mails. */
+int store_series_count(struct store *st, const char *id, int total, int *nparts,
+		       struct err *e);
 int store_series_set_state(struct store *st, const char *id, enum store_series_state state,
 			   struct err *e);
 /* A series' new deadline (a pending one whose reply a rate limit held). */
