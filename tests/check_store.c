@@ -675,6 +675,12 @@ static const char schema2[] =
 	" 'raw', 1700000000, 1700000000);"
 	"PRAGMA user_version = 2;";
 
+/* What takes a state of schema 9 back to 8. */
+#define UNDO_9	"DROP TABLE context_ref; DROP INDEX context_unthreaded;"		\
+		" DROP INDEX series_member_of; DROP INDEX context_irt;"		\
+		" CREATE INDEX context_irt ON context (in_reply_to);"		\
+		" CREATE INDEX context_series ON context (sender, version, total, time);"
+
 static int user_version(void)
 {
 	sqlite3 *db;
@@ -762,18 +768,20 @@ static void ctx_put(struct store *st, const char *msgid, const char *irt, const 
 	ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
 }
 
-static void related_add(void *ctx, const struct msg_context *row, const char *series)
+static void related_add(void *ctx, const struct store_related *r)
 {
 	struct buf *b = ctx;
 
-	buf_printf(b, "%s%s", b->len ? " " : "", row->message_id);
-	if (series)
-		buf_printf(b, "(%s)", series);
+	buf_printf(b, "%s%s", b->len ? " " : "", r->row->message_id);
+	if (r->series)
+		buf_printf(b, "(%s)", r->series);
 }
 
-/* What store_context_related() hands out for msgid (in, refs), in order;
- * since is after every row, so only the threading links count. */
-static char *related(struct store *st, const char *msgid, const char *irt, const char *refs)
+/* What store_context_related() (skip NULL) or store_context_siblings()
+ * (skip the series to leave out) hands out for msgid (in, refs), in
+ * order; since is after every row, so only the threading links count. */
+static char *related(struct store *st, const char *msgid, const char *irt, const char *refs,
+		     const char *skip)
 {
 	struct msg_context c = {
 		.message_id = (char *)msgid, .sender = (char *)"ann@x.org", .version = 1,
@@ -781,19 +789,24 @@ static char *related(struct store *st, const char *msgid, const char *irt, const
 	};
 	struct buf b;
 	struct err e;
+	int rc;
 
 	buf_init(&b, 0);
-	ck_assert_msg(store_context_related(st, &c, 1000, related_add, &b, &e) == 0, "%s", e.msg);
+	rc = skip ? store_context_siblings(st, &c, skip, related_add, &b, &e)
+		  : store_context_related(st, &c, 1000, related_add, &b, &e);
+	ck_assert_msg(rc == 0, "%s", e.msg);
 	return buf_detach(&b, NULL);
 }
 
-#define ck_related(st, id, irt, refs, want)					\
+#define ck_rows(st, id, irt, refs, skip, want)					\
 	do {									\
-		char *got_ = related(st, id, irt, refs);			\
+		char *got_ = related(st, id, irt, refs, skip);			\
 		ck_assert_msg(!strcmp(got_, want), "related to %s: \"%s\", want \"%s\"", \
 			      id, got_, want);					\
 		free(got_);							\
 	} while (0)
+#define ck_related(st, id, irt, refs, want)	ck_rows(st, id, irt, refs, NULL, want)
+#define ck_siblings(st, id, irt, skip, want)	ck_rows(st, id, irt, NULL, skip, want)
 
 /* The rows related by threading, each way found on its own: what c's
  * References name (words split on single spaces), what refers to c by
@@ -816,7 +829,8 @@ START_TEST(test_context_related)
 	ck_related(st, "e@x.org", NULL, "a@x.org  d@x.org", "a@x.org d@x.org");
 	ck_related(st, "e@x.org", NULL, "a@x.or", "");
 	ck_related(st, "z@x.org", NULL, NULL, "d@x.org");
-	ck_related(st, "y@x.org", "z@x.org", NULL, "d@x.org");	/* a sibling */
+	ck_related(st, "y@x.org", "z@x.org", NULL, "");	/* d: a sibling, not in a series */
+	ck_siblings(st, "y@x.org", "z@x.org", "", "");
 	sr.id = (char *)"b@x.org";
 	sr.version = 1;
 	sr.total = 3;
@@ -824,6 +838,10 @@ START_TEST(test_context_related)
 	ck_assert_int_eq(store_series_create(st, &sr, &e), 0);
 	ck_assert_int_eq(store_series_add(st, "b@x.org", "c@x.org", 2, 20, NULL, 0, NULL, &e), 0);
 	ck_related(st, "a@x.org", NULL, NULL, "c@x.org(b@x.org) b@x.org");
+	ck_siblings(st, "y@x.org", "b@x.org", "", "c@x.org(b@x.org)");	/* c's sibling */
+	ck_siblings(st, "y@x.org", "b@x.org", "q@x.org b@x.org", "");	/* its series skipped */
+	ck_siblings(st, "y@x.org", "b@x.org", "b@x.or", "c@x.org(b@x.org)");
+	ck_siblings(st, "c@x.org", "b@x.org", "", "");	/* not itself */
 	ctx_put(st, "c@x.org", "b@x.org", "q@x.org b@x.org", 20);
 	ck_related(st, "a@x.org", NULL, NULL, "b@x.org");
 	ck_related(st, "q@x.org", NULL, NULL, "c@x.org(b@x.org)");
@@ -849,7 +867,7 @@ START_TEST(test_context_ref_migration)
 	ctx_put(st, "c@x.org", "b@x.org", "a@x.org b@x.org", 30);
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP TABLE context_ref; PRAGMA user_version = 8;", NULL,
+	ck_assert_int_eq(sqlite3_exec(db, UNDO_9 "PRAGMA user_version = 8;", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
@@ -874,7 +892,7 @@ START_TEST(test_rate_index)
 	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 100, &e), 0);
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key; DROP TABLE unread; DROP TABLE context_ref;"
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key; DROP TABLE unread; " UNDO_9
 				      "PRAGMA user_version = 6;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
@@ -952,7 +970,7 @@ START_TEST(test_told_about)
 				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule));"
 				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
-				      "DROP TABLE unread; DROP TABLE context_ref; PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; " UNDO_9 "PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
@@ -1004,7 +1022,7 @@ START_TEST(test_told_what)
 				      "CREATE INDEX told_t ON told (t);"
 				      "INSERT INTO told VALUES ('a@x.org', 'MISSING_SIGN_OFF', '', 100);"
 				      "INSERT INTO told VALUES ('a@x.org', 'BAD_FIXES_TAG', 'leds: x', 100);"
-				      "DROP TABLE unread; DROP TABLE context_ref; PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; " UNDO_9 "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);

@@ -108,34 +108,81 @@ bool series_complete(const struct series_view *v)
 	return v->total > 0 && v->nhave >= v->total && (v->have_cover || !v->cover_expected);
 }
 
-/* The series of the candidates, each once, oldest candidate first: those
- * linked by threading, else those of the window.  A candidate in no
- * series adds none. */
+/* The candidates: the related rows in a series, by whether threading
+ * links them to c (v) or only the window (w). */
+struct cand {
+	char *series;
+	time_t time;
+	int64_t seq;
+};
+
 struct cands {
 	const struct msg_context *c;
-	char **v, **w;
+	struct cand *v, *w;
 	size_t n, alloc, nw, aw;
 };
 
-static void series_add(char ***v, size_t *n, size_t *alloc, const char *series)
+static void cand_push(struct cand **v, size_t *n, size_t *alloc, const struct store_related *r)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*v)[i], series))
-			return;
 	ARRAY_GROW(*v, *alloc, *n + 1);
-	(*v)[(*n)++] = xstrdup(series);
+	(*v)[(*n)++] = (struct cand){ xstrdup(r->series), r->row->time, r->seq };
 }
 
-static void cand_add(void *ctx, const struct msg_context *row, const char *series)
+static void cand_add(void *ctx, const struct store_related *r)
 {
 	struct cands *k = ctx;
 
-	if (!series || !series_is_part(row))
+	if (!r->series || !series_is_part(r->row))
 		return;
-	if (series_linked(k->c, row))
-		series_add(&k->v, &k->n, &k->alloc, series);
-	else if (series_window_match(k->c, row, SERIES_WINDOW))
-		series_add(&k->w, &k->nw, &k->aw, series);
+	if (series_linked(k->c, r->row))
+		cand_push(&k->v, &k->n, &k->alloc, r);
+	else if (series_window_match(k->c, r->row, SERIES_WINDOW))
+		cand_push(&k->w, &k->nw, &k->aw, r);
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The distinct series of the n candidates v (freed), oldest candidate
+ * first. */
+static void distinct(struct cand *v, size_t n, char ***ids, size_t *nids)
+{
+	size_t alloc = 0;
+
+	*ids = NULL;
+	*nids = 0;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cand_cmp);
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < *nids && !dup; j++)
+			dup = !strcmp((*ids)[j], v[i].series);
+		if (dup) {
+			free(v[i].series);
+			continue;
+		}
+		ARRAY_GROW(*ids, alloc, *nids + 1);
+		(*ids)[(*nids)++] = v[i].series;
+	}
+	free(v);
+}
+
+/* The series linked so far, for store_context_siblings() to skip. */
+static char *linked_so_far(const struct cands *k)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	for (size_t i = 0; i < k->n; i++)
+		buf_printf(&b, "%s%s", i ? " " : "", k->v[i].series);
+	return buf_detach(&b, NULL);
 }
 
 /* A series found by the window takes c only when it has no cover letter
@@ -163,6 +210,13 @@ static int window_fits(struct store *st, const char *id, int index, bool *ok, st
 	return 0;
 }
 
+static void cands_free(struct cand *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].series);
+	free(v);
+}
+
 static void strs_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -176,8 +230,7 @@ static int window_series(struct store *st, struct cands *k, char ***ids, size_t 
 {
 	size_t keep = 0;
 
-	*ids = k->w;
-	*nids = k->nw;
+	distinct(k->w, k->nw, ids, nids);
 	k->w = NULL;
 	k->nw = 0;
 	for (size_t i = 0; i < *nids; i++) {
@@ -261,8 +314,13 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 		return 0;	/* seen before: stays where it is */
 	rc = store_context_related(st, c, c->time - SERIES_WINDOW, cand_add, &k, e);
 	if (rc == 0) {
-		ids = k.v;
-		nids = k.n;
+		char *skip = linked_so_far(&k);
+
+		rc = store_context_siblings(st, c, skip, cand_add, &k, e);
+		free(skip);
+	}
+	if (rc == 0) {
+		distinct(k.v, k.n, &ids, &nids);
 		k.v = NULL;
 		k.n = 0;
 	}
@@ -281,8 +339,8 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 		free(*id);
 		*id = NULL;
 	}
-	strs_free(k.v, k.n);
-	strs_free(k.w, k.nw);
+	cands_free(k.v, k.n);
+	cands_free(k.w, k.nw);
 	strs_free(ids, nids);
 	return rc;
 }

@@ -150,13 +150,21 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	"  time INTEGER NOT NULL,"
 	"  PRIMARY KEY (source, folder, uid));"
 	"CREATE INDEX unread_time ON unread (time);",
-	/* 8 -> 9: the References of each context row, one row a reference,
-	 * so that the replies to a message are found by an index */
+	/* 8 -> 9: what may belong in one series with a message, each way by
+	 * an index: the References of each context row one a row (the replies
+	 * to a message), the siblings with their series without reading the
+	 * rows, the window's unthreaded mail apart from the threaded */
 	"CREATE TABLE context_ref ("
 	"  msgid TEXT NOT NULL,"
 	"  ref TEXT NOT NULL,"
 	"  PRIMARY KEY (msgid, ref));"
 	"CREATE INDEX context_ref_ref ON context_ref (ref);"
+	"DROP INDEX context_irt;"
+	"CREATE INDEX context_irt ON context (in_reply_to, msgid);"
+	"DROP INDEX context_series;"
+	"CREATE INDEX context_unthreaded ON context (sender, version, total, time)"
+	"  WHERE in_reply_to IS NULL AND refs IS NULL;"
+	"CREATE INDEX series_member_of ON series_member (msgid, series);"
 	"WITH RECURSIVE r (msgid, rest, id) AS ("
 	"  SELECT msgid, refs || ' ', CAST('' AS TEXT) FROM context WHERE refs IS NOT NULL"
 	"  UNION ALL SELECT msgid, substr(rest, instr(rest, ' ') + 1),"

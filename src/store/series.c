@@ -131,28 +131,49 @@ int store_context_prune(struct store *st, time_t before, long *deleted, struct e
 	return 0;
 }
 
+/* Hands out the rows of s (CONTEXT_COLUMNS, series, rowid) to fn. */
+static int related_rows(struct store *st, struct db_stmt *s,
+			void (*fn)(void *ctx, const struct store_related *r), void *ctx,
+			struct err *e)
+{
+	struct msg_context row;
+	struct store_related r = { .row = &row };
+	int rc;
+
+	msg_context_init(&row);
+	while ((rc = db_step(s)) == DB_ROW) {
+		fill_context(s, &row);
+		r.series = db_col_null(s, 12) ? NULL : db_col_str(s, 12);
+		r.seq = db_col_int64(s, 13);
+		fn(ctx, &r);
+	}
+	msg_context_release(&row);
+	db_finalize(s);
+	return rc == DB_OK ? 0 : db_err(st, e, "reading related contexts");
+}
+
+#define RELATED_COLUMNS	CONTEXT_COLUMNS ", (SELECT series FROM series_member m" \
+			" WHERE m.msgid = context.msgid) AS series, rowid"
+
 int store_context_related(struct store *st, const struct msg_context *c, time_t since,
-			  void (*fn)(void *ctx, const struct msg_context *row, const char *series),
-			  void *ctx, struct err *e)
+			  void (*fn)(void *ctx, const struct store_related *r), void *ctx,
+			  struct err *e)
 {
 	/* Each way to be related is a lookup by an index; the rows come
 	 * oldest first, the first recorded first among those of one time. */
 	static const char sql[] =
 		"WITH RECURSIVE " SPLIT_WORDS(3)
-		" SELECT " CONTEXT_COLUMNS ","
-		" (SELECT series FROM series_member m WHERE m.msgid = context.msgid)"
+		" SELECT " RELATED_COLUMNS
 		" FROM context WHERE msgid != ?1 AND msgid IN ("
 		" SELECT ?2"
 		" UNION ALL SELECT id FROM r WHERE id != ''"
 		" UNION ALL SELECT msgid FROM context WHERE in_reply_to = ?1"
 		" UNION ALL SELECT msgid FROM context_ref WHERE ref = ?1"
-		" UNION ALL SELECT msgid FROM context WHERE in_reply_to = ?2"
 		" UNION ALL SELECT msgid FROM context"
-		"  WHERE sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7)"
+		"  WHERE sender = ?4 AND version = ?5 AND total = ?6 AND time >= ?7"
+		"  AND in_reply_to IS NULL AND refs IS NULL)"
 		" ORDER BY time, rowid LIMIT ?8";
-	struct msg_context row;
 	struct db_stmt *s;
-	int rc;
 
 	if (db_prep(st, sql, &s, e) < 0)
 		return -1;
@@ -164,14 +185,33 @@ int store_context_related(struct store *st, const struct msg_context *c, time_t 
 	db_bind_int64(s, 6, c->total);
 	db_bind_int64(s, 7, (int64_t)since);
 	db_bind_int64(s, 8, STORE_RELATED_MAX);
-	msg_context_init(&row);
-	while ((rc = db_step(s)) == DB_ROW) {
-		fill_context(s, &row);
-		fn(ctx, &row, db_col_null(s, 12) ? NULL : db_col_str(s, 12));
-	}
-	msg_context_release(&row);
-	db_finalize(s);
-	return rc == DB_OK ? 0 : db_err(st, e, "reading related contexts");
+	return related_rows(st, s, fn, ctx, e);
+}
+
+int store_context_siblings(struct store *st, const struct msg_context *c, const char *skip,
+			   void (*fn)(void *ctx, const struct store_related *r), void *ctx,
+			   struct err *e)
+{
+	/* The siblings and their series from two indexes alone; only the
+	 * rows not skipped are read. */
+	static const char sql[] =
+		"WITH RECURSIVE " SPLIT_WORDS(3)
+		" SELECT " RELATED_COLUMNS " FROM context WHERE msgid IN ("
+		" SELECT c.msgid FROM context c JOIN series_member m ON m.msgid = c.msgid"
+		" WHERE c.in_reply_to = ?2 AND c.msgid != ?1"
+		" AND m.series NOT IN (SELECT id FROM r))"
+		" ORDER BY time, rowid LIMIT ?4";
+	struct db_stmt *s;
+
+	if (!c->in_reply_to)
+		return 0;
+	if (db_prep(st, sql, &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, c->message_id ? c->message_id : "");
+	db_bind_text(s, 2, c->in_reply_to);
+	db_bind_text(s, 3, skip ? skip : "");
+	db_bind_int64(s, 4, STORE_RELATED_MAX);
+	return related_rows(st, s, fn, ctx, e);
 }
 
 int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e)

@@ -363,18 +363,34 @@ int store_context_get(struct store *st, const char *msgid, struct msg_context *o
  * before it; *deleted (may be NULL): context rows. */
 int store_context_prune(struct store *st, time_t before, long *deleted, struct err *e);
 
+/* A context row handed out by store_context_related() and _siblings(),
+ * valid during the call only. */
+struct store_related {
+	const struct msg_context *row;
+	const char *series;	/* the series it is a member of; NULL */
+	int64_t seq;		/* its order of recording: rows of one time by it */
+};
+
 /*
  * Calls fn for at most STORE_RELATED_MAX context rows that may belong with
  * c in one series: the messages c refers to (In-Reply-To, References),
- * those that refer to c, those with the same In-Reply-To, and those with
- * c's sender, version and total seen at or after since, oldest first (of
- * one time, the first recorded first), each with the series it is a
- * member of (NULL for none).  c itself is not handed out.  The row and
- * series are valid during the call only.
+ * those that refer to c, and the unthreaded ones (neither In-Reply-To nor
+ * References) with c's sender, version and total seen at or after since;
+ * oldest first (of one time, by seq).  c itself is not handed out.
  */
 int store_context_related(struct store *st, const struct msg_context *c, time_t since,
-			  void (*fn)(void *ctx, const struct msg_context *row, const char *series),
-			  void *ctx, struct err *e);
+			  void (*fn)(void *ctx, const struct store_related *r), void *ctx,
+			  struct err *e);
+/*
+ * The same for c's siblings (the rows with c's In-Reply-To), only those
+ * in a series and not in one that skip names (series ids separated by a
+ * space; NULL for none): the siblings in the series found already are not
+ * read again, which keeps a part of a long series as cheap as one of a
+ * short one.
+ */
+int store_context_siblings(struct store *st, const struct msg_context *c, const char *skip,
+			   void (*fn)(void *ctx, const struct store_related *r), void *ctx,
+			   struct err *e);
 
 /* A thread is named by its root: the first References key, else In-Reply-To, else the message itself. */
 int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e);
