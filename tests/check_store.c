@@ -677,8 +677,7 @@ static const char schema2[] =
 
 /* What takes a state of schema 9 back to 8. */
 #define UNDO_9	"DROP TABLE context_ref; DROP INDEX context_unthreaded;"		\
-		" DROP INDEX series_member_of; DROP INDEX context_irt;"		\
-		" CREATE INDEX context_irt ON context (in_reply_to);"		\
+		" DROP INDEX series_member_irt; ALTER TABLE series_member DROP COLUMN irt;" \
 		" CREATE INDEX context_series ON context (sender, version, total, time);"
 
 static int user_version(void)

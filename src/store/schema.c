@@ -152,19 +152,21 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX unread_time ON unread (time);",
 	/* 8 -> 9: what may belong in one series with a message, each way by
 	 * an index: the References of each context row one a row (the replies
-	 * to a message), the siblings with their series without reading the
-	 * rows, the window's unthreaded mail apart from the threaded */
+	 * to a message), the series members by their In-Reply-To (siblings in
+	 * another series than those found), the window's unthreaded mail apart
+	 * from the threaded */
 	"CREATE TABLE context_ref ("
 	"  msgid TEXT NOT NULL,"
 	"  ref TEXT NOT NULL,"
 	"  PRIMARY KEY (msgid, ref));"
 	"CREATE INDEX context_ref_ref ON context_ref (ref);"
-	"DROP INDEX context_irt;"
-	"CREATE INDEX context_irt ON context (in_reply_to, msgid);"
 	"DROP INDEX context_series;"
 	"CREATE INDEX context_unthreaded ON context (sender, version, total, time)"
 	"  WHERE in_reply_to IS NULL AND refs IS NULL;"
-	"CREATE INDEX series_member_of ON series_member (msgid, series);"
+	"ALTER TABLE series_member ADD COLUMN irt TEXT;"
+	"UPDATE series_member SET irt = (SELECT in_reply_to FROM context c"
+	"  WHERE c.msgid = series_member.msgid);"
+	"CREATE INDEX series_member_irt ON series_member (irt, series, msgid);"
 	"WITH RECURSIVE r (msgid, rest, id) AS ("
 	"  SELECT msgid, refs || ' ', CAST('' AS TEXT) FROM context WHERE refs IS NOT NULL"
 	"  UNION ALL SELECT msgid, substr(rest, instr(rest, ' ') + 1),"

@@ -192,26 +192,36 @@ int store_context_siblings(struct store *st, const struct msg_context *c, const 
 			   void (*fn)(void *ctx, const struct store_related *r), void *ctx,
 			   struct err *e)
 {
-	/* The siblings and their series from two indexes alone; only the
-	 * rows not skipped are read. */
+	/* The siblings in a series and their series from one index alone,
+	 * around the first series skipped (usually the only one: then no
+	 * sibling is looked at); only the rows not skipped are read. */
 	static const char sql[] =
 		"WITH RECURSIVE " SPLIT_WORDS(3)
 		" SELECT " RELATED_COLUMNS " FROM context WHERE msgid IN ("
-		" SELECT c.msgid FROM context c JOIN series_member m ON m.msgid = c.msgid"
-		" WHERE c.in_reply_to = ?2 AND c.msgid != ?1"
-		" AND m.series NOT IN (SELECT id FROM r))"
+		" SELECT msgid FROM series_member WHERE irt = ?2 AND series < ?5"
+		" UNION ALL SELECT msgid FROM series_member WHERE irt = ?2 AND series > ?5)"
+		" AND msgid != ?1 AND (SELECT series FROM series_member m"
+		"  WHERE m.msgid = context.msgid) NOT IN (SELECT id FROM r)"
 		" ORDER BY time, rowid LIMIT ?4";
 	struct db_stmt *s;
+	char *first;
+	int rc;
 
 	if (!c->in_reply_to)
 		return 0;
-	if (db_prep(st, sql, &s, e) < 0)
-		return -1;
-	db_bind_text(s, 1, c->message_id ? c->message_id : "");
-	db_bind_text(s, 2, c->in_reply_to);
-	db_bind_text(s, 3, skip ? skip : "");
-	db_bind_int64(s, 4, STORE_RELATED_MAX);
-	return related_rows(st, s, fn, ctx, e);
+	skip = skip ? skip : "";
+	first = xstrndup(skip, strcspn(skip, " "));
+	rc = db_prep(st, sql, &s, e);
+	if (rc == 0) {
+		db_bind_text(s, 1, c->message_id ? c->message_id : "");
+		db_bind_text(s, 2, c->in_reply_to);
+		db_bind_text(s, 3, skip);
+		db_bind_int64(s, 4, STORE_RELATED_MAX);
+		db_bind_text(s, 5, first);
+		rc = related_rows(st, s, fn, ctx, e);
+	}
+	free(first);
+	return rc;
 }
 
 int store_thread_quiet_get(struct store *st, const char *root, bool *quiet, struct err *e)
@@ -329,9 +339,13 @@ int store_series_add(struct store *st, const char *id, const char *msgid, int in
 	bool keep = raw && len <= STORE_SERIES_RAW_MAX;
 	struct db_stmt *s;
 
-	if (db_prep_key(st, "INSERT INTO series_member (msgid, series, idx, time, raw, findings)"
-			" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (msgid) DO UPDATE SET"
-			" series = ?2, idx = ?3, time = ?4, raw = ?5, findings = ?6", msgid, &s, e) < 0)
+	/* irt: the In-Reply-To its context has, for store_context_siblings() */
+	if (db_prep_key(st, "INSERT INTO series_member (msgid, series, idx, time, raw, findings, irt)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+			" (SELECT in_reply_to FROM context WHERE msgid = ?1))"
+			" ON CONFLICT (msgid) DO UPDATE SET series = ?2, idx = ?3, time = ?4, raw = ?5,"
+			" findings = ?6, irt = (SELECT in_reply_to FROM context WHERE msgid = ?1)",
+			msgid, &s, e) < 0)
 		return -1;
 	db_bind_text(s, 2, id);
 	db_bind_int64(s, 3, index);
