@@ -678,7 +678,9 @@ static const char schema2[] =
 /* What takes a state of schema 9 back to 8. */
 #define UNDO_9	"DROP TABLE context_ref; DROP INDEX context_unthreaded;"		\
 		" DROP INDEX series_member_irt; ALTER TABLE series_member DROP COLUMN irt;" \
-		" CREATE INDEX context_series ON context (sender, version, total, time);"
+		" CREATE INDEX context_series ON context (sender, version, total, time);" \
+		" CREATE INDEX context_change ON context (change_id);"			\
+		" CREATE INDEX context_work ON context (sender, subject);"
 
 static int user_version(void)
 {
@@ -753,18 +755,24 @@ START_TEST(test_migrate_2_to_3)
 }
 END_TEST
 
-/* ctx_put: a context row for msgid, by ann@x.org, v1 of 3 parts. */
-static void ctx_put(struct store *st, const char *msgid, const char *irt, const char *refs,
-		    time_t t)
+/* A context row for msgid of kind, by ann@x.org, v1 of 3 parts. */
+static void ctx_put_kind(struct store *st, const char *kind, const char *msgid, const char *irt,
+			 const char *refs, time_t t)
 {
 	struct msg_context c = {
 		.message_id = (char *)msgid, .subject = (char *)"s", .sender = (char *)"ann@x.org",
-		.kind = (char *)"patch", .version = 1, .index = 1, .total = 3,
+		.kind = (char *)kind, .version = 1, .index = 1, .total = 3,
 		.in_reply_to = (char *)irt, .references = (char *)refs, .time = t,
 	};
 	struct err e;
 
 	ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
+}
+
+static void ctx_put(struct store *st, const char *msgid, const char *irt, const char *refs,
+		    time_t t)
+{
+	ctx_put_kind(st, "patch", msgid, irt, refs, t);
 }
 
 static void related_add(void *ctx, const struct store_related *r)
@@ -824,9 +832,13 @@ START_TEST(test_context_related)
 	ctx_put(st, "c@x.org", "b@x.org", "a@x.org b@x.org", 20);	/* refers to a by refs only */
 	ctx_put(st, "b@x.org", "a@x.org", "a@x.org", 20);
 	ctx_put(st, "d@x.org", "z@x.org", "z@x.org", 30);
+	ctx_put_kind(st, "reply", "r@x.org", "a@x.org", "a@x.org", 5);	/* never a part */
+	ctx_put_kind(st, "reply", "a@x.or", NULL, "d@x.org", 5);
 	ck_related(st, "a@x.org", NULL, NULL, "c@x.org b@x.org");
+	ck_related(st, "r@x.org", "a@x.org", "a@x.org", "a@x.org");
 	ck_related(st, "e@x.org", NULL, "a@x.org  d@x.org", "a@x.org d@x.org");
-	ck_related(st, "e@x.org", NULL, "a@x.or", "");
+	ck_related(st, "e@x.org", NULL, "a@x.or", "");	/* a reply */
+	ck_related(st, "d@x.org", NULL, NULL, "");	/* a reply refers to it */
 	ck_related(st, "z@x.org", NULL, NULL, "d@x.org");
 	ck_related(st, "y@x.org", "z@x.org", NULL, "");	/* d: a sibling, not in a series */
 	ck_siblings(st, "y@x.org", "z@x.org", "", "");
@@ -845,7 +857,7 @@ START_TEST(test_context_related)
 	ck_related(st, "a@x.org", NULL, NULL, "b@x.org");
 	ck_related(st, "q@x.org", NULL, NULL, "c@x.org(b@x.org)");
 	ck_assert_int_eq(store_context_prune(st, 25, &n, &e), 0);
-	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(n, 5);
 	ck_related(st, "q@x.org", NULL, NULL, "");
 	ctx_put(st, "c@x.org", NULL, NULL, 40);	/* recorded anew: no references left */
 	ck_related(st, "q@x.org", NULL, NULL, "");

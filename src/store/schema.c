@@ -154,13 +154,15 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	 * an index: the References of each context row one a row (the replies
 	 * to a message), the series members by their In-Reply-To (siblings in
 	 * another series than those found), the window's unthreaded mail apart
-	 * from the threaded */
+	 * from the threaded; two indexes no query reads go */
 	"CREATE TABLE context_ref ("
 	"  msgid TEXT NOT NULL,"
 	"  ref TEXT NOT NULL,"
-	"  PRIMARY KEY (msgid, ref));"
+	"  PRIMARY KEY (msgid, ref)) WITHOUT ROWID;"
 	"CREATE INDEX context_ref_ref ON context_ref (ref);"
 	"DROP INDEX context_series;"
+	"DROP INDEX context_change;"
+	"DROP INDEX context_work;"
 	"CREATE INDEX context_unthreaded ON context (sender, version, total, time)"
 	"  WHERE in_reply_to IS NULL AND refs IS NULL;"
 	"ALTER TABLE series_member ADD COLUMN irt TEXT;"
@@ -169,6 +171,7 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX series_member_irt ON series_member (irt, series, msgid);"
 	"WITH RECURSIVE r (msgid, rest, id) AS ("
 	"  SELECT msgid, refs || ' ', CAST('' AS TEXT) FROM context WHERE refs IS NOT NULL"
+	"  AND kind IN ('patch', 'cover') AND total >= 1"
 	"  UNION ALL SELECT msgid, substr(rest, instr(rest, ' ') + 1),"
 	"    substr(rest, 1, instr(rest, ' ') - 1) FROM r WHERE rest != '')"
 	" INSERT INTO context_ref (msgid, ref) SELECT DISTINCT msgid, id FROM r WHERE id != '';",
@@ -188,6 +191,7 @@ static const struct {
 } pg_types[] = {
 	{ "INTEGER", "BIGINT" },
 	{ "BLOB", "BYTEA" },
+	{ " WITHOUT ROWID", "" },	/* a table that is its primary key: PostgreSQL has none */
 };
 
 static const char *const pg_extra[STORE_SCHEMA_VERSION] = {

@@ -16,7 +16,18 @@
 			" UNION ALL SELECT substr(rest, instr(rest, ' ') + 1)," \
 			" substr(rest, 1, instr(rest, ' ') - 1) FROM r WHERE rest != '')"
 
-/* context_ref holds c's References one a row, replacing what it held. */
+/* A row store_context_related() hands out: a patch or cover letter of a
+ * numbered series (a reply is never part of one). */
+#define RELATED_KIND	"kind IN ('patch', 'cover') AND total >= 1"
+
+static bool related_kind(const struct msg_context *c)
+{
+	return c->kind && (!strcmp(c->kind, "patch") || !strcmp(c->kind, "cover")) &&
+	       c->total >= 1;
+}
+
+/* context_ref holds the References of c, when it is of RELATED_KIND, one a
+ * row, replacing what it held. */
 static int context_refs_put(struct store *st, const struct msg_context *c, struct err *e)
 {
 	static const char sql[] =
@@ -27,7 +38,7 @@ static int context_refs_put(struct store *st, const struct msg_context *c, struc
 	if (db_prep_key(st, "DELETE FROM context_ref WHERE msgid = ?1", c->message_id, &s, e) < 0 ||
 	    db_run_done(st, s, "recording a context", e) < 0)
 		return -1;
-	if (!c->references)
+	if (!c->references || !related_kind(c))
 		return 0;
 	if (db_prep_key(st, sql, c->message_id, &s, e) < 0)
 		return -1;
@@ -164,7 +175,7 @@ int store_context_related(struct store *st, const struct msg_context *c, time_t 
 	static const char sql[] =
 		"WITH RECURSIVE " SPLIT_WORDS(3)
 		" SELECT " RELATED_COLUMNS
-		" FROM context WHERE msgid != ?1 AND msgid IN ("
+		" FROM context WHERE msgid != ?1 AND " RELATED_KIND " AND msgid IN ("
 		" SELECT ?2"
 		" UNION ALL SELECT id FROM r WHERE id != ''"
 		" UNION ALL SELECT msgid FROM context WHERE in_reply_to = ?1"

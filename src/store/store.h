@@ -373,10 +373,12 @@ struct store_related {
 
 /*
  * Calls fn for at most STORE_RELATED_MAX context rows that may belong with
- * c in one series: the messages c refers to (In-Reply-To, References),
- * those that refer to c, and the unthreaded ones (neither In-Reply-To nor
- * References) with c's sender, version and total seen at or after since;
- * oldest first (of one time, by seq).  c itself is not handed out.
+ * c in one series (patches and cover letters of a numbered series, total 1
+ * or more; never replies): the messages c refers to (In-Reply-To,
+ * References), those that refer to c, and the unthreaded ones (neither
+ * In-Reply-To nor References) with c's sender, version and total seen at
+ * or after since; oldest first (of one time, by seq).  c itself is not
+ * handed out.
  */
 int store_context_related(struct store *st, const struct msg_context *c, time_t since,
 			  void (*fn)(void *ctx, const struct store_related *r), void *ctx,

@@ -54,6 +54,7 @@ srv_psql tagbot -c "SET ROLE tagbot" -c "DROP TABLE unread" -c "DROP TABLE told"
 	-c "DROP TABLE context_ref" -c "ALTER TABLE context DROP COLUMN rowid" \
 	-c "DROP INDEX context_unthreaded" -c "ALTER TABLE series_member DROP COLUMN irt" \
 	-c "CREATE INDEX context_series ON context (sender, version, total, time)" \
+	-c "CREATE INDEX context_change ON context (change_id)" -c "CREATE INDEX context_work ON context (sender, subject)" \
 	-c "INSERT INTO context (msgid, subject, sender, kind, version, idx, total, refs, time) VALUES ('b@x.org', 's', 'ann@x.org', 'patch', 1, 2, 2, 'a@x.org  c@x.org', 5)" \
 	-c "UPDATE tagbot_schema SET version = 4"
 capture "$TAGBOT" status -c "$tmp/st.ini"
