@@ -1055,23 +1055,48 @@ START_TEST(test_from_store)
 
 	checked_open(&c, "lookup/lookup-v2-links-v1.eml", NULL);
 	/* The store does not know the target: nothing. */
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, time(NULL), &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 0);
 	/* It knows v1 (same subject and sender, version 1 < 2). */
 	remember(st, "lookup/lookup-v1-maintainer-acked.eml", time(NULL) - 3600);
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, time(NULL), &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	ck_assert_str_eq(c.res.v[0].msgid, M_ACKED);
 	ck_assert(c.res.v[0].earlier_version);
 	ck_assert(!c.res.v[0].same_series);
 	ck_assert_int_eq(c.res.v[0].status, LOOKUP_UNKNOWN);
 	/* Found once: a second call (or a lookup) adds nothing for that URL. */
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, time(NULL), &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	/* The rule, with lookups off. */
 	c.s.lookups = false;
 	run(&c);
 	ck_assert_msg(on_line(&c, "LINK_TO_PREVIOUS_VERSION", M_ACKED), "%s", th_dump(&c.fs));
+	checked_close(&c);
+	store_close(st);
+}
+END_TEST
+
+/* An unthreaded series mate is one within the series window of the clock
+ * linkstore_results() is given (the mail's date under replay), not of the
+ * wall clock. */
+START_TEST(test_from_store_clock)
+{
+	static const time_t sent = 1768039200;	/* the fixtures' Date: 2026-01-10 10:00 */
+	struct store *st = th_store_open();
+	struct checked c;
+	struct err e;
+
+	remember(st, "lookup/lookup-store-series-1.eml", sent);
+	checked_open(&c, "lookup/lookup-store-series-2.eml", NULL);
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, sent + 10 * 24 * 3600,
+					   &c.res, &e), 0);
+	ck_assert_uint_eq(c.res.n, 0);	/* ten days later: no mate */
+	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, sent + 60, &c.res, &e),
+			 0);
+	ck_assert_uint_eq(c.res.n, 1);
+	ck_assert_str_eq(c.res.v[0].msgid, "a1b2c3d4@eve.example.org");
+	ck_assert(c.res.v[0].same_series);
 	checked_close(&c);
 	store_close(st);
 }
@@ -1231,6 +1256,7 @@ int main(void)
 	tcase_add_test(store, test_store_migrates_from_1);
 	tcase_add_test(store, test_cached);
 	tcase_add_test(store, test_from_store);
+	tcase_add_test(store, test_from_store_clock);
 	tcase_add_test(pure, test_rules_store_signals);
 	tcase_add_test(pure, test_cached_no_links);
 	tcase_add_test(pure, test_config_keys);

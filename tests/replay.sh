@@ -455,6 +455,34 @@ lacks "... no per-message line" "$leds:"
 capture "$TAGBOT" replay -c "$tmp/plain.ini" "$data/cli/cli-missing-signoff.eml"
 lacks "without --show-replies no reply is printed" "----- reply to"
 
+# --- the clock is the mails' -------------------------------------------------
+# Patch 2/2 links to 1/2 of its own unthreaded series, which only the
+# store groups (same sender, version and count, within the series window).
+# The window is measured from the daemon's clock: under replay the mail's
+# date, so replay finds LINK_TO_OWN_SERIES as `tagbot run` does, however
+# long ago the mails were sent.
+{
+	replay_ini "$tmp/own" | sed 's/^\[tagbot\]$/&\nmin_reply_severity = check/'
+	printf 'reply_mode = per-patch\nmax_per_author_per_hour = 0\nmax_per_minute = 0\n'
+} >"$tmp/own.ini"
+s1=$data/lookup/lookup-store-series-1.eml
+s2=$data/lookup/lookup-store-series-2.eml
+capture "$TAGBOT" replay -c "$tmp/own.ini" "$s1" "$s2"
+line "replay: a link to the own unthreaded series is LINK_TO_OWN_SERIES" \
+	"e5f6a7b8@eve.example.org: would reply (LINK_TO_OWN_SERIES)"
+line "... its mate is clean" "a1b2c3d4@eve.example.org: clean"
+mkdir -p "$tmp/own/inbox/new" "$tmp/own/inbox/cur" "$tmp/own/inbox/tmp" "$tmp/own/state"
+cp "$s1" "$tmp/own/inbox/new/1.s1"
+cp "$s2" "$tmp/own/inbox/new/2.s2"
+"$TAGBOT" run --once -c "$tmp/own.ini" >/dev/null 2>"$tmp/own/run.log"
+if grep -lq "^In-Reply-To: <e5f6a7b8@eve.example.org>" "$tmp"/own/replies/new/* 2>/dev/null &&
+   grep -q LINK_TO_OWN_SERIES "$tmp"/own/replies/new/*; then
+	ok "... as tagbot run finds it on the same mails"
+else
+	not_ok "... as tagbot run finds it on the same mails"
+	sed 's/^/#   /' "$tmp/own/run.log"
+fi
+
 # --- usage ---------------------------------------------------------------------------
 capture "$TAGBOT" replay -c "$tmp/plain.ini" --since 2025-13-01 "$data/cli/cli-clean.eml"
 status_is "a bad date exits 2" 2

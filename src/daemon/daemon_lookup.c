@@ -113,7 +113,8 @@ static void from_store(struct daemon *d, const struct patch *p, size_t np,
 {
 	struct err e;
 
-	if (d->st && np && linkstore_results(d->st, p, np, &d->cfg.rules.archives, res, &e) < 0)
+	if (d->st && np && linkstore_results(d->st, p, np, &d->cfg.rules.archives, daemon_now(d),
+					     res, &e) < 0)
 		log_message(LOGL_WARNING, p[0].message_id, "what the store knows of its links: %s",
 			    e.msg);
 }

@@ -118,15 +118,15 @@ static int store_result(struct store *st, const struct msg_context *c, const cha
 }
 
 static int store_part(struct store *st, const struct patch *p,
-		      const struct pattern_list *archives, struct lookup_results *out,
-		      struct err *e)
+		      const struct pattern_list *archives, time_t now,
+		      struct lookup_results *out, struct err *e)
 {
 	struct msg_context c;
 	size_t asked = 0;
 	int rc = 0;
 
 	msg_context_init(&c);
-	context_from_patch(NULL, p, time(NULL), &c);
+	context_from_patch(NULL, p, now, &c);
 	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES && rc == 0; i++) {
 		const char *url;
 		size_t n;
@@ -149,11 +149,11 @@ static int store_part(struct store *st, const struct patch *p,
 }
 
 int linkstore_results(struct store *st, const struct patch *p, size_t np,
-		      const struct pattern_list *archives, struct lookup_results *out,
-		      struct err *e)
+		      const struct pattern_list *archives, time_t now,
+		      struct lookup_results *out, struct err *e)
 {
 	for (size_t k = 0; st && k < np; k++)
-		if (p[k].kind == KIND_PATCH && store_part(st, &p[k], archives, out, e) < 0)
+		if (p[k].kind == KIND_PATCH && store_part(st, &p[k], archives, now, out, e) < 0)
 			return -1;
 	return 0;
 }

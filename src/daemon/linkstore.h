@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "lib/err.h"
 #include "lib/pattern.h"
@@ -41,11 +42,13 @@ int linkstore_same_series(struct store *st, const struct msg_context *c, const c
  * Link: of the np parts of one mail that names a known earlier version of
  * that part or a message of its series (status LOOKUP_UNKNOWN: nothing was
  * fetched).  Call it before lookup_cached()/lookup_fetch(): they skip the
- * URLs out holds already.  st NULL: nothing.  -1 only on a store error
- * (out keeps what it got).
+ * URLs out holds already.  now is the daemon's clock (under replay, the
+ * mail's date): an unthreaded series mate is one within the series window
+ * of it.  st NULL: nothing.  -1 only on a store error (out keeps what it
+ * got).
  */
 int linkstore_results(struct store *st, const struct patch *p, size_t np,
-		      const struct pattern_list *archives, struct lookup_results *out,
-		      struct err *e);
+		      const struct pattern_list *archives, time_t now,
+		      struct lookup_results *out, struct err *e);
 
 #endif
