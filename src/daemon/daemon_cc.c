@@ -315,7 +315,7 @@ static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 			    policy_reason_name(why), to ? to : "?", (long)(at - now));
 	else
 		at = 0;
-	if (reply_build_cc(&r, &a->c, &a->la.rs, time(NULL), &re) < 0) {
+	if (reply_build_cc(&r, &a->c, &a->la.rs, now, &re) < 0) {
 		log_message(LOGL_WARNING, key, "no Cc-mode reply: %s", re.msg);
 		reply_release(&r);
 		return daemon_record(d, j, key, kind, STORE_SKIPPED, "no-reply", e);
@@ -425,7 +425,7 @@ static const char *loop_reason(const struct daemon *d, const struct patch *rq)
 {
 	struct policy_decision dec;
 
-	policy_decide(NULL, &d->ps, rq, NULL, time(NULL), &dec);
+	policy_decide(NULL, &d->ps, rq, NULL, daemon_now(d), &dec);
 	switch (dec.reason) {
 	case REASON_REPLY:
 	case REASON_PULL:
@@ -528,7 +528,7 @@ static int request(struct daemon *d, const struct job *j, const char *key,
 	}
 	if (cmds.quiet) {
 		if (key_ok(root) &&
-		    store_thread_quiet_set(d->st, root, time(NULL), e) < 0)
+		    store_thread_quiet_set(d->st, root, daemon_now(d), e) < 0)
 			return -1;
 		log_message(LOGL_INFO, key, "Cc mode: %s quieted thread <%s>", rq->sender.email, root);
 		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-quiet", e);
