@@ -755,6 +755,24 @@ START_TEST(test_migrate_2_to_3)
 }
 END_TEST
 
+/* A pending series id of sender, v1 of 2 parts. */
+static void add_series(struct store *st, const char *id, const char *sender, time_t first,
+		       time_t deadline)
+{
+	struct store_series sr;
+	struct err e;
+
+	memset(&sr, 0, sizeof(sr));
+	sr.id = (char *)id;
+	sr.version = 1;
+	sr.total = 2;
+	sr.sender = (char *)sender;
+	sr.first_time = first;
+	sr.deadline = deadline;
+	sr.state = STORE_SERIES_PENDING;
+	ck_assert_msg(store_series_create(st, &sr, &e) == 0, "%s", e.msg);
+}
+
 /* A context row for msgid of kind, by ann@x.org, v1 of 3 parts. */
 static void ctx_put_kind(struct store *st, const char *kind, const char *msgid, const char *irt,
 			 const char *refs, time_t t)
@@ -824,7 +842,6 @@ static char *related(struct store *st, const char *msgid, const char *irt, const
 START_TEST(test_context_related)
 {
 	struct store *st = th_store_open();
-	struct store_series sr = { 0 };
 	long n = -1;
 	struct err e;
 
@@ -842,11 +859,7 @@ START_TEST(test_context_related)
 	ck_related(st, "z@x.org", NULL, NULL, "d@x.org");
 	ck_related(st, "y@x.org", "z@x.org", NULL, "");	/* d: a sibling, not in a series */
 	ck_siblings(st, "y@x.org", "z@x.org", "", "");
-	sr.id = (char *)"b@x.org";
-	sr.version = 1;
-	sr.total = 3;
-	sr.state = STORE_SERIES_PENDING;
-	ck_assert_int_eq(store_series_create(st, &sr, &e), 0);
+	add_series(st, "b@x.org", "ann@x.org", 0, 0);
 	ck_assert_int_eq(store_series_add(st, "b@x.org", "c@x.org", 2, 20, NULL, 0, NULL, &e), 0);
 	ck_related(st, "a@x.org", NULL, NULL, "c@x.org(b@x.org) b@x.org");
 	ck_siblings(st, "y@x.org", "b@x.org", "", "c@x.org(b@x.org)");	/* c's sibling */
@@ -1156,23 +1169,6 @@ END_TEST
 static void waiting_collect(void *ctx, const struct store_waiting *w)
 {
 	buf_printf(ctx, "[%s@%ld]", w->who, (long)w->since);
-}
-
-static void add_series(struct store *st, const char *id, const char *sender, time_t first,
-		       time_t deadline)
-{
-	struct store_series sr;
-	struct err e;
-
-	memset(&sr, 0, sizeof(sr));
-	sr.id = (char *)id;
-	sr.version = 1;
-	sr.total = 2;
-	sr.sender = (char *)sender;
-	sr.first_time = first;
-	sr.deadline = deadline;
-	sr.state = STORE_SERIES_PENDING;
-	ck_assert_msg(store_series_create(st, &sr, &e) == 0, "%s", e.msg);
 }
 
 /* Who has replies due, for the daemon's turns: one entry a person with the
