@@ -196,7 +196,7 @@ struct config_reply {
 };
 
 /*
- * The effective policy for the mail of one list (issue 4, item 5).
+ * The effective policy for the mail of one list.
  *
  * Layers, each overriding only the keys it sets:
  *   1. the global keys: [rules] RULE_ID = severity, [tagbot]
