@@ -155,7 +155,7 @@ static const struct {
 	  "password_file or password_command)" },
 	{ "config/config-source-typo.ini", "[source] foldr: unknown key (did you mean folder?)" },
 	{ "config/config-source-type.ini", "[source] type: \"pop3\" is not imap, nntp or maildir" },
-	/* issue 12: [source NAME], type = nntp */
+	/* [source NAME], type = nntp */
 	{ "config/config-nntp-no-groups.ini", "[source news] groups: not set (needed for type = nntp: "
 	  "group names or wildmats, such as org.kernel.vger.linux-*)" },
 	{ "config/config-nntp-tls-none.ini", "[source news] tls: none is refused: news.example.org is "
@@ -187,7 +187,7 @@ static const struct {
 	{ "config/config-reply-severity-off.ini",
 	  "[tagbot] min_reply_severity: \"off\" is not error, warning or check" },
 	{ "config-does-not-exist.ini", "cannot read: No such file or directory" },
-	/* issue 4: [reply] keys, [default], [list ID] */
+	/* [reply] keys, [default], [list ID] */
 	{ "config/config-bad-reply-mode.ini",
 	  "[reply] reply_mode: \"per-thread\" is not per-patch or per-series" },
 	{ "config/config-bad-series-wait.ini",

@@ -152,8 +152,9 @@ END_TEST
 
 /* series/series-outlook-7.eml: Outlook folds the Message-ID: header and writes the
  * domain in capitals; the context keys it with the domain lower-cased, so
- * only context_is_of() matches the header's own form (the series reply of
- * such a series was never held: issue 10 review, defect 2). */
+ * only context_is_of() matches the header's own form (with a plain string
+ * compare the daemon did not see such a patch as a series part, so it was
+ * never held for the series reply). */
 #define OUTLOOK_LOCAL "WA0P291MB0385BB677EFA22D85EED8A36C5052"
 #define OUTLOOK_DOMAIN "WA0P291MB0385.POLP291.PROD.OUTLOOK.COM"
 static const struct {

@@ -292,9 +292,10 @@ static void note_at(struct policy *pol, const char *email, time_t t)
 }
 
 /*
- * Issue 8, item 5: Mallory's patches naming Victim as in-body author mail
- * Victim as Cc, counted as "victim for mallory": after 3 of them Mallory's
- * next is held, and Victim's own patch is still answered.
+ * One sender cannot spend another's rate limit: Mallory's patches naming
+ * Victim as in-body author mail Victim as Cc, counted as "victim for
+ * mallory": after 3 of them Mallory's next is held, and Victim's own patch
+ * is still answered.
  */
 START_TEST(test_rate_keys_not_spent_by_another)
 {

@@ -153,7 +153,7 @@ START_TEST(test_dedupe_forms)
 END_TEST
 
 /* A list-unknown row can be forgotten so another copy is decided afresh;
- * a row with another decision cannot (issue 9 item 4). */
+ * a row with another decision cannot, so what was decided stays decided. */
 START_TEST(test_forget_decision)
 {
 	struct store *st = th_store_open();

@@ -161,8 +161,9 @@ struct config_sink {
 
 /* [reply] reply_mode = per-patch|per-series */
 enum reply_mode {
-	REPLY_PER_PATCH = 0,	/* one reply per patch mail (the default) */
-	REPLY_PER_SERIES	/* one reply per series, to the cover letter or first patch */
+	REPLY_PER_PATCH = 0,	/* one reply per patch mail */
+	REPLY_PER_SERIES	/* one reply per series, to the cover letter or first
+				 * patch (the default) */
 };
 
 /* "per-patch", "per-series". */
@@ -179,7 +180,7 @@ struct config_reply {
 	int max_per_author_per_hour;	/* 10; 0 = no limit */
 	int max_per_minute;		/* 30; 0 = no limit */
 	int max_share_per_sender;	/* 50 (percent of max_per_minute); 0: none */
-	enum reply_mode reply_mode;	/* per-patch; a list's policy may override it */
+	enum reply_mode reply_mode;	/* per-series; a list's policy may override it */
 	int series_wait;		/* seconds; CONFIG_DEFAULT_SERIES_WAIT */
 	struct config_list maintainers;	/* owned; addresses or fnmatch patterns
 					 * ("*@kernel.org") allowed to send
@@ -195,7 +196,7 @@ struct config_reply {
 };
 
 /*
- * The effective policy for the mail of one list (issue 4, item 5).
+ * The effective policy for the mail of one list.
  *
  * Layers, each overriding only the keys it sets:
  *   1. the global keys: [rules] RULE_ID = severity, [tagbot]

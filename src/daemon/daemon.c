@@ -55,10 +55,16 @@
  *    (smtp_sink.h).  A send in progress never holds SIGTERM up: it is
  *    dropped, its claim stands, and (3) sends it after the next start.
  *
- * The exceptions, by design: a patch held back by a rate limit is recorded
- * as skipped (logged) and not answered later; with an SMTP sink and a
- * Maildir source there is no mailbox to look in, so a reply whose send was
- * interrupted is sent again after the hold (at least once in that window).
+ * A patch whose reply a rate limit holds back is recorded skipped:held and
+ * kept in the store under its recipient; once the limit has room, every
+ * patch held for that address goes out in one reply (daemon_hold_take(),
+ * daemon_series_flush()); a series over a limit waits likewise.  Only a
+ * patch with nobody to answer, or too large to keep, is recorded skipped
+ * and not answered.
+ *
+ * The exception, by design: with an SMTP sink and a Maildir source there
+ * is no mailbox to look in, so a reply whose send was interrupted is sent
+ * again after the hold (at least once in that window).
  *
  * Signals only set flags.  They are blocked while we work and let through
  * at the points where stopping or reloading is safe (between messages, and

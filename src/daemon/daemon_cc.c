@@ -1,5 +1,5 @@
 /*
- * daemon_cc.c - maintainer Cc mode in the daemon (issue 4, item 4).
+ * daemon_cc.c - maintainer Cc mode in the daemon.
  *
  * A mail that reaches the bot directly (its address in To/Cc) and is not
  * itself a patch is a request.  The bot finds the patch it answers (by

@@ -44,12 +44,13 @@ struct deliver_ops {
 	 * Hands the reply to the sink.  0: delivered; when e->msg is not
 	 * empty then, it says what the sink left out (recipients the server
 	 * refused, dropped): kept with the reply (`tagbot status`) and logged
-	 * as a warning.  ERR_TEMP: the outcome is unknown (a connection lost
-	 * mid-transaction) or the server is unreachable; ERR_WAIT: the server
-	 * refused for now (4xx), nothing was accepted; ERR_FINAL: refused for
-	 * good (5xx): the reply is marked failed; ERR_SETUP: the sink's fault
-	 * (a certificate, a login), nothing was handed over: the reply is put
-	 * back as it was before its claim, and the drain ends.
+	 * as a warning.  ERR_TEMP: not delivered for now: the server refused
+	 * for now (4xx), is unreachable, or the connection was lost
+	 * mid-transaction (then the outcome is unknown); the reply is retried
+	 * after deliver_backoff(), never sooner than the hold; ERR_FINAL:
+	 * refused for good (5xx): the reply is marked failed; ERR_SETUP: the
+	 * sink's fault (a certificate, a login), nothing was handed over: the
+	 * reply is put back as it was before its claim, and the drain ends.
 	 */
 	int (*send)(void *arg, const struct outbox_item *it, struct err *e);
 	/* Whether the reply reply_msgid was delivered (its copy is where the sink

@@ -1,5 +1,5 @@
 /*
- * series.h - which patches form one series (issue 4, item 2).
+ * series.h - which patches form one series.
  *
  * A series is a cover letter ("[PATCH v2 0/3]") and its patches ("1/3" ..
  * "3/3"), or the patches alone.  Members are found by threading first:

@@ -5,7 +5,8 @@
  * failure fills the caller's struct err (when non-NULL) with a class and a
  * message that names the thing that failed ("message <id>: truncated MIME
  * part", "tagbot.ini: [rules] FOO: unknown rule ID").  The class tells a
- * loop what to do next: retry soon, back off, or give up on this one item.
+ * loop what to do next: back off and retry, give up on this one item, or
+ * keep it and wait for its service to be fixed.
  * Only main.c prints fatal errors and chooses the exit status.
  */
 #ifndef TAGBOT_ERR_H
@@ -15,8 +16,11 @@
 
 enum err_class {
 	ERR_NONE = 0,
-	ERR_TEMP,	/* transient: retry soon (a dropped connection) */
-	ERR_WAIT,	/* back off before retrying (server busy, 4xx) */
+	ERR_TEMP,	/* transient: retry later (a dropped or refused
+			 * connection, a timeout, a 4xx SMTP answer) */
+	ERR_WAIT,	/* the store is busy: another process holds a lock or
+			 * a transaction conflicts with ours; the daemon backs
+			 * off and retries it as ERR_TEMP */
 	ERR_FINAL,	/* give up on this item (bad input, 5xx, bad config) */
 	ERR_SETUP	/* not this item's fault: the service it goes to is set up
 			 * wrong (a certificate that does not verify, a refused

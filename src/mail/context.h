@@ -1,7 +1,7 @@
 /*
- * context.h - what the store remembers of every message the daemon sees
- * (issue 4, item 1): enough to group a series, to link versions of one
- * work, to name a thread, without keeping the mail itself.
+ * context.h - what the store remembers of every message the daemon sees:
+ * enough to group a series, to link versions of one work, to name a
+ * thread, without keeping the mail itself.
  *
  * Every string is bounded (CONTEXT_*_MAX) and cleaned of control
  * characters, so a hostile header cannot bloat the store or smuggle a line

@@ -1,8 +1,8 @@
 /*
- * ccmode.h - maintainer Cc mode, the pure part (issue 4, item 4): whether
- * a mail reaches the bot directly, the commands it holds, whether its
- * sender may give them, which thread it belongs to, and what a rule is
- * about (for "tagbot: explain").  No I/O; daemon_cc.c does the rest.
+ * ccmode.h - maintainer Cc mode, the pure part: whether a mail reaches
+ * the bot directly, the commands it holds, whether its sender may give
+ * them, which thread it belongs to, and what a rule is about (for
+ * "tagbot: explain").  No I/O; daemon_cc.c does the rest.
  *
  * A mail is a Cc-mode request when the bot's address ([reply] from or
  * bot_addresses, a "+sub" part ignored) is in its To: or Cc: and the mail

@@ -1,5 +1,5 @@
 /*
- * policy.h - whether the bot replies to a checked mail (issue 3, item 5).
+ * policy.h - whether the bot replies to a checked mail.
  *
  * Never to the bot's own addresses (plus-addressed variants too), to mail
  * with Auto-Submitted other than "no" (RFC 3834), to X-Patchwork-Hint:

@@ -1,6 +1,6 @@
 /*
- * recipients.h - whom a reply to a patch mail goes to (issue 8), decided
- * from what the sender cannot steer.  Pure: no I/O, no clock.
+ * recipients.h - whom a reply to a patch mail goes to, decided from what
+ * the sender cannot steer.  Pure: no I/O, no clock.
  *
  * To: the submitter, the mail's sender: the header From: as parsed by
  * address_parse_mailbox() (raw, RFC 5322 first, one well-formed mailbox).

@@ -1009,7 +1009,7 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 	return 0;
 }
 
-/* --- maintainer Cc mode (issue 4, item 4) ------------------------------ */
+/* --- maintainer Cc mode ------------------------------------------------ */
 
 /* The patch's submitter and in-body author first (always: the copy for
  * them is the point), then what s->to adds from the request; never the
@@ -1169,7 +1169,7 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 	return 0;
 }
 
-/* --- series replies (issue 4, item 2) ---------------------------------- */
+/* --- series replies ---------------------------------------------------- */
 
 /* All parts' findings in one list (shallow copies: the strings stay the
  * parts'), for the recipients, References and X-Tagbot-Rules; *partof the

@@ -78,7 +78,7 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 
 /* --- the checks, exposed for tests and for the policy ------------------ */
 
-/* --- maintainer Cc mode (issue 4, item 4) ------------------------------ */
+/* --- maintainer Cc mode ------------------------------------------------ */
 
 #define REPLY_MAX_EXPLAIN	8	/* explain sections in one reply */
 
@@ -120,7 +120,7 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 		   time_t now, struct err *e);
 
 
-/* --- series replies (issue 4, item 2: reply_mode = per-series) --------- */
+/* --- series replies (reply_mode = per-series) -------------------------- */
 
 /* reply_build_series()'s total for the replies a rate limit held back for
  * one recipient: unrelated patches, listed by subject, not a series. */

@@ -290,16 +290,6 @@ const char *rule_budget_describe(const struct rule_budget *rb, char *buf, size_t
 	return buf;
 }
 
-enum severity findings_max(const struct findings *f)
-{
-	enum severity max = SEV_OFF;
-
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].severity > max)
-			max = f->v[i].severity;
-	return max;
-}
-
 static void findings_vadd(struct findings *f, const char *rule, enum severity sev,
 			  const struct line *where, const char *doc,
 			  const char *fmt, va_list ap)

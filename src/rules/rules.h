@@ -216,8 +216,6 @@ struct rule_budget *findings_budget(struct findings *f, const char *id);
  *			log_message(LOGL_WARNING, msgid, "%s", why);
  */
 const char *rule_budget_describe(const struct rule_budget *rb, char *buf, size_t n);
-/* Highest severity among the findings (SEV_OFF when none). */
-enum severity findings_max(const struct findings *f);
 
 struct commit_facts;	/* commitref.h */
 

@@ -196,16 +196,6 @@ static const char *const tls_names[] = {
 	[IMAP_TLS_NONE] = "none",
 };
 
-int imap_tls_parse(const char *s, enum imap_tls *out)
-{
-	for (size_t i = 0; s && i < ARRAY_SIZE(tls_names); i++)
-		if (!strcasecmp(s, tls_names[i])) {
-			*out = (enum imap_tls)i;
-			return 0;
-		}
-	return -1;
-}
-
 const char *imap_tls_name(enum imap_tls t)
 {
 	return (size_t)t < ARRAY_SIZE(tls_names) ? tls_names[t] : "?";

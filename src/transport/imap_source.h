@@ -71,7 +71,6 @@
 #define IMAP_MESSAGE_MAX	((size_t)128 * 1024 * 1024) /* as MESSAGE_MAX_SIZE */
 #define IMAP_IDLE_MAX_S		(28 * 60) /* RFC 2177: re-issue IDLE before 29 minutes */
 #define IMAP_NAME_MAX		1024	/* user, folder, host, Message-ID */
-#define IMAP_CHAIN_MAX		16	/* certificates of the server's chain looked at */
 
 enum imap_tls {
 	IMAP_TLS_IMPLICIT = 0,	/* TLS from the first byte (port 993) */
@@ -114,8 +113,7 @@ struct imap_settings {
 /* Everything zero or NULL except idle (true); tls is IMAP_TLS_IMPLICIT. */
 void imap_settings_init(struct imap_settings *s);
 
-/* "implicit", "starttls", "none" <-> enum; -1 when unknown. */
-int imap_tls_parse(const char *s, enum imap_tls *out);
+/* "implicit", "starttls", "none"; "?" for any other value. */
 const char *imap_tls_name(enum imap_tls t);
 
 struct imap_source;	/* opaque: the libetpan session and what we learnt */

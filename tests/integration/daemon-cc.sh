@@ -1,6 +1,6 @@
 #!/bin/sh
-# Maintainer Cc mode (issue 4, item 4) and per-list policy (item 5) end to
-# end: `tagbot run` on bot@'s INBOX over IMAP (IDLE, STARTTLS), replies
+# Maintainer Cc mode and per-list policy end to end: `tagbot run` on
+# bot@'s INBOX over IMAP (IDLE, STARTTLS), replies
 # through Postfix.  Patches come as the list's copy (APPEND, List-Id); a
 # maintainer's reply with the bot in Cc is submitted to Postfix, which
 # delivers it to bot@ only.  Mails are built by tests/integration/e2e-mail.py,

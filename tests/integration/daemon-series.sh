@@ -1,6 +1,6 @@
 #!/bin/sh
-# Series (issue 4, item 2) end to end: `tagbot run` on bot@'s INBOX over
-# IMAP (IDLE, STARTTLS), replies through Postfix into author@'s INBOX.
+# Series end to end: `tagbot run` on bot@'s INBOX over IMAP (IDLE,
+# STARTTLS), replies through Postfix into author@'s INBOX.
 # Series are built by tests/integration/e2e-mail.py: a cover letter
 # PREFIX-0 and patches PREFIX-1..n threaded under it as git send-email
 # does, each patch of a kind whose findings tagbot-rules(7) fixes; what is

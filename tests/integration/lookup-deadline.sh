@@ -1,6 +1,6 @@
 #!/bin/sh
-# lookup-deadline.sh - link lookups wait once, not once per link (issue 9,
-# item 6).  `tagbot run` on a Maildir gets three patches with 32 Link:
+# lookup-deadline.sh - link lookups wait once, not once per link.
+# `tagbot run` on a Maildir gets three patches with 32 Link:
 # lines each to an archive that accepts connections and never answers
 # ([lookup] timeout = 2, concurrency 4: 192 transfers, 96 s at one timeout
 # per round).  While their lookups run, a patch with no link arrives: it

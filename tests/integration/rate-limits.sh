@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rate limits hold replies, never drop them (issue 9, item 3), end to end:
+# Rate limits hold replies, never drop them, end to end:
 # `tagbot run` on bot@'s INBOX (IMAP, IDLE) sending through Postfix, with
 # [reply] reply_mode = per-patch.  Asserted is what reaches each INBOX.
 #   a) max_per_author_per_hour = 3: five patches from author@ get three

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Settings the bot refuses rather than act on, against Dovecot and Postfix
-# (issue 8, items 6 and 7): a [sink] url holding credentials is refused at
+# Settings the bot refuses rather than act on, against Dovecot and
+# Postfix: a [sink] url holding credentials is refused at
 # start with a message naming the key, never the password; an existing
 # empty state file is refused, not taken for a fresh store that would, with
 # backfill = yes, answer the whole folder again.  In both cases no reply

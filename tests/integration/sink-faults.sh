@@ -1,6 +1,6 @@
 #!/bin/sh
 # Faults at the SMTP sink never lose a reply nor send one twice: `tagbot
-# run` against Dovecot and Postfix (issue 9, items 1 and 2).
+# run` against Dovecot and Postfix.
 #
 # 1) Refused recipients ([reply] to = all; Postfix refuses unknown@ and a
 #    foreign address with 550 5.1.1 at RCPT):

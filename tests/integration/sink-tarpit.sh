@@ -2,7 +2,7 @@
 # An SMTP server that accepts the connection and never says a word (a
 # tarpit, written here: a loopback socket that accepts and sleeps) holds
 # `tagbot run` no longer than [sink] connect_timeout and never holds up
-# SIGTERM (issue 9, item 7):
+# SIGTERM:
 #   a) connect_timeout = 60: a reply goes to the tarpit; SIGTERM while the
 #      bot waits for the greeting: it exits (status 0) within 2 s, and the
 #      reply is still queued in the store
