@@ -1,7 +1,7 @@
 /*
  * check_smtp_sink - the SMTP sink.  The "unit" case needs no server: it
- * checks settings and envelopes, the backoff, and the classification of
- * replies from a scripted fake server on a loopback port.  The "postfix*"
+ * checks settings and envelopes, and the classification of replies from a
+ * scripted fake server on a loopback port.  The "postfix*"
  * cases run against the real Postfix of tests/integration/smtp-sink.sh and
  * are only registered when it has set TAGBOT_SMTP_PORT and friends; the
  * script picks one with CK_RUN_CASE and checks the deliveries itself.
@@ -291,47 +291,6 @@ START_TEST(test_too_many_recipients)
 		r[i] = "author@example.org";
 	ck_assert_int_eq(smtp_send(&s, "", r, ARRAY_SIZE(r), m, len, NULL, &e), -1);
 	ck_assert_str_eq(e.msg, "smtp: smtp://127.0.0.1:9: 101 recipients (1 to 100 allowed)");
-}
-END_TEST
-
-/* --- backoff ----------------------------------------------------------- */
-
-START_TEST(test_backoff_table)
-{
-	static const struct { int attempts; double r; long want; } cases[] = {
-		{ 1, 0.5, 30 }, { 1, 0.0, 24 }, { 1, 0.75, 33 }, { 1, 0.999999, 36 },
-		{ 2, 0.5, 60 }, { 3, 0.0, 96 }, { 4, 0.5, 240 }, { 5, 0.25, 432 },
-		{ 6, 0.5, 960 }, { 7, 0.5, 1920 }, { 7, 0.999999, 2304 },
-		{ 8, 0.5, 3600 }, { 8, 0.0, 2880 }, { 8, 0.999999, 3600 },
-		{ 1000, 0.5, 3600 }, { 2147483647, 0.0, 2880 },
-		{ 0, 0.5, 30 }, { -7, 0.5, 30 },
-		{ 1, -3.0, 24 }, { 1, 5.0, 36 },	/* random input out of range: clamped */
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-		ck_assert_msg(smtp_backoff(cases[i].attempts, cases[i].r) == cases[i].want,
-			      "attempts %d r %g: %ld, want %ld", cases[i].attempts, cases[i].r,
-			      smtp_backoff(cases[i].attempts, cases[i].r), cases[i].want);
-}
-END_TEST
-
-/* Jitter stays in +-20% and the curve never goes down until the cap. */
-START_TEST(test_backoff_bounds)
-{
-	for (int a = 1; a <= 12; a++) {
-		long base = 30L << (a - 1 < 8 ? a - 1 : 8);
-
-		if (base > SMTP_BACKOFF_MAX_S)
-			base = SMTP_BACKOFF_MAX_S;
-		for (double r = 0.0; r < 1.0; r += 0.05) {
-			long s = smtp_backoff(a, r);
-
-			ck_assert_int_ge(s, base * 8 / 10);
-			ck_assert_int_le(s, base * 12 / 10 < SMTP_BACKOFF_MAX_S ? base * 12 / 10
-									    : SMTP_BACKOFF_MAX_S);
-		}
-		ck_assert_int_le(smtp_backoff(a, 0.5), smtp_backoff(a + 1, 0.5));
-	}
 }
 END_TEST
 
@@ -1262,8 +1221,6 @@ static Suite *smtp_suite(void)
 	tcase_add_test(u, test_defaults);
 	tcase_add_loop_test(u, test_refused_before_connecting, 0, ARRAY_SIZE(refuse_cases));
 	tcase_add_test(u, test_too_many_recipients);
-	tcase_add_test(u, test_backoff_table);
-	tcase_add_test(u, test_backoff_bounds);
 	tcase_add_loop_test(u, test_fake_replies, 0, ARRAY_SIZE(fake_cases));
 	tcase_add_test(u, test_fake_hangup_is_temporary);
 	tcase_add_test(u, test_fake_transcript);

@@ -85,6 +85,7 @@
 #include <sys/random.h>
 
 #include "daemon/daemon_p.h"
+#include "lib/backoff.h"
 #include "lib/log.h"
 #include "config/secret.h"
 
@@ -222,17 +223,12 @@ static char *addr_spec(const char *s)
 
 double daemon_backoff_next(unsigned *n)
 {
-	double step = DAEMON_BACKOFF_MIN_S;
 	uint32_t r = 0;
 
-	for (unsigned i = 0; i < *n && step < DAEMON_BACKOFF_MAX_S; i++)
-		step *= 2;
-	if (step > DAEMON_BACKOFF_MAX_S)
-		step = DAEMON_BACKOFF_MAX_S;
-	++*n;
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		r = (uint32_t)time(NULL) * 2654435761u;
-	return step / 2 + step / 2 * (r / 4294967296.0);
+	return backoff_delay((*n)++, DAEMON_BACKOFF_MIN_S, DAEMON_BACKOFF_MAX_S, true,
+			     r / 4294967296.0);
 }
 
 /* The sources of a and b change places, so the running ones (which point

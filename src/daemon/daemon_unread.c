@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "daemon/daemon_p.h"
+#include "lib/backoff.h"
 #include "lib/log.h"
 
 static struct retry *retry_find(struct folder *f, uint32_t uid)
@@ -203,14 +204,14 @@ static int too_large(struct daemon *d, const struct job *j, struct err *e)
 }
 
 /* The wait before try tries + 1: retry_after, doubled for each try since
- * the first. */
+ * the first, uncapped: the cap given is the wait before the last try, the
+ * longest one (8 days at most, retry_after being a day at most). */
 static time_t retry_delay(const struct daemon *d, int tries)
 {
-	time_t t = d->cur->c->retry_after;
+	double first = d->cur->c->retry_after;
+	double last = first * (1u << (DAEMON_RETRY_TRIES - 2));
 
-	for (int i = 1; i < tries && t < 7 * 86400; i++)
-		t *= 2;
-	return t;
+	return (time_t)backoff_delay(tries > 1 ? (unsigned)tries - 1 : 0, first, last, false, 0);
 }
 
 static int missing(struct daemon *d, const struct job *j, struct err *e)

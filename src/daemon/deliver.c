@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/backoff.h"
 #include "lib/buf.h"
 #include "daemon/deliver.h"
 #include "lib/log.h"
@@ -14,12 +15,8 @@ long deliver_backoff(const struct deliver_settings *s, int tries, bool uncertain
 {
 	long lo = s->retry_min > 0 ? s->retry_min : DELIVER_RETRY_MIN_S;
 	long hi = s->retry_max > 0 ? s->retry_max : DELIVER_RETRY_MAX_S;
-	long d = lo;
+	long d = (long)backoff_delay(tries > 1 ? (unsigned)tries - 1 : 0, lo, hi, false, 0);
 
-	for (int i = 1; i < tries && d < hi; i++)
-		d *= 2;
-	if (d > hi)
-		d = hi;
 	if (uncertain && d < s->hold)
 		d = s->hold;
 	return d;

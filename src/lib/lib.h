@@ -3,8 +3,9 @@
  * no mail.  Errors with a class the loop can act on (err.h), buffers with
  * a size cap (buf.h), logging (log.h), locale-free ASCII classes (ascii.h),
  * byte tests eight bytes at a time (bytes.h), UTF-8 (utf8.h), whole writes
- * to a descriptor (fdio.h) and the one PCRE2 wrapper with match budgets
- * (pattern.h, the only includer of pcre2.h).
+ * to a descriptor (fdio.h), the doubling waits after a failure (backoff.h)
+ * and the one PCRE2 wrapper with match budgets (pattern.h, the only
+ * includer of pcre2.h).
  * Nothing here includes a header of another folder.
  *
  *	struct buf b;
@@ -20,6 +21,7 @@
 #define TAGBOT_LIB_H
 
 #include "lib/ascii.h"
+#include "lib/backoff.h"
 #include "lib/buf.h"
 #include "lib/bytes.h"
 #include "lib/err.h"

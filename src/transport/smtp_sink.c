@@ -865,23 +865,3 @@ void smtp_pool_free(struct smtp_pool *p)
 	free(p->slots);
 	free(p);
 }
-
-/* --- retry timing ------------------------------------------------------ */
-
-long smtp_backoff(int attempts, double random01)
-{
-	double base = SMTP_BACKOFF_BASE_S, secs;
-
-	for (int i = 1; i < attempts && base < SMTP_BACKOFF_MAX_S; i++)
-		base *= 2;
-	if (base > SMTP_BACKOFF_MAX_S)
-		base = SMTP_BACKOFF_MAX_S;
-	if (!(random01 >= 0.0))	/* NaN too */
-		random01 = 0.0;
-	if (random01 > 1.0)
-		random01 = 1.0;
-	secs = base * (0.8 + 0.4 * random01);
-	if (secs > SMTP_BACKOFF_MAX_S)
-		secs = SMTP_BACKOFF_MAX_S;
-	return (long)(secs + 0.5);
-}

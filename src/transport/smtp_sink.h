@@ -13,7 +13,8 @@
  *
  * Failures are classed for the outbox:
  *   ERR_TEMP   connection refused or dropped, a timeout, DNS, a 4xx reply:
- *              retry later (smtp_backoff)
+ *              not sent for now; the daemon's outbox keeps the reply and
+ *              sends it again after deliver_backoff()
  *   ERR_SETUP  the sink's fault, not the reply's, and nothing was sent: a
  *              certificate that does not verify, a server without
  *              STARTTLS, a refused login (535), a 5xx to the greeting, EHLO
@@ -59,9 +60,6 @@
 #define SMTP_REUSE_IDLE_S	60	/* a pool reuses a connection idle this long at most */
 #define SMTP_PARALLEL_MAX	16	/* submissions of one pool at once */
 #define SMTP_PARALLEL_DEFAULT	4
-
-#define SMTP_BACKOFF_BASE_S	30	/* first retry after about this long */
-#define SMTP_BACKOFF_MAX_S	3600	/* never wait longer */
 
 enum smtp_tls {
 	SMTP_TLS_STARTTLS = 0,	/* smtp://, STARTTLS required */
@@ -185,13 +183,5 @@ unsigned long smtp_pool_connects(const struct smtp_pool *p);
  * (their outcome unknown) and cuts every connection at once, so a server
  * that never answers holds nobody up (a daemon stopping mid-send). */
 void smtp_pool_free(struct smtp_pool *p);
-
-/*
- * Seconds to wait before retry number attempts (1 for the first retry):
- * SMTP_BACKOFF_BASE_S doubled per attempt, times a jitter factor of
- * 0.8 + 0.4 * random01 (random01 in [0, 1): the caller's random number), at
- * most SMTP_BACKOFF_MAX_S.  attempts < 1 counts as 1.  Pure.
- */
-long smtp_backoff(int attempts, double random01);
 
 #endif
