@@ -71,7 +71,8 @@
  * while waiting: ppoll() and imap_wait() sleep with them unblocked, and an
  * IMAP or NNTP source waits for its server with them unblocked, giving up
  * once daemon_got_stop is set: netconn.h).
- */#include "autoconf.h"
+ */
+#include "autoconf.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
