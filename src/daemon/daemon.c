@@ -376,6 +376,16 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 	return 0;
 }
 
+time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time_t now)
+{
+	/* retry_at is cleared by the first poll that works: one that is past
+	 * is a retry due now, not a source back to its poll_interval (the
+	 * clock may have passed it between source_failed() and the sleep) */
+	if (s->retry_at)
+		return s->retry_at;
+	return d->nsrcs == 1 ? now + s->c->poll_interval : s->next_poll;
+}
+
 /* Whether s is to be polled now: after its back-off, and, among several
  * sources, once its poll_interval has passed or its wait saw mail. */
 static bool source_due(const struct daemon *d, const struct source *s, time_t now)
@@ -421,14 +431,14 @@ static int round_trip(struct daemon *d, struct err *e)
 /* The source whose wait() the loop sleeps in: one source alone with a
  * wait of its own, else the first IMAP source that can IDLE (the others
  * are polled when the wait ends for them). */
-static struct source *waiter(struct daemon *d, time_t now)
+static struct source *waiter(struct daemon *d)
 {
 	for (size_t i = 0; i < d->nsrcs; i++) {
 		struct source *s = &d->srcs[i];
 		struct imap_stats is;
 
-		if (!s->ops->wait || !s->ops->connected(s) || s->retry_at > now)
-			continue;
+		if (!s->ops->wait || !s->ops->connected(s) || s->retry_at)
+			continue;	/* a source to connect again is polled */
 		if (d->nsrcs == 1)
 			return s;
 		imap_get_stats(s->imap, &is);
@@ -453,8 +463,7 @@ static int sources_wait(struct daemon *d, const struct source *w, time_t now)
 	}
 	for (size_t i = 0; i < d->nsrcs; i++) {
 		const struct source *s = &d->srcs[i];
-		time_t t = s->retry_at > now ? s->retry_at : d->nsrcs == 1 ?
-			   now + s->c->poll_interval : s->next_poll;
+		time_t t = daemon_source_due_at(d, s, now);
 
 		if (s == w)
 			continue;
@@ -469,7 +478,7 @@ static int sources_wait(struct daemon *d, const struct source *w, time_t now)
 static int wait_all(struct daemon *d, struct err *e)
 {
 	time_t now = time(NULL);
-	struct source *w = waiter(d, now);
+	struct source *w = waiter(d);
 	int max = daemon_smtp_idle_wait(d, wait_seconds(d, sources_wait(d, w, now)));
 	struct err we;
 

@@ -470,6 +470,10 @@ int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err
 /* Capped exponential backoff with jitter (half to all of the step): the
  * delay of *step, which it moves on.  DAEMON_BACKOFF_MIN_S to _MAX_S. */
 double daemon_backoff_next(unsigned *step);
+/* When source s is next due, for the loop's sleep: while its back-off runs
+ * or once it has run out, the back-off's end (a time already past: due
+ * now); else its next poll (one source alone: poll_interval from now). */
+time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time_t now);
 /* Opens the sink of d->cfg (nothing in a dry run). */
 int daemon_sink_open(struct daemon *d, struct err *e);
 /* Creates path and its missing parents, mode 0700. */

@@ -1,0 +1,50 @@
+/*
+ * check_daemon_wait.c - when the daemon's loop wakes for a source: at the
+ * end of a source's back-off, also when the clock has passed that end
+ * before the loop went to sleep (the retry is due then, not in a
+ * poll_interval).
+ */
+#include "autoconf.h"
+#include <time.h>
+
+#include "daemon/daemon_p.h"
+#include "testhelp.h"
+
+#define NOW	((time_t)1765000000)
+
+START_TEST(test_due)
+{
+	struct config_source c = { .poll_interval = 300 };
+	struct source s = { .c = &c };
+	struct daemon d = { .nsrcs = 1 };
+
+	/* no back-off: one source alone is due a poll_interval from now */
+	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW + 300);
+	/* a back-off running: its end */
+	s.retry_at = NOW + 5;
+	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW + 5);
+	/* a back-off that ran out while the loop finished its round: due
+	 * now, not in 300 s (the source was not polled since) */
+	s.retry_at = NOW;
+	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW);
+	s.retry_at = NOW - 2;
+	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW - 2);
+	/* among several, without a back-off: its own next poll */
+	d.nsrcs = 2;
+	s.retry_at = 0;
+	s.next_poll = NOW + 7;
+	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW + 7);
+	s.retry_at = NOW + 1;
+	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW + 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("daemon_wait");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_due);
+	suite_add_tcase(s, tc);
+	return th_run_suite(s);
+}
