@@ -47,6 +47,29 @@ finish() {
 	printf '%d passed, %d failed\n' "$passes" "$fails"
 	[ "$fails" -eq 0 ]
 }
+# now_ms: the wall clock in milliseconds
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# stop_within MS: SIGTERM to the daemon $BOT_PID; it exits with status 0
+# within MS ms.  One still running after 2 s is killed (the caller's
+# bot_kill) and fails.  Prints the time taken, after "$C: " when C is set.
+stop_within() {
+	t0=$(now_ms)
+	kill -TERM "$BOT_PID"
+	for _ in $(seq 200); do kill -0 "$BOT_PID" 2>/dev/null || break; sleep 0.01; done
+	ms=$(($(now_ms) - t0))
+	if kill -0 "$BOT_PID" 2>/dev/null; then
+		echo "# ${C:+$C: }still running $ms ms after SIGTERM"
+		bot_kill
+		return 1
+	fi
+	wait "$BOT_PID"
+	rc=$?
+	BOT_PID=
+	echo "# ${C:+$C: }exited $ms ms after SIGTERM, status $rc"
+	[ "$rc" -eq 0 ] && [ "$ms" -lt "$1" ]
+}
+
 # replay_ini DIR: a daemon's file for tagbot replay, its state, source and
 # sink under DIR (replay touches none of them).
 replay_ini() {

@@ -43,7 +43,6 @@ else
 	echo "# skip: the TLS cases (no openssl)"
 fi
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 bot_kill() { [ -z "$BOT_PID" ] || { kill -KILL "$BOT_PID"; wait "$BOT_PID"; } 2>/dev/null; BOT_PID=; }
 fake_kill() { [ -z "$FAKE_PID" ] || { kill "$FAKE_PID"; wait "$FAKE_PID"; } 2>/dev/null; FAKE_PID=; }
 # cpu_ticks PID: utime + stime of PID, in clock ticks
@@ -121,24 +120,6 @@ INI
 	"$TAGBOT" run -c "$W/$C.ini" >"$LOG" 2>&1 &
 	BOT_PID=$!
 	check "$C: the server sent half the message" wait_event 15 "half 1"
-}
-
-# stop_within MS: SIGTERM; the daemon exits with status 0 within MS ms
-stop_within() {
-	t0=$(now_ms)
-	kill -TERM "$BOT_PID"
-	for _ in $(seq 200); do kill -0 "$BOT_PID" 2>/dev/null || break; sleep 0.01; done
-	ms=$(($(now_ms) - t0))
-	if kill -0 "$BOT_PID" 2>/dev/null; then
-		echo "# $C: still running $ms ms after SIGTERM"
-		bot_kill
-		return 1
-	fi
-	wait "$BOT_PID"
-	rc=$?
-	BOT_PID=
-	echo "# $C: exited $ms ms after SIGTERM, status $rc"
-	[ "$rc" -eq 0 ] && [ "$ms" -lt "$1" ]
 }
 
 # reconnects SECONDS: a second connection within SECONDS of the break

@@ -30,7 +30,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # --- an archive that accepts and never answers; one line per connection ----
 cat >"$T/silent.py" <<'PY'

@@ -34,7 +34,6 @@ BOT_PID= PROXY_PID=
 bot_kill() { [ -z "$BOT_PID" ] || { kill -KILL "$BOT_PID"; wait "$BOT_PID"; } 2>/dev/null; BOT_PID=; }
 proxy_kill() { [ -z "$PROXY_PID" ] || { kill "$PROXY_PID"; wait "$PROXY_PID"; } 2>/dev/null; PROXY_PID=; }
 trap 'bot_kill; proxy_kill; srv_cleanup' EXIT
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # The large patch (its commit message padded to 380 kB) and a small one.
 $MAIL patch nosob big 1 --now >"$W/big.eml" &&
@@ -80,18 +79,6 @@ wait_recorded() {
 replies() { grep -l "^In-Reply-To: <$1>" "$OUT"/new/* 2>/dev/null | wc -l; }
 log_tail() { echo "# bot log (last 15 lines):"; tail -n 15 "$LOG" | cut -c1-300 | sed 's/^/#   /'; }
 check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; log_tail; return 1; fi; }
-stop_within() {
-	t0=$(now_ms)
-	kill -TERM "$BOT_PID"
-	for _ in $(seq 200); do kill -0 "$BOT_PID" 2>/dev/null || break; sleep 0.01; done
-	ms=$(($(now_ms) - t0))
-	kill -0 "$BOT_PID" 2>/dev/null && { bot_kill; return 1; }
-	wait "$BOT_PID"
-	rc=$?
-	BOT_PID=
-	echo "# $C: exited $ms ms after SIGTERM, status $rc"
-	[ "$rc" -eq 0 ] && [ "$ms" -lt "$1" ]
-}
 
 # through NAME SERVER-PORT SOURCE-KEYS: the daemon reads through the proxy
 # in front of SERVER-PORT, its [source] SOURCE-KEYS (type, ...)
