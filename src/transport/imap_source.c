@@ -933,21 +933,27 @@ static int fetch_window(struct imap_source *src, uint32_t lo, uint32_t *hi,
 	return fetch_items(src, src->win + i, n - i, fn, arg, e);
 }
 
-static int fetch_from(struct imap_source *src, uint32_t first, imap_fetch_fn *fn, void *arg,
-		      struct err *e)
+/* The highest UID now: what the mail announced so far amounts to. */
+static int look(struct imap_source *src, uint32_t *top, struct err *e)
 {
-	uint32_t top = 0;
-	int rc = 0;
-
 	src->pending = false;
 	clear_flags(src);
-	if (highest_uid(src, &top, e) < 0)
+	if (highest_uid(src, top, e) < 0)
 		return -1;
-	if ((uint64_t)top + 1 > src->known_uidnext)
-		src->known_uidnext = (uint64_t)top + 1;
-	for (uint64_t lo = first ? first : 1; lo <= top && rc == 0; ) {
+	if ((uint64_t)*top + 1 > src->known_uidnext)
+		src->known_uidnext = (uint64_t)*top + 1;
+	return 0;
+}
+
+/* The messages with UIDs in [first, last], window by window. */
+static int fetch_range(struct imap_source *src, uint32_t first, uint32_t last, imap_fetch_fn *fn,
+		       void *arg, struct err *e)
+{
+	int rc = 0;
+
+	for (uint64_t lo = first ? first : 1; lo <= last && rc == 0; ) {
 		uint64_t end = lo + IMAP_UID_WINDOW - 1;
-		uint32_t hi = end < top ? (uint32_t)end : top;
+		uint32_t hi = end < last ? (uint32_t)end : last;
 
 		rc = fetch_window(src, (uint32_t)lo, &hi, fn, arg, e);
 		lo = (uint64_t)hi + 1;
@@ -955,8 +961,20 @@ static int fetch_from(struct imap_source *src, uint32_t first, imap_fetch_fn *fn
 	return rc < 0 ? -1 : 0;
 }
 
-int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *fn,
-		    void *arg, struct err *e)
+static int fetch_from(struct imap_source *src, uint32_t first, imap_fetch_fn *fn, void *arg,
+		      struct err *e)
+{
+	uint32_t top = 0;
+
+	if (look(src, &top, e) < 0)
+		return -1;
+	return fetch_range(src, first, top, fn, arg, e);
+}
+
+/* Runs fetch_from (top_uid 0) or fetch_range over the session, with the
+ * checks both entry points make. */
+static int fetch_guarded(struct imap_source *src, uint32_t first, uint32_t last,
+			 imap_fetch_fn *fn, void *arg, const char *who, struct err *e)
 {
 	struct net_guard g;
 	int rc;
@@ -964,12 +982,42 @@ int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *
 	if (alive(src, e) < 0)
 		return -1;
 	if (src->fetching)	/* it would reuse the window being handed out */
-		return fail(src, ERR_FINAL, e, "imap_fetch_from called from its own callback");
+		return fail(src, ERR_FINAL, e, "%s called from a fetch's callback", who);
 	src->fetching = true;
 	net_guard_enter(&g);
-	rc = fetch_from(src, first_uid, fn, arg, e);
+	rc = last ? fetch_range(src, first, last, fn, arg, e) : fetch_from(src, first, fn, arg, e);
 	net_guard_leave(&g);
 	src->fetching = false;
+	return rc;
+}
+
+int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *fn,
+		    void *arg, struct err *e)
+{
+	return fetch_guarded(src, first_uid, 0, fn, arg, "imap_fetch_from", e);
+}
+
+int imap_fetch_range(struct imap_source *src, uint32_t first_uid, uint32_t last_uid,
+		     imap_fetch_fn *fn, void *arg, struct err *e)
+{
+	if (!last_uid || last_uid < first_uid)
+		return 0;
+	return fetch_guarded(src, first_uid, last_uid, fn, arg, "imap_fetch_range", e);
+}
+
+int imap_top_uid(struct imap_source *src, uint32_t *top, struct err *e)
+{
+	struct net_guard g;
+	int rc;
+
+	*top = 0;
+	if (alive(src, e) < 0)
+		return -1;
+	if (src->fetching)
+		return fail(src, ERR_FINAL, e, "imap_top_uid called from a fetch's callback");
+	net_guard_enter(&g);
+	rc = look(src, top, e);
+	net_guard_leave(&g);
 	return rc;
 }
 

@@ -186,6 +186,22 @@ int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *
 		    void *arg, struct err *e);
 
 /*
+ * The highest UID of the watched folder now (0 when it is empty).  Like
+ * imap_fetch_from, it takes the mail announced so far as looked at (see
+ * imap_wait).
+ */
+int imap_top_uid(struct imap_source *src, uint32_t *top, struct err *e);
+
+/*
+ * As imap_fetch_from, the messages whose UID is in [first_uid, last_uid]
+ * (first_uid 0 counts as 1; nothing when last_uid is 0 or below
+ * first_uid): a range learnt from imap_top_uid, read by one of several
+ * daemons sharing the folder.
+ */
+int imap_fetch_range(struct imap_source *src, uint32_t first_uid, uint32_t last_uid,
+		     imap_fetch_fn *fn, void *arg, struct err *e);
+
+/*
  * The messages uids[0..n) (any order; 0 and repeats ignored) as
  * imap_fetch_from hands them out, in ascending UID order: to ask again for
  * the ones a fetch did not deliver.  A UID the folder does not answer for
