@@ -603,6 +603,176 @@ START_TEST(test_unread)
 END_TEST
 
 /* Two due replies come out oldest first. */
+/* --- claims: daemons sharing a folder ------------------------------- */
+
+static struct store_claim_ask claim_ask(const char *owner, uint32_t top, time_t now)
+{
+	struct store_claim_ask a = {
+		.source = "imap:bot@h", .folder = "INBOX", .validity = 7, .top = top, .span = 10,
+		.owner = owner, .now = now, .lease = 300,
+	};
+	return a;
+}
+
+/* The next claim for owner; asserts one was found when want_found. */
+static struct store_claim next_claim(struct store *st, const char *owner, uint32_t top,
+				     time_t now, bool want_found)
+{
+	struct store_claim_ask a = claim_ask(owner, top, now);
+	struct store_claim c;
+	struct err e;
+	bool found;
+
+	ck_assert_msg(store_claim_next(st, &a, &c, &found, &e) == 0, "claim_next: %s", e.msg);
+	ck_assert_int_eq(found, want_found);
+	return c;
+}
+
+/* Claim lo done up to to, in a transaction; the checkpoint after. */
+static uint32_t claim_done(struct store *st, const char *owner, uint32_t lo, uint32_t to)
+{
+	struct store_claim_ask a = claim_ask(owner, 0, 1000);
+	struct store_checkpoint cp;
+	struct err e;
+
+	ck_assert_int_eq(store_begin(st, &e), 0);
+	ck_assert_msg(store_claim_done(st, &a, lo, to, &cp, &e) == 0, "claim_done: %s", e.msg);
+	ck_assert_int_eq(store_commit(st, &e), 0);
+	return cp.last_uid;
+}
+
+static uint32_t stored_checkpoint(struct store *st)
+{
+	struct store_checkpoint cp;
+	struct err e;
+	bool found;
+
+	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@h", "INBOX", &cp, &found, &e), 0);
+	ck_assert(found);
+	return cp.last_uid;
+}
+
+/* Two daemons take turns over the UIDs above the checkpoint, a span each,
+ * never the same; the checkpoint moves only over claims done in a row. */
+START_TEST(test_claims_divide)
+{
+	struct store_checkpoint cp = { 7, 4 };
+	struct store *st = th_store_open();
+	struct store_claim a, b, c;
+	struct err e;
+
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	a = next_claim(st, "A", 40, 1000, true);
+	ck_assert_uint_eq(a.lo, 5);
+	ck_assert_uint_eq(a.hi, 14);
+	ck_assert_uint_eq(a.done_to, 4);
+	b = next_claim(st, "B", 40, 1000, true);
+	ck_assert_uint_eq(b.lo, 15);
+	ck_assert_uint_eq(b.hi, 24);
+	/* A asks again before it recorded anything: its own claim back */
+	c = next_claim(st, "A", 40, 1000, true);
+	ck_assert_uint_eq(c.lo, 5);
+	/* B finishes first: the checkpoint waits for A's claim below */
+	ck_assert_uint_eq(claim_done(st, "B", 15, 24), 4);
+	ck_assert_uint_eq(claim_done(st, "A", 5, 9), 9);
+	ck_assert_uint_eq(claim_done(st, "A", 5, 14), 24);
+	ck_assert_uint_eq(stored_checkpoint(st), 24);
+	/* the rest, up to top, in a last short claim; then nothing */
+	c = next_claim(st, "B", 40, 1000, true);
+	ck_assert_uint_eq(c.lo, 25);
+	ck_assert_uint_eq(c.hi, 34);
+	c = next_claim(st, "A", 37, 1000, true);
+	ck_assert_uint_eq(c.lo, 35);
+	ck_assert_uint_eq(c.hi, 37);
+	c = next_claim(st, "C", 37, 1000, false);
+	/* ... while the claims of A and B run: C is told when the first ends */
+	ck_assert_int_eq(c.wake, 1300);
+	store_close(st);
+}
+END_TEST
+
+/* A claim whose lease ran out is taken over from where it was done to; one
+ * released is taken over at once. */
+START_TEST(test_claims_taken_over)
+{
+	struct store_checkpoint cp = { 7, 0 };
+	struct store *st = th_store_open();
+	struct store_claim c;
+	struct err e;
+
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	next_claim(st, "A", 100, 1000, true);
+	ck_assert_uint_eq(claim_done(st, "A", 1, 6), 6);
+	/* the lease was renewed at 1000 by the progress: to 1300 */
+	c = next_claim(st, "B", 100, 1299, true);
+	ck_assert_uint_eq(c.lo, 11);	/* a new one */
+	c = next_claim(st, "C", 100, 1300, true);
+	ck_assert_uint_eq(c.lo, 1);	/* A's, gone quiet */
+	ck_assert_uint_eq(c.hi, 10);
+	ck_assert_uint_eq(c.done_to, 6);
+	/* B stops cleanly: its claim is C's at once */
+	ck_assert_int_eq(store_claim_release(st, "B", &e), 0);
+	c = next_claim(st, "C", 100, 1300, true);
+	ck_assert_uint_eq(c.lo, 1);	/* its own comes first */
+	ck_assert_uint_eq(claim_done(st, "C", 1, 10), 10);
+	c = next_claim(st, "C", 100, 1300, true);
+	ck_assert_uint_eq(c.lo, 11);
+	ck_assert_uint_eq(c.done_to, 10);
+	store_close(st);
+}
+END_TEST
+
+/* The checkpoint stays below a UID still asked for again, claims done or
+ * not; a claim done above it is not read again. */
+START_TEST(test_claims_hold_for_retry)
+{
+	struct store_checkpoint cp = { 7, 0 };
+	struct store_unread u = { "imap:bot@h", "INBOX", 3, STORE_UNREAD_RETRY, 1, 160, 0,
+				  "left out", 1000 };
+	struct store *st = th_store_open();
+	struct store_claim c;
+	struct err e;
+
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	next_claim(st, "A", 30, 1000, true);
+	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
+	ck_assert_uint_eq(claim_done(st, "A", 1, 10), 2);
+	c = next_claim(st, "A", 30, 1000, true);
+	ck_assert_uint_eq(c.lo, 11);
+	/* the retry is delivered: the next batch moves the checkpoint on */
+	ck_assert_int_eq(store_unread_drop(st, "imap:bot@h", "INBOX", 3, &e), 0);
+	ck_assert_uint_eq(claim_done(st, "A", 0, 0), 10);
+	store_close(st);
+}
+END_TEST
+
+/* A checkpoint of another UIDVALIDITY (another daemon found the folder
+ * renumbered) is no place to claim from: ERR_TEMP, nothing claimed; the
+ * claims of the old numbers go once the checkpoint is the folder's. */
+START_TEST(test_claims_renumbered)
+{
+	struct store_checkpoint cp = { 7, 0 }, moved = { 8, 0 };
+	struct store_claim_ask a = claim_ask("A", 30, 1000);
+	struct store *st = th_store_open();
+	struct store_claim c;
+	struct err e;
+	bool found;
+
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	next_claim(st, "B", 30, 1000, true);
+	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &moved, &e), 0);
+	ck_assert_int_eq(store_claim_next(st, &a, &c, &found, &e), -1);
+	ck_assert_int_eq(e.cls, ERR_TEMP);
+	ck_assert(!found);
+	ck_assert_msg(strstr(e.msg, "UIDVALIDITY 8, the folder's 7"), "%s", e.msg);
+	a.validity = 8;
+	ck_assert_int_eq(store_claim_next(st, &a, &c, &found, &e), 0);
+	ck_assert(found);
+	ck_assert_uint_eq(c.lo, 1);	/* B's claim of UIDVALIDITY 7 is gone */
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_outbox_order)
 {
 	struct store *st = th_store_open();
@@ -675,7 +845,8 @@ static const char schema2[] =
 	" 'raw', 1700000000, 1700000000);"
 	"PRAGMA user_version = 2;";
 
-/* What takes a state of schema 9 back to 8. */
+/* What takes a state of schema 10 back to 9, and 9 back to 8. */
+#define UNDO_10	"DROP TABLE claims; "
 #define UNDO_9	"DROP TABLE context_ref; DROP INDEX context_unthreaded;"		\
 		" DROP INDEX series_member_irt; ALTER TABLE series_member DROP COLUMN irt;" \
 		" CREATE INDEX context_series ON context (sender, version, total, time);" \
@@ -751,7 +922,7 @@ START_TEST(test_migrate_2_to_3)
 	store_close(st);
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
 	ck_assert_uint_eq(app_id(), STORE_SQLITE_APPLICATION_ID);
-	ck_assert_int_eq(STORE_SCHEMA_VERSION, 9);
+	ck_assert_int_eq(STORE_SCHEMA_VERSION, 10);
 }
 END_TEST
 
@@ -891,7 +1062,7 @@ START_TEST(test_context_ref_migration)
 	ctx_put(st, "c@x.org", "b@x.org", "a@x.org b@x.org", 30);
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, UNDO_9 "PRAGMA user_version = 8;", NULL,
+	ck_assert_int_eq(sqlite3_exec(db, UNDO_10 UNDO_9 "PRAGMA user_version = 8;", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
@@ -916,7 +1087,7 @@ START_TEST(test_rate_index)
 	ck_assert_int_eq(store_rate_note(st, "ann@x.org", 100, &e), 0);
 	store_close(st);
 	ck_assert_int_eq(sqlite3_open(th_dbpath, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key; DROP TABLE unread; " UNDO_9
+	ck_assert_int_eq(sqlite3_exec(db, "DROP INDEX IF EXISTS rate_events_key; DROP TABLE unread; " UNDO_10 UNDO_9
 				      "PRAGMA user_version = 6;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
@@ -994,7 +1165,7 @@ START_TEST(test_told_about)
 				      " rule TEXT NOT NULL, t INTEGER NOT NULL,"
 				      " PRIMARY KEY (person, rule));"
 				      "INSERT INTO told VALUES ('a@x.org', 'NO_AUTHOR_SIGN_OFF', 100);"
-				      "DROP TABLE unread; " UNDO_9 "PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; " UNDO_10 UNDO_9 "PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
@@ -1046,7 +1217,7 @@ START_TEST(test_told_what)
 				      "CREATE INDEX told_t ON told (t);"
 				      "INSERT INTO told VALUES ('a@x.org', 'MISSING_SIGN_OFF', '', 100);"
 				      "INSERT INTO told VALUES ('a@x.org', 'BAD_FIXES_TAG', 'leds: x', 100);"
-				      "DROP TABLE unread; " UNDO_9 "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
+				      "DROP TABLE unread; " UNDO_10 UNDO_9 "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
@@ -1828,6 +1999,10 @@ int main(void)
 	tcase_add_test(tc, test_outbox_unclaim_and_note);
 	tcase_add_test(tc, test_sink_state);
 	tcase_add_test(tc, test_unread);
+	tcase_add_test(tc, test_claims_divide);
+	tcase_add_test(tc, test_claims_taken_over);
+	tcase_add_test(tc, test_claims_hold_for_retry);
+	tcase_add_test(tc, test_claims_renumbered);
 	tcase_add_test(tc, test_nested_transaction);
 	tcase_add_test(tc, test_record_decisions);
 	tcase_add_test(tc, test_checkpoint_foreach);

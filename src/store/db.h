@@ -50,6 +50,9 @@ struct db_driver {
 	 * (store_rate_count()); NULL where a transaction holds the whole
 	 * database already. */
 	const char *lock_rates;
+	/* Likewise, the claims' lock (claims.c): two daemons taking or
+	 * finishing claims of a folder take turns. */
+	const char *lock_claims;
 
 	int (*exec)(struct db *db, const char *sql);
 	/* keep: the statement lives as long as the connection (a hint: the

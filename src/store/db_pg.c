@@ -454,6 +454,7 @@ static const struct db_driver pg_driver = {
 	/* Another: two daemons' rate checks and the notes of the replies they
 	 * let through take turns, transaction by transaction. */
 	.lock_rates = "SELECT pg_advisory_xact_lock(7415727)",
+	.lock_claims = "SELECT pg_advisory_xact_lock(7415728)",
 	.exec = pg_exec,
 	.prepare = pg_prepare,
 	.bind_text = pg_bind_text,

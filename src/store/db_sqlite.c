@@ -282,6 +282,7 @@ static const struct db_driver sqlite_driver = {
 	.begin = "BEGIN IMMEDIATE",
 	.begin_migration = "BEGIN IMMEDIATE",
 	.lock_rates = NULL,	/* BEGIN IMMEDIATE holds the writer's lock */
+	.lock_claims = NULL,
 	.exec = sq_exec,
 	.prepare = sq_prepare,
 	.bind_text = sq_bind_text,

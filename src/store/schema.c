@@ -175,6 +175,18 @@ static const char *const steps[STORE_SCHEMA_VERSION] = {
 	"  UNION ALL SELECT msgid, substr(rest, instr(rest, ' ') + 1),"
 	"    substr(rest, 1, instr(rest, ' ') - 1) FROM r WHERE rest != '')"
 	" INSERT INTO context_ref (msgid, ref) SELECT DISTINCT msgid, id FROM r WHERE id != '';",
+	/* 9 -> 10: the ranges of a folder daemons sharing the state took to
+	 * read (claims.c) */
+	"CREATE TABLE claims ("
+	"  source TEXT NOT NULL,"
+	"  folder TEXT NOT NULL,"
+	"  lo INTEGER NOT NULL,"
+	"  hi INTEGER NOT NULL,"
+	"  done_to INTEGER NOT NULL,"
+	"  validity INTEGER NOT NULL,"
+	"  owner TEXT NOT NULL,"
+	"  until INTEGER NOT NULL,"
+	"  PRIMARY KEY (source, folder, lo));",
 };
 
 /*

@@ -49,11 +49,11 @@
 
 #include "lib/err.h"
 
-#define STORE_SCHEMA_VERSION	9	/* 2: lookup_cache; 3: context, thread_state, series;
+#define STORE_SCHEMA_VERSION	10	/* 2: lookup_cache; 3: context, thread_state, series;
 					 * 4: held, rate_events, told, sink_state;
 					 * 5: told.about; 6: told.what;
 					 * 7: rate_events by key; 8: unread;
-					 * 9: context_ref */
+					 * 9: context_ref; 10: claims */
 /* PRAGMA application_id of an SQLite state: "TAGB" in ASCII, big-endian. */
 #define STORE_SQLITE_APPLICATION_ID	0x54414742u
 #define STORE_REPLY_MAX		((size_t)16 * 1024 * 1024) /* raw reply bytes */
@@ -184,6 +184,61 @@ int store_checkpoint_set(struct store *st, const char *source, const char *folde
  * bot started on it.  *found is false when nothing was recorded. */
 int store_first_time(struct store *st, const char *source, const char *folder, time_t *t,
 		     bool *found, struct err *e);
+
+/* --- claims: daemons sharing a folder (schema 10) ------------------- */
+
+/*
+ * Daemons sharing one state and reading one IMAP folder divide it in
+ * claims: ranges of UIDs, each read by the daemon that took it, so that
+ * neither fetches and parses what the other reads.  A claim is its
+ * taker's until it is done or its lease runs out; then another daemon
+ * takes it over and reads on from where it was done to.  The folder's
+ * checkpoint moves over the claims done in a row above it, never past a
+ * UID still asked for again (the unread table's retry rows), and never
+ * back.  Claims are no guard: that each message is decided once still
+ * rests on the messages rows (a claim taken over from a daemon that was
+ * only slow is read twice, and the second reading finds the rows).
+ */
+struct store_claim_ask {
+	const char *source, *folder;	/* foreign; the checkpoint's */
+	uint32_t validity;		/* the folder's UIDVALIDITY */
+	uint32_t top;			/* the highest UID in the folder now */
+	uint32_t span;			/* UIDs in a new claim */
+	const char *owner;		/* foreign; names the daemon asking */
+	time_t now, lease;		/* a claim taken is held until now + lease */
+};
+
+struct store_claim {
+	uint32_t lo, hi;		/* the UIDs */
+	uint32_t done_to;		/* read and recorded up to here (lo - 1: none) */
+	time_t wake;			/* none found: when the first claim another
+					 * daemon holds runs out (0: there is none) */
+};
+
+/*
+ * In a transaction of its own (the caller has none open): the claim to
+ * read next above the checkpoint, *found false when there is none: a gap
+ * no claim covers, up to span UIDs and not past top; else a claim not
+ * done that is the asker's or whose lease ran out (taken over).  Claims
+ * the checkpoint passed, or of another UIDVALIDITY, are dropped.  The
+ * checkpoint must exist with a->validity, else ERR_TEMP (another daemon
+ * found the folder renumbered: read its checkpoint again).
+ */
+int store_claim_next(struct store *st, const struct store_claim_ask *a, struct store_claim *c,
+		     bool *found, struct err *e);
+
+/*
+ * Inside the caller's transaction (the batch that recorded the messages):
+ * the claim at lo is done up to done_to (lo 0: none, only the checkpoint
+ * moves: a retry was recorded), its lease renewed; the checkpoint moves as
+ * said above.  *cp is the checkpoint after.
+ */
+int store_claim_done(struct store *st, const struct store_claim_ask *a, uint32_t lo,
+		     uint32_t done_to, struct store_checkpoint *cp, struct err *e);
+
+/* Ends the leases of owner's claims now, so that another daemon takes
+ * them over at once (a daemon that stops). */
+int store_claim_release(struct store *st, const char *owner, struct err *e);
 
 /* --- outbox ---------------------------------------------------------- */
 

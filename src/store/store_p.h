@@ -13,6 +13,7 @@
  *   cache.c     lookup_cache
  *   limits.c    held, told, rate_events, sink_state
  *   unread.c    unread: mail a source listed but did not deliver whole
+ *   claims.c    claims: the ranges of a folder daemons sharing it read
  *
  * The helpers follow the store's error contract (store.h): 0 or -1 with e
  * filled "store NAME: WHAT: the engine's message", classed by the driver.
