@@ -305,7 +305,9 @@ static int wait_seconds(struct daemon *d, int max)
 	else if (d->st && !d->dry && store_outbox_next_time(d->st, &when, &found, &e) == 0 &&
 		 found && when - now < max)
 		max = when - now < WAIT_MIN_S ? WAIT_MIN_S : (int)(when - now);
-	/* Mail not delivered is asked for again when its retry is due. */
+	/* Mail not delivered is asked for again when its retry is due, and
+	 * the claim of a daemon gone is taken over when its lease ends. */
+	max = daemon_claims_wait(d, now, max);
 	return daemon_retries_wait(d, now, daemon_series_wait(d, now, max));
 }
 

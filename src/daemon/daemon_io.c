@@ -378,6 +378,8 @@ void daemon_source_release(struct daemon *d, struct source *s)
 {
 	if (s->ops && s->ops->connected(s))
 		s->ops->close(d, s);
+	daemon_claim_release(d, s);
+	free(s->owner);
 	maildir_release(&s->in);
 	maildir_list_release(&s->md_done);
 	for (size_t i = 0; i < s->ngroups; i++) {
@@ -445,6 +447,11 @@ int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
 			return -1;
 	} else if (f->cp_known && cp.uidvalidity == valid) {
 		return 0;	/* nothing moved */
+	} else if (f->shared && cp.uidvalidity == valid) {
+		/* the store's, which another daemon moves: not written back */
+		f->cp = f->cp_committed = cp;
+		f->cp_known = true;
+		return 0;
 	} else {
 		cp.uidvalidity = valid;	/* a low water mark moves up as articles expire */
 	}
@@ -596,6 +603,7 @@ static int imap_open_source(struct daemon *d, struct source *s, struct err *e)
 	is.max_message = (size_t)c->max_message_size;
 	is.wait_sigmask = &d->sig.wait_mask;
 	is.stop = &daemon_got_stop;
+	s->one.shared = daemon_claims_shared(d, c);
 	rc = imap_open(&s->imap, &is, e);
 	secret_free(password);
 	if (rc < 0)
@@ -612,6 +620,7 @@ static bool imap_connected(const struct source *s)
 struct fetch {
 	const struct source_cb *cb;
 	bool full;		/* the fetch stopped for a commit */
+	bool stopped;		/* for a commit or a signal */
 };
 
 static int imap_fetched(void *arg, const struct imap_msg *m, struct err *e)
@@ -636,14 +645,15 @@ static int imap_fetched(void *arg, const struct imap_msg *m, struct err *e)
 	if (rc < 0)
 		return -1;
 	f->full = rc == SOURCE_FULL;
-	return rc == SOURCE_MORE ? 0 : 1;
+	f->stopped = rc != SOURCE_MORE;
+	return f->stopped;
 }
 
 /* The messages of the folder not delivered before whose retry is due. */
 static int imap_retries(struct daemon *d, struct source *s, const struct source_cb *cb,
 			struct err *e)
 {
-	struct fetch f = { cb, false };
+	struct fetch f = { cb, false, false };
 	uint32_t *uids;
 	size_t n;
 	int rc, end;
@@ -662,6 +672,34 @@ static int imap_retries(struct daemon *d, struct source *s, const struct source_
 	return end;
 }
 
+/* A folder shared with other daemons: claim by claim, each a batch. */
+static int imap_poll_claims(struct daemon *d, struct source *s, const struct source_cb *cb,
+			    struct err *e)
+{
+	struct folder *f = &s->one;
+
+	for (;;) {
+		struct fetch fe = { cb, false, false };
+		bool found;
+		int rc, end;
+
+		if (daemon_claim_next(d, s, &found, e) < 0)
+			return -1;
+		if (!found)
+			return 0;
+		rc = imap_fetch_range(s->imap, f->claim.done_to + 1, f->claim.hi, imap_fetched, &fe,
+				      e);
+		if (rc == 0 && !fe.stopped)	/* every UID of it there was handled */
+			daemon_claim_handled(f, f->claim.hi);
+		end = cb->end(cb->aux, rc < 0 ? NULL : e);
+		f->claimed = false;
+		if (rc < 0 || end < 0)
+			return -1;
+		if (end == SOURCE_STOP)
+			return 0;
+	}
+}
+
 /* Fetches from the checkpoint on, a batch at a time: the connection is
  * free for the commit (marking seen, finding sent replies) between them;
  * first the messages not delivered before whose retry is due. */
@@ -672,8 +710,10 @@ static int imap_poll(struct daemon *d, struct source *s, const struct source_cb 
 
 	if (rc != SOURCE_MORE)
 		return rc == SOURCE_STOP ? 0 : -1;
+	if (s->one.shared)
+		return imap_poll_claims(d, s, cb, e);
 	for (;;) {
-		struct fetch f = { cb, false };
+		struct fetch f = { cb, false, false };
 		int end;
 
 		rc = imap_fetch_from(s->imap, s->one.cp.last_uid + 1, imap_fetched, &f, e);

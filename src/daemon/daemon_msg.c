@@ -527,12 +527,28 @@ static void mark_seen(struct daemon *d)
 			log_msg(LOGL_WARNING, "%s", e.msg);
 }
 
+/* A shared folder: how far its claim got, in the batch (which it opens
+ * when the claim's UIDs held no mail); -1 fails the batch. */
+static int claim_in_batch(struct daemon *d, struct err *e)
+{
+	struct err le;
+
+	if (batch_begin(d, e ? e : &le) == 0 && daemon_claim_done(d, e ? e : &le) == 0)
+		return 0;
+	if (!e)
+		log_msg(LOGL_WARNING, "%s", le.msg);
+	d->b.failed = true;
+	return -1;
+}
+
 /* Commits (or, after a store error, rolls back) what the batch holds. */
 static int batch_commit(struct daemon *d, struct err *e)
 {
 	struct folder *f = d->cur->f;
 	int rc = 0;
 
+	if (f->shared && !d->b.failed && claim_in_batch(d, e) < 0)
+		rc = -1;
 	if (d->b.open && d->b.failed) {
 		store_rollback(d->st);
 		f->cp = f->cp_committed;
@@ -547,6 +563,8 @@ static int batch_commit(struct daemon *d, struct err *e)
 			f->retries_known = false;
 		}
 	}
+	if (f->shared)
+		daemon_claim_committed(f, rc == 0 && !d->b.failed);
 	d->b.open = false;
 	if (rc == 0 && !d->b.failed)
 		mark_seen(d);
@@ -586,6 +604,10 @@ static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 
 	if (!uid)
 		return 0;
+	if (f->shared) {	/* the claim moves it at the batch's end */
+		daemon_claim_handled(f, uid);
+		return 0;
+	}
 	/* A mail decided after its lookups (daemon_lookup.c) comes late. */
 	if (uid > f->cp.last_uid)
 		f->cp.last_uid = uid;

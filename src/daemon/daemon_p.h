@@ -151,6 +151,14 @@ struct folder {
 	size_t nretries, aretries;
 	bool retries_known;		/* loaded from the store */
 	unsigned polls;			/* polls of the folder: a retry counts once per poll */
+	/* Shared with other daemons (daemon_claim.c): the claim being read,
+	 * handled up to claim_upto, recorded by the open batch up to
+	 * claim_to; claim_wake when every claim was another's. */
+	bool shared;
+	bool claimed;
+	struct store_claim claim;
+	uint32_t claim_upto, claim_to;
+	time_t claim_wake;
 };
 
 /* A message of a folder to ask for again. */
@@ -186,6 +194,7 @@ struct source {
 					 * left: polled again at once, after the others */
 	unsigned backoff_step;
 	time_t retry_at;		/* after a failure: not tried before */
+	char *owner;			/* owned; the claims' name of this daemon, or NULL */
 };
 
 struct daemon {
@@ -422,6 +431,26 @@ int daemon_retries_wait(const struct daemon *d, time_t now, int max);
 /* Whether a retry of one of s's folders is due at now (s is then polled
  * before its poll_interval has passed). */
 bool daemon_retries_due_at(const struct source *s, time_t now);
+
+/* --- daemon_claim.c: a folder shared with other daemons ---------------- */
+
+/* Whether source c is read in claims: an IMAP folder, a PostgreSQL state
+ * (others may share it), not a dry run. */
+bool daemon_claims_shared(const struct daemon *d, const struct config_source *c);
+/* The next claim of s's folder into its claim (*found false: none; its
+ * claim_wake says when to look again). */
+int daemon_claim_next(struct daemon *d, struct source *s, bool *found, struct err *e);
+/* A message of the folder was handled (recorded in the open batch). */
+void daemon_claim_handled(struct folder *f, uint32_t uid);
+/* Inside the open batch of d->cur: how far its claim got (none: only the
+ * checkpoint moves), and the checkpoint into d->cur->f->cp. */
+int daemon_claim_done(struct daemon *d, struct err *e);
+/* After the batch's commit (ok) or rollback. */
+void daemon_claim_committed(struct folder *f, bool ok);
+/* max, or less when another daemon's claim runs out sooner. */
+int daemon_claims_wait(const struct daemon *d, time_t now, int max);
+/* s's claims end now: another daemon takes them over at once. */
+void daemon_claim_release(struct daemon *d, struct source *s);
 
 /* --- daemon_io.c ------------------------------------------------------- */
 
