@@ -140,6 +140,8 @@ static const struct {
 	{ "<a\tb@c>", NULL },
 	{ "<a\rb@c>", NULL },
 	{ "<a\nb@c>", NULL },
+	{ "<a\vb@c>", NULL },		/* white space as trimming reads it */
+	{ "<a\fb@c>", NULL },
 	{ "<a@b> (comment)", NULL },
 	{ "garbage <a@b>", NULL },
 	{ " < > ", NULL },

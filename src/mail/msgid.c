@@ -41,11 +41,20 @@ char *msgid_key(const char *msgid)
 	return key;
 }
 
+/* Whether s holds white space as trim() reads it (VT and FF too). */
+static bool has_space(const char *s)
+{
+	for (; *s; s++)
+		if (ascii_is_space(*s))
+			return true;
+	return false;
+}
+
 char *msgid_ref_key(const char *id)
 {
 	char *k = id && *id ? msgid_key(id) : NULL;
 
-	if (k && strpbrk(k, " \t\r\n")) {
+	if (k && has_space(k)) {
 		free(k);
 		return NULL;
 	}
