@@ -457,6 +457,30 @@ START_TEST(test_from_raw_scan_limit)
 }
 END_TEST
 
+/* A Message-ID: line the limit cuts is not within it: its first bytes are
+ * not the mail's ID. */
+START_TEST(test_from_raw_scan_limit_cuts_line)
+{
+	struct buf b;
+	char *id;
+
+	buf_init(&b, 0);
+	filler(&b, MSGID_SCAN_MAX - 20);
+	buf_addstr(&b, "Message-ID: <cut-here@example.org>\n\n");
+	id = msgid_from_raw(b.data, b.len);
+	ck_assert_msg(id == NULL, "the cut line gave '%s'", id);
+	buf_reset(&b);
+	/* the line ends on the limit's last byte: whole, and read */
+	filler(&b, MSGID_SCAN_MAX - strlen("Message-ID: <end@example.org>\n"));
+	buf_addstr(&b, "Message-ID: <end@example.org>\n\n");
+	id = msgid_from_raw(b.data, b.len);
+	ck_assert_ptr_nonnull(id);
+	ck_assert_str_eq(id, "end@example.org");
+	free(id);
+	buf_release(&b);
+}
+END_TEST
+
 /* --- msgid_url_encode --------------------------------------------------- */
 
 static const struct {
@@ -515,6 +539,7 @@ static Suite *msgid_suite(void)
 	tcase_add_test(t, test_from_raw_nul);
 	tcase_add_test(t, test_from_raw_length);
 	tcase_add_test(t, test_from_raw_scan_limit);
+	tcase_add_test(t, test_from_raw_scan_limit_cuts_line);
 	suite_add_tcase(s, t);
 	t = tcase_create("url");
 	tcase_add_loop_test(t, test_url_encode, 0, ARRAY_SIZE(url_cases));

@@ -129,6 +129,9 @@ char *msgid_from_raw(const char *raw, size_t len)
 
 		if (n == 0 || (n == 1 && raw[i] == '\r'))
 			break;
+		/* a line the limit cuts is not within it: its start is no ID */
+		if (!nl && max < len)
+			break;
 		if (header_named(v, n, "Message-ID")) {
 			v += strlen("Message-ID:");
 			trim(&v, &end);
