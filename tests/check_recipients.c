@@ -655,6 +655,37 @@ START_TEST(test_wire_nobody)
 }
 END_TEST
 
+/* The envelope holds at most REPLY_MAX_RCPT recipients, the To among
+ * them, and the headers name the same ones. */
+START_TEST(test_wire_cap)
+{
+	struct wire w;
+	struct buf h;
+
+	buf_init(&h, 0);
+	buf_addstr(&h, "From: Jane Doe <jane@example.org>\nCc: ");
+	for (int i = 0; i < REPLY_MAX_RCPT + 20; i++)
+		buf_printf(&h, "%sp%d@example.org", i ? ",\n " : "", i);
+	buf_addstr(&h, "\n");
+	parse(&w.x, h.data, NULL);
+	w.x.s.to = REPLY_TO_ALL;
+	wire_build(&w);
+	ck_assert_uint_eq(w.r.nrcpt, REPLY_MAX_RCPT);
+	ck_assert_str_eq(w.r.rcpt[0], "jane@example.org");
+	ck_assert_str_eq(w.r.rcpt[1], "p0@example.org");
+	for (size_t i = 1; i < w.r.nrcpt; i++)
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(w.r.rcpt[i], w.r.rcpt[j]);
+	/* whom the headers name is whom the envelope mails */
+	buf_reset(&h);
+	buf_printf(&h, "%s,", header_addrs(&w.back, "To"));
+	buf_addstr(&h, header_addrs(&w.back, "Cc"));
+	ck_assert_str_eq(h.data, envelope(&w.r));
+	buf_release(&h);
+	wire_release(&w);
+}
+END_TEST
+
 static Suite *recipients_suite(void)
 {
 	Suite *s = suite_create("recipients");
@@ -683,6 +714,7 @@ static Suite *recipients_suite(void)
 	tcase_add_test(t, test_wire_author_only);
 	tcase_add_loop_test(t, test_wire_injected_name, 0, ARRAY_SIZE(injected_from));
 	tcase_add_test(t, test_wire_nobody);
+	tcase_add_test(t, test_wire_cap);
 	suite_add_tcase(s, t);
 	return s;
 }
