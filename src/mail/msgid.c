@@ -41,11 +41,20 @@ char *msgid_key(const char *msgid)
 	return key;
 }
 
+/* Whether s holds white space as trim() reads it (VT and FF too). */
+static bool has_space(const char *s)
+{
+	for (; *s; s++)
+		if (ascii_is_space(*s))
+			return true;
+	return false;
+}
+
 char *msgid_ref_key(const char *id)
 {
 	char *k = id && *id ? msgid_key(id) : NULL;
 
-	if (k && strpbrk(k, " \t\r\n")) {
+	if (k && has_space(k)) {
 		free(k);
 		return NULL;
 	}
@@ -119,6 +128,9 @@ char *msgid_from_raw(const char *raw, size_t len)
 		const char *v = raw + i, *end = raw + i + n;
 
 		if (n == 0 || (n == 1 && raw[i] == '\r'))
+			break;
+		/* a line the limit cuts is not within it: its start is no ID */
+		if (!nl && max < len)
 			break;
 		if (header_named(v, n, "Message-ID")) {
 			v += strlen("Message-ID:");

@@ -66,8 +66,9 @@ bool msgid_header_safe(const char *id);
 
 /*
  * The Message-ID of a raw mail (len bytes) read from its header without
- * parsing it: the first Message-ID: line within MSGID_SCAN_MAX bytes,
- * trimmed; a folded value is not followed.  malloc'ed; NULL when there is
+ * parsing it: the first Message-ID: line within MSGID_SCAN_MAX bytes (one
+ * the limit cuts is not within them), trimmed; a folded value is not
+ * followed.  malloc'ed; NULL when there is
  * none, when it is longer than MSGID_MAX or holds a NUL.  For a mail the
  * parser refused, or one to skip cheaply because the store has seen it.
  */

@@ -944,8 +944,12 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 			       parent->message_id ? parent->message_id : "");
 	pp->subject = utf8_clean_line(subj, strlen(subj), REPLY_SUBJECT_MAX);
 	pp->parent_ok = parent->message_id && msgid_header_safe(parent->message_id);
+	/* The To goes in first: it takes one of REPLY_MAX_RCPT's places, and a
+	 * copy of it in the mail's To or Cc is a duplicate.  Then it leaves
+	 * the Cc: in To: never Cc'd again. */
+	addrs_add(&pp->cc, pp->to->email, s, pp->from.email);
 	collect_cc(&pp->cc, parent, &pp->who, !sender_only(pp), s, pp->from.email);
-	addrs_drop(&pp->cc, pp->to->email);	/* in To: never Cc'd again */
+	addrs_drop(&pp->cc, pp->to->email);
 	collect_refs(&pp->refs, parent, pp->parent_ok);
 	collect_rules(&pp->rules, pp->items, pp->nused);
 	return 0;
