@@ -7,7 +7,8 @@
  * A claim is read as one batch: its UIDs are fetched (the source's batch
  * is its size), handled, and the batch's transaction records how far the
  * claim got (daemon_claim_done()) with the messages it recorded, so a
- * crash leaves both or neither.  A claim not finished (the connection
+ * crash leaves both or neither; the checkpoint moves over it when a claim
+ * is next asked for.  A claim not finished (the connection
  * broke, SIGTERM) stays this daemon's and is read on at its next poll;
  * if the daemon is gone, another takes it over when the lease (five
  * [source] timeouts) runs out, at once after a clean stop
@@ -79,6 +80,7 @@ int daemon_claim_next(struct daemon *d, struct source *s, bool *found, struct er
 		f->cp_known = false;	/* read from the store at the next start */
 		return -1;
 	}
+	f->cp.last_uid = f->cp_committed.last_uid = f->claim.checkpoint;
 	f->claim_wake = *found ? 0 : f->claim.wake;
 	f->claimed = *found;
 	f->claim_upto = f->claim.done_to;
@@ -100,17 +102,16 @@ int daemon_claim_done(struct daemon *d, struct err *e)
 	struct source *s = d->cur;
 	struct folder *f = s->f;
 	struct store_claim_ask a;
-	uint32_t lo = 0, to = 0;
+	uint32_t to;
 
-	if (f->claimed) {
-		lo = f->claim.lo;
-		/* not past a mail that waits for its lookups */
-		to = daemon_lookup_hold(d, f->claim_upto);
-		if (to < f->claim.done_to)
-			to = f->claim.done_to;
-	}
+	if (!f->claimed)
+		return 0;
+	/* not past a mail that waits for its lookups */
+	to = daemon_lookup_hold(d, f->claim_upto);
+	if (to < f->claim.done_to)
+		to = f->claim.done_to;
 	ask(d, s, 0, &a);
-	if (store_claim_done(d->st, &a, lo, to, &f->cp, e) < 0)
+	if (store_claim_done(d->st, &a, f->claim.lo, to, e) < 0)
 		return -1;
 	f->claim_to = to;
 	return 0;

@@ -547,7 +547,7 @@ static int batch_commit(struct daemon *d, struct err *e)
 	struct folder *f = d->cur->f;
 	int rc = 0;
 
-	if (f->shared && !d->b.failed && claim_in_batch(d, e) < 0)
+	if (f->claimed && !d->b.failed && claim_in_batch(d, e) < 0)
 		rc = -1;
 	if (d->b.open && d->b.failed) {
 		store_rollback(d->st);
@@ -563,8 +563,7 @@ static int batch_commit(struct daemon *d, struct err *e)
 			f->retries_known = false;
 		}
 	}
-	if (f->shared)
-		daemon_claim_committed(f, rc == 0 && !d->b.failed);
+	daemon_claim_committed(f, rc == 0 && !d->b.failed);
 	d->b.open = false;
 	if (rc == 0 && !d->b.failed)
 		mark_seen(d);

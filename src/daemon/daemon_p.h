@@ -442,8 +442,8 @@ bool daemon_claims_shared(const struct daemon *d, const struct config_source *c)
 int daemon_claim_next(struct daemon *d, struct source *s, bool *found, struct err *e);
 /* A message of the folder was handled (recorded in the open batch). */
 void daemon_claim_handled(struct folder *f, uint32_t uid);
-/* Inside the open batch of d->cur: how far its claim got (none: only the
- * checkpoint moves), and the checkpoint into d->cur->f->cp. */
+/* Inside the open batch of d->cur: how far its claim got (nothing
+ * without a claim). */
 int daemon_claim_done(struct daemon *d, struct err *e);
 /* After the batch's commit (ok) or rollback. */
 void daemon_claim_committed(struct folder *f, bool ok);

@@ -1,7 +1,10 @@
 /*
  * claims.c - the claims table: the ranges of a folder that daemons sharing
  * one state took to read, and the folder's checkpoint moved over what
- * they finished (store.h, "claims").
+ * they finished (store.h, "claims").  Only store_claim_next() takes the
+ * claims' lock and moves the checkpoint, in a short transaction of its
+ * own: a batch records its claim's progress in its own row, so the
+ * daemons' batches never wait for each other.
  */
 #include "autoconf.h"
 #include <string.h>
@@ -160,6 +163,55 @@ static int take_claim(struct store *st, const struct store_claim_ask *a,
 	return db_run_done(st, s, "writing a claim", e);
 }
 
+/* ctx: the checkpoint, moved over the rows finished in a row above it. */
+static int advance_row(void *ctx, const struct row *r)
+{
+	uint32_t *to = ctx;
+
+	if (r->lo > *to + 1)
+		return 1;	/* no claim covers the numbers after the checkpoint */
+	if (r->done_to > *to)
+		*to = r->done_to;
+	return r->done_to < r->hi;
+}
+
+/* The first number of the folder still asked for again (0: none). */
+static int first_retry(struct store *st, const struct store_claim_ask *a, uint32_t *uid,
+		       struct err *e)
+{
+	struct db_stmt *s;
+	int rc;
+
+	*uid = 0;
+	if (prep_folder(st, "SELECT min(uid) FROM unread WHERE source = ?1 AND folder = ?2"
+			" AND state = 'retry'", a, &s, e) < 0)
+		return -1;
+	rc = db_step(s);
+	if (rc == DB_ROW && !db_col_null(s, 0))
+		*uid = (uint32_t)db_col_int64(s, 0);
+	return db_row_end(st, s, rc, "reading unread mail", e);
+}
+
+/* The checkpoint moved over the claims done in a row above it, not past
+ * a retry; the claims it passed dropped. */
+static int advance(struct store *st, const struct store_claim_ask *a,
+		   struct store_checkpoint *cp, struct err *e)
+{
+	uint32_t to = cp->last_uid, retry;
+
+	if (each_row(st, a, cp->last_uid, advance_row, &to, e) < 0 ||
+	    first_retry(st, a, &retry, e) < 0)
+		return -1;
+	if (retry && retry - 1 < to)
+		to = retry - 1;
+	if (to > cp->last_uid) {
+		cp->last_uid = to;
+		if (store_checkpoint_set(st, a->source, a->folder, cp, e) < 0)
+			return -1;
+	}
+	return prune(st, a, cp->last_uid, e);
+}
+
 /* Inside the transaction and the lock: picks and writes the claim. */
 static int pick(struct store *st, const struct store_claim_ask *a, struct store_claim *c,
 		bool *found, struct err *e)
@@ -168,8 +220,9 @@ static int pick(struct store *st, const struct store_claim_ask *a, struct store_
 	struct next n = { a, 0, c, PICK_ON };
 	uint32_t span = a->span ? a->span : 1;
 
-	if (checkpoint(st, a, &cp, e) < 0 || prune(st, a, cp.last_uid, e) < 0)
+	if (checkpoint(st, a, &cp, e) < 0 || advance(st, a, &cp, e) < 0)
 		return -1;
+	c->checkpoint = cp.last_uid;
 	n.from = cp.last_uid + 1;
 	c->hi = a->top;
 	if (each_row(st, a, cp.last_uid, next_row, &n, e) < 0)
@@ -208,72 +261,23 @@ int store_claim_next(struct store *st, const struct store_claim_ask *a, struct s
 	return store_commit(st, e);
 }
 
-/* --- a claim done, the checkpoint moved ----------------------------------- */
-
-/* ctx: the checkpoint, moved over the rows finished in a row above it. */
-static int advance_row(void *ctx, const struct row *r)
-{
-	uint32_t *to = ctx;
-
-	if (r->lo > *to + 1)
-		return 1;	/* no claim covers the numbers after the checkpoint */
-	if (r->done_to > *to)
-		*to = r->done_to;
-	return r->done_to < r->hi;
-}
-
-/* The first number of the folder still asked for again (0: none). */
-static int first_retry(struct store *st, const struct store_claim_ask *a, uint32_t *uid,
-		       struct err *e)
-{
-	struct db_stmt *s;
-	int rc;
-
-	*uid = 0;
-	if (prep_folder(st, "SELECT min(uid) FROM unread WHERE source = ?1 AND folder = ?2"
-			" AND state = 'retry'", a, &s, e) < 0)
-		return -1;
-	rc = db_step(s);
-	if (rc == DB_ROW && !db_col_null(s, 0))
-		*uid = (uint32_t)db_col_int64(s, 0);
-	return db_row_end(st, s, rc, "reading unread mail", e);
-}
-
 int store_claim_done(struct store *st, const struct store_claim_ask *a, uint32_t lo,
-		     uint32_t done_to, struct store_checkpoint *cp, struct err *e)
+		     uint32_t done_to, struct err *e)
 {
 	struct db_stmt *s;
-	uint32_t to, retry;
 
 	if (!st->depth)
 		return err_set(e, ERR_FINAL, "store %s: a claim is done inside a transaction",
 			       st->path);
-	if (lock(st, e) < 0 || checkpoint(st, a, cp, e) < 0)
-		return -1;
 	/* The progress counts whoever holds the claim now: it is recorded. */
-	if (lo) {
-		if (prep_folder(st, "UPDATE claims SET until = ?5, done_to = CASE WHEN done_to < ?4"
-				" THEN ?4 ELSE done_to END WHERE source = ?1 AND folder = ?2"
-				" AND lo = ?3", a, &s, e) < 0)
-			return -1;
-		db_bind_int64(s, 3, lo);
-		db_bind_int64(s, 4, done_to);
-		db_bind_int64(s, 5, (int64_t)(a->now + a->lease));
-		if (db_run_done(st, s, "writing a claim", e) < 0)
-			return -1;
-	}
-	to = cp->last_uid;
-	if (each_row(st, a, cp->last_uid, advance_row, &to, e) < 0 ||
-	    first_retry(st, a, &retry, e) < 0)
+	if (prep_folder(st, "UPDATE claims SET until = ?5, done_to = CASE WHEN done_to < ?4"
+			" THEN ?4 ELSE done_to END WHERE source = ?1 AND folder = ?2 AND lo = ?3",
+			a, &s, e) < 0)
 		return -1;
-	if (retry && retry - 1 < to)
-		to = retry - 1;
-	if (to <= cp->last_uid)
-		return 0;
-	cp->last_uid = to;
-	if (store_checkpoint_set(st, a->source, a->folder, cp, e) < 0)
-		return -1;
-	return prune(st, a, to, e);
+	db_bind_int64(s, 3, lo);
+	db_bind_int64(s, 4, done_to);
+	db_bind_int64(s, 5, (int64_t)(a->now + a->lease));
+	return db_run_done(st, s, "writing a claim", e);
 }
 
 int store_claim_release(struct store *st, const char *owner, struct err *e)

@@ -192,12 +192,13 @@ int store_first_time(struct store *st, const char *source, const char *folder, t
  * claims: ranges of UIDs, each read by the daemon that took it, so that
  * neither fetches and parses what the other reads.  A claim is its
  * taker's until it is done or its lease runs out; then another daemon
- * takes it over and reads on from where it was done to.  The folder's
- * checkpoint moves over the claims done in a row above it, never past a
- * UID still asked for again (the unread table's retry rows), and never
- * back.  Claims are no guard: that each message is decided once still
- * rests on the messages rows (a claim taken over from a daemon that was
- * only slow is read twice, and the second reading finds the rows).
+ * takes it over and reads on from where it was done to.  When a claim is
+ * asked for, the folder's checkpoint moves over the claims done in a row
+ * above it, never past a UID still asked for again (the unread table's
+ * retry rows), and never back.  Claims are no guard: that each message is
+ * decided once still rests on the messages rows (a claim taken over from
+ * a daemon that was only slow is read twice, and the second reading finds
+ * the rows).
  */
 struct store_claim_ask {
 	const char *source, *folder;	/* foreign; the checkpoint's */
@@ -211,30 +212,32 @@ struct store_claim_ask {
 struct store_claim {
 	uint32_t lo, hi;		/* the UIDs */
 	uint32_t done_to;		/* read and recorded up to here (lo - 1: none) */
+	uint32_t checkpoint;		/* the folder's last_uid, moved as said above */
 	time_t wake;			/* none found: when the first claim another
 					 * daemon holds runs out (0: there is none) */
 };
 
 /*
- * In a transaction of its own (the caller has none open): the claim to
- * read next above the checkpoint, *found false when there is none: a gap
- * no claim covers, up to span UIDs and not past top; else a claim not
- * done that is the asker's or whose lease ran out (taken over).  Claims
- * the checkpoint passed, or of another UIDVALIDITY, are dropped.  The
- * checkpoint must exist with a->validity, else ERR_TEMP (another daemon
- * found the folder renumbered: read its checkpoint again).
+ * In a transaction of its own (the caller has none open), under the
+ * claims' lock: moves the checkpoint, then finds the claim to read next
+ * above it, *found false when there is none: a gap no claim covers, up to
+ * span UIDs and not past top; else a claim not done that is the asker's
+ * or whose lease ran out (taken over).  Claims the checkpoint passed, or
+ * of another UIDVALIDITY, are dropped.  The checkpoint must exist with
+ * a->validity, else ERR_TEMP (another daemon found the folder renumbered:
+ * read its checkpoint again).
  */
 int store_claim_next(struct store *st, const struct store_claim_ask *a, struct store_claim *c,
 		     bool *found, struct err *e);
 
 /*
- * Inside the caller's transaction (the batch that recorded the messages):
- * the claim at lo is done up to done_to (lo 0: none, only the checkpoint
- * moves: a retry was recorded), its lease renewed; the checkpoint moves as
- * said above.  *cp is the checkpoint after.
+ * Inside the caller's transaction (the batch that recorded the messages),
+ * in the claim's row alone: the claim at lo is done up to done_to, its
+ * lease renewed.  The checkpoint moves over it at the next
+ * store_claim_next() of any daemon.
  */
 int store_claim_done(struct store *st, const struct store_claim_ask *a, uint32_t lo,
-		     uint32_t done_to, struct store_checkpoint *cp, struct err *e);
+		     uint32_t done_to, struct err *e);
 
 /* Ends the leases of owner's claims now, so that another daemon takes
  * them over at once (a daemon that stops). */
