@@ -259,6 +259,36 @@ START_TEST(test_mark_seen)
 }
 END_TEST
 
+/* The file whose header has the Message-ID, by its key: the case of the
+ * domain and the brackets do not matter, a Message-ID in the body or
+ * under another header name is no match, and max_files bounds the search. */
+START_TEST(test_find_msgid)
+{
+	struct maildir md;
+	struct err e;
+	char *name;
+
+	open_md(&md);
+	put("new/1.a", "Subject: x\nX-Message-ID: <a@Example.org>\n\nMessage-ID: <a@Example.org>\n");
+	put("new/2.b", "Subject: y\nMessage-Id: <a@EXAMPLE.org>\n\nbody\n");
+	put("cur/3.c:2,S", "Message-ID: <c@example.org>\n\n");
+	ck_assert_int_eq(maildir_find_msgid(&md, "a@example.org", 10, &name, &e), 0);
+	ck_assert_str_eq(name, "new/2.b");
+	free(name);
+	ck_assert_int_eq(maildir_find_msgid(&md, "<c@example.ORG>", 10, &name, &e), 0);
+	ck_assert_str_eq(name, "cur/3.c:2,S");
+	free(name);
+	/* cur/ comes after new/: two files looked at do not reach it */
+	ck_assert_int_eq(maildir_find_msgid(&md, "c@example.org", 2, &name, &e), 0);
+	ck_assert_ptr_null(name);
+	ck_assert_int_eq(maildir_find_msgid(&md, "z@example.org", 10, &name, &e), 0);
+	ck_assert_ptr_null(name);
+	ck_assert_int_eq(maildir_find_msgid(&md, "", 10, &name, &e), 0);
+	ck_assert_ptr_null(name);
+	maildir_release(&md);
+}
+END_TEST
+
 START_TEST(test_deliver)
 {
 	static const char reply[] = "From: tagbot <bot@example.org>\r\nSubject: Re: x\r\n\r\nline\r\n"
@@ -327,6 +357,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_names);
 	tcase_add_test(tc, test_seen_name);
 	tcase_add_test(tc, test_mark_seen);
+	tcase_add_test(tc, test_find_msgid);
 	tcase_add_test(tc, test_deliver);
 	tcase_add_test(tc, test_deliver_unique);
 	suite_add_tcase(s, tc);

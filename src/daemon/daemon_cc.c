@@ -36,7 +36,6 @@
 #include "rules/rules.h"
 #include "mail/msgid.h"
 
-#define CC_HEAD_MAX		((size_t)64 * 1024)	/* bytes of a Maildir file read to match */
 #define CC_MAILDIR_SCAN_MAX	50000	/* Maildir files looked at per search */
 #define CC_DECISION_MAX		128
 
@@ -99,35 +98,22 @@ static bool same_id(const char *a, const char *b)
 static int maildir_find(const struct maildir *md, const char *id, struct buf *out,
 			bool *found)
 {
-	struct maildir_list l;
-	struct buf head;
 	struct err e;
-	int rc = 0;
+	char *name;
+	int rc;
 
 	*found = false;
-	maildir_list_init(&l);
-	if (maildir_list(md, true, &l, &e) < 0) {
+	if (maildir_find_msgid(md, id, CC_MAILDIR_SCAN_MAX, &name, &e) < 0) {
 		log_msg(LOGL_WARNING, "%s", e.msg);
-		maildir_list_release(&l);
 		return -1;
 	}
-	buf_init(&head, CC_HEAD_MAX);
-	for (size_t i = 0; i < l.n && i < CC_MAILDIR_SCAN_MAX && !*found; i++) {
-		char *mid;
-
-		if (maildir_read_head(md, l.names[i], &head, CC_HEAD_MAX, &e) < 0)
-			continue;
-		mid = msgid_from_raw(head.data, head.len);
-		if (mid && same_id(mid, id)) {
-			rc = maildir_read(md, l.names[i], out, MESSAGE_MAX_SIZE, &e);
-			if (rc < 0)
-				log_msg(LOGL_WARNING, "%s", e.msg);
-			*found = rc == 0;
-		}
-		free(mid);
-	}
-	buf_release(&head);
-	maildir_list_release(&l);
+	if (!name)
+		return 0;
+	rc = maildir_read(md, name, out, MESSAGE_MAX_SIZE, &e);
+	if (rc < 0)
+		log_msg(LOGL_WARNING, "%s", e.msg);
+	*found = rc == 0;
+	free(name);
 	return rc;
 }
 

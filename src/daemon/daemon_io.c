@@ -21,46 +21,20 @@
 #include "config/secret.h"
 #include "mail/msgid.h"
 
-#define SINK_SCAN_MAX		((size_t)4 * 1024 * 1024) /* a sink file larger is not ours */
 #define DRAIN_CHUNK		50	/* replies per deliver_drain(), signals between */
 #define SEND_SLICE_MS		200	/* a wait for a send looks at signals this often */
 
 /* -------------------------------------------------------------- sinks */
 
-/* Whether the Maildir file name holds a mail whose Message-ID is key. */
-static bool file_has_msgid(struct daemon *d, const struct maildir *md, const char *name,
-			   const char *key)
-{
-	struct err e;
-	char *id, *k;
-	bool same;
-
-	if (maildir_read(md, name, &d->raw, SINK_SCAN_MAX, &e) < 0)
-		return false;
-	id = msgid_from_raw(d->raw.data, d->raw.len);
-	k = id ? msgid_key(id) : NULL;
-	same = k && !strcmp(k, key);
-	free(id);
-	free(k);
-	return same;
-}
-
 static int maildir_confirm(void *arg, const char *reply_msgid, bool *found, struct err *e)
 {
 	struct daemon *d = arg;
-	struct maildir_list l;
-	char *key = msgid_key(reply_msgid);
+	char *name;
 
-	*found = false;
-	maildir_list_init(&l);
-	if (key && maildir_list(&d->out, true, &l, e) < 0) {
-		free(key);
+	if (maildir_find_msgid(&d->out, reply_msgid, MAILDIR_MAX_ENTRIES, &name, e) < 0)
 		return -1;
-	}
-	for (size_t i = 0; key && i < l.n && !*found; i++)
-		*found = file_has_msgid(d, &d->out, l.names[i], key);
-	maildir_list_release(&l);
-	free(key);
+	*found = name != NULL;
+	free(name);
 	return 0;
 }
 

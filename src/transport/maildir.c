@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/fdio.h"
+#include "mail/msgid.h"
 #include "transport/maildir.h"
 
 #define DELIVER_TRIES 5	/* fresh names tried when one is taken */
@@ -465,4 +466,48 @@ int maildir_read_head(const struct maildir *md, const char *name, struct buf *ou
 	}
 	close(fd);
 	return r < 0 ? sys_err(md, "cannot read", name, e) : 0;
+}
+
+/* Whether name's header has a Message-ID whose key is key; a file that
+ * cannot be read has none. */
+static bool has_key(const struct maildir *md, const char *name, const char *key,
+		    struct buf *head)
+{
+	struct err e;
+	char *id, *k;
+	bool same;
+
+	if (maildir_read_head(md, name, head, MSGID_SCAN_MAX, &e) < 0)
+		return false;
+	id = msgid_from_raw(head->data, head->len);
+	k = id ? msgid_key(id) : NULL;
+	same = k && !strcmp(k, key);
+	free(id);
+	free(k);
+	return same;
+}
+
+int maildir_find_msgid(const struct maildir *md, const char *msgid, size_t max_files,
+		       char **name, struct err *e)
+{
+	struct maildir_list l;
+	struct buf head;
+	char *key = msgid_key(msgid);
+
+	*name = NULL;
+	if (!key)
+		return 0;
+	maildir_list_init(&l);
+	if (maildir_list(md, true, &l, e) < 0) {
+		free(key);
+		return -1;
+	}
+	buf_init(&head, MSGID_SCAN_MAX);
+	for (size_t i = 0; i < l.n && i < max_files && !*name; i++)
+		if (has_key(md, l.names[i], key, &head))
+			*name = xstrdup(l.names[i]);
+	buf_release(&head);
+	maildir_list_release(&l);
+	free(key);
+	return 0;
 }

@@ -70,6 +70,16 @@ int maildir_read(const struct maildir *md, const char *name, struct buf *out,
 int maildir_mark_seen(const struct maildir *md, const char *name, char **newname,
 		      struct err *e);
 
+/*
+ * The first file of new/ and cur/, in maildir_list()'s order and among its
+ * first max_files, whose header has a Message-ID with msgid's key
+ * (msgid_key(): the list copy and a Cc copy match), as msgid_from_raw()
+ * finds it.  *name is its name (malloc'ed), NULL when none has it or
+ * msgid has no key; a file that cannot be read is passed over.
+ */
+int maildir_find_msgid(const struct maildir *md, const char *msgid, size_t max_files,
+		       char **name, struct err *e);
+
 /* Reads at most max bytes of the start of name into out (reset first):
  * enough for its header.  A shorter file is read whole. */
 int maildir_read_head(const struct maildir *md, const char *name, struct buf *out,
