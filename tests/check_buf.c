@@ -1,6 +1,9 @@
 #include "autoconf.h"
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lib/buf.h"
 #include "lib/lib.h"
@@ -67,6 +70,32 @@ START_TEST(test_err_prefix)
 }
 END_TEST
 
+/* BUG() says where and what on stderr, then aborts: a child calls it. */
+START_TEST(test_bug)
+{
+	char out[256] = "";
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		BUG("%d parts, %s", 3, "two expected");
+	}
+	close(fds[1]);
+	n = read(fds[0], out, sizeof(out) - 1);
+	close(fds[0]);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	ck_assert_msg(!strncmp(out, "tagbot: BUG: ", 13) && strstr(out, "check_buf.c:") &&
+		      strstr(out, ": 3 parts, two expected\n"), "%s", out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("buf");
@@ -76,6 +105,7 @@ int main(void)
 	tcase_add_test(tc, test_cap_refuses_and_keeps_content);
 	tcase_add_test(tc, test_grow_large);
 	tcase_add_test(tc, test_err_prefix);
+	tcase_add_test(tc, test_bug);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }

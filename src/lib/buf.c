@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "lib/err.h"
 #include "lib/ascii.h"
 
 static char empty_data[1];
@@ -13,10 +14,8 @@ void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
-	if (!p) {
-		fputs("tagbot: out of memory\n", stderr);
-		abort();
-	}
+	if (!p)
+		die_oom();
 	return p;
 }
 
@@ -24,20 +23,16 @@ void *xcalloc(size_t nmemb, size_t n)
 {
 	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
 
-	if (!p) {
-		fputs("tagbot: out of memory\n", stderr);
-		abort();
-	}
+	if (!p)
+		die_oom();
 	return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("tagbot: out of memory\n", stderr);
-		abort();
-	}
+	if (!p)
+		die_oom();
 	return p;
 }
 

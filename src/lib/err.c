@@ -1,5 +1,6 @@
 #include "autoconf.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/err.h"
@@ -38,4 +39,22 @@ int err_prefix(struct err *e, const char *fmt, ...)
 	snprintf(e->msg, sizeof(e->msg), "%s: %.*s", prefix,
 		 (int)(sizeof(e->msg) - strlen(prefix) - 3), old);
 	return -1;
+}
+
+void bug_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tagbot: BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void die_oom(void)
+{
+	fputs("tagbot: out of memory\n", stderr);
+	abort();
 }

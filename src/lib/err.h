@@ -46,4 +46,18 @@ int err_set(struct err *e, enum err_class cls, const char *fmt, ...)
 int err_prefix(struct err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * An invariant of tagbot's own broke, never a fault of the input or of a
+ * server (those are errors above): says where and what on stderr and
+ * aborts, for a core dump and a failed test, as git's BUG() does.
+ */
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void bug_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Out of memory: no error about a message can be told, so it is said on
+ * stderr and the process aborts (xmalloc() and the allocations of the
+ * libraries we call). */
+_Noreturn void die_oom(void);
+
 #endif

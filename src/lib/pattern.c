@@ -36,7 +36,7 @@ static pcre2_match_context *limits_context(void)
 	pcre2_match_context *m = pcre2_match_context_create(NULL);
 
 	if (!m)
-		abort();	/* out of memory, as xmalloc */
+		die_oom();
 	pcre2_set_match_limit(m, PATTERN_MATCH_LIMIT);
 	pcre2_set_depth_limit(m, PATTERN_DEPTH_LIMIT);
 	pcre2_set_heap_limit(m, PATTERN_HEAP_LIMIT);
@@ -120,7 +120,7 @@ static enum pattern_result match_in(const struct pattern *p, pcre2_match_context
 	int rc;
 
 	if (!md)
-		abort();
+		die_oom();
 	rc = pcre2_match(p->code, (PCRE2_SPTR)(s ? s : ""), n, 0, 0, md, mctx);
 	if (rc >= 0 || rc == PCRE2_ERROR_NOMATCH) {
 		r = rc >= 0 ? PATTERN_MATCH : PATTERN_NOMATCH;
@@ -176,7 +176,7 @@ enum pattern_result pattern_match_budget(const struct pattern *p, struct pattern
 	/* A copy, so the pattern's own context never points at a budget. */
 	mctx = pcre2_match_context_copy(p->mctx);
 	if (!mctx)
-		abort();
+		die_oom();
 	pcre2_set_callout(mctx, count_step, &b->left);
 	r = match_in(p, mctx, s, n, cap_off, cap_len);
 	pcre2_match_context_free(mctx);

@@ -569,10 +569,8 @@ static const struct pattern_list *old_archives(void)
 		return &l;
 	pattern_list_init(&l);
 	for (const char *const *s = linkref_old_archives; *s; s++) {
-		if (pattern_list_add(&l, *s, PATTERN_CASELESS, &e) < 0) {
-			fprintf(stderr, "tagbot: built-in pattern %s: %s\n", *s, e.msg);
-			abort();
-		}
+		if (pattern_list_add(&l, *s, PATTERN_CASELESS, &e) < 0)
+			BUG("built-in pattern %s: %s", *s, e.msg);
 	}
 	ready = true;
 	return &l;

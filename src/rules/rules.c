@@ -192,10 +192,8 @@ static void add_defaults(struct pattern_list *l, const char *const *src)
 
 	for (; *src; src++) {
 		/* The defaults are ours: a failure is a bug caught by the tests. */
-		if (pattern_list_add(l, *src, PATTERN_CASELESS, &e) < 0) {
-			fprintf(stderr, "tagbot: built-in pattern %s: %s\n", *src, e.msg);
-			abort();
-		}
+		if (pattern_list_add(l, *src, PATTERN_CASELESS, &e) < 0)
+			BUG("built-in pattern %s: %s", *src, e.msg);
 	}
 }
 
