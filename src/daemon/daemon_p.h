@@ -432,6 +432,13 @@ int daemon_retries_wait(const struct daemon *d, time_t now, int max);
  * before its poll_interval has passed). */
 bool daemon_retries_due_at(const struct source *s, time_t now);
 
+/* --- daemon.c ---------------------------------------------------------- */
+
+/* The state's settings from [tagbot]: for a PostgreSQL state its password,
+ * read now (free *password with secret_free()). */
+int daemon_state_settings(const struct config_tagbot *t, struct store_settings *ss,
+			  char **password, struct err *e);
+
 /* --- daemon_claim.c: a folder shared with other daemons ---------------- */
 
 /* Whether source c is read in claims: an IMAP folder, a PostgreSQL state
