@@ -131,16 +131,17 @@ static int sink_start(void *arg, struct outbox_item *it, struct err *e)
 }
 
 /* Hands back the oldest: the others stay with the sink meanwhile. */
-static int sink_finish(void *arg, bool wait, struct outbox_item **it, struct err *e)
+static enum handover sink_finish(void *arg, bool wait, struct outbox_item **it,
+				 struct err *e)
 {
 	struct sink *k = arg;
 
 	(void)wait;
 	if (!k->nheld)
-		return 1;
+		return HANDOVER_NONE;
 	*it = k->held[0];
 	memmove(k->held, k->held + 1, --k->nheld * sizeof(k->held[0]));
-	return outcome(k, *it, e);
+	return outcome(k, *it, e) < 0 ? HANDOVER_FAILED : HANDOVER_SENT;
 }
 
 static size_t times_started(const struct sink *k, const char *reply)

@@ -707,7 +707,7 @@ START_TEST(test_pool_free_drops_stuck_send)
 		      "%s", e.msg);
 	t0 = now_ms();
 	while (now_ms() - t0 < 500) {
-		ck_assert_int_eq(smtp_pool_next(p, false, &got, NULL, &e), 1);
+		ck_assert_int_eq(smtp_pool_next(p, false, &got, NULL, &e), SMTP_NEXT_NONE);
 		smtp_pool_poll(p, 100);
 	}
 	ck_assert_uint_eq(smtp_pool_running(p), 1);
@@ -770,7 +770,7 @@ START_TEST(test_pool_reuses_connection)
 	ck_assert_msg(pool_one(p, &s, "reuse-1@tagbot.test", &a, &e) == 0, "%s", e.msg);
 	ck_assert_msg(pool_one(p, &s, "reuse-2@tagbot.test", &b, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(smtp_pool_connects(p), 1);
-	ck_assert_int_eq(smtp_pool_next(p, true, &none, NULL, &e), 1);	/* none running */
+	ck_assert_int_eq(smtp_pool_next(p, true, &none, NULL, &e), SMTP_NEXT_NONE);	/* none running */
 	smtp_pool_free(p);
 	t = fake_stop(&f);
 	ck_assert_uint_eq(count_of(t, "EHLO "), 1);
@@ -799,7 +799,7 @@ START_TEST(test_pool_outcomes)
 	ck_assert_int_eq(smtp_pool_start(p, &s, "bot@example.org", bad, 1, m, len, &a, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	ck_assert_uint_eq(smtp_pool_idle(p), 2);
-	ck_assert_int_eq(smtp_pool_next(p, true, &got, NULL, &e), 1);
+	ck_assert_int_eq(smtp_pool_next(p, true, &got, NULL, &e), SMTP_NEXT_NONE);
 	ck_assert_int_eq(pool_one(p, &s, "rcpt-550@tagbot.test", &a, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	ck_assert_msg(strstr(e.msg, "550 5.1.1 no such user") != NULL, "%s", e.msg);

@@ -1698,7 +1698,7 @@ START_TEST(test_snapshot)
 	struct err e;
 
 	snprintf(copy_path, sizeof(copy_path), "%s/copy.db", th_dir);
-	ck_assert_int_eq(store_snapshot(th_dbpath, copy_path, 0, &e), 1);
+	ck_assert_int_eq(store_snapshot(th_dbpath, copy_path, 0, &e), STORE_SNAPSHOT_NO_FILE);
 	ck_assert_int_eq(access(copy_path, F_OK), -1);
 	st = th_store_open();
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);

@@ -68,18 +68,19 @@ static int smtp_start_item(void *arg, struct outbox_item *it, struct err *e)
 			       (const char *const *)it->rcpt, it->nrcpt, it->raw, it->len, it, e);
 }
 
-static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struct err *e)
+static enum handover smtp_finish_item(void *arg, bool wait, struct outbox_item **it,
+				      struct err *e)
 {
 	struct daemon *d = arg;
 	struct smtp_refused refused;
 	void *tag = NULL;
-	int rc;
+	enum smtp_next rc;
 
 	for (;;) {
 		if (!d->smtp_pool)
-			return 1;
+			return HANDOVER_NONE;
 		rc = smtp_pool_next(d->smtp_pool, false, &tag, &refused, e);
-		if (rc <= 0 || !wait || !smtp_pool_running(d->smtp_pool))
+		if (rc != SMTP_NEXT_NONE || !wait || !smtp_pool_running(d->smtp_pool))
 			break;
 		/* A server that never answers must not hold SIGTERM up (our
 		 * signals are blocked while we work): the sends still running
@@ -91,17 +92,18 @@ static int smtp_finish_item(void *arg, bool wait, struct outbox_item **it, struc
 				"stay queued", smtp_pool_running(d->smtp_pool));
 			smtp_pool_free(d->smtp_pool);
 			d->smtp_pool = NULL;
-			return 1;
+			return HANDOVER_NONE;
 		}
 		smtp_pool_poll(d->smtp_pool, SEND_SLICE_MS);
 	}
+	if (rc == SMTP_NEXT_NONE)
+		return HANDOVER_NONE;
 	*it = tag;
 	/* Sent without some Cc's: deliver.c keeps and logs what e says. */
-	if (rc == 0 && refused.n)
+	if (rc == SMTP_NEXT_ACCEPTED && refused.n)
 		snprintf(e->msg, sizeof(e->msg), "%s", refused.text);
-	if (rc <= 0)
-		d->smtp_used = time(NULL);
-	return rc;
+	d->smtp_used = time(NULL);
+	return rc == SMTP_NEXT_ACCEPTED ? HANDOVER_SENT : HANDOVER_FAILED;
 }
 
 /*

@@ -119,17 +119,17 @@ static void from_store(struct daemon *d, const struct patch *p, size_t np,
 			    e.msg);
 }
 
-int daemon_lookup_gate(struct daemon *d, struct job *j)
+enum lookup_gate daemon_lookup_gate(struct daemon *d, struct job *j)
 {
 	struct err e;
 
 	from_store(d, j->p, j->np, &j->res);
 	if (!d->lk || lookup_cached(d->lk, j->p, j->np, &d->cfg.rules.archives, &j->res))
-		return 0;
+		return LOOKUP_DECIDE;
 	if (!pending_full(d, j)) {
 		log_message(LOGL_DEBUG, j->p[0].message_id, "waits for its lookups");
 		pending_add(d, j);
-		return 1;
+		return LOOKUP_WAITS;
 	}
 	/* Too many waiting: this one is looked up on its own, now, all its
 	 * parts under one deadline (res keeps what the store and the cache
@@ -137,7 +137,7 @@ int daemon_lookup_gate(struct daemon *d, struct job *j)
 	if (lookup_fetch(d->lk, &(struct lookup_request){ j->p, j->np, &j->res }, 1,
 			 &d->cfg.rules.archives, &e) < 0)
 		log_message(LOGL_WARNING, j->p[0].message_id, "%s", e.msg);
-	return 0;
+	return LOOKUP_DECIDE;
 }
 
 uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid)

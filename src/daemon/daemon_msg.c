@@ -475,7 +475,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 	if ((rc = daemon_cc_handle(d, j, &done, e)) < 0 || done)
 		return rc;
 	/* A patch whose links need a transfer is decided after the batch. */
-	if (!j->resumed && daemon_lookup_gate(d, j) == 1)
+	if (!j->resumed && daemon_lookup_gate(d, j) == LOOKUP_WAITS)
 		return 0;
 	return decide(d, j, e);
 }

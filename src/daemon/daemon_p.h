@@ -375,12 +375,15 @@ int daemon_cc_handle(struct daemon *d, const struct job *j, bool *done, struct e
 /* The lookup context of d->cfg ([lookup] enabled), replacing any old one. */
 int daemon_lookup_open(struct daemon *d, struct err *e);
 void daemon_lookup_close(struct daemon *d);
-/*
- * In handle(), for a job about to be checked: 1 when it was put into
- * d->pend (its links need a transfer; decide nothing now; d->pend owns it),
- * else 0 with j->res holding what the store and the cache know.
- */
-int daemon_lookup_gate(struct daemon *d, struct job *j);
+/* What daemon_lookup_gate() did with a job. */
+enum lookup_gate {
+	LOOKUP_DECIDE,	/* decide it now: j->res holds what the store and the
+			 * cache know, and what a lookup of its own found */
+	LOOKUP_WAITS	/* put into d->pend (its links need a transfer; decide
+			 * nothing now; d->pend owns it) */
+};
+/* In handle(), for a job about to be checked. */
+enum lookup_gate daemon_lookup_gate(struct daemon *d, struct job *j);
 /* The checkpoint UID the store may hold while mails wait: below the first. */
 uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid);
 /* Runs the lookups of the jobs in d->pend together (into each one's res). */

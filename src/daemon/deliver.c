@@ -183,11 +183,11 @@ static void collect(struct drain *d, bool wait)
 	while (d->running) {
 		struct outbox_item *it = NULL;
 		struct err why;
-		int rc;
+		enum handover rc;
 
 		err_init(&why);
 		rc = d->ops->finish(d->ops->arg, wait, &it, &why);
-		if (rc > 0 || !it) {
+		if (rc == HANDOVER_NONE || !it) {
 			if (wait)	/* the sink has none running: never wait forever */
 				d->running = 0;
 			return;

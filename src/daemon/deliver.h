@@ -39,6 +39,13 @@
 #define DELIVER_RETRY_MAX_S	3600	/* the backoff's cap */
 #define DELIVER_MAX_PER_DRAIN	1000	/* replies handled by one deliver_drain() */
 
+/* What a sink's finish (below) found. */
+enum handover {
+	HANDOVER_FAILED = -1,	/* a handover ended, refused: e says why */
+	HANDOVER_SENT = 0,	/* a handover ended, accepted */
+	HANDOVER_NONE = 1	/* none ended */
+};
+
 struct deliver_ops {
 	/*
 	 * Hands the reply to the sink.  0: delivered; when e->msg is not
@@ -62,11 +69,12 @@ struct deliver_ops {
 	 * Instead of send (which may then be NULL): start hands the reply over
 	 * and returns at once; it stays valid and untouched until finish hands
 	 * it back.  -1 from start: refused at once, an outcome as send's.
-	 * finish: one handover that ended (*it, and 0 or -1 with e as from
-	 * send), blocking for one when wait; 1 when none ended.
+	 * finish: one handover that ended (*it, and HANDOVER_SENT or
+	 * HANDOVER_FAILED with e as from send), blocking for one when wait;
+	 * HANDOVER_NONE when none ended.
 	 */
 	int (*start)(void *arg, struct outbox_item *it, struct err *e);
-	int (*finish)(void *arg, bool wait, struct outbox_item **it, struct err *e);
+	enum handover (*finish)(void *arg, bool wait, struct outbox_item **it, struct err *e);
 };
 
 struct deliver_settings {

@@ -114,13 +114,18 @@ enum db_sqlite_how {
 };
 int db_sqlite_open(struct db **out, const char *path, int busy_ms, enum db_sqlite_how how,
 		   struct err *e);
-/* An existing database file: a regular file starting with SQLite's magic.
- * 1 when there is no file. */
-int db_sqlite_check_file(const char *path, struct err *e);
+/* What db_sqlite_check_file() found at a path. */
+enum db_file {
+	DB_FILE_BAD = -1,	/* something that is no tagbot database: e says what */
+	DB_FILE_OK = 0,		/* a regular file starting with SQLite's magic */
+	DB_FILE_NONE = 1	/* no file */
+};
+enum db_file db_sqlite_check_file(const char *path, struct err *e);
 /* Copies the database at from (checked by db_sqlite_check_file first, then
  * as DB_SQLITE_STATE checks it, but not marked) to a new file at to,
- * consistently while a writer works; 1: no file at from. */
-int db_sqlite_snapshot(const char *from, const char *to, int busy_ms, struct err *e);
+ * consistently while a writer works: DB_FILE_OK when copied,
+ * DB_FILE_NONE (nothing copied) when there is no file at from. */
+enum db_file db_sqlite_snapshot(const char *from, const char *to, int busy_ms, struct err *e);
 /*
  * db_pg.c: connects with the libpq connection string or URL conninfo and
  * password (NULL: conninfo's, ~/.pgpass or none); name (the conninfo with

@@ -462,16 +462,16 @@ int db_sqlite_open(struct db **out, const char *path, int busy_ms, enum db_sqlit
  * An empty file is refused, not taken for a fresh store: with backfill that
  * would answer the whole folder again.
  */
-int db_sqlite_check_file(const char *path, struct err *e)
+enum db_file db_sqlite_check_file(const char *path, struct err *e)
 {
 	/* O_NONBLOCK: a FIFO in its place must not hang the open. */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char magic[sizeof(SQLITE_MAGIC)];
 	struct stat sb;
-	int rc = 0;
+	int rc = DB_FILE_OK;
 
 	if (fd < 0 && errno == ENOENT)
-		return 1;
+		return DB_FILE_NONE;
 	if (fd < 0)
 		return err_set(e, ERR_FINAL, "store %s: %s", path, strerror(errno));
 	if (fstat(fd, &sb) < 0)
@@ -497,20 +497,21 @@ int db_sqlite_check_file(const char *path, struct err *e)
  * behind that only a writer removes, and closing it as the last
  * connection does that.
  */
-int db_sqlite_snapshot(const char *from, const char *to, int busy_ms, struct err *e)
+enum db_file db_sqlite_snapshot(const char *from, const char *to, int busy_ms, struct err *e)
 {
 	sqlite3 *src = NULL, *dst = NULL;
 	sqlite3_backup *bk;
-	int rc = db_sqlite_check_file(from, e);
+	enum db_file f = db_sqlite_check_file(from, e);
+	int rc;
 
-	if (rc != 0)
-		return rc;
+	if (f != DB_FILE_OK)
+		return f;
 	rc = sqlite3_open_v2(from, &src, SQLITE_OPEN_READWRITE, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_busy_timeout(src, busy_ms);
 		if (check_ours(src, from, false, e) < 0) {
 			sqlite3_close(src);
-			return -1;
+			return DB_FILE_BAD;
 		}
 		rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	}
@@ -529,5 +530,5 @@ int db_sqlite_snapshot(const char *from, const char *to, int busy_ms, struct err
 			sqlite3_errstr(rc));
 	sqlite3_close(src);
 	sqlite3_close(dst);
-	return rc == SQLITE_OK ? 0 : -1;
+	return rc == SQLITE_OK ? DB_FILE_OK : DB_FILE_BAD;
 }

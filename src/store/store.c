@@ -277,7 +277,7 @@ static int open_db(struct store *st, const struct store_settings *s, int busy_ms
 	if (store_is_url(s->path))
 		return db_pg_open(&st->db, s->path, s->password, st->path, busy_ms, e);
 	rc = db_sqlite_check_file(s->path, e);
-	if (rc > 0)
+	if (rc == DB_FILE_NONE)
 		rc = create_file(s->path, e);
 	if (rc < 0)
 		return -1;
@@ -302,12 +302,22 @@ int store_open(struct store **out, const struct store_settings *s, struct err *e
 	return 0;
 }
 
-int store_snapshot(const char *from, const char *to, int busy_timeout_ms, struct err *e)
+enum store_snapshot store_snapshot(const char *from, const char *to, int busy_timeout_ms,
+				   struct err *e)
 {
-	if (store_is_url(from))
-		return err_set(e, ERR_FINAL, "store: a dry run copies an SQLite state only, not %s",
-			       "a PostgreSQL one");
-	return db_sqlite_snapshot(from, to, busy_timeout_ms > 0 ? busy_timeout_ms : 5000, e);
+	if (store_is_url(from)) {
+		err_set(e, ERR_FINAL, "store: a dry run copies an SQLite state only, not %s",
+			"a PostgreSQL one");
+		return STORE_SNAPSHOT_FAILED;
+	}
+	switch (db_sqlite_snapshot(from, to, busy_timeout_ms > 0 ? busy_timeout_ms : 5000, e)) {
+	case DB_FILE_OK:
+		return STORE_SNAPSHOT_TAKEN;
+	case DB_FILE_NONE:
+		return STORE_SNAPSHOT_NO_FILE;
+	default:
+		return STORE_SNAPSHOT_FAILED;
+	}
 }
 
 void store_close(struct store *st)

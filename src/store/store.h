@@ -96,10 +96,16 @@ void store_close(struct store *st);
  * must decide as the daemon would from its state without writing it: from
  * is checked as store_open() checks it, then read (not migrated; its
  * -wal and -shm files are gone again after) under busy_timeout_ms (0:
- * 5000).  1 when there is no file at
- * from: nothing copied.  SQLite only: from a postgresql:// URL, -1.  Open to with store_open() afterwards.
+ * 5000).  SQLite only: from a postgresql:// URL, STORE_SNAPSHOT_FAILED.
+ * Open to with store_open() afterwards.
  */
-int store_snapshot(const char *from, const char *to, int busy_timeout_ms, struct err *e);
+enum store_snapshot {
+	STORE_SNAPSHOT_FAILED = -1,	/* e says why */
+	STORE_SNAPSHOT_TAKEN = 0,
+	STORE_SNAPSHOT_NO_FILE = 1	/* no file at from: nothing copied */
+};
+enum store_snapshot store_snapshot(const char *from, const char *to, int busy_timeout_ms,
+				   struct err *e);
 
 /* What was decided for a message; stored as "replied", "clean",
  * "skipped:<why>", "error". */

@@ -806,7 +806,7 @@ static int multi_broken(struct smtp_pool *p, void **tag, struct err *e)
 	return 1;
 }
 
-int smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct smtp_refused *refused,
+enum smtp_next smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct smtp_refused *refused,
 		   struct err *e)
 {
 	if (refused)
@@ -825,11 +825,11 @@ int smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct smtp_refus
 				return slot_done(p, sl, m->data.result, tag, refused, e);
 			}
 		if (!wait)
-			return 1;
+			return SMTP_NEXT_NONE;
 		if (curl_multi_poll(p->multi, NULL, 0, 1000, NULL) != CURLM_OK)
 			return multi_broken(p, tag, e);
 	}
-	return 1;
+	return SMTP_NEXT_NONE;
 }
 
 void smtp_pool_poll(struct smtp_pool *p, int ms)

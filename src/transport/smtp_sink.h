@@ -163,14 +163,19 @@ size_t smtp_pool_running(const struct smtp_pool *p);
 int smtp_pool_start(struct smtp_pool *p, const struct smtp_settings *s, const char *from,
 		    const char *const *rcpt, size_t n, const char *data, size_t len, void *tag,
 		    struct err *e);
+/* What smtp_pool_next() found. */
+enum smtp_next {
+	SMTP_NEXT_FAILED = -1,	/* a submission ended in failure: e as smtp_send fills it */
+	SMTP_NEXT_ACCEPTED = 0,	/* a submission the server accepted (refused, which may
+				 * be NULL, as smtp_send fills it) */
+	SMTP_NEXT_NONE = 1	/* none has ended: none is running, or wait is false
+				 * and none is done yet */
+};
 /*
- * One submission that ended: *tag, and 0 (the server accepted it; refused,
- * which may be NULL, as smtp_send fills it) or -1 with e as smtp_send
- * fills it.  1 when none has ended: none is running, or wait is false and
- * none is done yet.  With wait it blocks until one ends (each is bounded
- * by its timeouts).
+ * One submission that ended, its *tag.  With wait it blocks until one ends
+ * (each is bounded by its timeouts).
  */
-int smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct smtp_refused *refused,
+enum smtp_next smtp_pool_next(struct smtp_pool *p, bool wait, void **tag, struct smtp_refused *refused,
 		   struct err *e);
 /* Waits up to ms for the running submissions to make progress (then
  * smtp_pool_next without wait): a caller that must stay responsive to
