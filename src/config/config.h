@@ -23,7 +23,7 @@
  * [lookup] (enabled), one [rule ID] section per custom rule, and the
  * daemon's [tagbot], [source], [sink] and [reply], and the per-list
  * [default] and [list ID] (struct list_policy).  Each key is one row of
- * the key table in config.c; etc/tagbot.ini and tagbot.ini(5) document
+ * the key tables in keys.c; etc/tagbot.ini and tagbot.ini(5) document
  * every key with its default.
  *
  * Paths (state, path, ca_file, password_file) that are relative are taken
