@@ -257,33 +257,54 @@ static int check_state(struct load *ld, const struct config_tagbot *t)
 	return 0;
 }
 
-/* Checks what the file set; a [source] or [sink] it fills must be whole. */
+/* The checks across the keys of one source, unless a key of it is wrong
+ * already (its field then holds the default, not what the file meant). */
+static int check_source_keys(struct load *ld, const struct config_source *s)
+{
+	char buf[CONFIG_MAX_SOURCE_NAME + 16];
+
+	if (cfg_section_failed(ld, cfg_section_of(s, buf, sizeof(buf))))
+		return 0;
+	return check_source(ld, s) < 0 || check_type_keys(ld, s) < 0 ? -1 : 0;
+}
+
+/* Checks what the file set; a [source] or [sink] it fills must be whole.
+ * Each section's checks are independent of the others'. */
 int cfg_validate(struct load *ld)
 {
 	const struct config *c = ld->c;
+	int rc = 0;
 
-	if (check_state(ld, &c->tagbot) < 0)
-		return -1;
-	if (cfg_has_section(ld, "source") &&
-	    (check_source(ld, &c->source) < 0 || check_type_keys(ld, &c->source) < 0))
-		return -1;
+	if (!cfg_section_failed(ld, "tagbot") && check_state(ld, &c->tagbot) < 0)
+		rc = -1;
+	if (cfg_has_section(ld, "source") && check_source_keys(ld, &c->source) < 0)
+		rc = -1;
 	for (size_t i = 0; i < c->nsources; i++)
-		if (check_source(ld, &c->sources[i]) < 0 || check_type_keys(ld, &c->sources[i]) < 0)
-			return -1;
-	if (cfg_has_section(ld, "sink") && check_sink(ld, &c->sink) < 0)
-		return -1;
-	return check_reply(ld, c);
+		if (check_source_keys(ld, &c->sources[i]) < 0)
+			rc = -1;
+	if (cfg_has_section(ld, "sink") && !cfg_section_failed(ld, "sink") &&
+	    check_sink(ld, &c->sink) < 0)
+		rc = -1;
+	if (!cfg_section_failed(ld, "reply") && !cfg_section_failed(ld, "sink") &&
+	    check_reply(ld, c) < 0)
+		rc = -1;
+	return rc;
 }
 
 int config_check_daemon(const struct config *c, struct err *e)
 {
-	struct load ld = { c->path ? c->path : "(built-in defaults)", NULL, (struct config *)c, e };
+	struct load ld = { .path = c->path ? c->path : "(built-in defaults)",
+			   .c = (struct config *)c, .e = e };
 	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
 	size_t n = config_sources(c, v, ARRAY_SIZE(v));
+	int rc = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (check_source(&ld, v[i]) < 0)
-			return -1;
-	return check_sink(&ld, &c->sink);
+	/* the first problem, in e, as before: this is no file of its own */
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = check_source(&ld, v[i]);
+	if (!rc)
+		rc = check_sink(&ld, &c->sink);
+	cfg_problems_release(&ld);
+	return rc;
 }
 

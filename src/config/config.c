@@ -7,6 +7,7 @@
  * only when everything validated, so a bad reload keeps the old settings.
  */
 #include "autoconf.h"
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -168,35 +169,138 @@ void config_release(struct config *c)
 	c->path = NULL;
 }
 
+/* ------------------------------------------------------------ problems */
+
+void cfg_problem(struct load *ld, const char *section, const char *key, const char *msg)
+{
+	struct problem *p;
+
+	ARRAY_GROW(ld->pv, ld->palloc, ld->np + 1);
+	p = &ld->pv[ld->np];
+	p->line = cfg_line_of(ld, section, key);
+	p->seq = ld->np++;
+	p->section = section ? xstrdup(section) : NULL;
+	p->key = key ? xstrdup(key) : NULL;
+	p->msg = xstrdup(msg);
+}
+
+bool cfg_section_failed(const struct load *ld, const char *section)
+{
+	for (size_t i = 0; i < ld->np; i++)
+		if (ld->pv[i].section && !strcmp(ld->pv[i].section, section))
+			return true;
+	return false;
+}
+
+/* File order; a problem of no known line last, in the order found. */
+static int problem_cmp(const void *a, const void *b)
+{
+	const struct problem *x = a, *y = b;
+	unsigned lx = x->line ? (unsigned)x->line : UINT_MAX;
+	unsigned ly = y->line ? (unsigned)y->line : UINT_MAX;
+
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void problem_release(struct problem *p)
+{
+	free(p->section);
+	free(p->key);
+	free(p->msg);
+}
+
+/* Sorts the problems and drops one found twice (a bad section name is
+ * seen when the entries are checked and again when it is applied). */
+static void problems_sort(struct load *ld)
+{
+	size_t n = 0;
+
+	qsort(ld->pv, ld->np, sizeof(*ld->pv), problem_cmp);
+	for (size_t i = 0; i < ld->np; i++) {
+		bool seen = false;
+
+		for (size_t j = n; j-- > 0 && ld->pv[j].line == ld->pv[i].line && !seen;)
+			seen = !strcmp(ld->pv[j].msg, ld->pv[i].msg);
+		if (seen)
+			problem_release(&ld->pv[i]);
+		else
+			ld->pv[n++] = ld->pv[i];
+	}
+	ld->np = n;
+}
+
+/* Hands the problems to report, at most CONFIG_MAX_PROBLEMS, and the
+ * first (with how many more) to e. */
+static void problems_report(struct load *ld, config_problem_fn *report, void *arg)
+{
+	char more[ERR_MSG_MAX];
+
+	problems_sort(ld);
+	for (size_t i = 0; report && i < ld->np && i < CONFIG_MAX_PROBLEMS; i++) {
+		const struct problem *p = &ld->pv[i];
+
+		report(arg, &(struct config_problem){ p->msg, p->section, p->key, p->line });
+	}
+	if (report && ld->np > CONFIG_MAX_PROBLEMS) {
+		snprintf(more, sizeof(more), "%s: and %zu more problems", ld->path,
+			 ld->np - CONFIG_MAX_PROBLEMS);
+		report(arg, &(struct config_problem){ more, NULL, NULL, 0 });
+	}
+	if (ld->np > 1)
+		err_set(ld->e, ERR_FINAL, "%s (and %zu more problems)", ld->pv[0].msg, ld->np - 1);
+	else if (ld->np)
+		err_set(ld->e, ERR_FINAL, "%s", ld->pv[0].msg);
+}
+
+void cfg_problems_release(struct load *ld)
+{
+	for (size_t i = 0; i < ld->np; i++)
+		problem_release(&ld->pv[i]);
+	free(ld->pv);
+	ld->pv = NULL;
+	ld->np = ld->palloc = 0;
+}
+
+/* ------------------------------------------------------------- loading */
+
 int config_load(struct config *c, const char *path, struct err *e)
 {
-	struct config fresh;
-	struct load ld = { path, NULL, &fresh, e };
-	int rc;
+	return config_load_report(c, path, NULL, NULL, e);
+}
 
-	if (cfg_ini_read(path, &ld.d, e) < 0)
+int config_load_report(struct config *c, const char *path, config_problem_fn *report,
+		       void *arg, struct err *e)
+{
+	struct config fresh;
+	struct load ld = { .path = path, .c = &fresh, .e = e };
+
+	if (cfg_ini_read(path, &ld.d, e) < 0) {
+		if (report)
+			report(arg, &(struct config_problem){ e->msg, NULL, NULL, 0 });
 		return -1;
-	config_init(&fresh);
-	rc = cfg_check_entries(&ld);
-	if (!rc)
-		rc = cfg_apply_fixed_keys(&ld);
-	if (!rc)
-		rc = cfg_apply_severities(&ld);
-	if (!rc)
-		rc = cfg_apply_custom_rules(&ld);
-	if (!rc)
-		rc = cfg_apply_lists(&ld);
-	if (!rc)
-		rc = cfg_apply_sources(&ld);
-	if (!rc) {
-		resolve_paths(&ld);
-		rc = cfg_validate(&ld);
 	}
+	cfg_ini_lines(&ld);
+	config_init(&fresh);
+	/* Each stage goes on past a problem, so that one run names them all. */
+	cfg_check_entries(&ld);
+	cfg_apply_fixed_keys(&ld);
+	cfg_apply_severities(&ld);
+	cfg_apply_custom_rules(&ld);
+	cfg_apply_lists(&ld);
+	cfg_apply_sources(&ld);
+	resolve_paths(&ld);
+	cfg_validate(&ld);
 	iniparser_freedict(ld.d);
-	if (rc < 0) {
+	if (ld.np) {
+		problems_report(&ld, report, arg);
+		cfg_problems_release(&ld);
+		cfg_ini_lines_release(&ld);
 		config_release(&fresh);
 		return -1;
 	}
+	cfg_ini_lines_release(&ld);
 	fresh.path = xstrdup(path);
 	config_release(c);
 	*c = fresh;

@@ -23,21 +23,51 @@
 #define DEFAULT_SECTION		"default"
 #define SOURCE_SECTION		"source "	/* [source NAME] */
 
+/* A problem found in the file (config.c). */
+struct problem {
+	int line;		/* 0: not known */
+	size_t seq;		/* the order it was found in, within a line */
+	char *section;		/* owned; NULL: the file */
+	char *key;		/* owned; NULL: the section */
+	char *msg;		/* owned */
+};
+
+/* Where a section or key stands in the file (ini.c). */
+struct ini_line {
+	char *entry;		/* owned; "section" or "section:key", lower case */
+	int line;
+};
+
 /* One load of a file. */
 struct load {
 	const char *path;
 	dictionary *d;
 	struct config *c;
-	struct err *e;
+	struct err *e;		/* the caller's: each problem passes through it */
+	struct problem *pv;	/* owned; every problem, as found */
+	size_t np, palloc;
+	struct ini_line *lines;	/* owned; sorted by entry, then line */
+	size_t nlines;
 };
 
 /* "FILE: [section] key: problem" (key NULL: the section as a whole) from
- * the problem already in ld->e; returns -1. */
+ * the problem already in ld->e, recorded as a problem; returns -1, and
+ * the caller goes on with what does not depend on it. */
 int cfg_fail_at(struct load *ld, const char *section, const char *key);
+/* Records msg, a whole message, as a problem of section and key. */
+void cfg_problem(struct load *ld, const char *section, const char *key, const char *msg);
+void cfg_problems_release(struct load *ld);
+/* Whether a problem was recorded for section. */
+bool cfg_section_failed(const struct load *ld, const char *section);
 
 /* ------------------------------------------------------------ ini.c */
 
 int cfg_ini_read(const char *path, dictionary **out, struct err *e);
+/* Indexes the lines of the sections and keys of ld->path, for problems. */
+void cfg_ini_lines(struct load *ld);
+/* The line of section's key, else of section; 0 when neither is found. */
+int cfg_line_of(const struct load *ld, const char *section, const char *key);
+void cfg_ini_lines_release(struct load *ld);
 /* Every section and key of the file is one we know. */
 int cfg_check_entries(struct load *ld);
 /* An unknown key of [default] or [list ID]: names the key or rule ID it is nearest. */

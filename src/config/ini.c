@@ -58,8 +58,11 @@ int cfg_fail_at(struct load *ld, const char *section, const char *key)
 		for (char *p = shown + strlen(CUSTOM_SECTION) - 1; *p; p++)
 			*p = (char)ascii_toupper((unsigned char)*p);
 	if (key)
-		return err_prefix(ld->e, "%s: [%s] %s", ld->path, shown, key);
-	return err_prefix(ld->e, "%s: [%s]", ld->path, shown);
+		err_prefix(ld->e, "%s: [%s] %s", ld->path, shown, key);
+	else
+		err_prefix(ld->e, "%s: [%s]", ld->path, shown);
+	cfg_problem(ld, section, key, ld->e->msg);
+	return -1;
 }
 
 /* Tries the keys of a table that ends with a NULL key. */
@@ -189,11 +192,17 @@ static int check_key(struct load *ld, const char *entry)
 	const char *key;
 	bool custom;
 
-	if (!colon || (size_t)(colon - entry) >= sizeof(section))
-		return err_set(ld->e, ERR_FINAL, "%s: %s: unexpected entry", ld->path, entry);
+	if (!colon || (size_t)(colon - entry) >= sizeof(section)) {
+		err_set(ld->e, ERR_FINAL, "%s: %s: unexpected entry", ld->path, entry);
+		cfg_problem(ld, NULL, entry, ld->e->msg);
+		return -1;
+	}
 	key = colon + 1;
-	if (colon == entry)
-		return err_set(ld->e, ERR_FINAL, "%s: %s: key outside any section", ld->path, key);
+	if (colon == entry) {
+		err_set(ld->e, ERR_FINAL, "%s: %s: key outside any section", ld->path, key);
+		cfg_problem(ld, "", key, ld->e->msg);
+		return -1;
+	}
 	memcpy(section, entry, (size_t)(colon - entry));
 	section[colon - entry] = '\0';
 	custom = cfg_is_custom_section(section);
@@ -208,18 +217,26 @@ static int check_key(struct load *ld, const char *entry)
 	return unknown_key(ld, section, key, custom);
 }
 
-/* Every section and key of the file is one we know. */
+/* Every section and key of the file is one we know; the keys of a
+ * section found bad are not named again. */
 int cfg_check_entries(struct load *ld)
 {
+	bool bad_section = false;
+	int rc = 0;
+
 	for (ssize_t i = 0; i < ld->d->size; i++) {
 		const char *k = ld->d->key[i];
 
 		if (!k)
 			continue;
-		if (ld->d->val[i] ? check_key(ld, k) < 0 : check_section(ld, k) < 0)
-			return -1;
+		if (!ld->d->val[i]) {
+			bad_section = check_section(ld, k) < 0;
+			rc |= bad_section ? -1 : 0;
+		} else if (!bad_section && check_key(ld, k) < 0) {
+			rc = -1;
+		}
 	}
-	return 0;
+	return rc;
 }
 
 const char *cfg_lookup(const struct load *ld, const char *section, const char *key)
@@ -292,3 +309,126 @@ int cfg_ini_read(const char *path, dictionary **out, struct err *e)
 	return 0;
 }
 
+
+/* --------------------------------------------------- lines of the file */
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct ini_line *x = a, *y = b;
+	int c = strcmp(x->entry, y->entry);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static void add_line(struct load *ld, size_t *alloc, const char *section, const char *key,
+		     size_t klen, int line)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	buf_printf(&b, key ? "%s:%.*s" : "%s", section, (int)klen, key ? key : "");
+	for (size_t i = 0; i < b.len; i++)
+		b.data[i] = (char)ascii_tolower((unsigned char)b.data[i]);
+	ARRAY_GROW(ld->lines, *alloc, ld->nlines + 1);
+	ld->lines[ld->nlines].entry = buf_detach(&b, NULL);
+	ld->lines[ld->nlines++].line = line;
+}
+
+/* s[0..n) without the white space around it. */
+static const char *trim(const char *s, size_t *n)
+{
+	while (*n && ascii_is_space((unsigned char)*s))
+		s++, (*n)--;
+	while (*n && ascii_is_space((unsigned char)s[*n - 1]))
+		(*n)--;
+	return s;
+}
+
+/*
+ * As iniparser reads a line, closely enough to find it again: "[name]"
+ * starts a section, "key = value" (or "key: value") is a key, ';' and '#'
+ * start comments, a line after one ending in '\' continues it.
+ */
+void cfg_ini_lines(struct load *ld)
+{
+	char section[256] = "", *text = NULL;
+	size_t alloc = 0, cap = 0;
+	bool cont = false;
+	FILE *f = fopen(ld->path, "r");
+	ssize_t len;
+	int line = 0;
+
+	if (!f)
+		return;
+	while ((len = getline(&text, &cap, f)) >= 0) {
+		size_t n = (size_t)len;
+		const char *s = trim(text, &n);
+		bool was_cont = cont;
+
+		line++;
+		cont = n && s[n - 1] == '\\';
+		if (was_cont || !n || *s == ';' || *s == '#')
+			continue;
+		if (*s == '[' && memchr(s, ']', n)) {
+			size_t k = (size_t)((const char *)memchr(s, ']', n) - s - 1);
+			const char *name = trim(s + 1, &k);
+
+			snprintf(section, sizeof(section), "%.*s", (int)k, name);
+			add_line(ld, &alloc, section, NULL, 0, line);
+		} else {
+			size_t k = strcspn(s, "=:");
+			const char *key = trim(s, &k);
+
+			add_line(ld, &alloc, section, key, k, line);
+		}
+	}
+	free(text);
+	fclose(f);
+	if (ld->nlines)
+		qsort(ld->lines, ld->nlines, sizeof(*ld->lines), line_cmp);
+}
+
+/* The first line of entry, or 0. */
+static int first_line(const struct load *ld, const char *entry)
+{
+	size_t lo = 0, hi = ld->nlines;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ld->lines[mid].entry, entry) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ld->nlines && !strcmp(ld->lines[lo].entry, entry) ? ld->lines[lo].line : 0;
+}
+
+int cfg_line_of(const struct load *ld, const char *section, const char *key)
+{
+	struct buf b;
+	int line = 0;
+
+	if (!section)
+		return 0;
+	buf_init(&b, 0);
+	if (key)
+		buf_printf(&b, "%s:%s", section, key);
+	for (size_t i = 0; i < b.len; i++)
+		b.data[i] = (char)ascii_tolower((unsigned char)b.data[i]);
+	if (key)
+		line = first_line(ld, b.data);
+	if (!line)
+		line = first_line(ld, section);
+	buf_release(&b);
+	return line;
+}
+
+void cfg_ini_lines_release(struct load *ld)
+{
+	for (size_t i = 0; i < ld->nlines; i++)
+		free(ld->lines[i].entry);
+	free(ld->lines);
+	ld->lines = NULL;
+	ld->nlines = 0;
+}

@@ -180,19 +180,23 @@ const struct key_def *cfg_find_key(const char *section, const char *key)
 int cfg_apply_keys(struct load *ld, const char *section, const struct key_def *keys, size_t n,
 		   void *base)
 {
+	int rc = 0;
+
 	for (size_t i = 0; i < n && keys[i].key; i++) {
 		const char *v = cfg_lookup(ld, section, keys[i].key);
 
 		if (v && keys[i].parse(v, (char *)base + keys[i].offset, ld->e) < 0)
-			return cfg_fail_at(ld, section, keys[i].key);
+			rc = cfg_fail_at(ld, section, keys[i].key);
 	}
-	return 0;
+	return rc;
 }
 
 int cfg_apply_fixed_keys(struct load *ld)
 {
+	int rc = 0;
+
 	for (const struct section_def *t = cfg_sections; t->name; t++)
 		if (cfg_apply_keys(ld, t->name, t->keys, t->n, (char *)ld->c + t->base) < 0)
-			return -1;
-	return 0;
+			rc = -1;
+	return rc;
 }

@@ -177,6 +177,7 @@ static int apply_policy_entry(struct load *ld, const char *section, const char *
 static int apply_policy_section(struct load *ld, const char *section, struct list_policy *p)
 {
 	size_t n = strlen(section);
+	int rc = 0;
 
 	for (ssize_t i = 0; i < ld->d->size; i++) {
 		const char *k = ld->d->key[i];
@@ -184,9 +185,9 @@ static int apply_policy_section(struct load *ld, const char *section, struct lis
 		if (!k || !ld->d->val[i] || strncmp(k, section, n) || k[n] != ':')
 			continue;
 		if (apply_policy_entry(ld, section, k + n + 1, ld->d->val[i], p) < 0)
-			return -1;
+			rc = -1;
 	}
-	return 0;
+	return rc;
 }
 
 /* One [list ID] section: the [default] layer, then its own keys. */
@@ -222,6 +223,7 @@ static int list_addresses(struct load *ld)
 {
 	struct config_lists *l = &ld->c->lists;
 	char section[CONFIG_MAX_LIST_ID + 8];
+	int rc = 0;
 
 	l->addresses = xcalloc(l->n + 1, sizeof(*l->addresses));
 	for (size_t i = 0; i < l->n; i++) {
@@ -233,28 +235,29 @@ static int list_addresses(struct load *ld)
 			snprintf(section, sizeof(section), "list %s", l->v[i].id);
 			err_set(ld->e, ERR_FINAL, "\"%.200s\" is not a plain mail address "
 				"(local@domain, no name)", a);
-			return cfg_fail_at(ld, section, "address");
+			rc = cfg_fail_at(ld, section, "address");
+			continue;
 		}
 		l->addresses[l->naddresses++] = a;
 	}
-	return 0;
+	return rc;
 }
 
 /* Runs after the global keys: layers 1 to 3 of config.h. */
 int cfg_apply_lists(struct load *ld)
 {
 	struct config *c = ld->c;
+	int rc;
 
 	cfg_policy_from_globals(c, &c->lists.dflt);
-	if (apply_policy_section(ld, DEFAULT_SECTION, &c->lists.dflt) < 0)
-		return -1;
+	rc = apply_policy_section(ld, DEFAULT_SECTION, &c->lists.dflt);
 	for (ssize_t i = 0; i < ld->d->size; i++) {
 		const char *k = ld->d->key[i];
 
 		if (k && !ld->d->val[i] && cfg_is_list_section(k) && add_list(ld, k) < 0)
-			return -1;
+			rc = -1;
 	}
-	return list_addresses(ld);
+	return list_addresses(ld) < 0 ? -1 : rc;
 }
 
 void cfg_lists_release(struct config_lists *l)

@@ -151,6 +151,7 @@ bool cfg_is_custom_section(const char *s)
 int cfg_apply_severities(struct load *ld)
 {
 	static const char prefix[] = "rules:";
+	int rc = 0;
 
 	for (ssize_t i = 0; i < ld->d->size; i++) {
 		const char *k = ld->d->key[i];
@@ -162,9 +163,9 @@ int cfg_apply_severities(struct load *ld)
 		if (id < 0)
 			continue;	/* a table key, applied by cfg_apply_fixed_keys() */
 		if (cfg_parse_severity(ld->d->val[i], &ld->c->rules.severity[id], ld->e) < 0)
-			return cfg_fail_at(ld, "rules", rule_defs[id].id);
+			rc = cfg_fail_at(ld, "rules", rule_defs[id].id);
 	}
-	return 0;
+	return rc;
 }
 
 static void add_custom(struct rule_settings *s, const char *id, const struct rule_draft *d,
@@ -184,12 +185,14 @@ static void add_custom(struct rule_settings *s, const char *id, const struct rul
 	r->doc = xstrdup(d->doc ? d->doc : "");
 }
 
-/* One [rule ID] section -> settings->custom. */
+/* One [rule ID] section -> settings->custom; each of its bad keys is
+ * named, and the rule is not compiled then. */
 static int apply_custom(struct load *ld, const char *section)
 {
 	struct rule_draft d = { .severity = SEV_WARNING };
 	char id[CONFIG_MAX_ID + 1];
 	struct pattern *re;
+	int rc = 0;
 
 	if (cfg_custom_id(section, id, ld->e) < 0)
 		return cfg_fail_at(ld, section, NULL);
@@ -202,11 +205,13 @@ static int apply_custom(struct load *ld, const char *section)
 
 		if (!v && (k->flags & KEY_REQUIRED)) {
 			err_set(ld->e, ERR_FINAL, "missing (required)");
-			return cfg_fail_at(ld, section, k->key);
+			rc = cfg_fail_at(ld, section, k->key);
 		}
 		if (v && k->parse(v, (char *)&d + k->offset, ld->e) < 0)
-			return cfg_fail_at(ld, section, k->key);
+			rc = cfg_fail_at(ld, section, k->key);
 	}
+	if (rc < 0)
+		return -1;
 	if (!*d.message) {
 		err_set(ld->e, ERR_FINAL, "must not be empty");
 		return cfg_fail_at(ld, section, "message");
@@ -222,12 +227,14 @@ static int apply_custom(struct load *ld, const char *section)
 
 int cfg_apply_custom_rules(struct load *ld)
 {
+	int rc = 0;
+
 	for (ssize_t i = 0; i < ld->d->size; i++) {
 		const char *k = ld->d->key[i];
 
 		if (k && !ld->d->val[i] && cfg_is_custom_section(k) && apply_custom(ld, k) < 0)
-			return -1;
+			rc = -1;
 	}
-	return 0;
+	return rc;
 }
 

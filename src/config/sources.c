@@ -97,15 +97,16 @@ static int add_source(struct load *ld, const char *section, size_t *alloc)
 int cfg_apply_sources(struct load *ld)
 {
 	size_t alloc = 0;
+	int rc = 0;
 
 	ld->c->source_set = cfg_has_section(ld, "source");
 	for (ssize_t i = 0; i < ld->d->size; i++) {
 		const char *k = ld->d->key[i];
 
 		if (k && !ld->d->val[i] && cfg_is_source_section(k) && add_source(ld, k, &alloc) < 0)
-			return -1;
+			rc = -1;
 	}
-	return 0;
+	return rc;
 }
 
 /* The section of s as cfg_fail_at() names it: "source" or "source NAME". */
