@@ -289,6 +289,93 @@ START_TEST(test_failed_reload_keeps_old)
 }
 END_TEST
 
+/* What config_load_report() hands its callback, gathered. */
+struct gathered {
+	char *msg[64];
+	int line[64];
+	size_t n;
+};
+
+static void gather(void *arg, const struct config_problem *p)
+{
+	struct gathered *g = arg;
+
+	ck_assert_uint_lt(g->n, ARRAY_SIZE(g->msg));
+	g->msg[g->n] = strdup(p->msg);
+	g->line[g->n++] = p->line;
+}
+
+static void gathered_release(struct gathered *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->msg[i]);
+}
+
+/* Problems that do not depend on each other are all named, in file order,
+ * each with its line; e holds the first. */
+START_TEST(test_every_problem)
+{
+	static const struct {
+		const char *msg;
+		int line;
+	} want[] = {
+		{ "[lookup] timeout: \"0\" is not a number from 1 to 86400", 4 },
+		{ "[lookup] user_agnet: unknown key (did you mean user_agent?)", 5 },
+		{ "[reply] cc_author: \"perhaps\" is not yes or no", 7 },
+	};
+	const char *file = data_path("config/config-three-problems.ini");
+	char path[sizeof(path_buf)], buf[sizeof(path_buf) + 256];
+	struct gathered g = { .n = 0 };
+	struct config c;
+	struct err e;
+
+	snprintf(path, sizeof(path), "%s", file);
+	config_init(&c);
+	err_init(&e);
+	ck_assert_int_eq(config_load_report(&c, path, gather, &g, &e), -1);
+	ck_assert_uint_eq(g.n, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		snprintf(buf, sizeof(buf), "%s: %s", path, want[i].msg);
+		ck_assert_str_eq(g.msg[i], buf);
+		ck_assert_int_eq(g.line[i], want[i].line);
+	}
+	snprintf(buf, sizeof(buf), "%s: %s", path, want[0].msg);
+	ck_assert_msg(!strncmp(e.msg, buf, strlen(buf)), "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, "and 2 more"), "%s", e.msg);
+	ck_assert_ptr_null(c.path);
+	assert_defaults(&c);
+	gathered_release(&g);
+	config_release(&c);
+}
+END_TEST
+
+/* A garbage file is not a flood: CONFIG_MAX_PROBLEMS, then a count. */
+START_TEST(test_problems_capped)
+{
+	static const char tmp[] = "check_config-many.ini";
+	struct gathered g = { .n = 0 };
+	char want[256];
+	struct config c;
+	struct err e;
+	FILE *out = fopen(tmp, "w");
+
+	ck_assert_ptr_nonnull(out);
+	fputs("[lookup]\n", out);
+	for (int i = 0; i < CONFIG_MAX_PROBLEMS + 10; i++)
+		fprintf(out, "nokey%d = 1\n", i);
+	fclose(out);
+	config_init(&c);
+	ck_assert_int_eq(config_load_report(&c, tmp, gather, &g, &e), -1);
+	remove(tmp);
+	ck_assert_uint_eq(g.n, CONFIG_MAX_PROBLEMS + 1);
+	ck_assert_msg(strstr(g.msg[0], "[lookup] nokey0: unknown key"), "%s", g.msg[0]);
+	snprintf(want, sizeof(want), "%s: and 10 more problems", tmp);
+	ck_assert_str_eq(g.msg[CONFIG_MAX_PROBLEMS], want);
+	gathered_release(&g);
+	config_release(&c);
+}
+END_TEST
+
 /* --------------------------------------------------------- good files */
 
 static void load_ok(struct config *c, const char *file)
@@ -1222,6 +1309,8 @@ int main(void)
 	tcase_add_test(errors, test_syntax_error_names_line);
 	tcase_add_test(errors, test_directory_is_an_error);
 	tcase_add_test(errors, test_failed_reload_keeps_old);
+	tcase_add_test(errors, test_every_problem);
+	tcase_add_test(errors, test_problems_capped);
 	suite_add_tcase(s, errors);
 
 	tcase_add_loop_test(good, test_severities, 0, ARRAY_SIZE(severity_cases));

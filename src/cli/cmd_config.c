@@ -176,6 +176,13 @@ static void check_sources(struct problems *p, const struct config *c)
 	}
 }
 
+/* Each problem of the file, as config_load() found it. */
+static void print_problem(void *arg, const struct config_problem *p)
+{
+	(void)arg;
+	fprintf(stderr, "tagbot: %s\n", p->msg);
+}
+
 int cmd_check_config(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -215,7 +222,11 @@ int cmd_check_config(int argc, char **argv)
 	}
 	config_init(&c);
 	err_init(&e);
-	if (config_load(&c, file, &e) < 0 || config_check_daemon(&c, &e) < 0) {
+	if (config_load_report(&c, file, print_problem, NULL, &e) < 0) {
+		config_release(&c);
+		return EXIT_USAGE;
+	}
+	if (config_check_daemon(&c, &e) < 0) {
 		fprintf(stderr, "tagbot: %s\n", e.msg);
 		config_release(&c);
 		return EXIT_USAGE;

@@ -23,7 +23,7 @@
  * [lookup] (enabled), one [rule ID] section per custom rule, and the
  * daemon's [tagbot], [source], [sink] and [reply], and the per-list
  * [default] and [list ID] (struct list_policy).  Each key is one row of
- * the key table in config.c; etc/tagbot.ini and tagbot.ini(5) document
+ * the key tables in keys.c; etc/tagbot.ini and tagbot.ini(5) document
  * every key with its default.
  *
  * Paths (state, path, ca_file, password_file) that are relative are taken
@@ -261,8 +261,36 @@ void config_init(struct config *c);
  * ("FILE: [section] key: problem"), and c is left untouched: as
  * config_init() made it on a first load, the old configuration on a
  * reload.  On success the previous contents of c are released.
+ *
+ * A bad file is read to its end: every unknown section or key, every bad
+ * value and every failed check across keys is a problem of its own (a
+ * check across the keys of a section is skipped when a key of it is
+ * already wrong, and a bad section's keys are not named again).  e holds
+ * the first in file order, followed by " (and N more problems)" when
+ * there are more.
  */
 int config_load(struct config *c, const char *path, struct err *e);
+
+#define CONFIG_MAX_PROBLEMS	50	/* problems reported, then "and N more problems" */
+
+/* One problem config_load_report() found in a file. */
+struct config_problem {
+	const char *msg;	/* "FILE: [section] key: problem", as e would hold it */
+	const char *section;	/* as iniparser read it (lower case); NULL: the file */
+	const char *key;	/* NULL: the section as a whole */
+	int line;		/* of the key (else its section) in the file; 0: unknown */
+};
+
+typedef void config_problem_fn(void *arg, const struct config_problem *p);
+
+/*
+ * config_load(), and on error report (when not NULL) is called once for
+ * each problem, in file order, up to CONFIG_MAX_PROBLEMS; when there are
+ * more, once again with "FILE: and N more problems" (section NULL).  For
+ * `tagbot check-config`, which prints them all.
+ */
+int config_load_report(struct config *c, const char *path, config_problem_fn *report,
+		       void *arg, struct err *e);
 
 void config_release(struct config *c);
 
