@@ -250,6 +250,13 @@ static void swap_sources(struct config *a, struct config *b)
 	b->source_set = set;
 }
 
+/* Each problem of the file, all of them before the first stops the start
+ * or the reload: an admin fixes them in one go. */
+static void log_problem(void *prefix, const struct config_problem *p)
+{
+	log_msg(LOGL_ERROR, "%s%s", (const char *)prefix, p->msg);
+}
+
 /* SIGHUP: rules and [reply] from the file; the rest as at the start. */
 static void reload(struct daemon *d)
 {
@@ -261,7 +268,7 @@ static void reload(struct daemon *d)
 
 	daemon_got_reload = 0;
 	config_init(&fresh);
-	if (config_load(&fresh, d->o->config, &e) < 0) {
+	if (config_load_report(&fresh, d->o->config, log_problem, "reload: ", &e) < 0) {
 		log_msg(LOGL_ERROR, "reload: %s; keeping the old settings", e.msg);
 		config_release(&fresh);
 		return;
@@ -699,7 +706,8 @@ static void rate_in_store(struct daemon *d)
 
 static int start(struct daemon *d, struct err *e)
 {
-	if (config_load(&d->cfg, d->o->config, e) < 0 || config_check_daemon(&d->cfg, e) < 0)
+	if (config_load_report(&d->cfg, d->o->config, log_problem, "", e) < 0 ||
+	    config_check_daemon(&d->cfg, e) < 0)
 		return -1;
 	d->dry = d->o->dry_run || d->cfg.tagbot.dry_run;
 	if (d->dry) {	/* the sources' flags are the real run's to set */
