@@ -48,18 +48,18 @@ static void base(struct imap_settings *s, const char *folder)
 	imap_settings_init(s);
 	s->host = "127.0.0.1";
 	s->port = imap_port;
-	s->tls = IMAP_TLS_NONE;
+	s->tls = NET_TLS_NONE;
 	s->user = USER;
 	s->password = PASSWORD;
 	s->folder = folder;
 	s->timeout_s = 20;
 }
 
-static void tls_base(struct imap_settings *s, enum imap_tls tls)
+static void tls_base(struct imap_settings *s, enum net_tls tls)
 {
 	base(s, "INBOX");
 	s->tls = tls;
-	s->port = tls == IMAP_TLS_IMPLICIT ? imaps_port : imap_port;
+	s->port = tls == NET_TLS_IMPLICIT ? imaps_port : imap_port;
 	s->ca_file = ca;
 }
 
@@ -236,7 +236,7 @@ START_TEST(test_implicit_tls_verifies)
 	uint32_t uv = 0, un = 0;
 	struct err e;
 
-	tls_base(&s, IMAP_TLS_IMPLICIT);
+	tls_base(&s, NET_TLS_IMPLICIT);
 	src = open_ok(&s);
 	ck_assert_int_eq(imap_mailbox(src, &uv, &un, &e), 0);
 	ck_assert_uint_ne(uv, 0);
@@ -255,7 +255,7 @@ START_TEST(test_starttls_verifies)
 {
 	struct imap_settings s;
 
-	tls_base(&s, IMAP_TLS_STARTTLS);
+	tls_base(&s, NET_TLS_STARTTLS);
 	imap_close(open_ok(&s));
 }
 END_TEST
@@ -264,7 +264,7 @@ END_TEST
  * the refused login, not the certificate. */
 START_TEST(test_wrong_ca_refused_before_login)
 {
-	static const enum imap_tls modes[] = { IMAP_TLS_IMPLICIT, IMAP_TLS_STARTTLS };
+	static const enum net_tls modes[] = { NET_TLS_IMPLICIT, NET_TLS_STARTTLS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
 		struct imap_settings s;
@@ -288,7 +288,7 @@ START_TEST(test_system_store_does_not_know_test_ca)
 	struct imap_settings s;
 	const char *msg;
 
-	tls_base(&s, IMAP_TLS_IMPLICIT);
+	tls_base(&s, NET_TLS_IMPLICIT);
 	s.ca_file = NULL;
 	msg = open_fails(&s, ERR_FINAL);
 	ck_assert_msg(!strstr(msg, "no system CA store"),
@@ -302,7 +302,7 @@ END_TEST
  * does not pass for a certificate that failed to verify. */
 START_TEST(test_missing_system_store_named)
 {
-	static const enum imap_tls modes[] = { IMAP_TLS_IMPLICIT, IMAP_TLS_STARTTLS };
+	static const enum net_tls modes[] = { NET_TLS_IMPLICIT, NET_TLS_STARTTLS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
 		struct imap_settings s;
@@ -321,7 +321,7 @@ END_TEST
 
 START_TEST(test_wrong_host_name_refused)
 {
-	static const enum imap_tls modes[] = { IMAP_TLS_IMPLICIT, IMAP_TLS_STARTTLS };
+	static const enum net_tls modes[] = { NET_TLS_IMPLICIT, NET_TLS_STARTTLS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
 		struct imap_settings s;
@@ -385,7 +385,7 @@ START_TEST(test_wrong_password_final)
 		struct imap_settings s;
 		const char *msg;
 
-		tls_base(&s, IMAP_TLS_IMPLICIT);
+		tls_base(&s, NET_TLS_IMPLICIT);
 		s.auth = cases[i].auth;
 		s.password = BAD_PASSWORD;
 		msg = open_fails(&s, ERR_FINAL);

@@ -55,7 +55,7 @@ static const char *mail(const char *msgid, size_t *len)
 	return b;
 }
 
-static struct smtp_settings settings(const char *url, enum smtp_tls tls)
+static struct smtp_settings settings(const char *url, enum net_tls tls)
 {
 	struct smtp_settings s;
 
@@ -71,19 +71,19 @@ static struct smtp_settings settings(const char *url, enum smtp_tls tls)
 
 START_TEST(test_tls_names)
 {
-	static const struct { const char *s; int rc; enum smtp_tls t; } cases[] = {
-		{ "starttls", 0, SMTP_TLS_STARTTLS }, { "STARTTLS", 0, SMTP_TLS_STARTTLS },
-		{ "implicit", 0, SMTP_TLS_IMPLICIT }, { "none", 0, SMTP_TLS_NONE },
+	static const struct { const char *s; int rc; enum net_tls t; } cases[] = {
+		{ "starttls", 0, NET_TLS_STARTTLS }, { "STARTTLS", 0, NET_TLS_STARTTLS },
+		{ "implicit", 0, NET_TLS_IMPLICIT }, { "none", 0, NET_TLS_NONE },
 		{ "ssl", -1, 0 }, { "", -1, 0 }, { NULL, -1, 0 },
 	};
-	enum smtp_tls t;
+	enum net_tls t;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		t = (enum smtp_tls)99;
-		ck_assert_int_eq(smtp_tls_parse(cases[i].s, &t), cases[i].rc);
+		t = (enum net_tls)99;
+		ck_assert_int_eq(net_tls_parse(cases[i].s, &t), cases[i].rc);
 		if (cases[i].rc == 0) {
 			ck_assert_int_eq(t, cases[i].t);
-			ck_assert_str_eq(smtp_tls_name(t), cases[i].s[0] == 'S' ? "starttls" : cases[i].s);
+			ck_assert_str_eq(net_tls_name(t), cases[i].s[0] == 'S' ? "starttls" : cases[i].s);
 		}
 	}
 }
@@ -138,45 +138,45 @@ END_TEST
 
 static const struct settings_case {
 	const char *url;
-	enum smtp_tls tls;
+	enum net_tls tls;
 	const char *user;
 	const char *password;
 	const char *msg;	/* NULL: accepted */
 } settings_cases[] = {
-	{ "smtp://127.0.0.1:2525", SMTP_TLS_NONE, NULL, NULL, NULL },
-	{ "smtp://127.0.0.1", SMTP_TLS_NONE, "bot", "pw", NULL },
-	{ "smtp://127.1:2525", SMTP_TLS_NONE, NULL, NULL, NULL },	/* curl reads 127.0.0.1 */
-	{ "smtp://localhost:25/tagbot.example.org", SMTP_TLS_NONE, NULL, NULL, NULL },
-	{ "smtp://[::1]:25", SMTP_TLS_NONE, NULL, NULL, NULL },
-	{ "smtp://mail.example.org:587", SMTP_TLS_STARTTLS, "bot", "pw", NULL },
-	{ "SMTP://mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL, NULL },
-	{ "smtps://mail.example.org:465", SMTP_TLS_IMPLICIT, NULL, NULL, NULL },
-	{ "smtp://mail.example.org:25", SMTP_TLS_NONE, NULL, NULL,
+	{ "smtp://127.0.0.1:2525", NET_TLS_NONE, NULL, NULL, NULL },
+	{ "smtp://127.0.0.1", NET_TLS_NONE, "bot", "pw", NULL },
+	{ "smtp://127.1:2525", NET_TLS_NONE, NULL, NULL, NULL },	/* curl reads 127.0.0.1 */
+	{ "smtp://localhost:25/tagbot.example.org", NET_TLS_NONE, NULL, NULL, NULL },
+	{ "smtp://[::1]:25", NET_TLS_NONE, NULL, NULL, NULL },
+	{ "smtp://mail.example.org:587", NET_TLS_STARTTLS, "bot", "pw", NULL },
+	{ "SMTP://mail.example.org", NET_TLS_STARTTLS, NULL, NULL, NULL },
+	{ "smtps://mail.example.org:465", NET_TLS_IMPLICIT, NULL, NULL, NULL },
+	{ "smtp://mail.example.org:25", NET_TLS_NONE, NULL, NULL,
 	  "smtp: smtp://mail.example.org:25: tls = none is only allowed for loopback hosts" },
-	{ "smtp://192.0.2.1", SMTP_TLS_NONE, NULL, NULL,
+	{ "smtp://192.0.2.1", NET_TLS_NONE, NULL, NULL,
 	  "smtp: smtp://192.0.2.1: tls = none is only allowed for loopback hosts" },
-	{ "smtp://localhost.example.org", SMTP_TLS_NONE, NULL, NULL,
+	{ "smtp://localhost.example.org", NET_TLS_NONE, NULL, NULL,
 	  "smtp: smtp://localhost.example.org: tls = none is only allowed for loopback hosts" },
-	{ "smtp://[::2]:25", SMTP_TLS_NONE, NULL, NULL,
+	{ "smtp://[::2]:25", NET_TLS_NONE, NULL, NULL,
 	  "smtp: smtp://[::2]:25: tls = none is only allowed for loopback hosts" },
-	{ "smtps://127.0.0.1", SMTP_TLS_NONE, NULL, NULL,
+	{ "smtps://127.0.0.1", NET_TLS_NONE, NULL, NULL,
 	  "smtp: smtps://127.0.0.1: tls = none needs a smtp:// url" },
-	{ "smtp://mail.example.org", SMTP_TLS_IMPLICIT, NULL, NULL,
+	{ "smtp://mail.example.org", NET_TLS_IMPLICIT, NULL, NULL,
 	  "smtp: smtp://mail.example.org: tls = implicit needs a smtps:// url" },
-	{ "smtps://mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	{ "smtps://mail.example.org", NET_TLS_STARTTLS, NULL, NULL,
 	  "smtp: smtps://mail.example.org: tls = starttls needs a smtp:// url" },
-	{ "http://mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	{ "http://mail.example.org", NET_TLS_STARTTLS, NULL, NULL,
 	  "smtp: http://mail.example.org: tls = starttls needs a smtp:// url" },
-	{ "smtp://bot:hunter2@mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	{ "smtp://bot:hunter2@mail.example.org", NET_TLS_STARTTLS, NULL, NULL,
 	  "smtp: the url must not hold a user name or password; use user and password_file" },
-	{ "smtp://mail.example.org", SMTP_TLS_STARTTLS, "bot", NULL,
+	{ "smtp://mail.example.org", NET_TLS_STARTTLS, "bot", NULL,
 	  "smtp: smtp://mail.example.org: user is set but no password" },
-	{ "smtp://mail example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	{ "smtp://mail example.org", NET_TLS_STARTTLS, NULL, NULL,
 	  "smtp: smtp://mail example.org: not a valid URL" },
-	{ "mail.example.org", SMTP_TLS_STARTTLS, NULL, NULL,
+	{ "mail.example.org", NET_TLS_STARTTLS, NULL, NULL,
 	  "smtp: mail.example.org: not a valid URL" },
-	{ "", SMTP_TLS_STARTTLS, NULL, NULL, "smtp: no url" },
-	{ NULL, SMTP_TLS_STARTTLS, NULL, NULL, "smtp: no url" },
+	{ "", NET_TLS_STARTTLS, NULL, NULL, "smtp: no url" },
+	{ NULL, NET_TLS_STARTTLS, NULL, NULL, "smtp: no url" },
 };
 
 START_TEST(test_settings_table)
@@ -209,7 +209,7 @@ START_TEST(test_defaults)
 	smtp_settings_init(&s);
 	ck_assert_ptr_null(s.url);
 	ck_assert_ptr_null(s.password);
-	ck_assert_int_eq(s.tls, SMTP_TLS_STARTTLS);
+	ck_assert_int_eq(s.tls, NET_TLS_STARTTLS);
 	ck_assert_int_eq(s.connect_timeout_s, SMTP_CONNECT_TIMEOUT_S);
 	ck_assert_int_eq(s.timeout_s, SMTP_TIMEOUT_S);
 }
@@ -225,7 +225,7 @@ static const char *const rcpt_null[] = { NULL };
 
 static const struct refuse_case {
 	const char *url;
-	enum smtp_tls tls;
+	enum net_tls tls;
 	const char *from;
 	const char *const *rcpt;
 	size_t n;
@@ -233,28 +233,28 @@ static const struct refuse_case {
 	size_t len;
 	const char *msg;
 } refuse_cases[] = {
-	{ "smtp://192.0.2.1:25", SMTP_TLS_NONE, "bot@example.org", to_author, 1, NULL, 0,
+	{ "smtp://192.0.2.1:25", NET_TLS_NONE, "bot@example.org", to_author, 1, NULL, 0,
 	  "smtp: smtp://192.0.2.1:25: tls = none is only allowed for loopback hosts" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org>\r\nRSET", to_author, 1, NULL, 0,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org>\r\nRSET", to_author, 1, NULL, 0,
 	  "smtp: smtp://127.0.0.1:9: bad envelope sender" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, NULL, to_author, 1, NULL, 0,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, NULL, to_author, 1, NULL, 0,
 	  "smtp: smtp://127.0.0.1:9: bad envelope sender" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", rcpt_bad2, 2, NULL, 0,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org", rcpt_bad2, 2, NULL, 0,
 	  "smtp: smtp://127.0.0.1:9: bad recipient address #2" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", rcpt_null, 1, NULL, 0,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org", rcpt_null, 1, NULL, 0,
 	  "smtp: smtp://127.0.0.1:9: bad recipient address #1" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 0, NULL, 0,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org", to_author, 0, NULL, 0,
 	  "smtp: smtp://127.0.0.1:9: 0 recipients (1 to 100 allowed)" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org", to_author, 1,
 	  "Subject: x\r\n\r\nbare\nLF\r\n", 23,
 	  "smtp: smtp://127.0.0.1:9: message has a bare LF at offset 18" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org", to_author, 1,
 	  "Subject: x\r\r\n\r\nbody\r\n", 21,
 	  "smtp: smtp://127.0.0.1:9: message has a bare CR at offset 10" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org", to_author, 1,
 	  "Subject: x\r\n\r\nbo\0dy\r\n", 21,
 	  "smtp: smtp://127.0.0.1:9: message has a NUL byte at offset 16" },
-	{ "smtp://127.0.0.1:9", SMTP_TLS_NONE, "bot@example.org", to_author, 1,
+	{ "smtp://127.0.0.1:9", NET_TLS_NONE, "bot@example.org", to_author, 1,
 	  "Subject: x\r\n\r\nbody\r", 19,
 	  "smtp: smtp://127.0.0.1:9: message has a bare CR at offset 18" },
 };
@@ -281,7 +281,7 @@ END_TEST
 
 START_TEST(test_too_many_recipients)
 {
-	struct smtp_settings s = settings("smtp://127.0.0.1:9", SMTP_TLS_NONE);
+	struct smtp_settings s = settings("smtp://127.0.0.1:9", NET_TLS_NONE);
 	const char *r[SMTP_RCPT_MAX + 1];
 	struct err e;
 	size_t len;
@@ -450,21 +450,21 @@ static const char *const script_ok2[] = {
 
 static const struct fake_case {
 	const char *const *script;
-	enum smtp_tls tls;
+	enum net_tls tls;
 	size_t nrcpt;
 	enum err_class cls;
 	const char *msg;	/* after "smtp: URL: " */
 } fake_cases[] = {
-	{ script_greet_421, SMTP_TLS_NONE, 1, ERR_TEMP, "421 4.3.2 busy, try later" },
-	{ script_greet_554, SMTP_TLS_NONE, 1, ERR_SETUP, "554 5.3.2 no service for you" },
-	{ script_ehlo_554, SMTP_TLS_NONE, 1, ERR_SETUP, "554 5.7.1 go away" },
-	{ script_mail_553, SMTP_TLS_NONE, 1, ERR_SETUP, "553 5.7.1 sender not allowed" },
-	{ script_mail_552, SMTP_TLS_NONE, 1, ERR_FINAL, "552 5.3.4 message size exceeds limit" },
-	{ script_rcpt_452, SMTP_TLS_NONE, 1, ERR_TEMP, "452 4.2.2 mailbox full" },
-	{ script_rcpt_550, SMTP_TLS_NONE, 1, ERR_FINAL, "550 5.1.1 no such user" },
-	{ script_data_552, SMTP_TLS_NONE, 1, ERR_FINAL, "552 5.3.4 message too big" },
-	{ script_data_451, SMTP_TLS_NONE, 1, ERR_TEMP, "451 4.3.0 queue write error" },
-	{ script_no_starttls, SMTP_TLS_STARTTLS, 1, ERR_SETUP, "the server does not offer STARTTLS" },
+	{ script_greet_421, NET_TLS_NONE, 1, ERR_TEMP, "421 4.3.2 busy, try later" },
+	{ script_greet_554, NET_TLS_NONE, 1, ERR_SETUP, "554 5.3.2 no service for you" },
+	{ script_ehlo_554, NET_TLS_NONE, 1, ERR_SETUP, "554 5.7.1 go away" },
+	{ script_mail_553, NET_TLS_NONE, 1, ERR_SETUP, "553 5.7.1 sender not allowed" },
+	{ script_mail_552, NET_TLS_NONE, 1, ERR_FINAL, "552 5.3.4 message size exceeds limit" },
+	{ script_rcpt_452, NET_TLS_NONE, 1, ERR_TEMP, "452 4.2.2 mailbox full" },
+	{ script_rcpt_550, NET_TLS_NONE, 1, ERR_FINAL, "550 5.1.1 no such user" },
+	{ script_data_552, NET_TLS_NONE, 1, ERR_FINAL, "552 5.3.4 message too big" },
+	{ script_data_451, NET_TLS_NONE, 1, ERR_TEMP, "451 4.3.0 queue write error" },
+	{ script_no_starttls, NET_TLS_STARTTLS, 1, ERR_SETUP, "the server does not offer STARTTLS" },
 };
 
 START_TEST(test_fake_replies)
@@ -501,7 +501,7 @@ START_TEST(test_fake_hangup_is_temporary)
 	const char *m = mail("hangup@tagbot.test", &len);
 
 	fake_start(&f, script_hangup_after_mail);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
 	fake_stop(&f);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
@@ -553,7 +553,7 @@ START_TEST(test_fake_refused_recipients)
 	long t0 = now_ms();
 
 	fake_start(&f, c->script);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	err_init(&e);
 	ck_assert_int_eq(smtp_send(&s, "bot@example.org", three, 3, m, len, &r, &e), c->rc);
 	ck_assert_int_lt(now_ms() - t0, 3000);
@@ -586,7 +586,7 @@ START_TEST(test_fake_transcript)
 	const char *m = mail("transcript@tagbot.test", &len), *t;
 
 	fake_start(&f, script_ok2);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	err_init(&e);
 	ck_assert_msg(smtp_send(&s, "", two, 2, m, len, NULL, &e) == 0, "%s", e.msg);
 	t = fake_stop(&f);
@@ -610,7 +610,7 @@ START_TEST(test_fake_silent_quit)
 	long t0 = now_ms();
 
 	fake_start_quit(&f, script_ok, NULL);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	s.timeout_s = 1;
 	ck_assert_msg(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e) == 0, "%s", e.msg);
 	ck_assert_int_lt(now_ms() - t0, 2500);
@@ -637,7 +637,7 @@ START_TEST(test_silent_server_times_out)
 	ck_assert_int_eq(listen(ls, 1), 0);	/* the kernel completes the handshake */
 	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
 	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", ntohs(sa.sin_port));
-	s = settings(url, SMTP_TLS_NONE);
+	s = settings(url, NET_TLS_NONE);
 	s.timeout_s = 1;
 	t0 = now_ms();
 	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
@@ -670,7 +670,7 @@ START_TEST(test_tarpit_connect_timeout)
 {
 	char url[64];
 	int ls = tarpit(url, sizeof(url));
-	struct smtp_settings s = settings(url, SMTP_TLS_NONE);
+	struct smtp_settings s = settings(url, NET_TLS_NONE);
 	struct err e;
 	size_t len;
 	const char *m = mail("tarpit@tagbot.test", &len);
@@ -692,7 +692,7 @@ START_TEST(test_pool_free_drops_stuck_send)
 {
 	char url[64];
 	int ls = tarpit(url, sizeof(url));
-	struct smtp_settings s = settings(url, SMTP_TLS_NONE);
+	struct smtp_settings s = settings(url, NET_TLS_NONE);
 	struct smtp_pool *p = smtp_pool_new(2);
 	struct err e;
 	size_t len;
@@ -766,7 +766,7 @@ START_TEST(test_pool_reuses_connection)
 	void *none = &a;
 
 	fake_start(&f, script_ok_twice);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	ck_assert_msg(pool_one(p, &s, "reuse-1@tagbot.test", &a, &e) == 0, "%s", e.msg);
 	ck_assert_msg(pool_one(p, &s, "reuse-2@tagbot.test", &b, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(smtp_pool_connects(p), 1);
@@ -795,7 +795,7 @@ START_TEST(test_pool_outcomes)
 	void *got = NULL;
 
 	fake_start(&f, script_rcpt_550);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	ck_assert_int_eq(smtp_pool_start(p, &s, "bot@example.org", bad, 1, m, len, &a, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	ck_assert_uint_eq(smtp_pool_idle(p), 2);
@@ -832,7 +832,7 @@ START_TEST(test_pool_parallel)
 			fake_serve(ls, script_ok, "221 2.0.0 bye\r\n", x->transcript);
 	}
 	close(ls);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	for (int i = 0; i < 2; i++) {
 		char id[32];
 		const char *one;
@@ -877,9 +877,9 @@ START_TEST(test_pool_busy_hides_credentials)
 	void *got = NULL;
 
 	fake_start(&f, script_ok);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	snprintf(url, sizeof(url), "smtp://bot:hunter2@127.0.0.1:%d", f.port);
-	bad = settings(url, SMTP_TLS_NONE);
+	bad = settings(url, NET_TLS_NONE);
 	err_init(&e);
 	ck_assert_msg(smtp_pool_start(p, &s, "bot@example.org", to_author, 1, m, len, &a, &e) == 0,
 		      "%s", e.msg);
@@ -907,7 +907,7 @@ START_TEST(test_pool_silent_quit)
 	long t0;
 
 	fake_start_quit(&f, script_ok, NULL);
-	s = settings(f.url, SMTP_TLS_NONE);
+	s = settings(f.url, NET_TLS_NONE);
 	s.timeout_s = 1;
 	ck_assert_msg(pool_one(p, &s, "pool-quit@tagbot.test", &a, &e) == 0, "%s", e.msg);
 	t0 = now_ms();
@@ -970,7 +970,7 @@ static void ca(struct smtp_settings *s)
 START_TEST(test_pf_starttls_delivers)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	struct err e;
 
 	ca(&s);
@@ -986,7 +986,7 @@ END_TEST
 START_TEST(test_pf_implicit_delivers)
 {
 	struct smtp_settings s = settings(url_for("smtps", "127.0.0.1", "TAGBOT_SMTPS_PORT"),
-					  SMTP_TLS_IMPLICIT);
+					  NET_TLS_IMPLICIT);
 	struct err e;
 
 	ca(&s);
@@ -998,7 +998,7 @@ END_TEST
 START_TEST(test_pf_none_on_loopback)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_NONE);
+					  NET_TLS_NONE);
 	struct err e;
 
 	ck_assert_msg(send_to(&s, to_author, 1, "none.smtp-sink@tagbot.test", &e) == 0,
@@ -1009,9 +1009,9 @@ END_TEST
 START_TEST(test_pf_wrong_ca)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	struct smtp_settings si = settings(url_for("smtps", "127.0.0.1", "TAGBOT_SMTPS_PORT"),
-					   SMTP_TLS_IMPLICIT);
+					   NET_TLS_IMPLICIT);
 	char want[128];
 	struct err e;
 
@@ -1032,7 +1032,7 @@ END_TEST
 START_TEST(test_pf_system_store_refuses)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	struct err e;
 
 	ck_assert_int_eq(send_to(&s, to_author, 1, "no-ca.smtp-sink@tagbot.test", &e), -1);
@@ -1044,7 +1044,7 @@ END_TEST
 START_TEST(test_pf_closed_port)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_CLOSED_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	char want[96];
 	struct err e;
 
@@ -1063,7 +1063,7 @@ START_TEST(test_pf_5xx_is_final)
 	static const char *const rejected[] = { "someone@rejected.invalid" };
 	static const char *const first[] = { "someone@rejected.invalid", "author@example.org" };
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	char want[192];
 	struct err e;
 
@@ -1087,7 +1087,7 @@ START_TEST(test_pf_refused_cc_dropped)
 	static const char *const mixed[] = { "author@example.org", "someone@rejected.invalid",
 					     "maint@example.org", "other@deferred.invalid" };
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	struct smtp_refused r;
 	struct err e;
 
@@ -1107,7 +1107,7 @@ START_TEST(test_pf_4xx_is_temporary)
 {
 	static const char *const deferred[] = { "someone@deferred.invalid" };
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	char want[192];
 	struct err e;
 
@@ -1125,7 +1125,7 @@ END_TEST
 START_TEST(test_pf_auth)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	char *pw;
 	struct err e;
 
@@ -1145,7 +1145,7 @@ END_TEST
 START_TEST(test_pf_auth_wrong_password)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	struct err e;
 
 	ca(&s);
@@ -1162,7 +1162,7 @@ END_TEST
 START_TEST(test_pf_down)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	struct err e;
 
 	ca(&s);
@@ -1174,7 +1174,7 @@ END_TEST
 START_TEST(test_pf_up)
 {
 	struct smtp_settings s = settings(url_for("smtp", "127.0.0.1", "TAGBOT_SMTP_PORT"),
-					  SMTP_TLS_STARTTLS);
+					  NET_TLS_STARTTLS);
 	struct err e;
 
 	ca(&s);

@@ -252,10 +252,10 @@ int daemon_make_dirs(const char *path, struct err *e)
 	return rc;
 }
 
-static enum smtp_tls smtp_tls_of(enum config_tls t)
+enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt)
 {
-	return t == CONFIG_TLS_NONE ? SMTP_TLS_NONE :
-	       t == CONFIG_TLS_IMPLICIT ? SMTP_TLS_IMPLICIT : SMTP_TLS_STARTTLS;
+	return t == CONFIG_TLS_NONE ? NET_TLS_NONE : t == CONFIG_TLS_IMPLICIT ? NET_TLS_IMPLICIT :
+	       t == CONFIG_TLS_STARTTLS ? NET_TLS_STARTTLS : dflt;
 }
 
 /* The settings of c into s, the password read (at start and on SIGHUP). */
@@ -268,7 +268,7 @@ static int smtp_settings_of(const struct config_sink *c, struct smtp_settings *s
 	smtp_settings_init(s);
 	s->url = c->url;
 	s->tls = c->tls == CONFIG_TLS_DEFAULT && !strncasecmp(c->url, "smtps://", 8) ?
-		SMTP_TLS_IMPLICIT : smtp_tls_of(c->tls);
+		NET_TLS_IMPLICIT : daemon_tls_of(c->tls, NET_TLS_STARTTLS);
 	s->ca_file = c->ca_file;
 	s->user = c->user;
 	s->password = *password;
@@ -537,12 +537,6 @@ const struct source_ops daemon_maildir_source = {
 
 /* --------------------------------------------------------- IMAP source */
 
-static enum imap_tls imap_tls_of(enum config_tls t)
-{
-	return t == CONFIG_TLS_NONE ? IMAP_TLS_NONE :
-	       t == CONFIG_TLS_STARTTLS ? IMAP_TLS_STARTTLS : IMAP_TLS_IMPLICIT;
-}
-
 /* Where to start: the checkpoint, UIDNEXT on a first start, 1 after a
  * UIDVALIDITY change. */
 static int imap_start(struct daemon *d, struct source *s, struct err *e)
@@ -567,7 +561,7 @@ static int imap_open_source(struct daemon *d, struct source *s, struct err *e)
 	imap_settings_init(&is);
 	is.host = c->host;
 	is.port = c->port;
-	is.tls = imap_tls_of(c->tls);
+	is.tls = daemon_tls_of(c->tls, NET_TLS_IMPLICIT);
 	is.ca_file = c->ca_file;
 	is.user = c->user;
 	is.password = password;

@@ -24,12 +24,6 @@
 #include "config/secret.h"
 #include "lib/log.h"
 
-static enum nntp_tls nntp_tls_of(enum config_tls t)
-{
-	return t == CONFIG_TLS_NONE ? NNTP_TLS_NONE :
-	       t == CONFIG_TLS_STARTTLS ? NNTP_TLS_STARTTLS : NNTP_TLS_IMPLICIT;
-}
-
 static int nntp_open_source(struct daemon *d, struct source *s, struct err *e)
 {
 	const struct config_source *c = s->c;
@@ -42,7 +36,7 @@ static int nntp_open_source(struct daemon *d, struct source *s, struct err *e)
 	nntp_settings_init(&ns);
 	ns.host = c->host;
 	ns.port = c->port;
-	ns.tls = nntp_tls_of(c->tls);
+	ns.tls = daemon_tls_of(c->tls, NET_TLS_IMPLICIT);
 	ns.ca_file = c->ca_file;
 	ns.user = c->user;
 	ns.password = password;

@@ -513,6 +513,9 @@ double daemon_backoff_next(unsigned *step);
  * or once it has run out, the back-off's end (a time already past: due
  * now); else its next poll (one source alone: poll_interval from now). */
 time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time_t now);
+/* The [source] or [sink] tls setting for the transport; dflt for "default"
+ * (not set). */
+enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt);
 /* Opens the sink of d->cfg (nothing in a dry run). */
 int daemon_sink_open(struct daemon *d, struct err *e);
 /* Creates path and its missing parents, mode 0700. */

@@ -33,7 +33,7 @@ struct imap_source {
 	char where[IMAP_NAME_MAX + 16];	/* "HOST:PORT", the prefix of every message */
 	struct net_peer peer;	/* points into the strings above */
 	int port, timeout_s, idle_max_s;
-	enum imap_tls tls;
+	enum net_tls tls;
 	bool mark_seen, use_idle, has_idle;
 	bool dead;		/* an error left the session unusable */
 	size_t batch, max_message;
@@ -190,17 +190,6 @@ void imap_settings_init(struct imap_settings *s)
 	s->idle = true;
 }
 
-static const char *const tls_names[] = {
-	[IMAP_TLS_IMPLICIT] = "implicit",
-	[IMAP_TLS_STARTTLS] = "starttls",
-	[IMAP_TLS_NONE] = "none",
-};
-
-const char *imap_tls_name(enum imap_tls t)
-{
-	return (size_t)t < ARRAY_SIZE(tls_names) ? tls_names[t] : "?";
-}
-
 static int check_settings(const struct imap_settings *s, struct err *e)
 {
 	if (!safe_name(s->host, false) || strlen(s->host) > 255)
@@ -211,7 +200,7 @@ static int check_settings(const struct imap_settings *s, struct err *e)
 			       "use user and password_file");
 	if (s->port < 0 || s->port > 65535)
 		return err_set(e, ERR_FINAL, "imap: %s: port %d out of range", s->host, s->port);
-	if ((size_t)s->tls >= ARRAY_SIZE(tls_names) || (unsigned)s->auth > IMAP_AUTH_PLAIN)
+	if ((unsigned)s->tls > NET_TLS_NONE || (unsigned)s->auth > IMAP_AUTH_PLAIN)
 		return err_set(e, ERR_FINAL, "imap: %s: bad tls or auth setting", s->host);
 	if (s->tls_name && !safe_name(s->tls_name, false))
 		return err_set(e, ERR_FINAL, "imap: %s: bad TLS name", s->host);
@@ -233,7 +222,7 @@ static struct imap_source *source_new(const struct imap_settings *s)
 
 	src->host = xstrdup(s->host);
 	src->tls = s->tls;
-	src->port = s->port ? s->port : s->tls == IMAP_TLS_IMPLICIT ? 993 : 143;
+	src->port = s->port ? s->port : s->tls == NET_TLS_IMPLICIT ? 993 : 143;
 	snprintf(src->where, sizeof(src->where), v6 ? "[%s]:%d" : "%s:%d", src->host, src->port);
 	src->tls_name = xstrdup(s->tls_name ? s->tls_name : s->host);
 	src->ca_file = s->ca_file ? xstrdup(s->ca_file) : NULL;
@@ -249,7 +238,7 @@ static struct imap_source *source_new(const struct imap_settings *s)
 		src->batch = IMAP_BATCH_MAX;
 	src->max_message = s->max_message ? s->max_message : IMAP_MESSAGE_MAX;
 	net_peer_init(&src->peer, "imap", src->host, src->port, src->tls_name, src->ca_file,
-		      src->tls == IMAP_TLS_NONE, src->timeout_s);
+		      src->tls == NET_TLS_NONE, src->timeout_s);
 	if (s->wait_sigmask) {
 		src->wait_mask = *s->wait_sigmask;
 		src->has_wait_mask = true;
@@ -293,14 +282,14 @@ static int connect_session(struct imap_source *src, bool *preauth, struct err *e
 
 	if (net_connect(&src->peer, &fd, e) < 0)
 		return -1;
-	if ((src->tls == IMAP_TLS_IMPLICIT ? net_tls_open(&src->peer, fd, &s, e)
+	if ((src->tls == NET_TLS_IMPLICIT ? net_tls_open(&src->peer, fd, &s, e)
 					   : net_plain_open(&src->peer, fd, &s, e)) < 0)
 		return -1;
 	r = mailimap_connect(src->imap, s);
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED && r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
 		return etpan_fail(src, r, "greeting", e);
 	*preauth = r == MAILIMAP_NO_ERROR_AUTHENTICATED;
-	if (src->tls != IMAP_TLS_STARTTLS)
+	if (src->tls != NET_TLS_STARTTLS)
 		return 0;
 	if (*preauth)
 		return fail(src, ERR_FINAL, e, "server greets PREAUTH: STARTTLS impossible");
@@ -492,8 +481,8 @@ int imap_open(struct imap_source **out, const struct imap_settings *s, struct er
 		return -1;
 	}
 	log_msg(LOGL_INFO, "imap: %s: %s as %s (tls %s), %s %s: UIDVALIDITY %u UIDNEXT %u, %s",
-		src->where, src->tls == IMAP_TLS_NONE ? "logged in" : "verified, logged in",
-		src->user, imap_tls_name(src->tls), src->mark_seen ? "selected" : "examined",
+		src->where, src->tls == NET_TLS_NONE ? "logged in" : "verified, logged in",
+		src->user, net_tls_name(src->tls), src->mark_seen ? "selected" : "examined",
 		src->folder, src->uidvalidity, src->uidnext,
 		src->has_idle && src->use_idle ? "IDLE" : "polling");
 	*out = src;

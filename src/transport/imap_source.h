@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "transport/netconn.h"
 
 #define IMAP_TIMEOUT_DEFAULT_S	60	/* connect, TLS handshake, each read or write */
 #define IMAP_BATCH_DEFAULT	50	/* messages per UID FETCH of bodies */
@@ -72,12 +73,6 @@
 #define IMAP_IDLE_MAX_S		(28 * 60) /* RFC 2177: re-issue IDLE before 29 minutes */
 #define IMAP_NAME_MAX		1024	/* user, folder, host, Message-ID */
 
-enum imap_tls {
-	IMAP_TLS_IMPLICIT = 0,	/* TLS from the first byte (port 993) */
-	IMAP_TLS_STARTTLS,	/* plain connect, then STARTTLS; no fallback */
-	IMAP_TLS_NONE		/* loopback hosts only */
-};
-
 enum imap_auth {
 	IMAP_AUTH_AUTO = 0,	/* AUTHENTICATE PLAIN when offered, else LOGIN */
 	IMAP_AUTH_LOGIN,
@@ -87,7 +82,7 @@ enum imap_auth {
 struct imap_settings {
 	const char *host;	/* foreign; name or address literal */
 	int port;		/* 0: 993 for implicit TLS, else 143 */
-	enum imap_tls tls;
+	enum net_tls tls;
 	const char *tls_name;	/* foreign; the name the certificate must carry, sent
 				 * as SNI unless an address; NULL: host */
 	const char *ca_file;	/* foreign; PEM file of the CAs to trust instead of
@@ -110,11 +105,8 @@ struct imap_settings {
 				 * non-zero, waits for the server give up; NULL: never */
 };
 
-/* Everything zero or NULL except idle (true); tls is IMAP_TLS_IMPLICIT. */
+/* Everything zero or NULL except idle (true); tls is NET_TLS_IMPLICIT. */
 void imap_settings_init(struct imap_settings *s);
-
-/* "implicit", "starttls", "none"; "?" for any other value. */
-const char *imap_tls_name(enum imap_tls t);
 
 struct imap_source;	/* opaque: the libetpan session and what we learnt */
 

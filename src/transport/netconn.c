@@ -806,3 +806,24 @@ int net_starttls(const struct net_peer *p, mailstream *s, struct err *e)
 		return fail(p, ERR_TEMP, e, "STARTTLS: lost the connection");
 	return tls_start(l, e);
 }
+
+static const char *const tls_names[] = {
+	[NET_TLS_IMPLICIT] = "implicit",
+	[NET_TLS_STARTTLS] = "starttls",
+	[NET_TLS_NONE] = "none",
+};
+
+int net_tls_parse(const char *s, enum net_tls *out)
+{
+	for (size_t i = 0; s && i < ARRAY_SIZE(tls_names); i++)
+		if (!strcasecmp(s, tls_names[i])) {
+			*out = (enum net_tls)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *net_tls_name(enum net_tls t)
+{
+	return (size_t)t < ARRAY_SIZE(tls_names) ? tls_names[t] : "?";
+}

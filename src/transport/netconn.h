@@ -50,6 +50,20 @@
 
 struct _mailstream;	/* libetpan's mailstream */
 
+/* How a source or sink talks to its server: one setting for IMAP, NNTP
+ * and SMTP alike. */
+enum net_tls {
+	NET_TLS_IMPLICIT = 0,	/* TLS from the first byte (IMAP 993, NNTP 563,
+				 * smtps:// 465) */
+	NET_TLS_STARTTLS,	/* plain connect, then STARTTLS; no fallback */
+	NET_TLS_NONE		/* in clear text: loopback hosts only */
+};
+
+/* "implicit", "starttls", "none" (case-insensitive); -1 when unknown. */
+int net_tls_parse(const char *s, enum net_tls *out);
+/* Its name as net_tls_parse() takes it; "?" for a value out of range. */
+const char *net_tls_name(enum net_tls t);
+
 struct net_peer {
 	char where[NET_WHERE_MAX];	/* "imap: HOST:PORT", the prefix of errors */
 	const char *host;	/* foreign; name or address literal */

@@ -21,7 +21,7 @@ struct nntp_source {
 	newsnntp *nntp;		/* owned */
 	char *host, *tls_name, *ca_file; /* owned copies */
 	struct net_peer peer;	/* points into the strings above */
-	enum nntp_tls tls;
+	enum net_tls tls;
 	size_t max_message;
 	bool dead;		/* an error left the session unusable */
 	struct buf article;	/* owned; the last article, capped at max_message */
@@ -104,7 +104,7 @@ static bool safe_word(const char *s, size_t max)
 void nntp_settings_init(struct nntp_settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->tls = NNTP_TLS_IMPLICIT;
+	s->tls = NET_TLS_IMPLICIT;
 }
 
 static int check_settings(const struct nntp_settings *s, struct err *e)
@@ -126,7 +126,7 @@ static int check_settings(const struct nntp_settings *s, struct err *e)
 static struct nntp_source *source_new(const struct nntp_settings *s)
 {
 	struct nntp_source *src = xcalloc(1, sizeof(*src));
-	int port = s->port ? s->port : s->tls == NNTP_TLS_IMPLICIT ? 563 : 119;
+	int port = s->port ? s->port : s->tls == NET_TLS_IMPLICIT ? 563 : 119;
 
 	src->host = xstrdup(s->host);
 	src->tls_name = xstrdup(s->tls_name ? s->tls_name : s->host);
@@ -135,7 +135,7 @@ static struct nntp_source *source_new(const struct nntp_settings *s)
 	src->max_message = s->max_message ? s->max_message : NNTP_MESSAGE_MAX;
 	buf_init(&src->article, src->max_message);
 	net_peer_init(&src->peer, "nntp", src->host, port, src->tls_name, src->ca_file,
-		      s->tls == NNTP_TLS_NONE,
+		      s->tls == NET_TLS_NONE,
 		      s->timeout_s > 0 ? s->timeout_s : NNTP_TIMEOUT_DEFAULT_S);
 	net_peer_signals(&src->peer, s->wait_sigmask, s->stop);
 	return src;
@@ -175,7 +175,7 @@ static int connect_session(struct nntp_source *src, struct err *e)
 
 	if (net_connect(&src->peer, &fd, e) < 0)
 		return -1;
-	if ((src->tls == NNTP_TLS_IMPLICIT ? net_tls_open(&src->peer, fd, &s, e)
+	if ((src->tls == NET_TLS_IMPLICIT ? net_tls_open(&src->peer, fd, &s, e)
 					   : net_plain_open(&src->peer, fd, &s, e)) < 0)
 		return -1;
 	r = newsnntp_connect(src->nntp, s);
@@ -184,7 +184,7 @@ static int connect_session(struct nntp_source *src, struct err *e)
 			mailstream_close(s);
 		return etpan_fail(src, r, "greeting", e);
 	}
-	if (src->tls == NNTP_TLS_STARTTLS && starttls(src, e) < 0)
+	if (src->tls == NET_TLS_STARTTLS && starttls(src, e) < 0)
 		return -1;
 	return 0;
 }
@@ -234,7 +234,7 @@ int nntp_open(struct nntp_source **out, const struct nntp_settings *s, struct er
 		return -1;
 	}
 	log_msg(LOGL_INFO, "%s: %s", src->peer.where,
-		src->tls == NNTP_TLS_NONE ? "connected (no TLS, loopback)" : "connected, verified");
+		src->tls == NET_TLS_NONE ? "connected (no TLS, loopback)" : "connected, verified");
 	*out = src;
 	return 0;
 }

@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "transport/netconn.h"
 
 #define NNTP_TIMEOUT_DEFAULT_S	60	/* connect, TLS handshake, each read or write */
 #define NNTP_OVER_WINDOW	1000	/* articles per XOVER */
@@ -57,16 +58,10 @@
 #define NNTP_MESSAGE_MAX	((size_t)128 * 1024 * 1024) /* as MESSAGE_MAX_SIZE */
 #define NNTP_NAME_MAX		1024	/* host, user */
 
-enum nntp_tls {
-	NNTP_TLS_IMPLICIT = 0,	/* TLS from the first byte (port 563) */
-	NNTP_TLS_STARTTLS,	/* plain connect, then STARTTLS (RFC 4642); no fallback */
-	NNTP_TLS_NONE		/* loopback hosts only */
-};
-
 struct nntp_settings {
 	const char *host;	/* foreign */
 	int port;		/* 0: 563 for implicit TLS, else 119 */
-	enum nntp_tls tls;
+	enum net_tls tls;
 	const char *tls_name;	/* foreign; the name the certificate must carry; NULL: host */
 	const char *ca_file;	/* foreign; NULL: the system store */
 	const char *user;	/* foreign; NULL: no AUTHINFO */
@@ -79,7 +74,7 @@ struct nntp_settings {
 				 * non-zero, waits for the server give up; NULL: never */
 };
 
-/* Everything zero or NULL; tls is NNTP_TLS_IMPLICIT. */
+/* Everything zero or NULL; tls is NET_TLS_IMPLICIT. */
 void nntp_settings_init(struct nntp_settings *s);
 
 struct nntp_source;	/* opaque: the libetpan session */

@@ -15,37 +15,10 @@
 
 /* --- settings ---------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	enum smtp_tls tls;
-} tls_names[] = {
-	{ "starttls", SMTP_TLS_STARTTLS },
-	{ "implicit", SMTP_TLS_IMPLICIT },
-	{ "none", SMTP_TLS_NONE },
-};
-
-int smtp_tls_parse(const char *s, enum smtp_tls *out)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(tls_names); i++)
-		if (s && strcasecmp(s, tls_names[i].name) == 0) {
-			*out = tls_names[i].tls;
-			return 0;
-		}
-	return -1;
-}
-
-const char *smtp_tls_name(enum smtp_tls t)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(tls_names); i++)
-		if (tls_names[i].tls == t)
-			return tls_names[i].name;
-	return "?";
-}
-
 void smtp_settings_init(struct smtp_settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->tls = SMTP_TLS_STARTTLS;
+	s->tls = NET_TLS_STARTTLS;
 	s->connect_timeout_s = SMTP_CONNECT_TIMEOUT_S;
 	s->timeout_s = SMTP_TIMEOUT_S;
 }
@@ -102,12 +75,12 @@ static int url_parts(const char *url, char **scheme, char **host, struct err *e)
 static int check_url(const struct smtp_settings *s, const char *scheme, const char *host,
 		     struct err *e)
 {
-	const char *want = s->tls == SMTP_TLS_IMPLICIT ? "smtps" : "smtp";
+	const char *want = s->tls == NET_TLS_IMPLICIT ? "smtps" : "smtp";
 
 	if (strcasecmp(scheme, want) != 0)
 		return err_set(e, ERR_FINAL, "smtp: %s: tls = %s needs a %s:// url", s->url,
-			       smtp_tls_name(s->tls), want);
-	if (s->tls == SMTP_TLS_NONE && !smtp_host_is_loopback(host))
+			       net_tls_name(s->tls), want);
+	if (s->tls == NET_TLS_NONE && !smtp_host_is_loopback(host))
 		return err_set(e, ERR_FINAL, "smtp: %s: tls = none is only allowed for loopback hosts",
 			       s->url);
 	return 0;
@@ -124,7 +97,7 @@ int smtp_check_settings(const struct smtp_settings *s, struct err *e)
 	if (strchr(s->url, '@'))
 		return err_set(e, ERR_FINAL, "smtp: the url must not hold a user name or password; "
 			       "use user and password_file");
-	if (s->tls != SMTP_TLS_STARTTLS && s->tls != SMTP_TLS_IMPLICIT && s->tls != SMTP_TLS_NONE)
+	if (s->tls != NET_TLS_STARTTLS && s->tls != NET_TLS_IMPLICIT && s->tls != NET_TLS_NONE)
 		return err_set(e, ERR_FINAL, "smtp: %s: unknown tls mode %d", s->url, (int)s->tls);
 	if (s->user && *s->user && !s->password)
 		return err_set(e, ERR_FINAL, "smtp: %s: user is set but no password", s->url);
@@ -411,7 +384,7 @@ static CURLcode setup(CURL *c, const struct smtp_settings *s, const char *from,
 	/* A proxy from the environment would carry "loopback only" clear text
 	 * off the host: we talk to the host in url or not at all. */
 	SET(CURLOPT_PROXY, "");
-	SET(CURLOPT_USE_SSL, s->tls == SMTP_TLS_NONE ? (long)CURLUSESSL_NONE : (long)CURLUSESSL_ALL);
+	SET(CURLOPT_USE_SSL, s->tls == NET_TLS_NONE ? (long)CURLUSESSL_NONE : (long)CURLUSESSL_ALL);
 	SET(CURLOPT_SSL_VERIFYPEER, 1L);
 	SET(CURLOPT_SSL_VERIFYHOST, 2L);
 	SET(CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);

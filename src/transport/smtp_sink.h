@@ -47,6 +47,7 @@
 #include <stddef.h>
 
 #include "lib/err.h"
+#include "transport/netconn.h"
 
 #define SMTP_ADDR_MAX		254	/* bytes of one addr-spec (RFC 5321 path minus <>) */
 #define SMTP_RCPT_MAX		100	/* recipients of one message (RFC 5321 4.5.3.1.8) */
@@ -61,19 +62,10 @@
 #define SMTP_PARALLEL_MAX	16	/* submissions of one pool at once */
 #define SMTP_PARALLEL_DEFAULT	4
 
-enum smtp_tls {
-	SMTP_TLS_STARTTLS = 0,	/* smtp://, STARTTLS required */
-	SMTP_TLS_IMPLICIT,	/* smtps:// */
-	SMTP_TLS_NONE		/* smtp:// in clear text; loopback hosts only */
-};
-
-/* "starttls", "implicit", "none" (case-insensitive); -1 when unknown. */
-int smtp_tls_parse(const char *s, enum smtp_tls *out);
-const char *smtp_tls_name(enum smtp_tls t);
 
 struct smtp_settings {
 	const char *url;	/* foreign; smtp://host[:port][/ehlo-name] or smtps://... */
-	enum smtp_tls tls;
+	enum net_tls tls;
 	const char *ca_file;	/* foreign; NULL or "": the system CA store */
 	const char *user;	/* foreign; NULL or "": no AUTH */
 	const char *password;	/* foreign; a secret: never logged, never in a message */
