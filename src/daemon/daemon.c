@@ -82,93 +82,14 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include <poll.h>
-#include <sys/random.h>
 
 #include "daemon/daemon_p.h"
-#include "lib/backoff.h"
 #include "lib/log.h"
 #include "config/secret.h"
 
 #define WAIT_MIN_S		1
 
 /* ------------------------------------------------------------ signals */
-
-volatile sig_atomic_t daemon_got_stop, daemon_got_reload;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	daemon_got_stop = 1;
-}
-
-static void on_reload(int sig)
-{
-	(void)sig;
-	daemon_got_reload = 1;
-}
-
-
-static const int handled_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
-
-static void signals_install(struct signals *s)
-{
-	sigset_t ours;
-
-	daemon_got_stop = daemon_got_reload = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sigemptyset(&sa.sa_mask);
-		/* No SA_RESTART: a sleep must end when a signal comes. */
-		sa.sa_handler = handled_signals[i] == SIGHUP ? on_reload :
-				handled_signals[i] == SIGPIPE ? SIG_IGN : on_stop;
-		sigaction(handled_signals[i], &sa, &s->old[i]);
-	}
-	sigemptyset(&ours);
-	sigaddset(&ours, SIGTERM);
-	sigaddset(&ours, SIGINT);
-	sigaddset(&ours, SIGHUP);
-	sigprocmask(SIG_BLOCK, &ours, &s->saved);
-	sigprocmask(SIG_BLOCK, NULL, &s->run_mask);
-	s->wait_mask = s->run_mask;
-	sigdelset(&s->wait_mask, SIGTERM);
-	sigdelset(&s->wait_mask, SIGINT);
-	sigdelset(&s->wait_mask, SIGHUP);
-}
-
-static void signals_restore(struct signals *s)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
-		sigaction(handled_signals[i], &s->old[i], NULL);
-	sigprocmask(SIG_SETMASK, &s->saved, NULL);
-}
-
-/* Lets a pending signal run its handler (sets its flag), then blocks again. */
-void daemon_signals_deliver(const struct signals *s)
-{
-	sigprocmask(SIG_SETMASK, &s->wait_mask, NULL);
-	sigprocmask(SIG_SETMASK, &s->run_mask, NULL);
-}
-
-/* Sleeps up to seconds, ended early by a signal. */
-void daemon_sleep_for(const struct signals *s, double seconds)
-{
-	struct timespec ts;
-
-	if (seconds <= 0)
-		return;
-	ts.tv_sec = (time_t)seconds;
-	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-	ppoll(NULL, 0, &ts, &s->wait_mask);
-}
-
-
-time_t daemon_now(const struct daemon *d)
-{
-	return d->clock ? d->clock : time(NULL);
-}
 
 /* ------------------------------------------------------------ settings */
 
@@ -221,16 +142,6 @@ static char *addr_spec(const char *s)
 }
 
 /* ------------------------------------------------------------ the loop */
-
-double daemon_backoff_next(unsigned *n)
-{
-	uint32_t r = 0;
-
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-		r = (uint32_t)time(NULL) * 2654435761u;
-	return backoff_delay((*n)++, DAEMON_BACKOFF_MIN_S, DAEMON_BACKOFF_MAX_S, true,
-			     r / 4294967296.0);
-}
 
 /* The sources of a and b change places, so the running ones (which point
  * into d->cfg) keep their settings until a restart. */
@@ -839,7 +750,7 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	config_init(&d.cfg);
 	maildir_init(&d.out);
 	buf_init(&d.raw, MESSAGE_MAX_SIZE);
-	signals_install(&d.sig);
+	daemon_signals_install(&d.sig);
 	rc = start(&d, e);
 	if (rc == 0) {
 		char *ids = sources_text(&d);
@@ -859,6 +770,6 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 				d.handled, d.ds.sent, d.ds.confirmed, d.ds.failed);
 	}
 	finish(&d);
-	signals_restore(&d.sig);
+	daemon_signals_restore(&d.sig);
 	return rc;
 }

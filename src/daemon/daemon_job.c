@@ -1,16 +1,55 @@
 /*
  * daemon_job.c - a job's life: made when a source hands a message over,
  * kept (its foreign bytes copied) when it waits for its lookups, freed
- * once decided.  The pipeline (daemon_msg.c) and deferral
- * (daemon_lookup.c) share it.
+ * once decided; and the store's key of a mail without a Message-ID.  The
+ * pipeline (daemon_msg.c), deferral (daemon_lookup.c) and the mail not
+ * delivered whole (daemon_unread.c) share it.
  */
 #include "autoconf.h"
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/daemon_p.h"
 #include "lib/buf.h"
 #include "mail/msgid.h"
+
+/* ------------------------------------------------------------ keys */
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+char *daemon_synthetic_key(const struct message *msg, const char *raw, size_t len)
+{
+	static const char *const names[] = { "From", "Subject", "Date" };
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char key[64];
+
+	if (msg) {
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			const char *v = message_header_raw(msg, names[i]);
+
+			if (v)
+				h = fnv1a(h, v, strlen(v) + 1);
+		}
+		h = fnv1a(h, msg->text, msg->text_len);
+	} else {
+		h = fnv1a(h, raw, len);
+	}
+	snprintf(key, sizeof(key), "no-message-id.%016" PRIx64 "@tagbot.invalid", h);
+	return xstrdup(key);
+}
+
+/* ------------------------------------------------------------ jobs */
 
 struct job *daemon_job_new(const struct origin *o, const char *raw, size_t len)
 {

@@ -24,47 +24,6 @@
 #include "mail/msgid.h"
 
 
-/* ------------------------------------------------------- raw messages */
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-/* A key for a mail without a usable Message-ID: the same content under
- * another file name or UID gives the same key. */
-static char *synthetic_key(const struct message *msg, const char *raw, size_t len)
-{
-	static const char *const names[] = { "From", "Subject", "Date" };
-	uint64_t h = 0xcbf29ce484222325ULL;
-	char key[64];
-
-	if (msg) {
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-			const char *v = message_header_raw(msg, names[i]);
-
-			if (v)
-				h = fnv1a(h, v, strlen(v) + 1);
-		}
-		h = fnv1a(h, msg->text, msg->text_len);
-	} else {
-		h = fnv1a(h, raw, len);
-	}
-	snprintf(key, sizeof(key), "no-message-id.%016" PRIx64 "@tagbot.invalid", h);
-	return xstrdup(key);
-}
-
-char *daemon_raw_key(const char *raw, size_t len)
-{
-	return synthetic_key(NULL, raw, len);
-}
-
 /* ----------------------------------------------------------- recording */
 
 
@@ -310,7 +269,7 @@ static int unparsable(struct daemon *d, const struct job *j, const char *why, st
 {
 	const char *rawid = j->rawid;
 	char where[512];
-	char *key = key_usable(rawid) ? xstrdup(rawid) : synthetic_key(NULL, j->raw, j->len);
+	char *key = key_usable(rawid) ? xstrdup(rawid) : daemon_synthetic_key(NULL, j->raw, j->len);
 	bool known;
 	int rc = seen(d, key, &known, e);
 
@@ -333,7 +292,7 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 	int rc;
 
 	origin_text(d, &j->o, where, sizeof(where));
-	key = synthetic_key(NULL, where, strlen(where));
+	key = daemon_synthetic_key(NULL, where, strlen(where));
 	rc = seen(d, key, &known, e);
 	if (rc == 0 && !known) {
 		log_msg(LOGL_WARNING, "%s: skipped: too large or unreadable", where);
@@ -427,7 +386,7 @@ static int parse_once(struct daemon *d, struct job *j, int *rc, struct err *e)
 	}
 	patch_parse(&j->msg, &j->p, &j->np);
 	j->key = key_usable(j->p[0].message_id) ? xstrdup(j->p[0].message_id)
-					       : synthetic_key(&j->msg, NULL, 0);
+					       : daemon_synthetic_key(&j->msg, NULL, 0);
 	j->parsed = true;
 	return 0;
 }

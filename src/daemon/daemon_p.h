@@ -49,6 +49,11 @@ struct signals {
 	struct sigaction old[4];
 };
 
+/* clock.c: the handlers of SIGTERM, SIGINT and SIGHUP installed (their
+ * flags cleared; SIGPIPE ignored) and those signals blocked, the old ones
+ * and the mask kept in s; restore puts them back. */
+void daemon_signals_install(struct signals *s);
+void daemon_signals_restore(struct signals *s);
 /* Lets a pending signal run its handler (sets its flag), then blocks again. */
 void daemon_signals_deliver(const struct signals *s);
 /* Sleeps up to seconds, ended early by a signal. */
@@ -248,8 +253,12 @@ struct daemon {
 					 * is not set (daemon_cc.c) */
 };
 
-/* d->clock when set, else the time of day. */
+/* clock.c: d->clock when set, else the time of day. */
 time_t daemon_now(const struct daemon *d);
+/* clock.c: capped exponential backoff with jitter (half to all of the
+ * step): the delay of *step, which it moves on.  DAEMON_BACKOFF_MIN_S to
+ * _MAX_S. */
+double daemon_backoff_next(unsigned *step);
 
 /*
  * One message on its way through the daemon (daemon_msg.c), from the
@@ -279,6 +288,12 @@ struct job {
 
 /* --- daemon_job.c ------------------------------------------------------ */
 
+/* The store's key of a mail without a usable Message-ID (malloc'ed): a
+ * hash of msg's From, Subject, Date and text, or of raw when msg is NULL,
+ * so that the same content under another file name or UID has the same
+ * key. */
+char *daemon_synthetic_key(const struct message *msg, const char *raw, size_t len);
+
 /* A job for the message raw (foreign; NULL: too large or unreadable) from
  * o, with its raw Message-ID read. */
 struct job *daemon_job_new(const struct origin *o, const char *raw, size_t len);
@@ -296,8 +311,6 @@ void daemon_job_free(struct job *j);
  */
 int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
 		       struct err *e);
-/* The store's key of a message known only by raw (a synthetic one). */
-char *daemon_raw_key(const char *raw, size_t len);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
@@ -506,9 +519,6 @@ int daemon_sink_wait(const struct daemon *d, int max);
  * closed), tried again at once; -1 (the old one kept) when c is not an
  * SMTP sink or its settings or password are not right. */
 int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err *e);
-/* Capped exponential backoff with jitter (half to all of the step): the
- * delay of *step, which it moves on.  DAEMON_BACKOFF_MIN_S to _MAX_S. */
-double daemon_backoff_next(unsigned *step);
 /* When source s is next due, for the loop's sleep: while its back-off runs
  * or once it has run out, the back-off's end (a time already past: due
  * now); else its next poll (one source alone: poll_interval from now). */

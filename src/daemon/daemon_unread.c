@@ -158,7 +158,7 @@ static char *where_key(const struct daemon *d, const struct job *j)
 
 	snprintf(where, sizeof(where), "%s %s %" PRIu32 " uid %" PRIu32, d->cur->id,
 		 d->cur->f->name, d->cur->f->cp.uidvalidity, j->o.uid);
-	return daemon_raw_key(where, strlen(where));
+	return daemon_synthetic_key(NULL, where, strlen(where));
 }
 
 static int unread_row(struct daemon *d, const struct job *j, enum store_unread_state state,
