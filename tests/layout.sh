@@ -10,7 +10,12 @@
 #   - a folder's _p.h is included from that folder only;
 #   - each outside library's headers are included by one folder, and some by
 #     the files ONLY names: SQLite's and libpq's (store/db_sqlite.c,
-#     store/db_pg.c), libetpan's NNTP and IMAP clients, GnuTLS.
+#     store/db_pg.c), libetpan's NNTP and IMAP clients, GnuTLS;
+#   - in the folders CALLS_ONE_WAY names (daemon/, rules/), no two .c files
+#     call each other's functions both ways: the helpers every file uses
+#     live in a leaf (daemon/clock.c, rules/findings.c).  A call is the
+#     name of a function another file of the folder defines (not static),
+#     followed by "(", outside comments.
 # With -v it prints the module graph's edges between folders too.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 exec python3 - "$top_srcdir/src" "$@" <<'PY'
@@ -44,6 +49,8 @@ ONLY = {
 }
 # Folders that are siblings despite ORDER: the first includes nothing of the second.
 APART = {("transport", "store")}
+# Folders whose files call each other one way only.
+CALLS_ONE_WAY = ("daemon", "rules")
 
 def folder(path):
     d = os.path.dirname(path)
@@ -110,6 +117,23 @@ for v in sorted(set(edges) | {w for ws in edges.values() for w in ws}):
         visit(v)
 for c in sccs:
     bad.append("include circle: " + " <-> ".join(c))
+
+# Calls between the .c files of a folder, both ways.
+DEF = re.compile(r"(?m)^([a-z][^\n(;]*?)\b([a-z_][a-z0-9_]*)\(([^;{]*)\)\s*\n\{")
+for d in CALLS_ONE_WAY:
+    cs = {p: re.sub(r"(?s)/\*.*?\*/", "", t) for p, t in files.items()
+          if folder(p) == d and p.endswith(".c")}
+    defs = {m.group(2): p for p, t in cs.items() for m in DEF.finditer(t)
+            if not m.group(1).startswith("static")}
+    calls = {}
+    for p, t in cs.items():
+        for name in set(re.findall(r"\b([a-z_][a-z0-9_]*)\s*\(", t)):
+            if name in defs and defs[name] != p:
+                calls.setdefault((p, defs[name]), set()).add(name)
+    for (a, b), names in sorted(calls.items()):
+        if a < b and (b, a) in calls:
+            bad.append(f"{a} and {b} call each other: {', '.join(sorted(names))} | "
+                       f"{', '.join(sorted(calls[(b, a)]))}")
 
 if verbose:
     fe = {}
