@@ -43,7 +43,7 @@
  *
  * Several sources ([source NAME]): each has its checkpoints and back-off;
  * one loop polls each when due and sleeps in the IDLE of one IMAP source
- * (waiter()).  A batch belongs to one source (d->cur) from its first
+ * (waiter()).  A batch belongs to one source (d->b.src) from its first
  * message to its commit.  Through (1), a message seen through several
  * sources is one row and at most one reply.
  *
@@ -233,12 +233,13 @@ static int wait_seconds(struct daemon *d, int max)
 static int take(void *aux, const struct origin *o, const char *raw, size_t len, struct err *e)
 {
 	struct daemon *d = aux;
+	struct source *s = d->b.src;
 
-	if (daemon_process_one(d, o, raw, len, e) < 0)
+	if (daemon_process_one(d, s, o, raw, len, e) < 0)
 		return -1;
 	if (daemon_got_stop)
 		return SOURCE_STOP;
-	return d->b.n >= (size_t)d->cur->c->batch ? SOURCE_FULL : SOURCE_MORE;
+	return d->b.n >= (size_t)s->c->batch ? SOURCE_FULL : SOURCE_MORE;
 }
 
 /* The source is between fetches: commit the batch, then send. */
@@ -256,7 +257,7 @@ static int poll_source(struct daemon *d, struct source *s, struct err *e)
 {
 	const struct source_cb cb = { take, end_batch, d };
 
-	d->cur = s;
+	d->b.src = s;
 	err_init(e);
 	if (!s->ops->connected(s) && s->ops->open(d, s, e) < 0)
 		return -1;
@@ -465,7 +466,7 @@ static void sources_build(struct daemon *d)
 	d->nsrcs = n;
 	for (size_t i = 0; i < n; i++)
 		daemon_source_init(&d->srcs[i], v[i]);
-	d->cur = &d->srcs[0];
+	d->b.src = &d->srcs[0];
 }
 
 static void sources_free(struct daemon *d)
@@ -473,7 +474,8 @@ static void sources_free(struct daemon *d)
 	for (size_t i = 0; i < d->nsrcs; i++)
 		daemon_source_release(d, &d->srcs[i]);
 	free(d->srcs);
-	d->srcs = d->cur = NULL;
+	d->srcs = NULL;
+	d->b.src = NULL;
 	d->nsrcs = 0;
 }
 
@@ -691,11 +693,11 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	d->srcs = xcalloc(1, sizeof(*d->srcs));
 	d->nsrcs = 1;
 	daemon_source_init(&d->srcs[0], &d->cfg.source);
-	d->cur = &d->srcs[0];
-	free(d->cur->id);
-	d->cur->id = xstrdup("replay");
-	free(d->cur->one.name);
-	d->cur->one.name = xstrdup("");
+	d->b.src = &d->srcs[0];
+	free(d->b.src->id);
+	d->b.src->id = xstrdup("replay");
+	free(d->b.src->one.name);
+	d->b.src->one.name = xstrdup("");
 	if (scratch_create(&d->scratch, "replay", e) < 0)
 		return -1;
 	store_settings_init(&ss);
@@ -713,7 +715,7 @@ int daemon_offline_take(struct daemon *d, const char *name, const char *raw, siz
 
 	d->clock = t;
 	if (daemon_series_flush(d, daemon_now(d), e) < 0 ||
-	    daemon_process_one(d, &o, raw, len, e) < 0)
+	    daemon_process_one(d, d->b.src, &o, raw, len, e) < 0)
 		return -1;
 	if (d->b.n >= DAEMON_OFFLINE_BATCH)
 		return daemon_batch_end(d, e);

@@ -99,7 +99,7 @@ void daemon_claim_handled(struct folder *f, uint32_t uid)
 
 int daemon_claim_done(struct daemon *d, struct err *e)
 {
-	struct source *s = d->cur;
+	struct source *s = d->b.src;
 	struct folder *f = s->f;
 	struct store_claim_ask a;
 	uint32_t to;

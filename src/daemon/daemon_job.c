@@ -51,10 +51,12 @@ char *daemon_synthetic_key(const struct message *msg, const char *raw, size_t le
 
 /* ------------------------------------------------------------ jobs */
 
-struct job *daemon_job_new(const struct origin *o, const char *raw, size_t len)
+struct job *daemon_job_new(struct source *src, const struct origin *o, const char *raw,
+			   size_t len)
 {
 	struct job *j = xcalloc(1, sizeof(*j));
 
+	j->src = src;
 	j->o = *o;
 	j->raw = raw;
 	j->len = len;

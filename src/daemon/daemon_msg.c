@@ -27,12 +27,12 @@
 /* ----------------------------------------------------------- recording */
 
 
-static void origin_text(const struct daemon *d, const struct origin *o, char *out, size_t n)
+static void origin_text(const struct job *j, char *out, size_t n)
 {
-	if (o->name)
-		snprintf(out, n, "file %s", o->name);
+	if (j->o.name)
+		snprintf(out, n, "file %s", j->o.name);
 	else
-		snprintf(out, n, "%s uid %" PRIu32, d->cur->f->name, o->uid);
+		snprintf(out, n, "%s uid %" PRIu32, j->src->f->name, j->o.uid);
 }
 
 /* Whether the store can key a message by s. */
@@ -274,7 +274,7 @@ static int unparsable(struct daemon *d, const struct job *j, const char *why, st
 	int rc = seen(d, key, &known, e);
 
 	if (rc == 0 && !known) {
-		origin_text(d, &j->o, where, sizeof(where));
+		origin_text(j, where, sizeof(where));
 		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
 		rc = daemon_record(d, j, key, "other", STORE_ERROR, NULL, e);
 	}
@@ -291,7 +291,7 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 	bool known;
 	int rc;
 
-	origin_text(d, &j->o, where, sizeof(where));
+	origin_text(j, where, sizeof(where));
 	key = daemon_synthetic_key(NULL, where, strlen(where));
 	rc = seen(d, key, &known, e);
 	if (rc == 0 && !known) {
@@ -313,22 +313,22 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
  * is kept in memory: a restart in the middle of it answers the rest (the
  * rate limits still apply).
  */
-static bool before_start(struct daemon *d, const struct origin *o, const struct message *msg)
+static bool before_start(struct daemon *d, const struct job *j)
 {
-	struct folder *f = d->cur->f;
+	struct folder *f = j->src->f;
 	const char *date;
 	struct err e;
 	bool found;
 	time_t t;
 
-	if (d->cur->c->backfill || !o->uid || o->uid > f->rescan_until)
+	if (j->src->c->backfill || !j->o.uid || j->o.uid > f->rescan_until)
 		return false;
 	if (!f->first_time) {
-		if (store_first_time(d->st, d->cur->id, f->name, &t, &found, &e) < 0 || !found)
+		if (store_first_time(d->st, j->src->id, f->name, &t, &found, &e) < 0 || !found)
 			return false;
 		f->first_time = t;
 	}
-	date = message_header(msg, "Date");
+	date = message_header(&j->msg, "Date");
 	return date && maildate_parse(date, &t) == 0 && t < f->first_time - DAEMON_OLD_SLACK_S;
 }
 
@@ -424,7 +424,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 		return -1;
 	if (known)
 		return 0;
-	if (before_start(d, &j->o, &j->msg)) {
+	if (before_start(d, j)) {
 		log_message(LOGL_INFO, j->key, "skipped: dated before the bot started on this folder"
 			    " (rescan after a UIDVALIDITY change, backfill = no)");
 		return daemon_record(d, j, j->key, patch_kind_name(j->p[0].kind), STORE_SKIPPED,
@@ -474,15 +474,15 @@ static void mark_seen(struct daemon *d)
 {
 	struct err e;
 
-	if (!d->cur->c->mark_seen)
+	if (!d->b.src->c->mark_seen)
 		return;
-	for (size_t i = 0; i < d->b.nuids && d->cur->imap; i++)
-		if (imap_mark_seen(d->cur->imap, d->b.uids[i], &e) < 0) {
+	for (size_t i = 0; i < d->b.nuids && d->b.src->imap; i++)
+		if (imap_mark_seen(d->b.src->imap, d->b.uids[i], &e) < 0) {
 			log_msg(LOGL_WARNING, "%s", e.msg);
 			break;
 		}
 	for (size_t i = 0; i < d->b.nnames; i++)
-		if (maildir_mark_seen(&d->cur->in, d->b.names[i], NULL, &e) < 0)
+		if (maildir_mark_seen(&d->b.src->in, d->b.names[i], NULL, &e) < 0)
 			log_msg(LOGL_WARNING, "%s", e.msg);
 }
 
@@ -503,7 +503,7 @@ static int claim_in_batch(struct daemon *d, struct err *e)
 /* Commits (or, after a store error, rolls back) what the batch holds. */
 static int batch_commit(struct daemon *d, struct err *e)
 {
-	struct folder *f = d->cur->f;
+	struct folder *f = d->b.src->f;
 	int rc = 0;
 
 	if (f->claimed && !d->b.failed && claim_in_batch(d, e) < 0)
@@ -550,14 +550,16 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
 		rc = -1;
 	if (rc < 0)
-		d->cur->f->cp = d->cur->f->cp_committed;	/* the waiting mails are fetched again */
+		d->b.src->f->cp = d->b.src->f->cp_committed;	/* the waiting mails are fetched again */
 	daemon_lookup_drop(d);
 	return rc;
 }
 
-static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
+/* The checkpoint of j's folder, moved to j (inside the batch). */
+static int save_checkpoint(struct daemon *d, const struct job *j, struct err *e)
 {
-	struct folder *f = d->cur->f;
+	struct folder *f = j->src->f;
+	uint32_t uid = j->o.uid;
 	struct store_checkpoint cp;
 
 	if (!uid)
@@ -571,7 +573,7 @@ static int save_checkpoint(struct daemon *d, uint32_t uid, struct err *e)
 		f->cp.last_uid = uid;
 	cp = f->cp;
 	cp.last_uid = daemon_hold(d, cp.last_uid);
-	return store_checkpoint_set(d->st, d->cur->id, f->name, &cp, e);
+	return store_checkpoint_set(d->st, j->src->id, f->name, &cp, e);
 }
 
 /* After handle() failed on something about this mail: its savepoint is
@@ -613,7 +615,7 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 	if (rc == 0 && j->raw && !(j->deferred && !j->resumed))
 		rc = daemon_retry_done(d, j, e);
 	if (rc == 0)
-		rc = save_checkpoint(d, j->o.uid, e);
+		rc = save_checkpoint(d, j, e);
 	if (rc < 0)
 		store_rollback(d->st);	/* the savepoint; the batch follows */
 	/* store_commit() undoes the savepoint itself when it fails. */
@@ -636,10 +638,10 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 	return 0;
 }
 
-int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
-		       struct err *e)
+int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
+		       const char *raw, size_t len, struct err *e)
 {
-	struct job *j = daemon_job_new(o, raw, len);
+	struct job *j = daemon_job_new(src, o, raw, len);
 	int rc = process(d, j, e);
 
 	if (!j->deferred)	/* else d->pend owns it */

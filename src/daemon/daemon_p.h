@@ -61,6 +61,8 @@ void daemon_sleep_for(const struct signals *s, double seconds);
 
 /* Messages handled since the last commit, to mark seen once it is durable. */
 struct batch {
+	struct source *src;	/* foreign (in d->srcs): the source whose messages
+				 * it holds, from its poll to its commit */
 	bool open;		/* the outer transaction is open */
 	size_t n;
 	uint32_t *uids;		/* owned */
@@ -217,8 +219,6 @@ struct daemon {
 
 	struct source *srcs;		/* owned; in config_sources() order */
 	size_t nsrcs;
-	struct source *cur;		/* foreign (in srcs): the source whose messages
-					 * are handled, and whose batch is open */
 
 	struct maildir out;		/* Maildir sink */
 	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
@@ -267,6 +267,7 @@ double daemon_backoff_next(unsigned *step);
  * is decided from where it stopped once the batch's lookups ran.
  */
 struct job {
+	struct source *src;		/* foreign: the source it came from */
 	struct origin o;		/* o.name foreign, or own_name once kept */
 	const char *raw;		/* foreign, or own_raw once kept; NULL: too
 					 * large or unreadable */
@@ -296,7 +297,8 @@ char *daemon_synthetic_key(const struct message *msg, const char *raw, size_t le
 
 /* A job for the message raw (foreign; NULL: too large or unreadable) from
  * o, with its raw Message-ID read. */
-struct job *daemon_job_new(const struct origin *o, const char *raw, size_t len);
+struct job *daemon_job_new(struct source *src, const struct origin *o, const char *raw,
+			   size_t len);
 /* A job that waits (d->pend) takes copies of its foreign name and raw. */
 void daemon_job_keep(struct job *j);
 void daemon_job_free(struct job *j);
@@ -309,8 +311,8 @@ void daemon_job_free(struct job *j);
  * (too large).  -1 only for a store error: the batch is then rolled back
  * by daemon_batch_end().
  */
-int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
-		       struct err *e);
+int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
+		       const char *raw, size_t len, struct err *e);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
@@ -465,7 +467,7 @@ bool daemon_claims_shared(const struct daemon *d, const struct config_source *c)
 int daemon_claim_next(struct daemon *d, struct source *s, bool *found, struct err *e);
 /* A message of the folder was handled (recorded in the open batch). */
 void daemon_claim_handled(struct folder *f, uint32_t uid);
-/* Inside the open batch of d->cur: how far its claim got (nothing
+/* Inside the open batch (of d->b.src): how far its claim got (nothing
  * without a claim). */
 int daemon_claim_done(struct daemon *d, struct err *e);
 /* After the batch's commit (ok) or rollback. */

@@ -25,10 +25,13 @@ static void fill_row(const struct daemon *d, const struct job *j, const char *ke
 		     const char *kind, enum store_decision dec, const char *why,
 		     struct store_message *m)
 {
+	/* A Cc-mode lead found elsewhere has no job: the batch's source. */
+	const struct source *s = j ? j->src : d->b.src;
+
 	memset(m, 0, sizeof(*m));
 	m->msgid = key;
-	m->source = d->cur->id;
-	m->folder = d->cur->f->name;
+	m->source = s->id;
+	m->folder = s->f->name;
 	m->uid = j ? j->o.uid : 0;
 	m->kind = kind;
 	m->decision = dec;

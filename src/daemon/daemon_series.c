@@ -230,8 +230,8 @@ static int record_held(struct daemon *d, const struct job *j, const char *key,
 
 	memset(&m, 0, sizeof(m));
 	m.msgid = key;
-	m.source = d->cur->id;
-	m.folder = d->cur->f->name;
+	m.source = j->src->id;
+	m.folder = j->src->f->name;
 	m.uid = j->o.uid;
 	m.kind = patch_kind_name(lead->kind);
 	m.decision = STORE_SKIPPED;

@@ -105,7 +105,7 @@ size_t daemon_retries_due(const struct folder *f, time_t now, uint32_t **uids)
 
 uint32_t daemon_hold(const struct daemon *d, uint32_t last_uid)
 {
-	const struct folder *f = d->cur ? d->cur->f : NULL;
+	const struct folder *f = d->b.src ? d->b.src->f : NULL;
 
 	last_uid = daemon_lookup_hold(d, last_uid);
 	if (f && f->nretries && f->retries[0].uid - 1 < last_uid)
@@ -147,7 +147,7 @@ int daemon_retries_wait(const struct daemon *d, time_t now, int max)
 /* "[source] INBOX uid 3": the message, for the log. */
 static void where_text(const struct daemon *d, const struct job *j, char *out, size_t n)
 {
-	snprintf(out, n, "%s %s uid %" PRIu32, d->cur->label, d->cur->f->name, j->o.uid);
+	snprintf(out, n, "%s %s uid %" PRIu32, j->src->label, j->src->f->name, j->o.uid);
 }
 
 /* The store's key of a message known only by where it is: its source,
@@ -156,8 +156,8 @@ static char *where_key(const struct daemon *d, const struct job *j)
 {
 	char where[1024];
 
-	snprintf(where, sizeof(where), "%s %s %" PRIu32 " uid %" PRIu32, d->cur->id,
-		 d->cur->f->name, d->cur->f->cp.uidvalidity, j->o.uid);
+	snprintf(where, sizeof(where), "%s %s %" PRIu32 " uid %" PRIu32, j->src->id,
+		 j->src->f->name, j->src->f->cp.uidvalidity, j->o.uid);
 	return daemon_synthetic_key(NULL, where, strlen(where));
 }
 
@@ -165,7 +165,7 @@ static int unread_row(struct daemon *d, const struct job *j, enum store_unread_s
 		      int tries, time_t next_try, const char *reason, struct err *e)
 {
 	struct store_unread u = {
-		d->cur->id, d->cur->f->name, j->o.uid, state, tries, next_try,
+		j->src->id, j->src->f->name, j->o.uid, state, tries, next_try,
 		state == STORE_UNREAD_TOO_LARGE ? j->o.size : 0, reason, daemon_now(d),
 	};
 
@@ -193,11 +193,11 @@ static int too_large(struct daemon *d, const struct job *j, struct err *e)
 	where_text(d, j, where, sizeof(where));
 	if (record_skipped(d, j, DAEMON_TOO_LARGE_REASON, &known, e) < 0)
 		return -1;
-	retry_remove(d->cur->f, j->o.uid);
+	retry_remove(j->src->f, j->o.uid);
 	if (known)
 		return 0;
 	snprintf(reason, sizeof(reason), "larger than max_message_size (%d bytes)",
-		 d->cur->c->max_message_size);
+		 j->src->c->max_message_size);
 	log_msg(LOGL_WARNING, "%s: skipped: too-large: %" PRIu64 " bytes, %s: read past, not held",
 		where, j->o.size, reason);
 	return unread_row(d, j, STORE_UNREAD_TOO_LARGE, 0, 0, reason, e);
@@ -206,9 +206,9 @@ static int too_large(struct daemon *d, const struct job *j, struct err *e)
 /* The wait before try tries + 1: retry_after, doubled for each try since
  * the first, uncapped: the cap given is the wait before the last try, the
  * longest one (8 days at most, retry_after being a day at most). */
-static time_t retry_delay(const struct daemon *d, int tries)
+static time_t retry_delay(const struct source *s, int tries)
 {
-	double first = d->cur->c->retry_after;
+	double first = s->c->retry_after;
 	double last = first * (1u << (DAEMON_RETRY_TRIES - 2));
 
 	return (time_t)backoff_delay(tries > 1 ? (unsigned)tries - 1 : 0, first, last, false, 0);
@@ -216,7 +216,7 @@ static time_t retry_delay(const struct daemon *d, int tries)
 
 static int missing(struct daemon *d, const struct job *j, struct err *e)
 {
-	struct folder *f = d->cur->f;
+	struct folder *f = j->src->f;
 	struct retry *r = retry_find(f, j->o.uid);
 	const char *why = j->o.why ? j->o.why : "not delivered";
 	time_t now = daemon_now(d);
@@ -231,7 +231,7 @@ static int missing(struct daemon *d, const struct job *j, struct err *e)
 	tries = r ? r->tries + 1 : 1;
 	where_text(d, j, where, sizeof(where));
 	if (tries < DAEMON_RETRY_TRIES) {
-		time_t delay = retry_delay(d, tries);
+		time_t delay = retry_delay(j->src, tries);
 
 		r = retry_get(f, j->o.uid);
 		r->tries = tries;
@@ -256,12 +256,12 @@ int daemon_unread_take(struct daemon *d, const struct job *j, struct err *e)
 
 int daemon_retry_done(struct daemon *d, const struct job *j, struct err *e)
 {
-	struct folder *f = d->cur->f;
+	struct folder *f = j->src->f;
 
 	if (!j->o.uid || !retry_find(f, j->o.uid))
 		return 0;
 	retry_remove(f, j->o.uid);
-	log_msg(LOGL_INFO, "%s %s uid %" PRIu32 ": delivered at last", d->cur->label, f->name,
+	log_msg(LOGL_INFO, "%s %s uid %" PRIu32 ": delivered at last", j->src->label, f->name,
 		j->o.uid);
-	return store_unread_drop(d->st, d->cur->id, f->name, j->o.uid, e);
+	return store_unread_drop(d->st, j->src->id, f->name, j->o.uid, e);
 }
