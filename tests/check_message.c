@@ -463,6 +463,33 @@ START_TEST(test_header_order)
 }
 END_TEST
 
+/* What unfolding makes of the odd bytes of a header value: a NUL goes, a
+ * stray CR is a space, the CR of a folding CR LF goes with the LF; an
+ * encoded word whose "=?" a NUL split is still one, and a value with
+ * nothing to decode is its raw string. */
+START_TEST(test_header_odd_bytes)
+{
+	static const char raw[] = "Subject: a\0b\r c\r\n\td\r\n"
+				  "X-Word: =\0?utf-8?q?J=C3=B6rg?=\n"
+				  "X-Plain: plain = ? =\n ?\n"
+				  "From: J\xc3\xb6rg <j@example.org>\n\nbody\n";
+	struct message m;
+	struct err e;
+
+	ck_assert_int_eq(message_parse(&m, raw, sizeof(raw) - 1, &e), 0);
+	ck_assert_uint_eq(m.nheaders, 4);
+	ck_assert_str_eq(m.headers[0].raw, "ab  c\td");
+	ck_assert_ptr_eq(m.headers[0].value, m.headers[0].raw);
+	ck_assert_str_eq(m.headers[1].raw, "=?utf-8?q?J=C3=B6rg?=");
+	ck_assert_str_eq(m.headers[1].value, "J\xc3\xb6rg");
+	ck_assert_str_eq(m.headers[2].raw, "plain = ? = ?");
+	ck_assert_ptr_eq(m.headers[2].value, m.headers[2].raw);
+	ck_assert_str_eq(m.headers[3].value, "J\xc3\xb6rg <j@example.org>");
+	ck_assert_uint_eq(m.warnings & MSG_WARN_LONG_HEADER, 0);
+	message_release(&m);
+}
+END_TEST
+
 /* message_bytes() counts what parsing kept: a header value 100 bytes longer
  * is 200 more (its decoded and its raw copy), a text 1000 bytes longer is
  * 1000 more, and the count covers at least the text and the headers. */
@@ -762,6 +789,7 @@ int main(void)
 	tcase_add_loop_test(tm, test_mail, 0, ARRAY_SIZE(mails));
 	tcase_add_test(tm, test_in_place);
 	tcase_add_test(tm, test_header_order);
+	tcase_add_test(tm, test_header_odd_bytes);
 	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);
 	suite_add_tcase(s, tm);

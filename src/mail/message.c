@@ -6,6 +6,7 @@
 #include <libetpan/libetpan.h>
 
 #include "lib/buf.h"
+#include "lib/bytes.h"
 #include "mail/message.h"
 #include "mail/message_p.h"
 #include "lib/utf8.h"
@@ -129,42 +130,83 @@ static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
 	}
 }
 
+/* Whether the n bytes at s hold "=?", which starts an RFC 2047 word. */
+static bool has_encoded_word(const char *s, size_t n)
+{
+	const char *q = s;
+
+	/* '?' is the rarer byte in a header: '=' fills DKIM signatures */
+	while ((q = memchr(q, '?', n - (size_t)(q - s)))) {
+		if (q > s && q[-1] == '=')
+			return true;
+		if (++q == s + n)
+			break;
+	}
+	return false;
+}
+
+static bool needs_decoding(const char *s, size_t n)
+{
+	return mime_ascii_run(s, 0, n) < n || has_encoded_word(s, n);
+}
+
 /*
  * Unfolds a field value into d (room for cap + 1 bytes): line breaks
  * before white space go, a stray CR becomes a space, NULs are dropped;
- * the result is trimmed and holds at most cap bytes (*cut tells when more
- * were dropped).  Returns its length; d is NUL-terminated.
+ * the result is trimmed and holds at most cap bytes of the value (NULs
+ * counted; *cut tells when more were dropped).  Returns its length; d is
+ * NUL-terminated.  *plain (unless NULL) tells whether the result has
+ * nothing for RFC 2047 decoding: no byte >= 0x80 and no "=?".
+ *
+ * One pass over the bytes does it all: every header field of every mail
+ * comes here, and a pass for each of these jobs (a memchr() for each line,
+ * three for NUL, CR and LF, more for each '=') cost more than the rest of
+ * the header's parse.
  */
-static size_t unfold_into(char *d, size_t cap, const char *v, size_t n, bool *cut)
+static size_t unfold_into(char *d, size_t cap, const char *v, size_t n, bool *cut, bool *plain)
 {
-	size_t i = 0, j = 0;
+	size_t i = 0, took = 0, j = 0;
+	uint64_t high = 0;	/* the bytes copied, or'ed */
 
 	trim(&v, &n);
-	/* Line by line, with memchr: a 1 MB header line is one memcpy. */
-	while (i < n && j < cap) {
-		const char *nl = memchr(v + i, '\n', n - i);
-		size_t e = nl ? (size_t)(nl - v) : n;
-		size_t len = (nl && e > i && v[e - 1] == '\r' ? e - 1 : e) - i;
+	while (i < n && took < cap) {
+		unsigned char c;
 
-		if (len > cap - j) {
-			memcpy(d + j, v + i, cap - j);
-			i += cap - j;
-			j = cap;
-			break;
+		/* eight bytes at a time while none is a NUL, CR or LF */
+		if (n - i >= 8 && cap - took >= 8) {
+			uint64_t w = bytes_load(v + i);
+
+			if (!bytes_has_below(w, '\r' + 1)) {
+				memcpy(d + j, &w, 8);
+				high |= w;
+				i += 8, j += 8, took += 8;
+				continue;
+			}
 		}
-		memcpy(d + j, v + i, len);
-		j += len;
-		i = nl ? e + 1 : n;
+		c = (unsigned char)v[i++];
+		if (c > '\r') {
+			d[j++] = (char)c;
+			high |= c;
+			took++;
+			continue;
+		}
+		if (c == '\n' || (c == '\r' && i < n && v[i] == '\n'))
+			continue;	/* a line break */
+		took++;
+		if (c != '\0')
+			d[j++] = c == '\r' ? ' ' : (char)c;
 	}
 	*cut = false;
 	for (; i < n && !*cut; i++)
 		*cut = !ascii_is_lws((unsigned char)v[i]) && v[i] != '\0';
-	j = mime_sanitize(d, j);
 	if (*cut)
 		j = utf8_clip(d, j);
 	while (j && ascii_is_lws((unsigned char)d[j - 1]))
 		j--;
 	d[j] = '\0';
+	if (plain)
+		*plain = *cut ? !needs_decoding(d, j) :
+			 !(high & BYTES_REPEAT(0x80)) && !has_encoded_word(d, j);
 	return j;
 }
 
@@ -180,7 +222,7 @@ static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
 	size_t cap = unfold_cap(n);
 	char *d = xmalloc(cap + 1);
 
-	*out_len = unfold_into(d, cap, v, n, cut);
+	*out_len = unfold_into(d, cap, v, n, cut, NULL);
 	return d;
 }
 
@@ -245,27 +287,15 @@ static void arena_free(struct message *m)
 	}
 }
 
-static bool needs_decoding(const char *s, size_t n)
-{
-	const char *eq = s;
-
-	if (mime_ascii_run(s, 0, n) < n)
-		return true;
-	while ((eq = memchr(eq, '=', n - (size_t)(eq - s))) && eq + 1 < s + n)
-		if (*++eq == '?')
-			return true;
-	return false;
-}
-
 /* The decoded, capped, trimmed value of an unfolded raw value, in m's
- * arena: raw itself when there is nothing to decode. */
-static char *decode_value(struct message *m, char *raw, size_t n, bool *cut)
+ * arena: raw itself when it is plain (nothing to decode). */
+static char *decode_value(struct message *m, char *raw, size_t n, bool plain, bool *cut)
 {
 	char *v, *t;
 	const char *p;
 	size_t len;
 
-	if (!needs_decoding(raw, n))
+	if (plain)
 		return raw;
 	v = message_decode_2047(raw, n);
 	len = strlen(v);
@@ -284,15 +314,15 @@ static void add_header(struct message *m, size_t *alloc, const struct field *f)
 {
 	struct header *h;
 	size_t raw_len, cap = unfold_cap(f->val_len);
-	bool cut = false;
+	bool cut = false, plain;
 
 	ARRAY_GROW(m->headers, *alloc, m->nheaders + 1);
 	h = &m->headers[m->nheaders++];
 	h->name = arena_strndup(m, f->name, f->name_len);
 	h->raw = arena_alloc(m, cap + 1);
-	raw_len = unfold_into(h->raw, cap, f->val, f->val_len, &cut);
+	raw_len = unfold_into(h->raw, cap, f->val, f->val_len, &cut, &plain);
 	arena_trim(m, h->raw, cap + 1, raw_len + 1);
-	h->value = decode_value(m, h->raw, raw_len, &cut);
+	h->value = decode_value(m, h->raw, raw_len, plain, &cut);
 	if (cut)
 		m->warnings |= MSG_WARN_LONG_HEADER;
 }
