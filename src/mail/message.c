@@ -310,21 +310,57 @@ static char *decode_value(struct message *m, char *raw, size_t n, bool plain, bo
 	return t;
 }
 
-static void add_header(struct message *m, size_t *alloc, const struct field *f)
+/* Unfolds and decodes h's value, once. */
+static void header_fill(struct message *m, struct header *h)
 {
-	struct header *h;
-	size_t raw_len, cap = unfold_cap(f->val_len);
+	size_t raw_len, cap;
 	bool cut = false, plain;
 
-	ARRAY_GROW(m->headers, *alloc, m->nheaders + 1);
-	h = &m->headers[m->nheaders++];
-	h->name = arena_strndup(m, f->name, f->name_len);
+	if (h->raw || !h->field)
+		return;
+	cap = unfold_cap(h->field_len);
 	h->raw = arena_alloc(m, cap + 1);
-	raw_len = unfold_into(h->raw, cap, f->val, f->val_len, &cut, &plain);
+	raw_len = unfold_into(h->raw, cap, h->field, h->field_len, &cut, &plain);
 	arena_trim(m, h->raw, cap + 1, raw_len + 1);
 	h->value = decode_value(m, h->raw, raw_len, plain, &cut);
 	if (cut)
 		m->warnings |= MSG_WARN_LONG_HEADER;
+}
+
+/*
+ * message.h promises these for a const message: its header values are a
+ * cache, filled on first use, and the message is never defined const
+ * (message_parse() fills a caller's struct).
+ */
+static struct header *header_mut(const struct header *h)
+{
+	return (struct header *)h;
+}
+
+static struct message *message_mut(const struct message *m)
+{
+	return (struct message *)m;
+}
+
+/*
+ * The value's bytes are kept as written, to be decoded when asked for:
+ * nearly all that is in a list mail's header block (Received:, DKIM and
+ * ARC signatures) is never read.  A value that may come out longer than
+ * MESSAGE_MAX_HEADER_LEN (4 bytes of UTF-8 for each byte at most) is
+ * decoded at once, so that the warning of a cut one is there as before.
+ */
+static void add_header(struct message *m, size_t *alloc, const struct field *f)
+{
+	struct header *h;
+
+	ARRAY_GROW(m->headers, *alloc, m->nheaders + 1);
+	h = &m->headers[m->nheaders++];
+	h->name = arena_strndup(m, f->name, f->name_len);
+	h->value = h->raw = NULL;
+	h->field = f->val;
+	h->field_len = f->val_len;
+	if (f->val_len > MESSAGE_MAX_HEADER_LEN / 4)
+		header_fill(m, h);
 }
 
 /* ---------------------------------------------------------------------
@@ -1064,10 +1100,27 @@ static size_t parse_headers(struct message *m, const char *raw, size_t len, stru
 			continue;
 		add_header(m, &alloc, &f);
 		h = &m->headers[m->nheaders - 1];
-		if (is_mime_field(&f))
+		if (is_mime_field(&f)) {
+			header_fill(m, &m->headers[m->nheaders - 1]);
 			part_header(top, h->name, strlen(h->name), h->raw, strlen(h->raw));
+		}
 	}
 	return i;
+}
+
+/* The header block's bytes, where the values not decoded yet are read
+ * from, outlive a message_parse() caller's raw: a copy in the arena. */
+static void keep_header_bytes(struct message *m, const char *raw, size_t n)
+{
+	char *copy;
+
+	if (!n)
+		return;
+	copy = arena_alloc(m, n);
+	memcpy(copy, raw, n);
+	for (size_t i = 0; i < m->nheaders; i++)
+		if (m->headers[i].field)
+			m->headers[i].field = copy + (m->headers[i].field - raw);
 }
 
 /* message_parse(), and with own (raw, writable) message_parse_in_place(). */
@@ -1090,6 +1143,8 @@ static int parse(struct message *m, const char *raw, char *own, size_t len, stru
 		raw += body, len -= body;
 	}
 	body = parse_headers(m, raw, len, &top);
+	if (!own)
+		keep_header_bytes(m, raw, body);
 	top.body = raw + body;
 	top.body_len = len - body;
 	if (own)
@@ -1113,6 +1168,18 @@ int message_parse_in_place(struct message *m, char *raw, size_t len, struct err 
 	return parse(m, raw, raw, len, e);
 }
 
+const char *message_header_value(const struct message *m, const struct header *h)
+{
+	header_fill(message_mut(m), header_mut(h));
+	return h->value;
+}
+
+const char *message_header_raw_of(const struct message *m, const struct header *h)
+{
+	header_fill(message_mut(m), header_mut(h));
+	return h->raw;
+}
+
 static const struct header *find_header(const struct message *m, const char *name)
 {
 	for (size_t i = 0; i < m->nheaders; i++)
@@ -1125,14 +1192,14 @@ const char *message_header(const struct message *m, const char *name)
 {
 	const struct header *h = find_header(m, name);
 
-	return h ? h->value : NULL;
+	return h ? message_header_value(m, h) : NULL;
 }
 
 const char *message_header_last(const struct message *m, const char *name)
 {
 	for (size_t i = m->nheaders; i-- > 0;)
 		if (ascii_streq_ci(m->headers[i].name, name))
-			return m->headers[i].value;
+			return message_header_value(m, &m->headers[i]);
 	return NULL;
 }
 
@@ -1140,13 +1207,16 @@ const char *message_header_raw(const struct message *m, const char *name)
 {
 	const struct header *h = find_header(m, name);
 
-	return h ? h->raw : NULL;
+	return h ? message_header_raw_of(m, h) : NULL;
 }
 
 size_t message_bytes(const struct message *m)
 {
 	size_t n = sizeof(*m) + m->nheaders * sizeof(*m->headers) + m->text_len;
 
+	/* what the mail costs once its values are read */
+	for (size_t i = 0; i < m->nheaders; i++)
+		header_fill(message_mut(m), header_mut(&m->headers[i]));
 	for (size_t i = 0; i < m->nheaders; i++)
 		n += strlen(m->headers[i].name) + strlen(m->headers[i].value) +
 		     strlen(m->headers[i].raw) + 3;

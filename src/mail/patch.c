@@ -349,7 +349,7 @@ static const char *hdr_value(const struct message *m, const char *name)
 {
 	const struct header *h = hdr_find(m, name);
 
-	return h && h->value ? h->value : NULL;
+	return h ? message_header_value(m, h) : NULL;
 }
 
 /* Message-IDs are ASCII: the undecoded value avoids RFC 2047 surprises. */
@@ -357,9 +357,12 @@ static const char *hdr_raw(const struct message *m, const char *name)
 {
 	const struct header *h = hdr_find(m, name);
 
+	const char *raw;
+
 	if (!h)
 		return NULL;
-	return h->raw ? h->raw : h->value;
+	raw = message_header_raw_of(m, h);
+	return raw ? raw : message_header_value(m, h);
 }
 
 /* The end of the next ID at s: "<id>" or a bare word. */
