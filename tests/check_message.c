@@ -236,6 +236,10 @@ static const struct mail_case mails[] = {
 	{ .raw = "Subject: q\n\nOn Mon, A wrote:\n>\n", .text = "On Mon, A wrote:\n>\n",
 	  .charset = "us-ascii", .quotes = true },
 	{ .raw = "Subject: q\n\n>>old\n", .text = ">>old\n", .charset = "us-ascii", .quotes = true },
+	/* a lone ">" that ends the text, with or without a CR; not ">" and a CR inside a line */
+	{ .raw = "Subject: q\n\nx->y\n>", .text = "x->y\n>", .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\nx->y\n>\r", .text = "x->y\n>\r", .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\n>\rx\n>x\n", .text = ">\rx\n>x\n", .charset = "us-ascii" },
 	{ .raw = "Subject: q\n\n>From the top\na > b\n", .text = ">From the top\na > b\n",
 	  .charset = "us-ascii" },
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nsee attached\n"

@@ -679,17 +679,25 @@ static bool has_diff(const char *s, size_t n)
 	return false;
 }
 
-/* A quoted line: ">", "> ...", ">> ..."; not an mbox-escaped ">From ". */
+/*
+ * A quoted line: ">", "> ...", ">> ..."; not an mbox-escaped ">From ".
+ * The '>'s are looked for, not the lines: a mail without a quote is read
+ * whole, and a line end is more often met than a '>', even in C.  A line
+ * ">" may end in CR LF, or in a CR or nothing at the end of the text.
+ */
 static bool has_quote(const char *s, size_t n)
 {
-	size_t i = 0;
+	const char *p = s, *end = s + n;
 
-	while (i < n) {
-		size_t eol, next = line_end(s, n, i, &eol), len = eol - i;
+	while (p < end && (p = memchr(p, '>', (size_t)(end - p)))) {
+		if (p == s || p[-1] == '\n') {
+			size_t rest = (size_t)(end - p);
 
-		if (len && s[i] == '>' && (len == 1 || s[i + 1] == ' ' || s[i + 1] == '>'))
-			return true;
-		i = next;
+			if (rest == 1 || p[1] == ' ' || p[1] == '>' || p[1] == '\n' ||
+			    (p[1] == '\r' && (rest == 2 || p[2] == '\n')))
+				return true;
+		}
+		p++;
 	}
 	return false;
 }
