@@ -873,8 +873,30 @@ struct walk {
 	struct part *patches;		/* owned array, boundaries NULL: patch attachments */
 	size_t npatches, patches_alloc;
 	struct text text_data;		/* the decoded text part (owned unless in_raw) */
-	bool text_diff;
+	bool text_diff;			/* text_data holds a diff ... */
+	bool diff_known;		/* ... once this is set: see text_has_diff() */
 };
+
+/*
+ * Whether the text part holds a diff, looked for when first asked: by a
+ * part after it (a diff in the mail's own words means attachments are
+ * not read) or by a patch attachment competing with it.  A mail of one
+ * part, most mails, never asks, and is spared a walk through its lines.
+ */
+static bool text_has_diff(struct walk *w)
+{
+	if (w->have_text && !w->diff_known) {
+		w->diff_known = true;
+		w->text_diff = has_diff(w->text_data.data, w->text_data.len);
+	}
+	return w->text_diff;
+}
+
+/* Whether no more parts are to be read. */
+static bool walk_stopped(struct walk *w)
+{
+	return w->stop || text_has_diff(w);
+}
 
 static void walk_entity(struct walk *w, struct part *pt, int depth);
 
@@ -984,7 +1006,7 @@ static void walk_multipart(struct walk *w, struct part *pt, int depth)
 		walk_as_text(w, pt, depth);
 		d.close = true;
 	}
-	while (!d.close && !w->stop) {
+	while (!d.close && !walk_stopped(w)) {
 		struct part child;
 		size_t end;
 
@@ -1011,10 +1033,7 @@ static void take_leaf(struct walk *w, const struct part *pt)
 		w->text = *pt;
 		w->text.boundary = NULL;
 		decode_text(pt, &w->text_data, &w->m->warnings);
-		w->text_diff = has_diff(w->text_data.data, w->text_data.len);
 		w->m->body_quotes = has_quote(w->text_data.data, w->text_data.len);
-		/* a diff in the mail's own words: attachments are not read */
-		w->stop = w->text_diff;
 	} else if (w->npatches < MESSAGE_MAX_ATTACHMENTS && is_patch_part(pt)) {
 		ARRAY_GROW(w->patches, w->patches_alloc, w->npatches + 1);
 		w->patches[w->npatches] = *pt;
@@ -1024,7 +1043,7 @@ static void take_leaf(struct walk *w, const struct part *pt)
 
 static void walk_entity(struct walk *w, struct part *pt, int depth)
 {
-	if (w->stop)
+	if (walk_stopped(w))
 		return;
 	if (++w->nparts > MESSAGE_MAX_PARTS) {
 		w->stop = true;
@@ -1043,7 +1062,7 @@ static void choose_text(struct walk *w)
 	struct message *m = w->m;
 	const struct part *pt;
 
-	if (w->npatches && !w->text_diff) {
+	if (w->npatches && !text_has_diff(w)) {
 		struct text t;
 
 		if (!w->text_data.in_raw)
