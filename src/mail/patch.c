@@ -1387,6 +1387,10 @@ static size_t split_parts(const char *text, size_t len, const struct mark_list *
 
 	marks_init(&mk, marks, c.end);
 	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
+	/* Without a mark and a From_ line no line can start a part: the
+	 * walk below would find none (a text is one part, nearly always). */
+	if (marks->all && !marks->n && next_from_line(text, text, c.end) == c.end)
+		return 1;
 	while (n < max) {
 		bool mbox, cut = false;
 
