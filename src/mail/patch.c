@@ -1080,24 +1080,60 @@ static void trim_blank_tail(struct patch *p)
 		p->nlines--;
 }
 
+/*
+ * The first line of s[0..n) that starts with the k bytes of word, or NULL.
+ * A diff's lines start with ' ', '+', '-' and '@' nearly all: with SSE2
+ * the line ends followed by word[0] are looked for sixteen at a time, and
+ * only those are compared; else memmem() finds word where it stands.
+ */
+static const char *line_starting(const char *s, size_t n, const char *word, size_t k)
+{
+	const char *end = s + n, *p = s;
+
+	if (n >= k && !memcmp(s, word, k))
+		return s;
+#ifdef __SSE2__
+	for (; end - p >= 17; p += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned hit = (unsigned)_mm_movemask_epi8(
+			_mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n')),
+				      _mm_cmpeq_epi8(b, _mm_set1_epi8(word[0]))));
+
+		for (; hit; hit &= hit - 1) {
+			const char *q = p + __builtin_ctz(hit) + 1;
+
+			if ((size_t)(end - q) >= k && !memcmp(q, word, k))
+				return q;
+		}
+	}
+	for (; p < end; p++)
+		if (*p == '\n' && (size_t)(end - p - 1) >= k && !memcmp(p + 1, word, k))
+			return p + 1;
+#else
+	while ((p = memmem(p, (size_t)(end - p), word, k))) {
+		if (p == s || p[-1] == '\n')
+			return p;
+		p++;
+	}
+#endif
+	return NULL;
+}
+
 /* b4's footer line "change-id: 20240101-foo-bar-0123456789ab": the first
- * line that starts so.  memmem() looks for it, not a walk through the
- * lines of the whole diff. */
+ * line that starts so, found without a walk through the lines of the
+ * whole diff. */
 static char *find_change_id(const char *s, size_t n)
 {
 	static const char word[] = "change-id: ";
-	const char *end = s + n, *p = s, *nl;
+	const char *end = s + n, *p = line_starting(s, n, word, sizeof(word) - 1), *nl;
 
-	while ((p = memmem(p, (size_t)(end - p), word, sizeof(word) - 1))) {
-		if (p == s || p[-1] == '\n') {
-			p += sizeof(word) - 1;
-			nl = memchr(p, '\n', (size_t)(end - p));
-			/* the CR of a CR LF goes with the trimmed white space */
-			return xstrndup_trim(p, (size_t)((nl ? nl : end) - p));
-		}
-		p++;
-	}
-	return xstrdup("");
+	if (!p)
+		return xstrdup("");
+	p += sizeof(word) - 1;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	/* the CR of a CR LF goes with the trimmed white space */
+	return xstrndup_trim(p, (size_t)((nl ? nl : end) - p));
 }
 
 static void finish_body(struct patch *p)
