@@ -498,6 +498,31 @@ START_TEST(test_header_odd_bytes)
 }
 END_TEST
 
+/* Fields end where a line break is followed by no blank, wherever the
+ * break falls, CR LF or LF, and the blank line ends the block. */
+START_TEST(test_header_field_ends)
+{
+	static const char dots[] = "................................";
+
+	for (int k = 0; k < 32; k++) {
+		char raw[512];
+		struct message m;
+		struct err e;
+
+		snprintf(raw, sizeof(raw), "Subject: %.*s\r\n\tmore\r\n x\r\nX-A:%.*s\n"
+			 "X-B : b\n\r\nbody\n", k, dots, k % 7, dots);
+		ck_assert_int_eq(message_parse(&m, raw, strlen(raw), &e), 0);
+		ck_assert_uint_eq(m.nheaders, 3);
+		ck_assert_str_eq(m.headers[0].name, "Subject");
+		ck_assert_uint_eq(strlen(message_header_raw_of(&m, &m.headers[0])), k ? (size_t)k + 7 : 6);
+		ck_assert_uint_eq(strlen(message_header(&m, "x-a")), (size_t)(k % 7));
+		ck_assert_str_eq(message_header(&m, "X-B"), "b");
+		ck_assert_str_eq(m.text, "body\n");
+		message_release(&m);
+	}
+}
+END_TEST
+
 /*
  * A header value is decoded when asked for, not before: the fields no one
  * reads cost no copy.  message_parse()'s caller may reuse its buffer at
@@ -829,6 +854,7 @@ int main(void)
 	tcase_add_test(tm, test_in_place);
 	tcase_add_test(tm, test_header_order);
 	tcase_add_test(tm, test_header_odd_bytes);
+	tcase_add_test(tm, test_header_field_ends);
 	tcase_add_test(tm, test_header_decoded_when_asked);
 	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);
