@@ -523,6 +523,40 @@ START_TEST(test_header_field_ends)
 }
 END_TEST
 
+/* The usual Content-Type shapes, and their near misses, read as
+ * libetpan reads them. */
+START_TEST(test_content_type_shapes)
+{
+	static const struct {
+		const char *type, *charset, *text;
+	} cases[] = {
+		{ "text/plain; charset=\"UTF-8\"", "utf-8", "a \nb\n" },
+		{ "TEXT/Plain;charset=ISO-8859-1", "iso-8859-1", "a \nb\n" },
+		{ "text/plain", "us-ascii", "a \nb\n" },
+		{ " text/plain ;\tcharset=x-unknown_1.0 ", "x-unknown_1.0", "a \nb\n" },
+		{ "text/plain; charset=\"utf-8\" (by hand)", "utf-8", "a \nb\n" },
+		{ "text/plain; charset=utf-8; format=flowed", "utf-8", "a b\n" },
+		{ "text/plain; charset=utf-8;", "utf-8", "a \nb\n" },
+		{ "text/plain; charset=\"utf-8", "us-ascii", "a \nb\n" },
+		{ "text/plainx; charset=utf-8", "us-ascii", "" },
+		{ "text/plain; charset=", "us-ascii", "a \nb\n" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char raw[256];
+		struct message m;
+		struct err e;
+
+		snprintf(raw, sizeof(raw), "Content-Type: %s\n\na \nb\n", cases[i].type);
+		ck_assert_int_eq(message_parse(&m, raw, strlen(raw), &e), 0);
+		ck_assert_msg(!strcmp(m.text_charset, cases[i].charset), "%s: charset %s", cases[i].type,
+			      m.text_charset);
+		ck_assert_msg(!strcmp(m.text, cases[i].text), "%s: text [%s]", cases[i].type, m.text);
+		message_release(&m);
+	}
+}
+END_TEST
+
 /*
  * A header value is decoded when asked for, not before: the fields no one
  * reads cost no copy.  message_parse()'s caller may reuse its buffer at
@@ -855,6 +889,7 @@ int main(void)
 	tcase_add_test(tm, test_header_order);
 	tcase_add_test(tm, test_header_odd_bytes);
 	tcase_add_test(tm, test_header_field_ends);
+	tcase_add_test(tm, test_content_type_shapes);
 	tcase_add_test(tm, test_header_decoded_when_asked);
 	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);

@@ -568,16 +568,65 @@ static char *strip_comments(const char *v, size_t n, size_t *len)
 	return d;
 }
 
+static size_t skip_blanks(const char *v, size_t n, size_t i)
+{
+	while (i < n && ascii_is_blank((unsigned char)v[i]))
+		i++;
+	return i;
+}
+
+/*
+ * "text/plain", alone or with one charset parameter, quoted or not: what
+ * nearly every mail's Content-Type says.  It is read here, as libetpan
+ * reads it, for a parse with libetpan costs more than the rest of the
+ * header block's; any other shape is left to libetpan.
+ */
+static bool simple_content_type(struct part *pt, const char *v, size_t n)
+{
+	static const char type[] = "text/plain", param[] = "charset=";
+	size_t i = skip_blanks(v, n, 0), cs, ce;
+	bool quoted;
+
+	if (n - i < sizeof(type) - 1 || !mem_ieq(v + i, sizeof(type) - 1, type))
+		return false;
+	i = skip_blanks(v, n, i + sizeof(type) - 1);
+	if (i == n) {
+		strcpy(pt->type, type);
+		return true;
+	}
+	if (v[i] != ';')
+		return false;
+	i = skip_blanks(v, n, i + 1);
+	if (n - i < sizeof(param) - 1 || !mem_ieq(v + i, sizeof(param) - 1, param))
+		return false;
+	i += sizeof(param) - 1;
+	quoted = i < n && v[i] == '"';
+	cs = i += quoted;
+	while (i < n && (ascii_is_alnum((unsigned char)v[i]) || v[i] == '-' || v[i] == '_' ||
+			 v[i] == '.'))
+		i++;
+	ce = i;
+	if (ce == cs || (quoted && (i == n || v[i++] != '"')) || skip_blanks(v, n, i) != n)
+		return false;
+	strcpy(pt->type, type);
+	mime_copy_lower(pt->charset, sizeof(pt->charset), v + cs, ce - cs);
+	return true;
+}
+
 /* Content-Type by libetpan's parser; one it cannot read leaves the
  * default, text/plain (RFC 2045 5.2). */
 static void part_content_type(struct part *pt, const char *value, size_t vn)
 {
 	struct mailmime_content *c = NULL;
 	size_t idx = 0, n;
-	char *v = strip_comments(value, vn, &n);
+	char *v;
 	const char *t;
-	int r = mailmime_content_parse(v, n, &idx, &c);
+	int r;
 
+	if (simple_content_type(pt, value, vn))
+		return;
+	v = strip_comments(value, vn, &n);
+	r = mailmime_content_parse(v, n, &idx, &c);
 	free(v);
 	if (r != MAILIMF_NO_ERROR)
 		return;
