@@ -106,14 +106,15 @@ static size_t field_end(const char *s, size_t n, size_t i)
 #ifdef __SSE2__
 	for (; n - i >= 17; i += 16) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
 		unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n')));
-		unsigned blank = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')),
-				     _mm_cmpeq_epi8(b, _mm_set1_epi8('\t'))));
 
-		if (nl & ~blank)
-			return i + (size_t)__builtin_ctz(nl & ~blank) + 1;
+		/* a field has a few line breaks: the byte after each is read */
+		for (; nl; nl &= nl - 1) {
+			size_t at = i + (size_t)__builtin_ctz(nl) + 1;
+
+			if (!ascii_is_blank((unsigned char)s[at]))
+				return at;
+		}
 	}
 #endif
 	for (;;) {
