@@ -1367,14 +1367,11 @@ static bool inbody_follows(const struct cursor *c)
 
 /* The first line at or after p (a line start) that starts with "From ", or
  * end. */
-static const char *next_from_line(const char *text, const char *p, const char *end)
+static const char *next_from_line(const char *p, const char *end)
 {
-	while (p < end && (p = memchr(p, 'F', (size_t)(end - p)))) {
-		if ((p == text || p[-1] == '\n') && end - p >= 5 && !memcmp(p, "From ", 5))
-			return p;
-		p++;
-	}
-	return end;
+	const char *from = line_starting(p, (size_t)(end - p), "From ", 5);
+
+	return from ? from : end;
 }
 
 /* The start of the line that holds q (c->p at the latest; c->end for
@@ -1425,13 +1422,13 @@ static size_t split_parts(const char *text, size_t len, const struct mark_list *
 	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
 	/* Without a mark and a From_ line no line can start a part: the
 	 * walk below would find none (a text is one part, nearly always). */
-	if (marks->all && !marks->n && next_from_line(text, text, c.end) == c.end)
+	if (marks->all && !marks->n && next_from_line(text, c.end) == c.end)
 		return 1;
 	while (n < max) {
 		bool mbox, cut = false;
 
 		if (!in_msg) {
-			const char *from = next_from_line(text, c.p, c.end);
+			const char *from = next_from_line(c.p, c.end);
 			const char *mark = mark_from(&mk, c.p);
 
 			if (!skipped) {
