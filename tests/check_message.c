@@ -523,6 +523,29 @@ START_TEST(test_header_field_ends)
 }
 END_TEST
 
+/* A name is printable ASCII without spaces; blanks before its colon are
+ * allowed.  A line with another name is no field: the body starts there. */
+START_TEST(test_header_names)
+{
+	static const char *const bad[] = { "Bad Name: x", "B\x7f: x", "B\xc3\xa9: x", ": x" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char raw[128], want[64];
+		struct message m;
+		struct err e;
+
+		snprintf(raw, sizeof(raw), "X-Trail \t: v\n%s\nX-No: y\n\nbody\n", bad[i]);
+		snprintf(want, sizeof(want), "%s\nX-No: y\n\nbody\n", bad[i]);
+		ck_assert_int_eq(message_parse(&m, raw, strlen(raw), &e), 0);
+		ck_assert_uint_eq(m.nheaders, 1);
+		ck_assert_str_eq(m.headers[0].name, "X-Trail");
+		ck_assert_str_eq(message_header(&m, "X-Trail"), "v");
+		ck_assert_msg(!strcmp(m.text, want), "%zu: text [%s]", i, m.text);
+		message_release(&m);
+	}
+}
+END_TEST
+
 /* The usual Content-Type shapes, and their near misses, read as
  * libetpan reads them. */
 START_TEST(test_content_type_shapes)
@@ -890,6 +913,7 @@ int main(void)
 	tcase_add_test(tm, test_header_odd_bytes);
 	tcase_add_test(tm, test_header_field_ends);
 	tcase_add_test(tm, test_content_type_shapes);
+	tcase_add_test(tm, test_header_names);
 	tcase_add_test(tm, test_header_decoded_when_asked);
 	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);

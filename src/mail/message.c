@@ -84,16 +84,6 @@ static size_t line_end(const char *s, size_t n, size_t i, size_t *eol)
 	return nl ? e + 1 : n;
 }
 
-static bool valid_name(const char *s, size_t n)
-{
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] > '~')
-			return false;
-	return true;
-}
-
 /*
  * Where the field whose value starts at s[i] ends: after the first line
  * break that no blank (a continuation line) follows, or at n.  A header
@@ -136,7 +126,7 @@ static size_t field_end(const char *s, size_t n, size_t i)
 static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
 {
 	for (;;) {
-		size_t start = *i, eol, name_end;
+		size_t start = *i, eol, name_end, bad;
 
 		if (start >= n)
 			return false;
@@ -148,15 +138,25 @@ static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
 			*i = line_end(s, n, start, &eol);	/* continues nothing: skip it */
 			continue;
 		}
-		/* a byte loop: a name is a few bytes, not worth a memchr() call */
-		for (name_end = start; name_end < n && s[name_end] != ':' && s[name_end] != '\n'; name_end++)
-			;
+		/* One byte loop finds the colon and checks the name on the way:
+		 * printable ASCII, no space.  A name is a few bytes, not worth a
+		 * memchr(). */
+		bad = SIZE_MAX;
+		for (name_end = start; name_end < n; name_end++) {
+			unsigned char c = (unsigned char)s[name_end];
+
+			if (c == ':' || c == '\n')
+				break;
+			if ((c <= ' ' || c > '~') && bad == SIZE_MAX)
+				bad = name_end;
+		}
 		if (name_end == n || s[name_end] != ':')
 			return false;
 		f->val = s + name_end + 1;
 		while (name_end > start && ascii_is_blank((unsigned char)s[name_end - 1]))
 			name_end--;
-		if (!valid_name(s + start, name_end - start))
+		/* blanks before the colon are no part of the name */
+		if (name_end == start || bad < name_end)
 			return false;
 		f->name = s + start;
 		f->name_len = name_end - start;
