@@ -373,6 +373,71 @@ START_TEST(test_long_line)
 }
 END_TEST
 
+/*
+ * Messages of lines of every length and shape (blank, quoted, "From "
+ * lines the writer escapes), more of them than one read of the file
+ * holds: each comes back whole, unescaped, at its line of the file.
+ */
+START_TEST(test_many_line_shapes)
+{
+	static const char *const shapes[] = { "", ">", "> quoted", "From here on", ">From there",
+					      "\t-> x", "Signed-off-by: A <a@x>", "\r" };
+	enum { NMSG = 12 };
+	struct buf mbox, want[NMSG];
+	size_t lineno = 1, first[NMSG], n;
+	unsigned seed = 1;
+	struct got g[MAX_GOT];
+
+	make_tmpdir();
+	buf_init(&mbox, 0);
+	for (size_t i = 0; i < NMSG; i++) {
+		buf_init(&want[i], 0);
+		buf_printf(&want[i], "Subject: %zu\n\n", i);
+		for (size_t k = 0; k < 1200; k++) {
+			unsigned r;
+
+			seed = seed * 1103515245 + 12345;
+			r = (seed >> 16) % 100;
+			if (r < 12) {
+				buf_addstr(&want[i], shapes[r % 8]);
+			} else {
+				for (unsigned c = 0; c < r - 12; c++)
+					buf_addch(&want[i], (char)('a' + (c + k) % 26));
+			}
+			buf_addch(&want[i], '\n');
+		}
+		buf_addstr(&mbox, "From mboxrd@z Thu Jan  1 00:00:00 1970\n");
+		lineno++;
+		first[i] = lineno;
+		/* mboxrd: every ">*From " line gets one '>' more */
+		for (const char *p = want[i].data; *p;) {
+			const char *nl = strchr(p, '\n'), *q = p;
+
+			while (*q == '>')
+				q++;
+			if (!strncmp(q, "From ", 5))
+				buf_addch(&mbox, '>');
+			buf_add(&mbox, p, (size_t)(nl - p) + 1);
+			lineno++;
+			p = nl + 1;
+		}
+		buf_addch(&mbox, '\n');
+		lineno++;
+	}
+	ck_assert_uint_gt(mbox.len, 512 * 1024);
+	write_file("shapes.mbox", mbox.data, mbox.len);
+	n = collect1(tpath("shapes.mbox"), g);
+	ck_assert_uint_eq(n, NMSG);
+	for (size_t i = 0; i < NMSG; i++) {
+		assert_msg(&g[i], want[i].data, i + 1, first[i]);
+		buf_release(&want[i]);
+	}
+	free_got(g, n);
+	buf_release(&mbox);
+	remove_tree(tmpdir);
+}
+END_TEST
+
 /* --- directories -------------------------------------------------------- */
 
 START_TEST(test_maildir)
@@ -813,6 +878,7 @@ int main(void)
 	tcase_add_test(mbox, test_empty_message);
 	tcase_add_test(mbox, test_detect_by_content);
 	tcase_add_test(mbox, test_long_line);
+	tcase_add_test(mbox, test_many_line_shapes);
 	tcase_add_test(dirs, test_maildir);
 	tcase_add_test(dirs, test_eml_dir);
 	tcase_add_test(dirs, test_dir_without_mail);

@@ -236,6 +236,10 @@ static const struct mail_case mails[] = {
 	{ .raw = "Subject: q\n\nOn Mon, A wrote:\n>\n", .text = "On Mon, A wrote:\n>\n",
 	  .charset = "us-ascii", .quotes = true },
 	{ .raw = "Subject: q\n\n>>old\n", .text = ">>old\n", .charset = "us-ascii", .quotes = true },
+	/* a lone ">" that ends the text, with or without a CR; not ">" and a CR inside a line */
+	{ .raw = "Subject: q\n\nx->y\n>", .text = "x->y\n>", .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\nx->y\n>\r", .text = "x->y\n>\r", .charset = "us-ascii", .quotes = true },
+	{ .raw = "Subject: q\n\n>\rx\n>x\n", .text = ">\rx\n>x\n", .charset = "us-ascii" },
 	{ .raw = "Subject: q\n\n>From the top\na > b\n", .text = ">From the top\na > b\n",
 	  .charset = "us-ascii" },
 	{ .raw = "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nsee attached\n"
@@ -317,8 +321,10 @@ static void check_in_place(const struct message *m, const char *raw, size_t len,
 	ck_assert_uint_eq(p.nheaders, m->nheaders);
 	for (size_t k = 0; k < m->nheaders; k++) {
 		ck_assert_str_eq(p.headers[k].name, m->headers[k].name);
-		ck_assert_str_eq(p.headers[k].value, m->headers[k].value);
-		ck_assert_str_eq(p.headers[k].raw, m->headers[k].raw);
+		ck_assert_str_eq(message_header_value(&p, &p.headers[k]),
+				 message_header_value(m, &m->headers[k]));
+		ck_assert_str_eq(message_header_raw_of(&p, &p.headers[k]),
+				 message_header_raw_of(m, &m->headers[k]));
 	}
 	if (p.text_in_raw)
 		ck_assert(p.text >= copy && p.text + p.text_len <= copy + len);
@@ -456,9 +462,151 @@ START_TEST(test_header_order)
 	ck_assert_uint_eq(m.nheaders, ARRAY_SIZE(want));
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		ck_assert_str_eq(m.headers[i].name, want[i][0]);
-		ck_assert_str_eq(m.headers[i].value, want[i][1]);
+		ck_assert_str_eq(message_header_value(&m, &m.headers[i]), want[i][1]);
 	}
 	ck_assert_ptr_null(message_header(&m, "Cc"));
+	message_release(&m);
+}
+END_TEST
+
+/* What unfolding makes of the odd bytes of a header value: a NUL goes, a
+ * stray CR is a space, the CR of a folding CR LF goes with the LF; an
+ * encoded word whose "=?" a NUL split is still one, and a value with
+ * nothing to decode is its raw string. */
+START_TEST(test_header_odd_bytes)
+{
+	static const char raw[] = "Subject: a\0b\r c\r\n\td\r\n"
+				  "X-Word: =\0?utf-8?q?J=C3=B6rg?=\n"
+				  "X-Plain: plain = ? =\n ?\n"
+				  "From: J\xc3\xb6rg <j@example.org>\n\nbody\n";
+	struct message m;
+	struct err e;
+	const struct header *h;
+
+	ck_assert_int_eq(message_parse(&m, raw, sizeof(raw) - 1, &e), 0);
+	ck_assert_uint_eq(m.nheaders, 4);
+	h = m.headers;
+	ck_assert_str_eq(message_header_raw_of(&m, &h[0]), "ab  c\td");
+	ck_assert_ptr_eq(message_header_value(&m, &h[0]), h[0].raw);
+	ck_assert_str_eq(message_header_raw_of(&m, &h[1]), "=?utf-8?q?J=C3=B6rg?=");
+	ck_assert_str_eq(message_header_value(&m, &h[1]), "J\xc3\xb6rg");
+	ck_assert_str_eq(message_header_raw_of(&m, &h[2]), "plain = ? = ?");
+	ck_assert_ptr_eq(message_header_value(&m, &h[2]), h[2].raw);
+	ck_assert_str_eq(message_header_value(&m, &h[3]), "J\xc3\xb6rg <j@example.org>");
+	ck_assert_uint_eq(m.warnings & MSG_WARN_LONG_HEADER, 0);
+	message_release(&m);
+}
+END_TEST
+
+/* Fields end where a line break is followed by no blank, wherever the
+ * break falls, CR LF or LF, and the blank line ends the block. */
+START_TEST(test_header_field_ends)
+{
+	static const char dots[] = "................................";
+
+	for (int k = 0; k < 32; k++) {
+		char raw[512];
+		struct message m;
+		struct err e;
+
+		snprintf(raw, sizeof(raw), "Subject: %.*s\r\n\tmore\r\n x\r\nX-A:%.*s\n"
+			 "X-B : b\n\r\nbody\n", k, dots, k % 7, dots);
+		ck_assert_int_eq(message_parse(&m, raw, strlen(raw), &e), 0);
+		ck_assert_uint_eq(m.nheaders, 3);
+		ck_assert_str_eq(m.headers[0].name, "Subject");
+		ck_assert_uint_eq(strlen(message_header_raw_of(&m, &m.headers[0])), k ? (size_t)k + 7 : 6);
+		ck_assert_uint_eq(strlen(message_header(&m, "x-a")), (size_t)(k % 7));
+		ck_assert_str_eq(message_header(&m, "X-B"), "b");
+		ck_assert_str_eq(m.text, "body\n");
+		message_release(&m);
+	}
+}
+END_TEST
+
+/* A name is printable ASCII without spaces; blanks before its colon are
+ * allowed.  A line with another name is no field: the body starts there. */
+START_TEST(test_header_names)
+{
+	static const char *const bad[] = { "Bad Name: x", "B\x7f: x", "B\xc3\xa9: x", ": x" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char raw[128], want[64];
+		struct message m;
+		struct err e;
+
+		snprintf(raw, sizeof(raw), "X-Trail \t: v\n%s\nX-No: y\n\nbody\n", bad[i]);
+		snprintf(want, sizeof(want), "%s\nX-No: y\n\nbody\n", bad[i]);
+		ck_assert_int_eq(message_parse(&m, raw, strlen(raw), &e), 0);
+		ck_assert_uint_eq(m.nheaders, 1);
+		ck_assert_str_eq(m.headers[0].name, "X-Trail");
+		ck_assert_str_eq(message_header(&m, "X-Trail"), "v");
+		ck_assert_msg(!strcmp(m.text, want), "%zu: text [%s]", i, m.text);
+		message_release(&m);
+	}
+}
+END_TEST
+
+/* The usual Content-Type shapes, and their near misses, read as
+ * libetpan reads them. */
+START_TEST(test_content_type_shapes)
+{
+	static const struct {
+		const char *type, *charset, *text;
+	} cases[] = {
+		{ "text/plain; charset=\"UTF-8\"", "utf-8", "a \nb\n" },
+		{ "TEXT/Plain;charset=ISO-8859-1", "iso-8859-1", "a \nb\n" },
+		{ "text/plain", "us-ascii", "a \nb\n" },
+		{ " text/plain ;\tcharset=x-unknown_1.0 ", "x-unknown_1.0", "a \nb\n" },
+		{ "text/plain; charset=\"utf-8\" (by hand)", "utf-8", "a \nb\n" },
+		{ "text/plain; charset=utf-8; format=flowed", "utf-8", "a b\n" },
+		{ "text/plain; charset=utf-8;", "utf-8", "a \nb\n" },
+		{ "text/plain; charset=\"utf-8", "us-ascii", "a \nb\n" },
+		{ "text/plainx; charset=utf-8", "us-ascii", "" },
+		{ "text/plain; charset=", "us-ascii", "a \nb\n" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char raw[256];
+		struct message m;
+		struct err e;
+
+		snprintf(raw, sizeof(raw), "Content-Type: %s\n\na \nb\n", cases[i].type);
+		ck_assert_int_eq(message_parse(&m, raw, strlen(raw), &e), 0);
+		ck_assert_msg(!strcmp(m.text_charset, cases[i].charset), "%s: charset %s", cases[i].type,
+			      m.text_charset);
+		ck_assert_msg(!strcmp(m.text, cases[i].text), "%s: text [%s]", cases[i].type, m.text);
+		message_release(&m);
+	}
+}
+END_TEST
+
+/*
+ * A header value is decoded when asked for, not before: the fields no one
+ * reads cost no copy.  message_parse()'s caller may reuse its buffer at
+ * once, so a value asked for later still reads the mail's bytes; a
+ * Content- field is read by the parse itself.
+ */
+START_TEST(test_header_decoded_when_asked)
+{
+	static const char mail[] = "Received: from a by b\n"
+				   "Subject: =?utf-8?q?J=C3=B6rg?=\n"
+				   "Content-Type: text/plain; charset=utf-8\n\nbody\n";
+	char raw[sizeof(mail)];
+	struct message m;
+	struct err e;
+
+	memcpy(raw, mail, sizeof(mail));
+	ck_assert_int_eq(message_parse(&m, raw, sizeof(raw) - 1, &e), 0);
+	memset(raw, 'x', sizeof(raw));
+	ck_assert_uint_eq(m.nheaders, 3);
+	ck_assert_ptr_null(m.headers[0].raw);
+	ck_assert_ptr_null(m.headers[1].value);
+	ck_assert_ptr_nonnull(m.headers[2].raw);
+	ck_assert_str_eq(message_header(&m, "subject"), "J\xc3\xb6rg");
+	ck_assert_str_eq(m.headers[1].value, "J\xc3\xb6rg");
+	ck_assert_ptr_null(m.headers[0].raw);
+	ck_assert_str_eq(message_header_raw_of(&m, &m.headers[0]), "from a by b");
+	ck_assert_str_eq(m.headers[0].raw, "from a by b");
 	message_release(&m);
 }
 END_TEST
@@ -762,6 +910,11 @@ int main(void)
 	tcase_add_loop_test(tm, test_mail, 0, ARRAY_SIZE(mails));
 	tcase_add_test(tm, test_in_place);
 	tcase_add_test(tm, test_header_order);
+	tcase_add_test(tm, test_header_odd_bytes);
+	tcase_add_test(tm, test_header_field_ends);
+	tcase_add_test(tm, test_content_type_shapes);
+	tcase_add_test(tm, test_header_names);
+	tcase_add_test(tm, test_header_decoded_when_asked);
 	tcase_add_test(tm, test_bytes);
 	tcase_add_test(tm, test_attachments);
 	suite_add_tcase(s, tm);

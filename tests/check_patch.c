@@ -899,6 +899,19 @@ START_TEST(test_change_id)
 	ck_assert_str_eq(p->change_id, "");
 	patches_free(p, np);
 	hm_release(&m);
+	/* at any offset, and at the end of the text; not inside a line */
+	for (int k = 0; k < 40; k++) {
+		char text[256], want[32];
+
+		snprintf(text, sizeof(text), "Fix.\n\nSigned-off-by: A <a@x.org>\n---\n%.*s"
+			 "xchange-id: no\n change-id: no\nchange-id: id-%d", k,
+			 "........................................", k);
+		snprintf(want, sizeof(want), "id-%d", k);
+		p = parse_simple(&m, "[PATCH] x", text, &np);
+		ck_assert_str_eq(p->change_id, want);
+		patches_free(p, np);
+		hm_release(&m);
+	}
 }
 END_TEST
 

@@ -81,12 +81,14 @@ static int serialize_mail(const struct message *m, struct buf *b)
 
 	for (size_t i = 0; i < m->nheaders && rc == 0; i++) {
 		const struct header *h = &m->headers[i];
+		const char *raw;
 		bool skip = false;
 
 		for (size_t j = 0; j < ARRAY_SIZE(mime); j++)
 			skip = skip || !strcasecmp(h->name, mime[j]);
-		if (!skip && !strpbrk(h->name, "\r\n:") && !strpbrk(h->raw, "\r\n"))
-			rc = buf_printf(b, "%s: %s\n", h->name, h->raw);
+		raw = skip ? NULL : message_header_raw_of(m, h);
+		if (raw && !strpbrk(h->name, "\r\n:") && !strpbrk(raw, "\r\n"))
+			rc = buf_printf(b, "%s: %s\n", h->name, raw);
 	}
 	if (rc == 0)
 		rc = buf_addstr(b, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"

@@ -57,7 +57,14 @@ char *xstrndup_trim(const char *s, size_t n);
 /* Grows an array *pv of *alloc elements of size sz so it holds at least
  * need elements (doubling). */
 void xgrow(void *pv, size_t *alloc, size_t need, size_t sz);
-#define ARRAY_GROW(v, alloc, need) xgrow(&(v), &(alloc), (need), sizeof(*(v)))
+/* The same, with the test that it has room where it is used: arrays grow
+ * an element at a time, and a call per element costs.  alloc and need are
+ * read twice. */
+#define ARRAY_GROW(v, alloc, need)					\
+	do {								\
+		if ((need) > (alloc))					\
+			xgrow(&(v), &(alloc), (need), sizeof(*(v)));	\
+	} while (0)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -41,4 +41,10 @@ static inline bool bytes_has(uint64_t w, unsigned char c)
 	return bytes_has_zero(w ^ BYTES_REPEAT(c));
 }
 
+/* Whether some byte of w is below n (n at most 128). */
+static inline bool bytes_has_below(uint64_t w, unsigned char n)
+{
+	return ((w - BYTES_REPEAT(n)) & ~w & BYTES_REPEAT(0x80)) != 0;
+}
+
 #endif

@@ -344,9 +344,12 @@ static const struct header *trusted_header(const struct message *m, const char *
 {
 	for (size_t i = 0; i < m->nheaders; i++) {
 		const struct header *h = &m->headers[i];
+		const char *raw;
 
-		if (h->name && h->raw && !strcasecmp(h->name, "Authentication-Results") &&
-		    authres_id_is(h->raw, strlen(h->raw), authserv_id))
+		if (!h->name || strcasecmp(h->name, "Authentication-Results"))
+			continue;
+		raw = message_header_raw_of(m, h);
+		if (raw && authres_id_is(raw, strlen(raw), authserv_id))
 			return h;
 	}
 	return NULL;

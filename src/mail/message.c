@@ -6,6 +6,10 @@
 #include <libetpan/libetpan.h>
 
 #include "lib/buf.h"
+#include "lib/bytes.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "mail/message.h"
 #include "mail/message_p.h"
 #include "lib/utf8.h"
@@ -80,14 +84,38 @@ static size_t line_end(const char *s, size_t n, size_t i, size_t *eol)
 	return nl ? e + 1 : n;
 }
 
-static bool valid_name(const char *s, size_t n)
+/*
+ * Where the field whose value starts at s[i] ends: after the first line
+ * break that no blank (a continuation line) follows, or at n.  A header
+ * block is most of a list mail's bytes, and its lines are many and
+ * short: with SSE2 the line breaks that end a field are found sixteen
+ * bytes at a time, not each line's end by a call of memchr().
+ */
+static size_t field_end(const char *s, size_t n, size_t i)
 {
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] > '~')
-			return false;
-	return true;
+#ifdef __SSE2__
+	for (; n - i >= 17; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n')));
+
+		/* a field has a few line breaks: the byte after each is read */
+		for (; nl; nl &= nl - 1) {
+			size_t at = i + (size_t)__builtin_ctz(nl) + 1;
+
+			if (!ascii_is_blank((unsigned char)s[at]))
+				return at;
+		}
+	}
+#endif
+	for (;;) {
+		const char *nl = memchr(s + i, '\n', n - i);
+
+		if (!nl)
+			return n;
+		i = (size_t)(nl - s) + 1;
+		if (i == n || !ascii_is_blank((unsigned char)s[i]))
+			return i;
+	}
 }
 
 /*
@@ -98,73 +126,123 @@ static bool valid_name(const char *s, size_t n)
 static bool next_field(const char *s, size_t n, size_t *i, struct field *f)
 {
 	for (;;) {
-		size_t start = *i, eol, next, name_end;
-		const char *colon;
+		size_t start = *i, eol, name_end, bad;
 
 		if (start >= n)
 			return false;
-		next = line_end(s, n, start, &eol);
-		if (eol == start) {
-			*i = next;
-			return false;
+		if (s[start] == '\n' || (s[start] == '\r' && (start + 1 == n || s[start + 1] == '\n'))) {
+			*i = start + (s[start] == '\r' && start + 1 < n ? 2 : 1);
+			return false;	/* the blank line */
 		}
 		if (ascii_is_blank((unsigned char)s[start])) {
-			*i = next;	/* continues nothing: skip it */
+			*i = line_end(s, n, start, &eol);	/* continues nothing: skip it */
 			continue;
 		}
-		colon = memchr(s + start, ':', eol - start);
-		name_end = colon ? (size_t)(colon - s) : start;
+		/* One byte loop finds the colon and checks the name on the way:
+		 * printable ASCII, no space.  A name is a few bytes, not worth a
+		 * memchr(). */
+		bad = SIZE_MAX;
+		for (name_end = start; name_end < n; name_end++) {
+			unsigned char c = (unsigned char)s[name_end];
+
+			if (c == ':' || c == '\n')
+				break;
+			if ((c <= ' ' || c > '~') && bad == SIZE_MAX)
+				bad = name_end;
+		}
+		if (name_end == n || s[name_end] != ':')
+			return false;
+		f->val = s + name_end + 1;
 		while (name_end > start && ascii_is_blank((unsigned char)s[name_end - 1]))
 			name_end--;
-		if (!colon || !valid_name(s + start, name_end - start))
+		/* blanks before the colon are no part of the name */
+		if (name_end == start || bad < name_end)
 			return false;
 		f->name = s + start;
 		f->name_len = name_end - start;
-		f->val = colon + 1;
-		while (next < n && ascii_is_blank((unsigned char)s[next]))
-			next = line_end(s, n, next, &eol);
-		f->val_len = (size_t)(s + next - f->val);
-		*i = next;
+		*i = field_end(s, n, (size_t)(f->val - s));
+		f->val_len = (size_t)(s + *i - f->val);
 		return true;
 	}
+}
+
+/* Whether the n bytes at s hold "=?", which starts an RFC 2047 word. */
+static bool has_encoded_word(const char *s, size_t n)
+{
+	const char *q = s;
+
+	/* '?' is the rarer byte in a header: '=' fills DKIM signatures */
+	while ((q = memchr(q, '?', n - (size_t)(q - s)))) {
+		if (q > s && q[-1] == '=')
+			return true;
+		if (++q == s + n)
+			break;
+	}
+	return false;
+}
+
+static bool needs_decoding(const char *s, size_t n)
+{
+	return mime_ascii_run(s, 0, n) < n || has_encoded_word(s, n);
 }
 
 /*
  * Unfolds a field value into d (room for cap + 1 bytes): line breaks
  * before white space go, a stray CR becomes a space, NULs are dropped;
- * the result is trimmed and holds at most cap bytes (*cut tells when more
- * were dropped).  Returns its length; d is NUL-terminated.
+ * the result is trimmed and holds at most cap bytes of the value (NULs
+ * counted; *cut tells when more were dropped).  Returns its length; d is
+ * NUL-terminated.  *plain (unless NULL) tells whether the result has
+ * nothing for RFC 2047 decoding: no byte >= 0x80 and no "=?".
+ *
+ * One pass over the bytes does it all: every header field of every mail
+ * comes here, and a pass for each of these jobs (a memchr() for each line,
+ * three for NUL, CR and LF, more for each '=') cost more than the rest of
+ * the header's parse.
  */
-static size_t unfold_into(char *d, size_t cap, const char *v, size_t n, bool *cut)
+static size_t unfold_into(char *d, size_t cap, const char *v, size_t n, bool *cut, bool *plain)
 {
-	size_t i = 0, j = 0;
+	size_t i = 0, took = 0, j = 0;
+	uint64_t high = 0;	/* the bytes copied, or'ed */
 
 	trim(&v, &n);
-	/* Line by line, with memchr: a 1 MB header line is one memcpy. */
-	while (i < n && j < cap) {
-		const char *nl = memchr(v + i, '\n', n - i);
-		size_t e = nl ? (size_t)(nl - v) : n;
-		size_t len = (nl && e > i && v[e - 1] == '\r' ? e - 1 : e) - i;
+	while (i < n && took < cap) {
+		unsigned char c;
 
-		if (len > cap - j) {
-			memcpy(d + j, v + i, cap - j);
-			i += cap - j;
-			j = cap;
-			break;
+		/* eight bytes at a time while none is a NUL, CR or LF */
+		if (n - i >= 8 && cap - took >= 8) {
+			uint64_t w = bytes_load(v + i);
+
+			if (!bytes_has_below(w, '\r' + 1)) {
+				memcpy(d + j, &w, 8);
+				high |= w;
+				i += 8, j += 8, took += 8;
+				continue;
+			}
 		}
-		memcpy(d + j, v + i, len);
-		j += len;
-		i = nl ? e + 1 : n;
+		c = (unsigned char)v[i++];
+		if (c > '\r') {
+			d[j++] = (char)c;
+			high |= c;
+			took++;
+			continue;
+		}
+		if (c == '\n' || (c == '\r' && i < n && v[i] == '\n'))
+			continue;	/* a line break */
+		took++;
+		if (c != '\0')
+			d[j++] = c == '\r' ? ' ' : (char)c;
 	}
 	*cut = false;
 	for (; i < n && !*cut; i++)
 		*cut = !ascii_is_lws((unsigned char)v[i]) && v[i] != '\0';
-	j = mime_sanitize(d, j);
 	if (*cut)
 		j = utf8_clip(d, j);
 	while (j && ascii_is_lws((unsigned char)d[j - 1]))
 		j--;
 	d[j] = '\0';
+	if (plain)
+		*plain = *cut ? !needs_decoding(d, j) :
+			 !(high & BYTES_REPEAT(0x80)) && !has_encoded_word(d, j);
 	return j;
 }
 
@@ -180,7 +258,7 @@ static char *unfold(const char *v, size_t n, size_t *out_len, bool *cut)
 	size_t cap = unfold_cap(n);
 	char *d = xmalloc(cap + 1);
 
-	*out_len = unfold_into(d, cap, v, n, cut);
+	*out_len = unfold_into(d, cap, v, n, cut, NULL);
 	return d;
 }
 
@@ -245,27 +323,15 @@ static void arena_free(struct message *m)
 	}
 }
 
-static bool needs_decoding(const char *s, size_t n)
-{
-	const char *eq = s;
-
-	if (mime_ascii_run(s, 0, n) < n)
-		return true;
-	while ((eq = memchr(eq, '=', n - (size_t)(eq - s))) && eq + 1 < s + n)
-		if (*++eq == '?')
-			return true;
-	return false;
-}
-
 /* The decoded, capped, trimmed value of an unfolded raw value, in m's
- * arena: raw itself when there is nothing to decode. */
-static char *decode_value(struct message *m, char *raw, size_t n, bool *cut)
+ * arena: raw itself when it is plain (nothing to decode). */
+static char *decode_value(struct message *m, char *raw, size_t n, bool plain, bool *cut)
 {
 	char *v, *t;
 	const char *p;
 	size_t len;
 
-	if (!needs_decoding(raw, n))
+	if (plain)
 		return raw;
 	v = message_decode_2047(raw, n);
 	len = strlen(v);
@@ -280,21 +346,57 @@ static char *decode_value(struct message *m, char *raw, size_t n, bool *cut)
 	return t;
 }
 
+/* Unfolds and decodes h's value, once. */
+static void header_fill(struct message *m, struct header *h)
+{
+	size_t raw_len, cap;
+	bool cut = false, plain;
+
+	if (h->raw || !h->field)
+		return;
+	cap = unfold_cap(h->field_len);
+	h->raw = arena_alloc(m, cap + 1);
+	raw_len = unfold_into(h->raw, cap, h->field, h->field_len, &cut, &plain);
+	arena_trim(m, h->raw, cap + 1, raw_len + 1);
+	h->value = decode_value(m, h->raw, raw_len, plain, &cut);
+	if (cut)
+		m->warnings |= MSG_WARN_LONG_HEADER;
+}
+
+/*
+ * message.h promises these for a const message: its header values are a
+ * cache, filled on first use, and the message is never defined const
+ * (message_parse() fills a caller's struct).
+ */
+static struct header *header_mut(const struct header *h)
+{
+	return (struct header *)h;
+}
+
+static struct message *message_mut(const struct message *m)
+{
+	return (struct message *)m;
+}
+
+/*
+ * The value's bytes are kept as written, to be decoded when asked for:
+ * nearly all that is in a list mail's header block (Received:, DKIM and
+ * ARC signatures) is never read.  A value that may come out longer than
+ * MESSAGE_MAX_HEADER_LEN (4 bytes of UTF-8 for each byte at most) is
+ * decoded at once, so that the warning of a cut one is there as before.
+ */
 static void add_header(struct message *m, size_t *alloc, const struct field *f)
 {
 	struct header *h;
-	size_t raw_len, cap = unfold_cap(f->val_len);
-	bool cut = false;
 
 	ARRAY_GROW(m->headers, *alloc, m->nheaders + 1);
 	h = &m->headers[m->nheaders++];
 	h->name = arena_strndup(m, f->name, f->name_len);
-	h->raw = arena_alloc(m, cap + 1);
-	raw_len = unfold_into(h->raw, cap, f->val, f->val_len, &cut);
-	arena_trim(m, h->raw, cap + 1, raw_len + 1);
-	h->value = decode_value(m, h->raw, raw_len, &cut);
-	if (cut)
-		m->warnings |= MSG_WARN_LONG_HEADER;
+	h->value = h->raw = NULL;
+	h->field = f->val;
+	h->field_len = f->val_len;
+	if (f->val_len > MESSAGE_MAX_HEADER_LEN / 4)
+		header_fill(m, h);
 }
 
 /* ---------------------------------------------------------------------
@@ -467,16 +569,65 @@ static char *strip_comments(const char *v, size_t n, size_t *len)
 	return d;
 }
 
+static size_t skip_blanks(const char *v, size_t n, size_t i)
+{
+	while (i < n && ascii_is_blank((unsigned char)v[i]))
+		i++;
+	return i;
+}
+
+/*
+ * "text/plain", alone or with one charset parameter, quoted or not: what
+ * nearly every mail's Content-Type says.  It is read here, as libetpan
+ * reads it, for a parse with libetpan costs more than the rest of the
+ * header block's; any other shape is left to libetpan.
+ */
+static bool simple_content_type(struct part *pt, const char *v, size_t n)
+{
+	static const char type[] = "text/plain", param[] = "charset=";
+	size_t i = skip_blanks(v, n, 0), cs, ce;
+	bool quoted;
+
+	if (n - i < sizeof(type) - 1 || !mem_ieq(v + i, sizeof(type) - 1, type))
+		return false;
+	i = skip_blanks(v, n, i + sizeof(type) - 1);
+	if (i == n) {
+		strcpy(pt->type, type);
+		return true;
+	}
+	if (v[i] != ';')
+		return false;
+	i = skip_blanks(v, n, i + 1);
+	if (n - i < sizeof(param) - 1 || !mem_ieq(v + i, sizeof(param) - 1, param))
+		return false;
+	i += sizeof(param) - 1;
+	quoted = i < n && v[i] == '"';
+	cs = i += quoted;
+	while (i < n && (ascii_is_alnum((unsigned char)v[i]) || v[i] == '-' || v[i] == '_' ||
+			 v[i] == '.'))
+		i++;
+	ce = i;
+	if (ce == cs || (quoted && (i == n || v[i++] != '"')) || skip_blanks(v, n, i) != n)
+		return false;
+	strcpy(pt->type, type);
+	mime_copy_lower(pt->charset, sizeof(pt->charset), v + cs, ce - cs);
+	return true;
+}
+
 /* Content-Type by libetpan's parser; one it cannot read leaves the
  * default, text/plain (RFC 2045 5.2). */
 static void part_content_type(struct part *pt, const char *value, size_t vn)
 {
 	struct mailmime_content *c = NULL;
 	size_t idx = 0, n;
-	char *v = strip_comments(value, vn, &n);
+	char *v;
 	const char *t;
-	int r = mailmime_content_parse(v, n, &idx, &c);
+	int r;
 
+	if (simple_content_type(pt, value, vn))
+		return;
+	v = strip_comments(value, vn, &n);
+	r = mailmime_content_parse(v, n, &idx, &c);
 	free(v);
 	if (r != MAILIMF_NO_ERROR)
 		return;
@@ -613,17 +764,25 @@ static bool has_diff(const char *s, size_t n)
 	return false;
 }
 
-/* A quoted line: ">", "> ...", ">> ..."; not an mbox-escaped ">From ". */
+/*
+ * A quoted line: ">", "> ...", ">> ..."; not an mbox-escaped ">From ".
+ * The '>'s are looked for, not the lines: a mail without a quote is read
+ * whole, and a line end is more often met than a '>', even in C.  A line
+ * ">" may end in CR LF, or in a CR or nothing at the end of the text.
+ */
 static bool has_quote(const char *s, size_t n)
 {
-	size_t i = 0;
+	const char *p = s, *end = s + n;
 
-	while (i < n) {
-		size_t eol, next = line_end(s, n, i, &eol), len = eol - i;
+	while (p < end && (p = memchr(p, '>', (size_t)(end - p)))) {
+		if (p == s || p[-1] == '\n') {
+			size_t rest = (size_t)(end - p);
 
-		if (len && s[i] == '>' && (len == 1 || s[i + 1] == ' ' || s[i + 1] == '>'))
-			return true;
-		i = next;
+			if (rest == 1 || p[1] == ' ' || p[1] == '>' || p[1] == '\n' ||
+			    (p[1] == '\r' && (rest == 2 || p[2] == '\n')))
+				return true;
+		}
+		p++;
 	}
 	return false;
 }
@@ -799,8 +958,30 @@ struct walk {
 	struct part *patches;		/* owned array, boundaries NULL: patch attachments */
 	size_t npatches, patches_alloc;
 	struct text text_data;		/* the decoded text part (owned unless in_raw) */
-	bool text_diff;
+	bool text_diff;			/* text_data holds a diff ... */
+	bool diff_known;		/* ... once this is set: see text_has_diff() */
 };
+
+/*
+ * Whether the text part holds a diff, looked for when first asked: by a
+ * part after it (a diff in the mail's own words means attachments are
+ * not read) or by a patch attachment competing with it.  A mail of one
+ * part, most mails, never asks, and is spared a walk through its lines.
+ */
+static bool text_has_diff(struct walk *w)
+{
+	if (w->have_text && !w->diff_known) {
+		w->diff_known = true;
+		w->text_diff = has_diff(w->text_data.data, w->text_data.len);
+	}
+	return w->text_diff;
+}
+
+/* Whether no more parts are to be read. */
+static bool walk_stopped(struct walk *w)
+{
+	return w->stop || text_has_diff(w);
+}
 
 static void walk_entity(struct walk *w, struct part *pt, int depth);
 
@@ -910,7 +1091,7 @@ static void walk_multipart(struct walk *w, struct part *pt, int depth)
 		walk_as_text(w, pt, depth);
 		d.close = true;
 	}
-	while (!d.close && !w->stop) {
+	while (!d.close && !walk_stopped(w)) {
 		struct part child;
 		size_t end;
 
@@ -937,10 +1118,7 @@ static void take_leaf(struct walk *w, const struct part *pt)
 		w->text = *pt;
 		w->text.boundary = NULL;
 		decode_text(pt, &w->text_data, &w->m->warnings);
-		w->text_diff = has_diff(w->text_data.data, w->text_data.len);
 		w->m->body_quotes = has_quote(w->text_data.data, w->text_data.len);
-		/* a diff in the mail's own words: attachments are not read */
-		w->stop = w->text_diff;
 	} else if (w->npatches < MESSAGE_MAX_ATTACHMENTS && is_patch_part(pt)) {
 		ARRAY_GROW(w->patches, w->patches_alloc, w->npatches + 1);
 		w->patches[w->npatches] = *pt;
@@ -950,7 +1128,7 @@ static void take_leaf(struct walk *w, const struct part *pt)
 
 static void walk_entity(struct walk *w, struct part *pt, int depth)
 {
-	if (w->stop)
+	if (walk_stopped(w))
 		return;
 	if (++w->nparts > MESSAGE_MAX_PARTS) {
 		w->stop = true;
@@ -969,7 +1147,7 @@ static void choose_text(struct walk *w)
 	struct message *m = w->m;
 	const struct part *pt;
 
-	if (w->npatches && !w->text_diff) {
+	if (w->npatches && !text_has_diff(w)) {
 		struct text t;
 
 		if (!w->text_data.in_raw)
@@ -1034,10 +1212,27 @@ static size_t parse_headers(struct message *m, const char *raw, size_t len, stru
 			continue;
 		add_header(m, &alloc, &f);
 		h = &m->headers[m->nheaders - 1];
-		if (is_mime_field(&f))
+		if (is_mime_field(&f)) {
+			header_fill(m, &m->headers[m->nheaders - 1]);
 			part_header(top, h->name, strlen(h->name), h->raw, strlen(h->raw));
+		}
 	}
 	return i;
+}
+
+/* The header block's bytes, where the values not decoded yet are read
+ * from, outlive a message_parse() caller's raw: a copy in the arena. */
+static void keep_header_bytes(struct message *m, const char *raw, size_t n)
+{
+	char *copy;
+
+	if (!n)
+		return;
+	copy = arena_alloc(m, n);
+	memcpy(copy, raw, n);
+	for (size_t i = 0; i < m->nheaders; i++)
+		if (m->headers[i].field)
+			m->headers[i].field = copy + (m->headers[i].field - raw);
 }
 
 /* message_parse(), and with own (raw, writable) message_parse_in_place(). */
@@ -1060,6 +1255,8 @@ static int parse(struct message *m, const char *raw, char *own, size_t len, stru
 		raw += body, len -= body;
 	}
 	body = parse_headers(m, raw, len, &top);
+	if (!own)
+		keep_header_bytes(m, raw, body);
 	top.body = raw + body;
 	top.body_len = len - body;
 	if (own)
@@ -1083,6 +1280,18 @@ int message_parse_in_place(struct message *m, char *raw, size_t len, struct err 
 	return parse(m, raw, raw, len, e);
 }
 
+const char *message_header_value(const struct message *m, const struct header *h)
+{
+	header_fill(message_mut(m), header_mut(h));
+	return h->value;
+}
+
+const char *message_header_raw_of(const struct message *m, const struct header *h)
+{
+	header_fill(message_mut(m), header_mut(h));
+	return h->raw;
+}
+
 static const struct header *find_header(const struct message *m, const char *name)
 {
 	for (size_t i = 0; i < m->nheaders; i++)
@@ -1095,14 +1304,14 @@ const char *message_header(const struct message *m, const char *name)
 {
 	const struct header *h = find_header(m, name);
 
-	return h ? h->value : NULL;
+	return h ? message_header_value(m, h) : NULL;
 }
 
 const char *message_header_last(const struct message *m, const char *name)
 {
 	for (size_t i = m->nheaders; i-- > 0;)
 		if (ascii_streq_ci(m->headers[i].name, name))
-			return m->headers[i].value;
+			return message_header_value(m, &m->headers[i]);
 	return NULL;
 }
 
@@ -1110,13 +1319,16 @@ const char *message_header_raw(const struct message *m, const char *name)
 {
 	const struct header *h = find_header(m, name);
 
-	return h ? h->raw : NULL;
+	return h ? message_header_raw_of(m, h) : NULL;
 }
 
 size_t message_bytes(const struct message *m)
 {
 	size_t n = sizeof(*m) + m->nheaders * sizeof(*m->headers) + m->text_len;
 
+	/* what the mail costs once its values are read */
+	for (size_t i = 0; i < m->nheaders; i++)
+		header_fill(message_mut(m), header_mut(&m->headers[i]));
 	for (size_t i = 0; i < m->nheaders; i++)
 		n += strlen(m->headers[i].name) + strlen(m->headers[i].value) +
 		     strlen(m->headers[i].raw) + 3;

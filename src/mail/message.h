@@ -33,14 +33,30 @@ struct attachment {
 	size_t len;
 };
 
-/* A header field.  In a message made by message_parse() its strings are
+/*
+ * A header field.  In a message made by message_parse() its strings are
  * the message's, kept in its arena: message_release() frees them all at
- * once, and none may be freed or reallocated on its own. */
+ * once, and none may be freed or reallocated on its own.
+ *
+ * There the value is unfolded and decoded only when first asked for, by
+ * message_header_value() or message_header_raw_of() (message_header() and
+ * the others do it too): a mail's trace and signature fields, most of its
+ * header bytes, are seldom read.  Until then value and raw are NULL and
+ * field holds the bytes as written; read them through those functions.
+ * A value longer than MESSAGE_MAX_HEADER_LEN / 4 as written is decoded at
+ * once, so MSG_WARN_LONG_HEADER is known when message_parse() returns.
+ * A header built by hand (tests) sets name, value and raw; field is then
+ * unused.
+ */
 struct header {
 	char *name;	/* as written (compare case-insensitively) */
 	char *value;	/* unfolded, RFC 2047 decoded, UTF-8, trimmed; raw
 			 * itself when there was nothing to decode */
 	char *raw;	/* unfolded but not decoded (for Message-ID etc.) */
+	const char *field;	/* foreign (the mail's bytes, or a copy in the
+				 * arena): the value as written, from after the
+				 * colon to the end of the field */
+	size_t field_len;
 };
 
 struct message_arena;
@@ -115,6 +131,12 @@ int message_parse_in_place(struct message *m, char *raw, size_t len, struct err 
 const char *message_header(const struct message *m, const char *name);
 const char *message_header_raw(const struct message *m, const char *name);
 
+/* The decoded and the undecoded value of h, one of m->headers (decoding
+ * it on first use: m is not changed otherwise).  NULL only for a header
+ * built by hand without them. */
+const char *message_header_value(const struct message *m, const struct header *h);
+const char *message_header_raw_of(const struct message *m, const struct header *h);
+
 /*
  * The decoded value of the last header named name, or NULL.  For List-Id:
  * the one a list server added is the last, since Mailman and mlmmj append
@@ -125,7 +147,8 @@ const char *message_header_raw(const struct message *m, const char *name);
 const char *message_header_last(const struct message *m, const char *name);
 
 /* The bytes m holds in memory: its headers, text and attachments, with
- * their bookkeeping (what a mail kept parsed costs, for a limit). */
+ * their bookkeeping (what a mail kept parsed costs, for a limit).  It
+ * decodes every header value not decoded yet, and counts them so. */
 size_t message_bytes(const struct message *m);
 /* Frees the contents. */
 void message_release(struct message *m);

@@ -8,6 +8,9 @@
 #include "lib/buf.h"
 #include "lib/ascii.h"
 #include "lib/bytes.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "mail/msgid.h"
 
 #define SUBJECT_MAX_GROUPS	16	/* bracket groups parsed in a subject */
@@ -200,6 +203,39 @@ static const char *next_mark(const char *from, const char *limit, const char *en
 	/* a mark starting at limit - 1 has its '8' or '%' at limit */
 	const char *stop = limit < end ? limit + 1 : end;
 
+#ifdef __SSE2__
+	/*
+	 * With SSE2 the pairs themselves are looked for, sixteen starts at a
+	 * time: a word test for '8' and '%' is a poor filter in a diff, where
+	 * hex numbers are, and every text is scanned so once whole.  A mark
+	 * starts before limit and its two bytes lie before end.
+	 */
+	const char *last;
+
+	if (end - from < 2)
+		return limit;
+	last = limit < end - 1 ? limit : end - 1;
+	for (; end - from >= 17 && from < last; from += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)from);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(from + 1));
+		__m128i a8 = _mm_or_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('8')),
+					  _mm_cmpeq_epi8(a, _mm_set1_epi8('%')));
+		__m128i b8 = _mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('8')),
+					  _mm_cmpeq_epi8(b, _mm_set1_epi8('%')));
+		__m128i m = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('>')), b8),
+					 _mm_and_si128(a8, _mm_cmpeq_epi8(b, _mm_set1_epi8('<'))));
+		unsigned hit = (unsigned)_mm_movemask_epi8(m);
+
+		if (hit) {
+			const char *q = from + __builtin_ctz(hit);
+
+			return q < last ? q : limit;
+		}
+	}
+	/* the rest as without SSE2: no mark starts before from */
+	if (from >= last)
+		return limit;
+#endif
 	for (const char *p = from; p < stop; p += 8) {
 		const char *wend = stop - p >= 8 ? p + 8 : stop;
 
@@ -349,7 +385,7 @@ static const char *hdr_value(const struct message *m, const char *name)
 {
 	const struct header *h = hdr_find(m, name);
 
-	return h && h->value ? h->value : NULL;
+	return h ? message_header_value(m, h) : NULL;
 }
 
 /* Message-IDs are ASCII: the undecoded value avoids RFC 2047 surprises. */
@@ -357,9 +393,12 @@ static const char *hdr_raw(const struct message *m, const char *name)
 {
 	const struct header *h = hdr_find(m, name);
 
+	const char *raw;
+
 	if (!h)
 		return NULL;
-	return h->raw ? h->raw : h->value;
+	raw = message_header_raw_of(m, h);
+	return raw ? raw : message_header_value(m, h);
 }
 
 /* The end of the next ID at s: "<id>" or a bare word. */
@@ -1041,24 +1080,60 @@ static void trim_blank_tail(struct patch *p)
 		p->nlines--;
 }
 
+/*
+ * The first line of s[0..n) that starts with the k bytes of word, or NULL.
+ * A diff's lines start with ' ', '+', '-' and '@' nearly all: with SSE2
+ * the line ends followed by word[0] are looked for sixteen at a time, and
+ * only those are compared; else memmem() finds word where it stands.
+ */
+static const char *line_starting(const char *s, size_t n, const char *word, size_t k)
+{
+	const char *end = s + n, *p = s;
+
+	if (n >= k && !memcmp(s, word, k))
+		return s;
+#ifdef __SSE2__
+	for (; end - p >= 17; p += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned hit = (unsigned)_mm_movemask_epi8(
+			_mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n')),
+				      _mm_cmpeq_epi8(b, _mm_set1_epi8(word[0]))));
+
+		for (; hit; hit &= hit - 1) {
+			const char *q = p + __builtin_ctz(hit) + 1;
+
+			if ((size_t)(end - q) >= k && !memcmp(q, word, k))
+				return q;
+		}
+	}
+	for (; p < end; p++)
+		if (*p == '\n' && (size_t)(end - p - 1) >= k && !memcmp(p + 1, word, k))
+			return p + 1;
+#else
+	while ((p = memmem(p, (size_t)(end - p), word, k))) {
+		if (p == s || p[-1] == '\n')
+			return p;
+		p++;
+	}
+#endif
+	return NULL;
+}
+
 /* b4's footer line "change-id: 20240101-foo-bar-0123456789ab": the first
- * line that starts so.  memmem() looks for it, not a walk through the
- * lines of the whole diff. */
+ * line that starts so, found without a walk through the lines of the
+ * whole diff. */
 static char *find_change_id(const char *s, size_t n)
 {
 	static const char word[] = "change-id: ";
-	const char *end = s + n, *p = s, *nl;
+	const char *end = s + n, *p = line_starting(s, n, word, sizeof(word) - 1), *nl;
 
-	while ((p = memmem(p, (size_t)(end - p), word, sizeof(word) - 1))) {
-		if (p == s || p[-1] == '\n') {
-			p += sizeof(word) - 1;
-			nl = memchr(p, '\n', (size_t)(end - p));
-			/* the CR of a CR LF goes with the trimmed white space */
-			return xstrndup_trim(p, (size_t)((nl ? nl : end) - p));
-		}
-		p++;
-	}
-	return xstrdup("");
+	if (!p)
+		return xstrdup("");
+	p += sizeof(word) - 1;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	/* the CR of a CR LF goes with the trimmed white space */
+	return xstrndup_trim(p, (size_t)((nl ? nl : end) - p));
 }
 
 static void finish_body(struct patch *p)
@@ -1292,14 +1367,11 @@ static bool inbody_follows(const struct cursor *c)
 
 /* The first line at or after p (a line start) that starts with "From ", or
  * end. */
-static const char *next_from_line(const char *text, const char *p, const char *end)
+static const char *next_from_line(const char *p, const char *end)
 {
-	while (p < end && (p = memchr(p, 'F', (size_t)(end - p)))) {
-		if ((p == text || p[-1] == '\n') && end - p >= 5 && !memcmp(p, "From ", 5))
-			return p;
-		p++;
-	}
-	return end;
+	const char *from = line_starting(p, (size_t)(end - p), "From ", 5);
+
+	return from ? from : end;
 }
 
 /* The start of the line that holds q (c->p at the latest; c->end for
@@ -1348,11 +1420,15 @@ static size_t split_parts(const char *text, size_t len, const struct mark_list *
 
 	marks_init(&mk, marks, c.end);
 	v[0] = (struct part){ c.p, c.end, 1, false, { NULL, 0, 0 }, false, "" };
+	/* Without a mark and a From_ line no line can start a part: the
+	 * walk below would find none (a text is one part, nearly always). */
+	if (marks->all && !marks->n && next_from_line(text, c.end) == c.end)
+		return 1;
 	while (n < max) {
 		bool mbox, cut = false;
 
 		if (!in_msg) {
-			const char *from = next_from_line(text, c.p, c.end);
+			const char *from = next_from_line(c.p, c.end);
 			const char *mark = mark_from(&mk, c.p);
 
 			if (!skipped) {

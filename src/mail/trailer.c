@@ -72,7 +72,9 @@ static bool fixes_shape(const char *p, size_t len, struct tagpos *tp)
 	size_t i, h;
 	bool digit = false;
 
-	if (len < 6 || strncasecmp(p, "fixes", 5) || !is_blank_char(p[5]))
+	/* every line of a commit message is asked: the first letter first */
+	if (len < 6 || ascii_tolower((unsigned char)p[0]) != 'f' || strncasecmp(p, "fixes", 5) ||
+	    !is_blank_char(p[5]))
 		return false;
 	i = skip_blank(p, 5, len);
 	for (h = i; h < len && ascii_is_xdigit(p[h]); h++)

@@ -169,9 +169,12 @@ bool ccmode_to_bot(const struct message *msg, const struct policy_settings *ps)
 		for (size_t h = 0; h < msg->nheaders; h++) {
 			const struct header *x = &msg->headers[h];
 
-			if (strcasecmp(x->name, names[i]) || !x->raw)
+			const char *raw;
+
+			if (strcasecmp(x->name, names[i]))
 				continue;
-			if (names_bot(x->raw, ps))
+			raw = message_header_raw_of(msg, x);
+			if (raw && names_bot(raw, ps))
 				return true;
 		}
 	}

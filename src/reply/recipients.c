@@ -78,8 +78,8 @@ static bool is_mail_list(const struct patch *p, const char *addr)
 	for (size_t i = 0; m && i < m->nheaders; i++) {
 		const struct header *h = &m->headers[i];
 
-		if ((!strcasecmp(h->name, "List-Post") && is_list_post(h->raw, addr)) ||
-		    (!strcasecmp(h->name, "List-Id") && is_list_id(h->raw, addr)))
+		if ((!strcasecmp(h->name, "List-Post") && is_list_post(message_header_raw_of(m, h), addr)) ||
+		    (!strcasecmp(h->name, "List-Id") && is_list_id(message_header_raw_of(m, h), addr)))
 			return true;
 	}
 	return false;

@@ -585,7 +585,9 @@ static void check_old_archive(struct linkctx *x, const struct line *l)
 		const char *u = l->p + i;
 		size_t n = l->len - i;
 
-		if (!ascii_has_prefix_ci(u, n, "http://") && !ascii_has_prefix_ci(u, n, "https://"))
+		/* every byte of the line is asked: its first letter first */
+		if (ascii_tolower((unsigned char)u[0]) != 'h' ||
+		    (!ascii_has_prefix_ci(u, n, "http://") && !ascii_has_prefix_ci(u, n, "https://")))
 			continue;
 		n = token_len(u, n > LINK_MAX_URL ? LINK_MAX_URL : n);
 		if (pattern_list_match(old, u, n, NULL, NULL) >= 0) {
