@@ -2,7 +2,7 @@
  * check_daemon_wait.c - when the daemon's loop wakes for a source: at the
  * end of a source's back-off, also when the clock has passed that end
  * before the loop went to sleep (the retry is due then, not in a
- * poll_interval).
+ * poll_interval); and when another daemon's claim of its folder ends.
  */
 #include "autoconf.h"
 #include <time.h>
@@ -39,12 +39,33 @@ START_TEST(test_due)
 }
 END_TEST
 
+/* Among several sources, one whose folder another daemon holds a claim of
+ * is polled when that claim's lease ends, before its poll_interval. */
+START_TEST(test_due_claim)
+{
+	struct daemon_opts o = { 0 };
+	struct config_source c = { .poll_interval = 300 };
+	struct source s = { .c = &c, .next_poll = NOW + 300 };
+	struct daemon d = { .nsrcs = 2, .o = &o };
+
+	ck_assert(!daemon_source_due(&d, &s, NOW));
+	s.one.claim_wake = NOW + 20;
+	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW + 20);
+	ck_assert(!daemon_source_due(&d, &s, NOW + 19));
+	ck_assert(daemon_source_due(&d, &s, NOW + 20));
+	/* a back-off still rules */
+	s.retry_at = NOW + 60;
+	ck_assert(!daemon_source_due(&d, &s, NOW + 20));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon_wait");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_due);
+	tcase_add_test(tc, test_due_claim);
 	suite_add_tcase(s, tc);
 	return th_run_suite(s);
 }

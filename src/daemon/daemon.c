@@ -299,23 +299,30 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 
 time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time_t now)
 {
+	time_t t;
+
 	/* retry_at is cleared by the first poll that works: one that is past
 	 * is a retry due now, not a source back to its poll_interval (the
 	 * clock may have passed it between source_failed() and the sleep) */
 	if (s->retry_at)
 		return s->retry_at;
-	return d->nsrcs == 1 ? now + s->c->poll_interval : s->next_poll;
+	if (d->nsrcs == 1)
+		return now + s->c->poll_interval;
+	t = s->next_poll;
+	/* another daemon's claim of its folder that runs out is read on then */
+	if (s->one.claim_wake && s->one.claim_wake < t)
+		t = s->one.claim_wake;
+	return t;
 }
 
-/* Whether s is to be polled now: after its back-off, and, among several
- * sources, once its poll_interval has passed or its wait saw mail. */
-static bool source_due(const struct daemon *d, const struct source *s, time_t now)
+bool daemon_source_due(const struct daemon *d, const struct source *s, time_t now)
 {
 	if (d->o->once)
 		return true;
 	if (s->retry_at > now)
 		return false;
-	return d->nsrcs == 1 || s->next_poll <= now || daemon_retries_due_at(s, now);
+	return d->nsrcs == 1 || daemon_source_due_at(d, s, now) <= now ||
+	       daemon_retries_due_at(s, now);
 }
 
 /* One round: the held replies and series that are due, each source that
@@ -331,7 +338,7 @@ static int round_trip(struct daemon *d, struct err *e)
 	for (size_t i = 0; i < d->nsrcs && !daemon_got_stop; i++) {
 		struct source *s = &d->srcs[i];
 
-		if (!source_due(d, s, now))
+		if (!daemon_source_due(d, s, now))
 			continue;
 		if (poll_source(d, s, e) < 0) {
 			if (source_failed(d, s, e) < 0)

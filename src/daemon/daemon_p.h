@@ -523,8 +523,14 @@ int daemon_sink_wait(const struct daemon *d, int max);
 int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err *e);
 /* When source s is next due, for the loop's sleep: while its back-off runs
  * or once it has run out, the back-off's end (a time already past: due
- * now); else its next poll (one source alone: poll_interval from now). */
+ * now); else its next poll or, sooner, the end of another daemon's claim
+ * of its folder (one source alone: poll_interval from now). */
 time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time_t now);
+/* Whether s is to be polled now: after its back-off; one source alone
+ * every round; among several, when daemon_source_due_at() has come (its
+ * poll_interval passed or its wait saw mail, or another daemon's claim of
+ * its folder ran out) or a retry of it is due.  Always with --once. */
+bool daemon_source_due(const struct daemon *d, const struct source *s, time_t now);
 /* The [source] or [sink] tls setting for the transport; dflt for "default"
  * (not set). */
 enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt);
