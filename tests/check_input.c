@@ -318,6 +318,46 @@ START_TEST(test_empty_message)
 }
 END_TEST
 
+/* The caller may write over a message, data[len] too (as
+ * message_parse_in_place() does): the next ones are read as they are in
+ * the file, whether a message was handed out from the read buffer or
+ * copied (one with a ">From " line to unescape is copied). */
+START_TEST(test_caller_writes_over)
+{
+	static const char *const want[] = {
+		"Subject: one\n\nbody one\n",
+		"Subject: two\n\nFrom the start\n",
+		"Subject: three\r\n\r\nbody three\r\n",
+		"Subject: four\n\nlast\n",
+	};
+	struct input *in;
+	const char *paths[1];
+	struct input_msg m;
+	struct err e;
+	size_t k = 0;
+
+	make_tmpdir();
+	write_str("w.mbox",
+		  "From a Mon Sep 17 00:00:00 2001\nSubject: one\n\nbody one\n\n"
+		  "From b Mon Sep 17 00:00:00 2001\nSubject: two\n\n>From the start\n\n"
+		  "From c Mon Sep 17 00:00:00 2001\r\nSubject: three\r\n\r\nbody three\r\n\r\n"
+		  "From d Mon Sep 17 00:00:00 2001\nSubject: four\n\nlast\n");
+	paths[0] = tpath("w.mbox");
+	in = input_new(paths, 1);
+	while (input_next(in, &m, &e) == INPUT_OK) {
+		ck_assert_uint_lt(k, 4);
+		ck_assert_uint_eq(m.len, strlen(want[k]));
+		ck_assert_msg(!memcmp(m.data, want[k], m.len), "message %zu: %.*s", k + 1,
+			      (int)m.len, m.data);
+		memset(m.data, 'X', m.len + 1);
+		k++;
+	}
+	ck_assert_uint_eq(k, 4);
+	input_free(in);
+	remove_tree(tmpdir);
+}
+END_TEST
+
 /* The kind comes from the first line, not the name. */
 START_TEST(test_detect_by_content)
 {
@@ -875,6 +915,7 @@ int main(void)
 	tcase_add_test(mbox, test_from_in_body);
 	tcase_add_test(mbox, test_blank_lines_before_mbox);
 	tcase_add_test(mbox, test_crlf_mbox);
+	tcase_add_test(mbox, test_caller_writes_over);
 	tcase_add_test(mbox, test_empty_message);
 	tcase_add_test(mbox, test_detect_by_content);
 	tcase_add_test(mbox, test_long_line);

@@ -462,11 +462,12 @@ static bool ends_blank(const char *p, size_t len, const char *eol)
 	return len >= k && !memcmp(p + len - k, eol, k) && (len == k || p[len - k - 1] == '\n');
 }
 
-/* Hands out the message collected so far (or reports it as over-size). */
-static enum input_status msg_finish(struct input *in, struct input_msg *m, struct err *e)
+/* Hands out the message data[0..len), data[len] writable (or reports it
+ * as over-size). */
+static enum input_status msg_out(struct input *in, struct input_msg *m, char *data, size_t len,
+				 struct err *e)
 {
 	struct source *s = &in->src;
-	struct buf *b = &in->msg;
 
 	if (s->oversize) {
 		err_set(e, ERR_FINAL, "%s: message %zu (line %zu): larger than %zu bytes, skipped",
@@ -475,18 +476,24 @@ static enum input_status msg_finish(struct input *in, struct input_msg *m, struc
 	}
 	if (s->is_mbox) {
 		/* The blank line before a separator belongs to the mbox. */
-		if (ends_blank(b->data, b->len, "\r\n"))
-			b->len -= 2;
-		else if (ends_blank(b->data, b->len, "\n"))
-			b->len -= 1;
-		b->data[b->len] = '\0';
+		if (ends_blank(data, len, "\r\n"))
+			len -= 2;
+		else if (ends_blank(data, len, "\n"))
+			len -= 1;
+		data[len] = '\0';
 	}
-	m->data = b->data;
-	m->len = b->len;
+	m->data = data;
+	m->len = len;
 	m->file = s->path;
 	m->index = s->index;
 	m->lineno = s->msg_lineno;
 	return INPUT_OK;
+}
+
+/* Hands out the message collected so far (or reports it as over-size). */
+static enum input_status msg_finish(struct input *in, struct input_msg *m, struct err *e)
+{
+	return msg_out(in, m, in->msg.data, in->msg.len, e);
 }
 
 static void msg_add(struct input *in, const char *p, size_t n)
@@ -602,8 +609,16 @@ static enum input_status next_mbox(struct input *in, struct input_msg *m, struct
 		if (bol && whole && s->prev_blank && is_from_line(p, n)) {
 			enum input_status st;
 
-			msg_add(in, run, run_len);
-			st = msg_finish(in, m, e);
+			if (!in->msg.len && run_len && run_len <= in->max_size) {
+				/* All of it lies in the read buffer, before this
+				 * separator: handed out there, not copied (the
+				 * byte after it, at most the separator's first,
+				 * is read already and may become the NUL). */
+				st = msg_out(in, m, (char *)run, run_len, e);
+			} else {
+				msg_add(in, run, run_len);
+				st = msg_finish(in, m, e);
+			}
 			s->index++;
 			s->msg_lineno = s->lineno + 1;
 			s->prev_blank = false;
