@@ -961,9 +961,15 @@ static bool names_equal(const char *a, const char *b)
 
 	/* One string twice (a sign-off under its own From:, the usual case):
 	 * equal when it has a word, which its key with the comments read as
-	 * words has if any of its keys has one. */
+	 * words has if any of its keys has one.  An ASCII letter or digit is
+	 * one (no key drops it): then the key need not be made. */
 	if (a && b && !strcmp(a, b)) {
-		char *k = utf8_name_key(a, true);
+		char *k;
+
+		for (const char *s = a; *s; s++)
+			if (ascii_is_alnum((unsigned char)*s))
+				return true;
+		k = utf8_name_key(a, true);
 
 		same = *k;
 		free(k);
