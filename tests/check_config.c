@@ -772,7 +772,7 @@ START_TEST(test_sources)
 	ck_assert_int_eq(v[2]->max_message_size, CONFIG_DEFAULT_MAX_MESSAGE);
 	ck_assert_int_eq(v[2]->retry_after, CONFIG_DEFAULT_RETRY_AFTER);
 	err_init(&e);
-	ck_assert_int_eq(config_check_daemon(&c, &e), 0);
+	ck_assert_int_eq(config_check_daemon(&c, NULL, NULL, &e), 0);
 	config_release(&c);
 }
 END_TEST
@@ -793,20 +793,27 @@ START_TEST(test_daemon_relative_paths)
 	/* Set but empty: no pattern at all, not the defaults. */
 	ck_assert(c.reply.ignore_senders.set);
 	ck_assert_uint_eq(c.reply.ignore_senders.n, 0);
-	ck_assert_int_eq(config_check_daemon(&c, &e), 0);
+	ck_assert_int_eq(config_check_daemon(&c, NULL, NULL, &e), 0);
 	config_release(&c);
 }
 END_TEST
 
-/* The embedded defaults name no Maildir: tagbot run says which key. */
+/* The embedded defaults name no Maildir: tagbot run says which keys, the
+ * source's and the sink's, not only the first. */
 START_TEST(test_daemon_needs_paths)
 {
+	struct gathered g = { .n = 0 };
 	struct config c;
 	struct err e;
 
 	config_init(&c);
-	ck_assert_int_eq(config_check_daemon(&c, &e), -1);
-	ck_assert_str_eq(e.msg, "(built-in defaults): [source] path: not set (needed for type = maildir)");
+	ck_assert_int_eq(config_check_daemon(&c, gather, &g, &e), -1);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_str_eq(g.msg[0], "(built-in defaults): [source] path: not set (needed for type = maildir)");
+	ck_assert_str_eq(g.msg[1], "(built-in defaults): [sink] path: not set (needed for type = maildir)");
+	ck_assert_str_eq(e.msg, "(built-in defaults): [source] path: not set (needed for type = maildir) "
+		"(and 1 more problems)");
+	gathered_release(&g);
 	config_release(&c);
 }
 END_TEST

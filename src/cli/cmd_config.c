@@ -226,8 +226,7 @@ int cmd_check_config(int argc, char **argv)
 		config_release(&c);
 		return EXIT_USAGE;
 	}
-	if (config_check_daemon(&c, &e) < 0) {
-		fprintf(stderr, "tagbot: %s\n", e.msg);
+	if (config_check_daemon(&c, print_problem, NULL, &e) < 0) {
 		config_release(&c);
 		return EXIT_USAGE;
 	}

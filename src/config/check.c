@@ -129,23 +129,28 @@ static int check_groups(struct load *ld, const char *section, const struct confi
 	return 0;
 }
 
+/* Each check that does not depend on a key found wrong goes on: the host's
+ * TLS check needs the host. */
 static int check_source(struct load *ld, const struct config_source *s)
 {
 	char buf[CONFIG_MAX_SOURCE_NAME + 16];
 	const char *sec = cfg_section_of(s, buf, sizeof(buf));
 	const char *why = s->type == SOURCE_NNTP ? "for type = nntp" : "for type = imap";
+	int rc = 0;
 
 	if (s->type == SOURCE_MAILDIR)
 		return need(ld, sec, "path", s->path, "for type = maildir");
 	if (need(ld, sec, "host", s->host, why) < 0)
-		return -1;
+		rc = -1;
+	else if (check_tls_none(ld, sec, s->tls, s->host) < 0)
+		rc = -1;
 	if (s->type == SOURCE_IMAP && need(ld, sec, "user", s->user, why) < 0)
-		return -1;
+		rc = -1;
 	if (s->type == SOURCE_NNTP && check_groups(ld, sec, &s->groups) < 0)
-		return -1;
-	if (check_tls_none(ld, sec, s->tls, s->host) < 0)
-		return -1;
-	return check_password(ld, sec, s->user, s->password_file, s->password_command);
+		rc = -1;
+	if (check_password(ld, sec, s->user, s->password_file, s->password_command) < 0)
+		rc = -1;
+	return rc;
 }
 
 /* A key the file gives that an NNTP source has no use for, or groups for
@@ -172,13 +177,12 @@ static int check_type_keys(struct load *ld, const struct config_source *s)
 	return 0;
 }
 
-static int check_sink(struct load *ld, const struct config_sink *s)
+/* The checks of the URL and its TLS need the URL; the password's do not. */
+static int check_sink_url(struct load *ld, const struct config_sink *s)
 {
 	char host[256];
 	bool smtps;
 
-	if (s->type == SINK_MAILDIR)
-		return need(ld, "sink", "path", s->path, "for type = maildir");
 	if (need(ld, "sink", "url", s->url, "for type = smtp") < 0)
 		return -1;
 	if (config_url_host(s->url, host, sizeof(host)) < 0) {
@@ -193,9 +197,19 @@ static int check_sink(struct load *ld, const struct config_sink *s)
 			config_tls_name(s->tls), smtps ? "smtps://" : "smtp://");
 		return cfg_fail_at(ld, "sink", "tls");
 	}
-	if (check_tls_none(ld, "sink", s->tls, host) < 0)
-		return -1;
-	return check_password(ld, "sink", s->user, s->password_file, s->password_command);
+	return check_tls_none(ld, "sink", s->tls, host);
+}
+
+static int check_sink(struct load *ld, const struct config_sink *s)
+{
+	int rc;
+
+	if (s->type == SINK_MAILDIR)
+		return need(ld, "sink", "path", s->path, "for type = maildir");
+	rc = check_sink_url(ld, s);
+	if (check_password(ld, "sink", s->user, s->password_file, s->password_command) < 0)
+		rc = -1;
+	return rc;
 }
 
 /* An address key: "Name <a@b>" or "a@b", the addr-spec strict enough for a
@@ -217,16 +231,21 @@ static int check_address(struct load *ld, const char *section, const char *key,
 	return 0;
 }
 
+/* Every address key, each on its own. */
 static int check_reply(struct load *ld, const struct config *c)
 {
-	if (check_address(ld, "reply", "from", c->reply.from) < 0 ||
-	    check_address(ld, "reply", "reply_to", c->reply.reply_to) < 0 ||
-	    check_address(ld, "sink", "copy_to", c->sink.copy_to) < 0)
-		return -1;
+	int rc = 0;
+
+	if (check_address(ld, "reply", "from", c->reply.from) < 0)
+		rc = -1;
+	if (check_address(ld, "reply", "reply_to", c->reply.reply_to) < 0)
+		rc = -1;
+	if (check_address(ld, "sink", "copy_to", c->sink.copy_to) < 0)
+		rc = -1;
 	for (size_t i = 0; i < c->reply.bot_addresses.n; i++)
 		if (check_address(ld, "reply", "bot_addresses", c->reply.bot_addresses.v[i]) < 0)
-			return -1;
-	return 0;
+			rc = -1;
+	return rc;
 }
 
 /* A PostgreSQL state's password, as the source's and the sink's; a file or
@@ -265,7 +284,7 @@ static int check_source_keys(struct load *ld, const struct config_source *s)
 
 	if (cfg_section_failed(ld, cfg_section_of(s, buf, sizeof(buf))))
 		return 0;
-	return check_source(ld, s) < 0 || check_type_keys(ld, s) < 0 ? -1 : 0;
+	return (check_source(ld, s) < 0) | (check_type_keys(ld, s) < 0) ? -1 : 0;
 }
 
 /* Checks what the file set; a [source] or [sink] it fills must be whole.
@@ -291,20 +310,21 @@ int cfg_validate(struct load *ld)
 	return rc;
 }
 
-int config_check_daemon(const struct config *c, struct err *e)
+int config_check_daemon(const struct config *c, config_problem_fn *report, void *arg,
+			struct err *e)
 {
 	struct load ld = { .path = c->path ? c->path : "(built-in defaults)",
 			   .c = (struct config *)c, .e = e };
 	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
 	size_t n = config_sources(c, v, ARRAY_SIZE(v));
-	int rc = 0;
 
-	/* the first problem, in e, as before: this is no file of its own */
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = check_source(&ld, v[i]);
-	if (!rc)
-		rc = check_sink(&ld, &c->sink);
+	/* no file's lines here: the problems come in the order checked */
+	for (size_t i = 0; i < n; i++)
+		check_source(&ld, v[i]);
+	check_sink(&ld, &c->sink);
+	if (!ld.np)
+		return 0;
+	cfg_problems_report(&ld, report, arg);
 	cfg_problems_release(&ld);
-	return rc;
+	return -1;
 }
-

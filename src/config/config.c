@@ -171,17 +171,30 @@ void config_release(struct config *c)
 
 /* ------------------------------------------------------------ problems */
 
-void cfg_problem(struct load *ld, const char *section, const char *key, const char *msg)
+static struct problem *problem_add(struct load *ld, int line, const char *msg)
 {
 	struct problem *p;
 
 	ARRAY_GROW(ld->pv, ld->palloc, ld->np + 1);
 	p = &ld->pv[ld->np];
-	p->line = cfg_line_of(ld, section, key);
+	p->line = line;
 	p->seq = ld->np++;
+	p->section = p->key = NULL;
+	p->msg = xstrdup(msg);
+	return p;
+}
+
+void cfg_problem(struct load *ld, const char *section, const char *key, const char *msg)
+{
+	struct problem *p = problem_add(ld, cfg_line_of(ld, section, key), msg);
+
 	p->section = section ? xstrdup(section) : NULL;
 	p->key = key ? xstrdup(key) : NULL;
-	p->msg = xstrdup(msg);
+}
+
+void cfg_problem_line(struct load *ld, int line, const char *msg)
+{
+	problem_add(ld, line, msg);
 }
 
 bool cfg_section_failed(const struct load *ld, const char *section)
@@ -231,9 +244,7 @@ static void problems_sort(struct load *ld)
 	ld->np = n;
 }
 
-/* Hands the problems to report, at most CONFIG_MAX_PROBLEMS, and the
- * first (with how many more) to e. */
-static void problems_report(struct load *ld, config_problem_fn *report, void *arg)
+void cfg_problems_report(struct load *ld, config_problem_fn *report, void *arg)
 {
 	char more[ERR_MSG_MAX];
 
@@ -276,9 +287,9 @@ int config_load_report(struct config *c, const char *path, config_problem_fn *re
 	struct config fresh;
 	struct load ld = { .path = path, .c = &fresh, .e = e };
 
-	if (cfg_ini_read(path, &ld.d, e) < 0) {
-		if (report)
-			report(arg, &(struct config_problem){ e->msg, NULL, NULL, 0 });
+	if (cfg_ini_read(&ld) < 0) {
+		cfg_problems_report(&ld, report, arg);
+		cfg_problems_release(&ld);
 		return -1;
 	}
 	cfg_ini_lines(&ld);
@@ -294,7 +305,7 @@ int config_load_report(struct config *c, const char *path, config_problem_fn *re
 	cfg_validate(&ld);
 	iniparser_freedict(ld.d);
 	if (ld.np) {
-		problems_report(&ld, report, arg);
+		cfg_problems_report(&ld, report, arg);
 		cfg_problems_release(&ld);
 		cfg_ini_lines_release(&ld);
 		config_release(&fresh);

@@ -342,8 +342,12 @@ int config_mail_list_id(const char *list_id, const char *x_mailing_list, char *o
  * What `tagbot run` needs besides a valid file: the keys the source and
  * sink types require (config_load() checks them only for a section the
  * file holds, so a file for `tagbot check` need not name a mailbox).
+ * Every problem goes to report (when not NULL) as config_load_report()
+ * hands them, in the order checked (sources, then the sink); -1 with the
+ * first in e when there is one.
  */
-int config_check_daemon(const struct config *c, struct err *e);
+int config_check_daemon(const struct config *c, config_problem_fn *report, void *arg,
+			struct err *e);
 
 /*
  * The sources `tagbot run` reads, in order: [source] when the file sets it

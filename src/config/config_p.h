@@ -56,13 +56,20 @@ struct load {
 int cfg_fail_at(struct load *ld, const char *section, const char *key);
 /* Records msg, a whole message, as a problem of section and key. */
 void cfg_problem(struct load *ld, const char *section, const char *key, const char *msg);
+/* Records msg as a problem of the file at line (0: not known). */
+void cfg_problem_line(struct load *ld, int line, const char *msg);
+/* Hands the problems, in file order, to report (when not NULL), at most
+ * CONFIG_MAX_PROBLEMS, and the first (with how many more) to ld->e. */
+void cfg_problems_report(struct load *ld, config_problem_fn *report, void *arg);
 void cfg_problems_release(struct load *ld);
 /* Whether a problem was recorded for section. */
 bool cfg_section_failed(const struct load *ld, const char *section);
 
 /* ------------------------------------------------------------ ini.c */
 
-int cfg_ini_read(const char *path, dictionary **out, struct err *e);
+/* Reads ld->path into ld->d; -1 with every problem recorded (a line
+ * iniparser cannot read, each with its number; or the file's own). */
+int cfg_ini_read(struct load *ld);
 /* Indexes the lines of the sections and keys of ld->path, for problems. */
 void cfg_ini_lines(struct load *ld);
 /* The line of section's key, else of section; 0 when neither is found. */

@@ -254,17 +254,39 @@ bool cfg_has_section(const struct load *ld, const char *section)
 
 /* --------------------------------------------------------- reading the file */
 
-/* iniparser reports through a printf-like callback with no user pointer. */
-static char ini_error[ERR_MSG_MAX];
+/*
+ * iniparser reports through a printf-like callback with no user pointer,
+ * once for each line it cannot read, and then gives no dictionary at all:
+ * the lines are gathered here, each a whole message on one line with the
+ * line number iniparser put in it, and recorded as problems once it
+ * returns.
+ */
+static struct {
+	char **msg;		/* owned */
+	int *line;		/* owned */
+	size_t n, alloc, alloc_line;
+} ini_errors;
+
+/* The number of the last "(N)" of s: iniparser's "... in FILE (N)". */
+static int ini_error_line(const char *s)
+{
+	const char *open = NULL;
+	int line = 0;
+
+	for (const char *p = strchr(s, '('); p; p = strchr(p + 1, '('))
+		open = p;
+	if (open && sscanf(open, "(%d)", &line) == 1 && line > 0)
+		return line;
+	return 0;
+}
 
 static int ini_error_cb(const char *fmt, ...)
 {
 	char tmp[ERR_MSG_MAX];
+	size_t len;
 	va_list ap;
 	char *p;
 
-	if (ini_error[0])
-		return 0;	/* keep the first one */
 	va_start(ap, fmt);
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
@@ -274,39 +296,75 @@ static int ini_error_cb(const char *fmt, ...)
 	for (char *q = p; *q; q++)
 		if (*q == '\n')
 			*q = ' ';
-	snprintf(ini_error, sizeof(ini_error), "%s", p);
-	for (size_t n = strlen(ini_error); n && ini_error[n - 1] == ' '; n--)
-		ini_error[n - 1] = '\0';
+	for (len = strlen(p); len && p[len - 1] == ' '; len--)
+		p[len - 1] = '\0';
+	ARRAY_GROW(ini_errors.msg, ini_errors.alloc, ini_errors.n + 1);
+	ARRAY_GROW(ini_errors.line, ini_errors.alloc_line, ini_errors.n + 1);
+	ini_errors.line[ini_errors.n] = ini_error_line(p);
+	ini_errors.msg[ini_errors.n++] = xstrdup(p);
 	return 0;
 }
 
-int cfg_ini_read(const char *path, dictionary **out, struct err *e)
+/* The lines iniparser could not read, as problems of ld; forgotten here. */
+static void ini_errors_record(struct load *ld)
 {
+	char msg[ERR_MSG_MAX];
+
+	for (size_t i = 0; i < ini_errors.n; i++) {
+		snprintf(msg, sizeof(msg), "%s: %s", ld->path, ini_errors.msg[i]);
+		cfg_problem_line(ld, ini_errors.line[i], msg);
+		free(ini_errors.msg[i]);
+	}
+	free(ini_errors.msg);
+	free(ini_errors.line);
+	memset(&ini_errors, 0, sizeof(ini_errors));
+}
+
+/* A problem of the file as a whole, from e. */
+static int ini_fail(struct load *ld)
+{
+	cfg_problem_line(ld, 0, ld->e->msg);
+	return -1;
+}
+
+int cfg_ini_read(struct load *ld)
+{
+	const char *path = ld->path;
 	struct stat st;
 	FILE *f;
 
-	if (stat(path, &st) < 0)
-		return err_set(e, ERR_FINAL, "%s: cannot read: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return err_set(e, ERR_FINAL, "%s: not a regular file", path);
-	if (st.st_size > CONFIG_MAX_BYTES)
-		return err_set(e, ERR_FINAL, "%s: larger than %d bytes", path, CONFIG_MAX_BYTES);
-	f = fopen(path, "r");
-	if (!f)
-		return err_set(e, ERR_FINAL, "%s: cannot read: %s", path, strerror(errno));
-	fclose(f);
-	ini_error[0] = '\0';
-	iniparser_set_error_callback(ini_error_cb);
-	*out = iniparser_load(path);
-	iniparser_set_error_callback(NULL);
-	if (!*out || ini_error[0]) {
-		if (*out)
-			iniparser_freedict(*out);
-		*out = NULL;
-		return err_set(e, ERR_FINAL, "%s: %s", path,
-			       ini_error[0] ? ini_error : "cannot parse");
+	if (stat(path, &st) < 0) {
+		err_set(ld->e, ERR_FINAL, "%s: cannot read: %s", path, strerror(errno));
+		return ini_fail(ld);
 	}
-	return 0;
+	if (!S_ISREG(st.st_mode)) {
+		err_set(ld->e, ERR_FINAL, "%s: not a regular file", path);
+		return ini_fail(ld);
+	}
+	if (st.st_size > CONFIG_MAX_BYTES) {
+		err_set(ld->e, ERR_FINAL, "%s: larger than %d bytes", path, CONFIG_MAX_BYTES);
+		return ini_fail(ld);
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		err_set(ld->e, ERR_FINAL, "%s: cannot read: %s", path, strerror(errno));
+		return ini_fail(ld);
+	}
+	fclose(f);
+	iniparser_set_error_callback(ini_error_cb);
+	ld->d = iniparser_load(path);
+	iniparser_set_error_callback(NULL);
+	if (ld->d && !ini_errors.n)
+		return 0;
+	if (ld->d)
+		iniparser_freedict(ld->d);
+	ld->d = NULL;
+	if (!ini_errors.n) {
+		err_set(ld->e, ERR_FINAL, "%s: cannot parse", path);
+		return ini_fail(ld);
+	}
+	ini_errors_record(ld);
+	return -1;
 }
 
 

@@ -627,7 +627,7 @@ static void rate_in_store(struct daemon *d)
 static int start(struct daemon *d, struct err *e)
 {
 	if (config_load_report(&d->cfg, d->o->config, log_problem, "", e) < 0 ||
-	    config_check_daemon(&d->cfg, e) < 0)
+	    config_check_daemon(&d->cfg, log_problem, "", e) < 0)
 		return -1;
 	d->dry = d->o->dry_run || d->cfg.tagbot.dry_run;
 	if (d->dry) {	/* the sources' flags are the real run's to set */
