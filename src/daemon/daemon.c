@@ -218,7 +218,7 @@ static int wait_seconds(struct daemon *d, int max)
 	bool found;
 
 	/* A failing sink: its queued replies are due, but wait for it. */
-	if (d->sink_failing && d->sink_retry_at > now)
+	if (d->sink.failing && d->sink.retry_at > now)
 		max = daemon_sink_wait(d, max);
 	else if (d->st && !d->dry && store_outbox_next_time(d->st, &when, &found, &e) == 0 &&
 		 found && when - now < max)
@@ -640,7 +640,7 @@ static int start(struct daemon *d, struct err *e)
 	d->pol = policy_new();
 	sources_build(d);
 	if (d->cfg.sink.type == SINK_SMTP && any_source_of(d, SOURCE_IMAP))
-		d->copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
+		d->sink.copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
 	if (store_open_for(d, e) < 0)
 		return -1;
 	rate_in_store(d);
@@ -660,15 +660,15 @@ static void finish(struct daemon *d)
 {
 	sources_free(d);
 	daemon_lookup_close(d);
-	smtp_pool_free(d->smtp_pool);	/* before the password it may still use */
-	secret_free(d->smtp_password);
-	maildir_release(&d->out);
+	smtp_pool_free(d->sink.pool);	/* before the password it may still use */
+	secret_free(d->sink.password);
+	maildir_release(&d->sink.out);
 	store_close(d->st);
 	scratch_release(&d->scratch);	/* after the store: its files are in there */
 	policy_free(d->pol);
 	daemon_batch_release(&d->b);
 	buf_release(&d->raw);
-	free(d->copy_to);
+	free(d->sink.copy_to);
 	config_release(&d->cfg);
 }
 
@@ -689,7 +689,7 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	d->on_reply = o->on_reply;
 	d->hook_arg = o->arg;
 	config_init(&d->cfg);
-	maildir_init(&d->out);
+	maildir_init(&d->sink.out);
 	buf_init(&d->raw, MESSAGE_MAX_SIZE);
 	if (config_load(&d->cfg, o->config, e) < 0)
 		return -1;
@@ -757,7 +757,7 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	scratch_init(&d.scratch);
 	d.o = o;
 	config_init(&d.cfg);
-	maildir_init(&d.out);
+	maildir_init(&d.sink.out);
 	buf_init(&d.raw, MESSAGE_MAX_SIZE);
 	daemon_signals_install(&d.sig);
 	rc = start(&d, e);
@@ -776,7 +776,7 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 		else
 			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu "
 				"confirmed, %zu failed", daemon_got_stop ? "stopped" : "done",
-				d.handled, d.ds.sent, d.ds.confirmed, d.ds.failed);
+				d.handled, d.sink.ds.sent, d.sink.ds.confirmed, d.sink.ds.failed);
 	}
 	finish(&d);
 	daemon_signals_restore(&d.sig);

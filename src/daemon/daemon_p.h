@@ -3,8 +3,9 @@
  * loop, signals, reload, status, the offline API), daemon_msg.c (one job:
  * parse, check, decide; batches), daemon_record.c (what a decision leaves
  * in the store: rows, queued replies, what a person was told),
- * daemon_job.c (a job's life), daemon_io.c (the sources and sinks),
- * daemon_lookup.c (deferral), daemon_cc.c and daemon_series.c share.  The
+ * daemon_job.c (a job's life), daemon_io.c (the sources), daemon_sink.c
+ * (the sink), daemon_lookup.c (deferral), daemon_cc.c and daemon_series.c
+ * share.  The
  * job's path calls Cc mode, series and deferral, and they record through
  * daemon_record.c: none of them calls back into daemon_msg.c.  Outside
  * daemon/, daemon.h is the face.
@@ -204,6 +205,23 @@ struct source {
 	char *owner;			/* owned; the claims' name of this daemon, or NULL */
 };
 
+/* Where replies go (daemon_sink.c), and its health. */
+struct sink {
+	struct maildir out;		/* Maildir sink */
+	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
+	char *password;			/* owned; a secret */
+	struct smtp_pool *pool;		/* owned; its connections are kept between replies */
+	time_t used;			/* when a reply last came back from it */
+	char *copy_to;			/* owned; extra envelope recipient, or NULL */
+	/* A fault of the sink (ERR_SETUP): nothing is sent until retry_at,
+	 * backing off by step; the store keeps it for `tagbot status`. */
+	bool failing;
+	unsigned step;
+	int failures;			/* tries that failed in a row */
+	time_t since, retry_at;
+	struct deliver_stats ds;	/* what the drains did */
+};
+
 struct daemon {
 	const struct daemon_opts *o;	/* foreign, or &oo */
 	struct daemon_opts oo;		/* the offline daemon's */
@@ -220,22 +238,10 @@ struct daemon {
 	struct source *srcs;		/* owned; in config_sources() order */
 	size_t nsrcs;
 
-	struct maildir out;		/* Maildir sink */
-	struct smtp_settings smtp;	/* the SMTP sink; strings foreign (cfg) but: */
-	char *smtp_password;		/* owned; a secret */
-	struct smtp_pool *smtp_pool;	/* owned; its connections are kept between replies */
-	time_t smtp_used;		/* when a reply last came back from it */
-	char *copy_to;			/* owned; extra envelope recipient, or NULL */
-	/* A fault of the sink (ERR_SETUP): nothing is sent until sink_retry_at,
-	 * backing off by sink_step; the store keeps it for `tagbot status`. */
-	bool sink_failing;
-	unsigned sink_step;
-	int sink_failures;		/* tries that failed in a row */
-	time_t sink_since, sink_retry_at;
+	struct sink sink;
 
 	struct batch b;
 	struct buf raw;			/* a Maildir message being read */
-	struct deliver_stats ds;
 	unsigned backoff_step;		/* after a failure of the store or the sink's drain */
 	size_t handled;			/* messages looked at */
 	size_t printed;			/* replies a dry run printed */
@@ -477,7 +483,7 @@ int daemon_claims_wait(const struct daemon *d, time_t now, int max);
 /* s's claims end now: another daemon takes them over at once. */
 void daemon_claim_release(struct daemon *d, struct source *s);
 
-/* --- daemon_io.c ------------------------------------------------------- */
+/* --- daemon_io.c: the sources ------------------------------------------ */
 
 extern const struct source_ops daemon_maildir_source, daemon_imap_source, daemon_nntp_source;
 
@@ -507,6 +513,27 @@ int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
 /* The first IMAP source that is connected, or NULL. */
 struct imap_source *daemon_imap_of(const struct daemon *d);
 
+/* When source s is next due, for the loop's sleep: while its back-off runs
+ * or once it has run out, the back-off's end (a time already past: due
+ * now); else its next poll or, sooner, the end of another daemon's claim
+ * of its folder (one source alone: poll_interval from now). */
+time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time_t now);
+/* Whether s is to be polled now: after its back-off; one source alone
+ * every round; among several, when daemon_source_due_at() has come (its
+ * poll_interval passed or its wait saw mail, or another daemon's claim of
+ * its folder ran out) or a retry of it is due.  Always with --once. */
+bool daemon_source_due(const struct daemon *d, const struct source *s, time_t now);
+/* The [source] or [sink] tls setting for the transport; dflt for "default"
+ * (not set). */
+enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt);
+
+
+/* --- daemon_sink.c: the sink ------------------------------------------- */
+
+/* Opens the sink of d->cfg (nothing in a dry run). */
+int daemon_sink_open(struct daemon *d, struct err *e);
+/* Creates path and its missing parents, mode 0700. */
+int daemon_make_dirs(const char *path, struct err *e);
 /* Sends the replies that are due, in chunks, stopping for a signal.  A
  * fault of the sink is no error here: it is logged (error level) and
  * stored, the replies stay queued, and the sink is left alone until its
@@ -521,24 +548,6 @@ int daemon_sink_wait(const struct daemon *d, int max);
  * closed), tried again at once; -1 (the old one kept) when c is not an
  * SMTP sink or its settings or password are not right. */
 int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err *e);
-/* When source s is next due, for the loop's sleep: while its back-off runs
- * or once it has run out, the back-off's end (a time already past: due
- * now); else its next poll or, sooner, the end of another daemon's claim
- * of its folder (one source alone: poll_interval from now). */
-time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time_t now);
-/* Whether s is to be polled now: after its back-off; one source alone
- * every round; among several, when daemon_source_due_at() has come (its
- * poll_interval passed or its wait saw mail, or another daemon's claim of
- * its folder ran out) or a retry of it is due.  Always with --once. */
-bool daemon_source_due(const struct daemon *d, const struct source *s, time_t now);
-/* The [source] or [sink] tls setting for the transport; dflt for "default"
- * (not set). */
-enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt);
-/* Opens the sink of d->cfg (nothing in a dry run). */
-int daemon_sink_open(struct daemon *d, struct err *e);
-/* Creates path and its missing parents, mode 0700. */
-int daemon_make_dirs(const char *path, struct err *e);
-
 
 /* --- daemon_series.c --------------------------------------------------- */
 

@@ -104,12 +104,12 @@ static void envelope(const struct daemon *d, const struct reply *r, const char *
 	*n = 0;
 	for (size_t i = 0; i < r->nrcpt && *n < REPLY_MAX_RCPT; i++)
 		rcpt[(*n)++] = r->rcpt[i];
-	if (!d->copy_to)
+	if (!d->sink.copy_to)
 		return;
 	for (size_t i = 0; i < *n; i++)
-		if (!strcasecmp(rcpt[i], d->copy_to))
+		if (!strcasecmp(rcpt[i], d->sink.copy_to))
 			return;
-	rcpt[(*n)++] = d->copy_to;
+	rcpt[(*n)++] = d->sink.copy_to;
 }
 
 void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
