@@ -35,14 +35,21 @@ int store_held_add(struct store *st, const struct store_held *h, time_t deadline
 
 int store_held_next_due(struct store *st, time_t now, char **rcpt, struct err *e)
 {
-	return db_first_text(st, "SELECT rcpt FROM held WHERE deadline <= ?1"
-			  " ORDER BY deadline, time LIMIT 1", now, rcpt, "reading held replies", e);
+	static const struct db_query q = {
+		"SELECT rcpt FROM held WHERE deadline <= ?1 ORDER BY deadline, time LIMIT 1",
+		"reading held replies",
+	};
+
+	return db_first_text(st, &q, now, rcpt, e);
 }
 
 int store_held_next_time(struct store *st, time_t *when, bool *found, struct err *e)
 {
-	return db_first_time(st, "SELECT min(deadline) FROM held", when, found,
-			  "reading held replies", e);
+	static const struct db_query q = {
+		"SELECT min(deadline) FROM held", "reading held replies",
+	};
+
+	return db_first_time(st, &q, when, found, e);
 }
 
 int store_held_members(struct store *st, const char *rcpt,
@@ -69,63 +76,83 @@ int store_held_members(struct store *st, const char *rcpt,
 	return rc == DB_OK ? 0 : db_err(st, e, "reading held replies");
 }
 
-/* One statement over rcpt's held rows: ?1 rcpt, ?2 (when the statement has
- * it) n, or text when not NULL. */
-static int held_update(struct store *st, const char *sql, const char *rcpt, int64_t n,
-		       const char *text, const char *what, struct err *e)
+/* One statement over rcpt's held rows: ?1 rcpt, ?2 (when q has it) n. */
+static int held_update(struct store *st, const struct db_query *q, const char *rcpt,
+		       int64_t n, struct err *e)
 {
 	struct db_stmt *s;
 
-	if (db_prep(st, sql, &s, e) < 0)
+	if (db_prep(st, q->sql, &s, e) < 0)
 		return -1;
 	db_bind_text(s, 1, rcpt);
-	if (text)
-		db_bind_text(s, 2, text);
-	else
-		db_bind_int64(s, 2, n);
-	return db_run_done(st, s, what, e);
+	db_bind_int64(s, 2, n);
+	return db_run_done(st, s, q->what, e);
 }
 
 int store_held_set_deadline(struct store *st, const char *rcpt, time_t deadline,
 			    struct err *e)
 {
-	return held_update(st, "UPDATE held SET deadline = ?2 WHERE rcpt = ?1", rcpt,
-			   (int64_t)deadline, NULL, "moving held replies", e);
+	static const struct db_query q = {
+		"UPDATE held SET deadline = ?2 WHERE rcpt = ?1", "moving held replies",
+	};
+
+	return held_update(st, &q, rcpt, (int64_t)deadline, e);
 }
 
 int store_held_drop(struct store *st, const char *rcpt, struct err *e)
 {
-	return held_update(st, "DELETE FROM held WHERE rcpt = ?1", rcpt, 0, NULL,
-			   "dropping held replies", e);
+	static const struct db_query q = {
+		"DELETE FROM held WHERE rcpt = ?1", "dropping held replies",
+	};
+
+	return held_update(st, &q, rcpt, 0, e);
+}
+
+/* The messages held for rcpt are answered by the reply reply_key. */
+static int held_mark_replied(struct store *st, const char *rcpt, const char *reply_key,
+			     struct err *e)
+{
+	struct db_stmt *s;
+
+	if (db_prep(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2"
+		    " WHERE msgid IN (SELECT msgid FROM held WHERE rcpt = ?1)", &s, e) < 0)
+		return -1;
+	db_bind_text(s, 1, rcpt);
+	db_bind_text(s, 2, reply_key);
+	return db_run_done(st, s, "recording a held reply", e);
 }
 
 int store_held_postpone(struct store *st, time_t now, time_t until, struct err *e)
 {
-	return db_postpone(st, "UPDATE held SET deadline = ?2 WHERE deadline <= ?1", now, until,
-			   "moving held replies", e);
+	static const struct db_query q = {
+		"UPDATE held SET deadline = ?2 WHERE deadline <= ?1", "moving held replies",
+	};
+
+	return db_postpone(st, &q, now, until, e);
 }
 
 int store_held_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn, void *ctx,
 		       struct err *e)
 {
-	return db_waiting(st, "SELECT rcpt, min(time) FROM held WHERE deadline <= ?1"
-			  " GROUP BY rcpt ORDER BY min(time), rcpt LIMIT ?2", now, max, fn, ctx,
-			  "reading held replies", e);
+	static const struct db_query q = {
+		"SELECT rcpt, min(time) FROM held WHERE deadline <= ?1"
+		" GROUP BY rcpt ORDER BY min(time), rcpt LIMIT ?2",
+		"reading held replies",
+	};
+
+	return db_waiting(st, &q, now, max, fn, ctx, e);
 }
 
 /* The body of store_held_queue_reply, inside its transaction. */
-static int held_reply_tx(struct store *st, const char *rcpt, const struct store_outgoing *o,
-			 const char *list, const char *lead, const char *reply_key, time_t now,
+static int held_reply_tx(struct store *st, const char *rcpt, const struct outbox_row *r,
 			 enum store_enqueue *res, struct err *e)
 {
 	bool added;
 
-	if (outbox_insert(st, reply_key, lead, o, list, now, &added, e) < 0)
+	if (outbox_insert(st, r, &added, e) < 0)
 		return -1;
 	*res = added ? STORE_QUEUED : STORE_ALREADY_QUEUED;
-	if (added && held_update(st, "UPDATE messages SET decision = 'replied', reply_msgid = ?2"
-			     " WHERE msgid IN (SELECT msgid FROM held WHERE rcpt = ?1)", rcpt, 0,
-			     reply_key, "recording a held reply", e) < 0)
+	if (added && held_mark_replied(st, rcpt, r->reply_key, e) < 0)
 		return -1;
 	return store_held_drop(st, rcpt, e);
 }
@@ -198,16 +225,18 @@ int store_rate_prune(struct store *st, time_t before, struct err *e)
 	return db_run_done(st, s, "pruning rate events", e);
 }
 
-/* One key's events after since, the statement prepared with ?1 key and ?2
- * since. */
-static int rate_prep(struct store *st, const char *sql, const char *key, time_t since,
-		     struct db_stmt **s, struct err *e)
+/* One key's events after since: sql prepared with ?1 key and ?2 since;
+ * NULL with e filled. */
+static struct db_stmt *rate_prep(struct store *st, const char *sql, const char *key,
+				 time_t since, struct err *e)
 {
-	if (db_prep(st, sql, s, e) < 0)
-		return -1;
-	db_bind_text(*s, 1, key ? key : "");
-	db_bind_int64(*s, 2, (int64_t)since);
-	return 0;
+	struct db_stmt *s;
+
+	if (db_prep(st, sql, &s, e) < 0)
+		return NULL;
+	db_bind_text(s, 1, key ? key : "");
+	db_bind_int64(s, 2, (int64_t)since);
+	return s;
 }
 
 int store_rate_count(struct store *st, const char *key, time_t since, long *n, struct err *e)
@@ -219,8 +248,9 @@ int store_rate_count(struct store *st, const char *key, time_t since, long *n, s
 	*n = 0;
 	if (lock && st->depth > 0 && db_exec(st, lock, e) < 0)
 		return -1;
-	if (rate_prep(st, "SELECT count(*) FROM rate_events WHERE key = ?1 AND t > ?2", key, since,
-		      &s, e) < 0)
+	s = rate_prep(st, "SELECT count(*) FROM rate_events WHERE key = ?1 AND t > ?2", key, since,
+		      e);
+	if (!s)
 		return -1;
 	rc = db_step(s);
 	if (rc == DB_ROW)
@@ -228,20 +258,12 @@ int store_rate_count(struct store *st, const char *key, time_t since, long *n, s
 	return db_row_end(st, s, rc, "counting rate events", e);
 }
 
-/* sql's one time (?1 key, ?2 since, ?3 n unless n < 0) into *t; 0 when
- * none. */
-static int rate_time(struct store *st, const char *sql, const char *key, time_t since, long n,
-		     time_t *t, struct err *e)
+/* The one time s (from rate_prep) gives into *t, 0 when none; finalizes
+ * s. */
+static int rate_time(struct store *st, struct db_stmt *s, time_t *t, struct err *e)
 {
-	struct db_stmt *s;
-	int rc;
+	int rc = db_step(s);
 
-	*t = 0;
-	if (rate_prep(st, sql, key, since, &s, e) < 0)
-		return -1;
-	if (n >= 0)
-		db_bind_int64(s, 3, n);
-	rc = db_step(s);
 	if (rc == DB_ROW && !db_col_null(s, 0))
 		*t = (time_t)db_col_int64(s, 0);
 	return db_row_end(st, s, rc, "reading rate events", e);
@@ -250,14 +272,28 @@ static int rate_time(struct store *st, const char *sql, const char *key, time_t 
 int store_rate_nth(struct store *st, const char *key, time_t since, long n, time_t *t,
 		   struct err *e)
 {
-	return rate_time(st, "SELECT t FROM rate_events WHERE key = ?1 AND t > ?2"
-			 " ORDER BY t, rowid LIMIT 1 OFFSET ?3", key, since, n, t, e);
+	struct db_stmt *s;
+
+	*t = 0;
+	s = rate_prep(st, "SELECT t FROM rate_events WHERE key = ?1 AND t > ?2"
+		      " ORDER BY t, rowid LIMIT 1 OFFSET ?3", key, since, e);
+	if (!s)
+		return -1;
+	if (n >= 0)
+		db_bind_int64(s, 3, n);
+	return rate_time(st, s, t, e);
 }
 
 int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e)
 {
-	return rate_time(st, "SELECT max(t) FROM rate_events WHERE key = ?1 AND t > ?2", key,
-			 since, -1, t, e);
+	struct db_stmt *s;
+
+	*t = 0;
+	s = rate_prep(st, "SELECT max(t) FROM rate_events WHERE key = ?1 AND t > ?2", key, since,
+		      e);
+	if (!s)
+		return -1;
+	return rate_time(st, s, t, e);
 }
 
 /* --- the sink's state (schema 4) ----------------------------------------- */

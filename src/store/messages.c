@@ -249,13 +249,13 @@ int store_recent_errors(struct store *st, int max,
 }
 
 /* The counts of one GROUP BY: a name, then the five columns of store_tally. */
-static int tally(struct store *st, const char *sql, const char *what,
+static int tally(struct store *st, const struct db_query *q,
 		 void (*fn)(void *ctx, const struct store_tally *t), void *ctx, struct err *e)
 {
 	struct db_stmt *s;
 	int rc;
 
-	if (db_prep(st, sql, &s, e) < 0)
+	if (db_prep(st, q->sql, &s, e) < 0)
 		return -1;
 	while ((rc = db_step(s)) == DB_ROW) {
 		const char *name = db_col_str(s, 0);
@@ -266,7 +266,7 @@ static int tally(struct store *st, const char *sql, const char *what,
 
 		fn(ctx, &t);
 	}
-	return db_row_end(st, s, rc, what, e);
+	return db_row_end(st, s, rc, q->what, e);
 }
 
 /* SQL both engines take (PostgreSQL sums no booleans). */
@@ -278,15 +278,23 @@ static int tally(struct store *st, const char *sql, const char *what,
 int store_counts_by_source(struct store *st, void (*fn)(void *ctx, const struct store_tally *t),
 			   void *ctx, struct err *e)
 {
-	return tally(st, "SELECT m.source, " TALLY_COLUMNS " FROM messages m"
-		     " GROUP BY m.source ORDER BY m.source", "counting messages by source",
-		     fn, ctx, e);
+	static const struct db_query q = {
+		"SELECT m.source, " TALLY_COLUMNS " FROM messages m"
+		" GROUP BY m.source ORDER BY m.source",
+		"counting messages by source",
+	};
+
+	return tally(st, &q, fn, ctx, e);
 }
 
 int store_counts_by_list(struct store *st, void (*fn)(void *ctx, const struct store_tally *t),
 			 void *ctx, struct err *e)
 {
-	return tally(st, "SELECT coalesce(c.list_id, ''), " TALLY_COLUMNS " FROM messages m"
-		     " JOIN context c ON c.msgid = m.msgid GROUP BY 1 ORDER BY 1",
-		     "counting messages by list", fn, ctx, e);
+	static const struct db_query q = {
+		"SELECT coalesce(c.list_id, ''), " TALLY_COLUMNS " FROM messages m"
+		" JOIN context c ON c.msgid = m.msgid GROUP BY 1 ORDER BY 1",
+		"counting messages by list",
+	};
+
+	return tally(st, &q, fn, ctx, e);
 }

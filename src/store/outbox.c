@@ -26,18 +26,17 @@ static int join_rcpt(struct store *st, const struct store_outgoing *o, struct bu
 	return 0;
 }
 
-int outbox_insert(struct store *st, const char *reply_key, const char *parent_key,
-		  const struct store_outgoing *o, const char *rcpt, time_t now, bool *added,
-		  struct err *e)
+int outbox_insert(struct store *st, const struct outbox_row *r, bool *added, struct err *e)
 {
 	struct db_stmt *s = db_stmt(st, S_INSERT_OUTBOX);
+	const struct store_outgoing *o = r->o;
 
-	db_bind_text(s, 1, reply_key);
-	db_bind_text(s, 2, parent_key);
+	db_bind_text(s, 1, r->reply_key);
+	db_bind_text(s, 2, r->parent_key);
 	db_bind_text(s, 3, o->envelope_from ? o->envelope_from : "");
-	db_bind_text(s, 4, rcpt);
+	db_bind_text(s, 4, r->rcpt);
 	db_bind_blob(s, 5, o->raw, o->len);
-	db_bind_int64(s, 6, (int64_t)now);
+	db_bind_int64(s, 6, (int64_t)r->now);
 	db_bind_int64(s, 7, (int64_t)o->not_before);
 	if (db_step_done(s) != DB_OK)
 		return db_err(st, e, "queueing a reply");
@@ -51,15 +50,14 @@ enum tx_result {
 	TX_FAILED	/* e filled */
 };
 
-/* The body of store_record_reply, run inside its transaction. */
+/* The body of store_record_reply, run inside its transaction; m is the
+ * message r->parent_key names. */
 static enum tx_result record_reply_tx(struct store *st, const struct store_message *m,
-				      const struct store_outgoing *o, const char *rcpt,
-				      time_t now, const char *key, const char *reply_key,
-				      struct err *e)
+				      const struct outbox_row *r, struct err *e)
 {
 	bool added;
 
-	if (messages_insert(st, key, m, reply_key, &added, e) < 0)
+	if (messages_insert(st, r->parent_key, m, r->reply_key, &added, e) < 0)
 		return TX_FAILED;
 	if (!added)
 		return TX_KNOWN;
@@ -67,7 +65,7 @@ static enum tx_result record_reply_tx(struct store *st, const struct store_messa
 		err_set(e, ERR_TEMP, "store %s: failure injected by a test", st->path);
 		return TX_FAILED;
 	}
-	if (outbox_insert(st, reply_key, key, o, rcpt, now, &added, e) < 0)
+	if (outbox_insert(st, r, &added, e) < 0)
 		return TX_FAILED;
 	/* Not added: that patch has its reply already. */
 	return added ? TX_OK : TX_KNOWN;
@@ -90,6 +88,7 @@ int store_record_reply(struct store *st, const struct store_message *m,
 {
 	char *key = msgid_key(m->msgid), *parent = msgid_key(o->parent_msgid);
 	char *reply_key = msgid_key(o->reply_msgid);
+	struct outbox_row row;
 	enum tx_result r;
 	struct buf rcpt;
 	int rc = -1;
@@ -102,7 +101,8 @@ int store_record_reply(struct store *st, const struct store_message *m,
 	if (check_outgoing(st, o, key, parent, e) < 0 || join_rcpt(st, o, &rcpt, e) < 0 ||
 	    store_begin(st, e) < 0)
 		goto out;
-	r = record_reply_tx(st, m, o, rcpt.data, now, key, reply_key, e);
+	row = (struct outbox_row){ o, reply_key, key, rcpt.data, now };
+	r = record_reply_tx(st, m, &row, e);
 	if (r == TX_OK) {
 		*res = STORE_QUEUED;
 		rc = store_commit(st, e);
@@ -135,7 +135,9 @@ int outbox_queue_grouped(struct store *st, const char *id, const struct store_ou
 	else if (!o->raw || o->len == 0 || o->len > STORE_REPLY_MAX)
 		err_set(e, ERR_FINAL, "store %s: empty or oversized reply", st->path);
 	else if (join_rcpt(st, o, &list, e) == 0 && store_begin(st, e) == 0) {
-		rc = tx(st, id, o, list.data, lead, reply_key, now, res, e);
+		struct outbox_row row = { o, reply_key, lead, list.data, now };
+
+		rc = tx(st, id, &row, res, e);
 		if (rc == 0)
 			rc = store_commit(st, e);
 		else

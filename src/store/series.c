@@ -472,8 +472,13 @@ int store_series_set_deadline(struct store *st, const char *id, time_t deadline,
 
 int store_series_next_due(struct store *st, time_t now, char **id, struct err *e)
 {
-	return db_first_text(st, "SELECT id FROM series WHERE state = 'pending' AND deadline <= ?1"
-			  " ORDER BY deadline LIMIT 1", now, id, "reading due series", e);
+	static const struct db_query q = {
+		"SELECT id FROM series WHERE state = 'pending' AND deadline <= ?1"
+		" ORDER BY deadline LIMIT 1",
+		"reading due series",
+	};
+
+	return db_first_text(st, &q, now, id, e);
 }
 
 int store_series_next_due_of(struct store *st, time_t now, const char *sender, char **id,
@@ -496,22 +501,33 @@ int store_series_next_due_of(struct store *st, time_t now, const char *sender, c
 
 int store_series_postpone(struct store *st, time_t now, time_t until, struct err *e)
 {
-	return db_postpone(st, "UPDATE series SET deadline = ?2 WHERE state = 'pending'"
-			   " AND deadline <= ?1", now, until, "moving due series", e);
+	static const struct db_query q = {
+		"UPDATE series SET deadline = ?2 WHERE state = 'pending' AND deadline <= ?1",
+		"moving due series",
+	};
+
+	return db_postpone(st, &q, now, until, e);
 }
 
 int store_series_waiting(struct store *st, time_t now, size_t max, store_waiting_fn *fn,
 			 void *ctx, struct err *e)
 {
-	return db_waiting(st, "SELECT sender, min(first_time) FROM series WHERE state = 'pending'"
-			  " AND deadline <= ?1 GROUP BY sender ORDER BY min(first_time), sender"
-			  " LIMIT ?2", now, max, fn, ctx, "reading due series", e);
+	static const struct db_query q = {
+		"SELECT sender, min(first_time) FROM series WHERE state = 'pending'"
+		" AND deadline <= ?1 GROUP BY sender ORDER BY min(first_time), sender LIMIT ?2",
+		"reading due series",
+	};
+
+	return db_waiting(st, &q, now, max, fn, ctx, e);
 }
 
 int store_series_next_time(struct store *st, time_t *when, bool *found, struct err *e)
 {
-	return db_first_time(st, "SELECT min(deadline) FROM series WHERE state = 'pending'", when,
-			  found, "reading due series", e);
+	static const struct db_query q = {
+		"SELECT min(deadline) FROM series WHERE state = 'pending'", "reading due series",
+	};
+
+	return db_first_time(st, &q, when, found, e);
 }
 
 static int mark_lead_replied(struct store *st, const char *lead, const char *reply_key,
@@ -533,16 +549,15 @@ static int mark_lead_replied(struct store *st, const char *lead, const char *rep
 }
 
 /* The body of store_series_queue_reply, inside its transaction. */
-static int series_reply_tx(struct store *st, const char *id, const struct store_outgoing *o,
-			   const char *rcpt, const char *lead, const char *reply_key,
-			   time_t now, enum store_enqueue *res, struct err *e)
+static int series_reply_tx(struct store *st, const char *id, const struct outbox_row *r,
+			   enum store_enqueue *res, struct err *e)
 {
 	bool added;
 
-	if (outbox_insert(st, reply_key, lead, o, rcpt, now, &added, e) < 0)
+	if (outbox_insert(st, r, &added, e) < 0)
 		return -1;
 	*res = added ? STORE_QUEUED : STORE_ALREADY_QUEUED;
-	if (added && mark_lead_replied(st, lead, reply_key, e) < 0)
+	if (added && mark_lead_replied(st, r->parent_key, r->reply_key, e) < 0)
 		return -1;
 	return store_series_set_state(st, id, STORE_SERIES_DONE, e);
 }

@@ -418,48 +418,48 @@ int db_row_end(struct store *st, struct db_stmt *s, int rc, const char *what, st
 	return rc == DB_ERROR ? -1 : 0;
 }
 
-int db_first_text(struct store *st, const char *sql, time_t now, char **out,
-		  const char *what, struct err *e)
+int db_first_text(struct store *st, const struct db_query *q, time_t now, char **out,
+		  struct err *e)
 {
 	struct db_stmt *s;
 	int rc;
 
 	*out = NULL;
-	if (db_prep(st, sql, &s, e) < 0)
+	if (db_prep(st, q->sql, &s, e) < 0)
 		return -1;
 	db_bind_int64(s, 1, (int64_t)now);
 	rc = db_step(s);
 	if (rc == DB_ROW)
 		*out = db_col_text(s, 0);
-	return db_row_end(st, s, rc, what, e);
+	return db_row_end(st, s, rc, q->what, e);
 }
 
-int db_first_time(struct store *st, const char *sql, time_t *when, bool *found,
-		  const char *what, struct err *e)
+int db_first_time(struct store *st, const struct db_query *q, time_t *when, bool *found,
+		  struct err *e)
 {
 	struct db_stmt *s;
 	int rc;
 
 	*found = false;
 	*when = 0;
-	if (db_prep(st, sql, &s, e) < 0)
+	if (db_prep(st, q->sql, &s, e) < 0)
 		return -1;
 	rc = db_step(s);
 	if (rc == DB_ROW && !db_col_null(s, 0)) {
 		*when = (time_t)db_col_int64(s, 0);
 		*found = true;
 	}
-	return db_row_end(st, s, rc, what, e);
+	return db_row_end(st, s, rc, q->what, e);
 }
 
-int db_waiting(struct store *st, const char *sql, time_t now, size_t max, store_waiting_fn *fn,
-	       void *ctx, const char *what, struct err *e)
+int db_waiting(struct store *st, const struct db_query *q, time_t now, size_t max,
+	       store_waiting_fn *fn, void *ctx, struct err *e)
 {
 	struct store_waiting w;
 	struct db_stmt *s;
 	int rc;
 
-	if (db_prep(st, sql, &s, e) < 0)
+	if (db_prep(st, q->sql, &s, e) < 0)
 		return -1;
 	db_bind_int64(s, 1, (int64_t)now);
 	db_bind_int64(s, 2, (int64_t)max);
@@ -468,17 +468,17 @@ int db_waiting(struct store *st, const char *sql, time_t now, size_t max, store_
 		w.since = (time_t)db_col_int64(s, 1);
 		fn(ctx, &w);
 	}
-	return db_row_end(st, s, rc, what, e);
+	return db_row_end(st, s, rc, q->what, e);
 }
 
-int db_postpone(struct store *st, const char *sql, time_t now, time_t until, const char *what,
+int db_postpone(struct store *st, const struct db_query *q, time_t now, time_t until,
 		struct err *e)
 {
 	struct db_stmt *s;
 
-	if (db_prep(st, sql, &s, e) < 0)
+	if (db_prep(st, q->sql, &s, e) < 0)
 		return -1;
 	db_bind_int64(s, 1, (int64_t)now);
 	db_bind_int64(s, 2, (int64_t)until);
-	return db_run_done(st, s, what, e);
+	return db_run_done(st, s, q->what, e);
 }

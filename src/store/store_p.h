@@ -81,20 +81,27 @@ int db_run_done(struct store *st, struct db_stmt *s, const char *what, struct er
 /* Finalizes s after a lookup whose last step returned rc: 0 for a row or
  * none, else the error. */
 int db_row_end(struct store *st, struct db_stmt *s, int rc, const char *what, struct err *e);
-/* The first column of sql's first row (?1 = now) into *out, malloc'ed;
- * NULL when there is none. */
-int db_first_text(struct store *st, const char *sql, time_t now, char **out,
-		  const char *what, struct err *e);
-/* sql's one value, a time, into *when; *found false when it is NULL. */
-int db_first_time(struct store *st, const char *sql, time_t *when, bool *found,
-		  const char *what, struct err *e);
+/* A statement run once per call, with what it does for the error
+ * message ("reading held replies"). */
+struct db_query {
+	const char *sql;
+	const char *what;
+};
 
-/* Calls fn for each row of sql (?1 = now, ?2 = max): the person and the
+/* The first column of q's first row (?1 = now) into *out, malloc'ed;
+ * NULL when there is none. */
+int db_first_text(struct store *st, const struct db_query *q, time_t now, char **out,
+		  struct err *e);
+/* q's one value, a time, into *when; *found false when it is NULL. */
+int db_first_time(struct store *st, const struct db_query *q, time_t *when, bool *found,
+		  struct err *e);
+
+/* Calls fn for each row of q (?1 = now, ?2 = max): the person and the
  * time (store_held_waiting, store_series_waiting). */
-int db_waiting(struct store *st, const char *sql, time_t now, size_t max, store_waiting_fn *fn,
-	       void *ctx, const char *what, struct err *e);
-/* sql (no rows) with ?1 = now and ?2 = until. */
-int db_postpone(struct store *st, const char *sql, time_t now, time_t until, const char *what,
+int db_waiting(struct store *st, const struct db_query *q, time_t now, size_t max,
+	       store_waiting_fn *fn, void *ctx, struct err *e);
+/* q (no rows) with ?1 = now and ?2 = until. */
+int db_postpone(struct store *st, const struct db_query *q, time_t now, time_t until,
 		struct err *e);
 
 /* msgid_key(msgid), or NULL with e filled. */
@@ -107,21 +114,29 @@ char *db_key(struct store *st, const char *msgid, struct err *e);
  * a PostgreSQL transaction usable, where a failed INSERT would not). */
 int messages_insert(struct store *st, const char *key, const struct store_message *m,
 		    const char *reply_key, bool *added, struct err *e);
+/* A reply on its way into the outbox, its keys and recipients as the
+ * outbox row holds them. */
+struct outbox_row {
+	const struct store_outgoing *o;
+	const char *reply_key;		/* msgid_key(o->reply_msgid) */
+	const char *parent_key;		/* the message answered (a group's lead) */
+	const char *rcpt;		/* o->rcpt, one per line */
+	time_t now;			/* when it is queued */
+};
+
 /* Inserts the outbox row; *added false when the parent has a reply (the
  * UNIQUE parent column); a clash on the reply's own Message-ID is an
  * error (a bug, not a duplicate). */
-int outbox_insert(struct store *st, const char *reply_key, const char *parent_key,
-		  const struct store_outgoing *o, const char *rcpt, time_t now, bool *added,
-		  struct err *e);
+int outbox_insert(struct store *st, const struct outbox_row *r, bool *added, struct err *e);
 
 /* schema.c: the SQL (malloc'ed) that takes a database of drv from version
  * from to from + 1, run in one transaction; NULL past the last. */
 char *schema_step(const struct db_driver *drv, int from);
 
 /* The body of a grouped reply's queueing (series_reply_tx, held_reply_tx),
- * run inside its transaction; id names the group. */
-typedef int reply_tx_fn(struct store *st, const char *id, const struct store_outgoing *o,
-			const char *list, const char *lead, const char *reply_key, time_t now,
+ * run inside its transaction; id names the group, r->parent_key is its
+ * lead. */
+typedef int reply_tx_fn(struct store *st, const char *id, const struct outbox_row *r,
 			enum store_enqueue *res, struct err *e);
 /* Queues o for the group id in one transaction, by tx. */
 int outbox_queue_grouped(struct store *st, const char *id, const struct store_outgoing *o,

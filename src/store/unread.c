@@ -46,33 +46,41 @@ int store_unread_put(struct store *st, const struct store_unread *u, struct err 
 	return db_run_done(st, s, "recording unread mail", e);
 }
 
-/* sql over the rows of source and folder (?1, ?2), and uid as ?3 when it has one. */
-static int unread_delete(struct store *st, const char *sql, const char *source,
-			 const char *folder, int64_t uid, struct err *e)
+/* sql prepared over the rows of source and folder (?1, ?2); NULL with e
+ * filled. */
+static struct db_stmt *unread_prep(struct store *st, const char *sql, const char *source,
+				   const char *folder, struct err *e)
 {
 	struct db_stmt *s;
 
 	if (db_prep(st, sql, &s, e) < 0)
-		return -1;
+		return NULL;
 	db_bind_text(s, 1, source);
 	db_bind_text(s, 2, folder ? folder : "");
-	if (uid >= 0)
-		db_bind_int64(s, 3, uid);
-	return db_run_done(st, s, "forgetting unread mail", e);
+	return s;
 }
 
 int store_unread_drop(struct store *st, const char *source, const char *folder, uint32_t uid,
 		      struct err *e)
 {
-	return unread_delete(st, "DELETE FROM unread WHERE source = ?1 AND folder = ?2"
-			     " AND uid = ?3", source, folder, uid, e);
+	struct db_stmt *s = unread_prep(st, "DELETE FROM unread WHERE source = ?1 AND folder = ?2"
+					" AND uid = ?3", source, folder, e);
+
+	if (!s)
+		return -1;
+	db_bind_int64(s, 3, uid);
+	return db_run_done(st, s, "forgetting unread mail", e);
 }
 
 int store_unread_forget(struct store *st, const char *source, const char *folder,
 			struct err *e)
 {
-	return unread_delete(st, "DELETE FROM unread WHERE source = ?1 AND folder = ?2"
-			     " AND state = 'retry'", source, folder, -1, e);
+	struct db_stmt *s = unread_prep(st, "DELETE FROM unread WHERE source = ?1 AND folder = ?2"
+					" AND state = 'retry'", source, folder, e);
+
+	if (!s)
+		return -1;
+	return db_run_done(st, s, "forgetting unread mail", e);
 }
 
 /* The rows of s, as its SELECT of the columns of the table in order. */
@@ -102,13 +110,12 @@ int store_unread_retries(struct store *st, const char *source, const char *folde
 			 void (*fn)(void *ctx, const struct store_unread *u), void *ctx,
 			 struct err *e)
 {
-	struct db_stmt *s;
+	struct db_stmt *s = unread_prep(st, "SELECT " UNREAD_COLUMNS " FROM unread WHERE"
+					" source = ?1 AND folder = ?2 AND state = 'retry'"
+					" ORDER BY uid", source, folder, e);
 
-	if (db_prep(st, "SELECT " UNREAD_COLUMNS " FROM unread WHERE source = ?1"
-		    " AND folder = ?2 AND state = 'retry' ORDER BY uid", &s, e) < 0)
+	if (!s)
 		return -1;
-	db_bind_text(s, 1, source);
-	db_bind_text(s, 2, folder ? folder : "");
 	return unread_rows(st, s, fn, ctx, e);
 }
 
