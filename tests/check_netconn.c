@@ -64,7 +64,9 @@ static void pair(struct net_peer *p, int timeout_s, int *ours, int *theirs)
 	ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
 	ck_assert_int_eq(listen(l, 1), 0);
 	ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &len), 0);
-	net_peer_init(p, "test", "127.0.0.1", ntohs(a.sin_port), NULL, NULL, true, timeout_s);
+	*p = (struct net_peer){ .host = "127.0.0.1", .port = ntohs(a.sin_port), .plain = true,
+				.timeout_s = timeout_s };
+	net_peer_init(p, "test");
 	err_init(&e);
 	ck_assert_msg(net_connect(p, ours, &e) == 0, "%s", e.msg);
 	*theirs = accept(l, NULL, NULL);

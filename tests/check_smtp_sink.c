@@ -271,7 +271,7 @@ START_TEST(test_refused_before_connecting)
 	if (!data)
 		data = mail("refused@tagbot.test", &len);
 	err_init(&e);
-	ck_assert_int_eq(smtp_send(&s, c->from, c->rcpt, c->n, data, len, NULL, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, &(struct smtp_mail){ c->from, c->rcpt, c->n, data, len }, NULL, &e), -1);
 	/* bad settings are the sink's, the rest the reply's */
 	ck_assert_int_eq(e.cls, strstr(c->msg, "tls = none") ? ERR_SETUP : ERR_FINAL);
 	ck_assert_str_eq(e.msg, c->msg);
@@ -289,7 +289,7 @@ START_TEST(test_too_many_recipients)
 
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
 		r[i] = "author@example.org";
-	ck_assert_int_eq(smtp_send(&s, "", r, ARRAY_SIZE(r), m, len, NULL, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, &(struct smtp_mail){ "", r, ARRAY_SIZE(r), m, len }, NULL, &e), -1);
 	ck_assert_str_eq(e.msg, "smtp: smtp://127.0.0.1:9: 101 recipients (1 to 100 allowed)");
 }
 END_TEST
@@ -481,7 +481,7 @@ START_TEST(test_fake_replies)
 	fake_start(&f, c->script);
 	s = settings(f.url, c->tls);
 	err_init(&e);
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", two, c->nrcpt, m, len, NULL, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, &(struct smtp_mail){ "bot@example.org", two, c->nrcpt, m, len }, NULL, &e), -1);
 	t = fake_stop(&f);
 	ck_assert_int_eq(e.cls, c->cls);
 	snprintf(want, sizeof(want), "smtp: %s: %s", f.url, c->msg);
@@ -502,7 +502,7 @@ START_TEST(test_fake_hangup_is_temporary)
 
 	fake_start(&f, script_hangup_after_mail);
 	s = settings(f.url, NET_TLS_NONE);
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, &(struct smtp_mail){ "bot@example.org", to_author, 1, m, len }, NULL, &e), -1);
 	fake_stop(&f);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert_msg(strncmp(e.msg, "smtp: smtp://127.0.0.1:", 23) == 0, "%s", e.msg);
@@ -555,7 +555,7 @@ START_TEST(test_fake_refused_recipients)
 	fake_start(&f, c->script);
 	s = settings(f.url, NET_TLS_NONE);
 	err_init(&e);
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", three, 3, m, len, &r, &e), c->rc);
+	ck_assert_int_eq(smtp_send(&s, &(struct smtp_mail){ "bot@example.org", three, 3, m, len }, &r, &e), c->rc);
 	ck_assert_int_lt(now_ms() - t0, 3000);
 	t = fake_stop(&f);
 	if (c->rc == 0) {
@@ -588,7 +588,7 @@ START_TEST(test_fake_transcript)
 	fake_start(&f, script_ok2);
 	s = settings(f.url, NET_TLS_NONE);
 	err_init(&e);
-	ck_assert_msg(smtp_send(&s, "", two, 2, m, len, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_msg(smtp_send(&s, &(struct smtp_mail){ "", two, 2, m, len }, NULL, &e) == 0, "%s", e.msg);
 	t = fake_stop(&f);
 	ck_assert_msg(strstr(t, "MAIL FROM:<>") != NULL, "%s", t);
 	ck_assert_msg(strstr(t, "RCPT TO:<author@example.org>\r\n") != NULL, "%s", t);
@@ -612,7 +612,7 @@ START_TEST(test_fake_silent_quit)
 	fake_start_quit(&f, script_ok, NULL);
 	s = settings(f.url, NET_TLS_NONE);
 	s.timeout_s = 1;
-	ck_assert_msg(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_msg(smtp_send(&s, &(struct smtp_mail){ "bot@example.org", to_author, 1, m, len }, NULL, &e) == 0, "%s", e.msg);
 	ck_assert_int_lt(now_ms() - t0, 2500);
 	fake_stop(&f);
 }
@@ -640,7 +640,7 @@ START_TEST(test_silent_server_times_out)
 	s = settings(url, NET_TLS_NONE);
 	s.timeout_s = 1;
 	t0 = now_ms();
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, &(struct smtp_mail){ "bot@example.org", to_author, 1, m, len }, NULL, &e), -1);
 	ck_assert_int_lt(now_ms() - t0, 3000);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert_msg(strstr(e.msg, "timed out") != NULL, "%s", e.msg);
@@ -678,7 +678,7 @@ START_TEST(test_tarpit_connect_timeout)
 
 	s.connect_timeout_s = 1;
 	s.timeout_s = 30;
-	ck_assert_int_eq(smtp_send(&s, "bot@example.org", to_author, 1, m, len, NULL, &e), -1);
+	ck_assert_int_eq(smtp_send(&s, &(struct smtp_mail){ "bot@example.org", to_author, 1, m, len }, NULL, &e), -1);
 	ck_assert_int_lt(now_ms() - t0, 2500);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert_msg(strstr(e.msg, "timed out") != NULL, "%s", e.msg);
@@ -947,7 +947,7 @@ static int send_refused(struct smtp_settings *s, const char *const *rcpt, size_t
 	int rc;
 
 	err_init(e);
-	rc = smtp_send(s, "bot@example.org", rcpt, n, m, len, r, e);
+	rc = smtp_send(s, &(struct smtp_mail){ "bot@example.org", rcpt, n, m, len }, r, e);
 	printf("%s: %s%s%s\n", msgid, rc == 0 ? "sent" : e->msg, rc == 0 && r->n ? ", " : "",
 	       rc == 0 && r->n ? r->text : "");
 	fflush(stdout);

@@ -237,8 +237,12 @@ static struct imap_source *source_new(const struct imap_settings *s)
 	if (src->batch > IMAP_BATCH_MAX)
 		src->batch = IMAP_BATCH_MAX;
 	src->max_message = s->max_message ? s->max_message : IMAP_MESSAGE_MAX;
-	net_peer_init(&src->peer, "imap", src->host, src->port, src->tls_name, src->ca_file,
-		      src->tls == NET_TLS_NONE, src->timeout_s);
+	src->peer = (struct net_peer){
+		.host = src->host, .port = src->port, .tls_name = src->tls_name,
+		.ca_file = src->ca_file, .plain = src->tls == NET_TLS_NONE,
+		.timeout_s = src->timeout_s,
+	};
+	net_peer_init(&src->peer, "imap");
 	if (s->wait_sigmask) {
 		src->wait_mask = *s->wait_sigmask;
 		src->has_wait_mask = true;
@@ -795,6 +799,12 @@ static void outcome(const struct body_sink *k, const struct msg_item *got,
 	}
 }
 
+/* Where a fetch hands out its messages, one call of fn(arg, m, e) each. */
+struct handout {
+	imap_fetch_fn *fn;
+	void *arg;
+};
+
 /*
  * Bodies of v[0..n) (all within max_message by the sizes the server gave)
  * in one UID FETCH, handed out in UID order: each one asked for, also one
@@ -802,7 +812,7 @@ static void outcome(const struct body_sink *k, const struct msg_item *got,
  * Returns what fn returned, or -1.
  */
 static int fetch_bodies(struct imap_source *src, const struct msg_item *v, size_t n,
-			imap_fetch_fn *fn, void *arg, struct err *e)
+			const struct handout *to, struct err *e)
 {
 	struct mailimap_set *set = mailimap_set_new_empty();
 	struct item_list got = { NULL, 0, 0 };
@@ -833,7 +843,7 @@ static int fetch_bodies(struct imap_source *src, const struct msg_item *v, size_
 			src->st.messages++;
 			src->st.bytes += m.len;
 		}
-		rc = fn(arg, &m, e);
+		rc = to->fn(to->arg, &m, e);
 	}
 	free(got.v);
 	mailimap_fetch_list_free(list);
@@ -889,7 +899,7 @@ static int window_sizes(struct imap_source *src, uint32_t lo, uint32_t *hi, size
 
 /* The bodies of v[0..n), whose sizes are known, batch by batch. */
 static int fetch_items(struct imap_source *src, const struct msg_item *v, size_t n,
-		       imap_fetch_fn *fn, void *arg, struct err *e)
+		       const struct handout *to, struct err *e)
 {
 	size_t i, k;
 	int rc = 0;
@@ -897,13 +907,13 @@ static int fetch_items(struct imap_source *src, const struct msg_item *v, size_t
 	for (i = 0; i < n && rc == 0; i += k) {
 		k = next_batch(src, v + i, n - i);
 		if (k) {
-			rc = fetch_bodies(src, v + i, k, fn, arg, e);
+			rc = fetch_bodies(src, v + i, k, to, e);
 		} else {
 			/* Too large to fetch: the caller hears of it and skips it. */
 			struct imap_msg m = { v[i].uid, IMAP_MSG_TOO_LARGE, NULL, v[i].size, NULL };
 
 			k = 1;
-			rc = fn(arg, &m, e);
+			rc = to->fn(to->arg, &m, e);
 		}
 	}
 	return rc;
@@ -911,7 +921,7 @@ static int fetch_items(struct imap_source *src, const struct msg_item *v, size_t
 
 /* Messages with UIDs in [lo, *hi] (*hi may be cut): sizes, then bodies. */
 static int fetch_window(struct imap_source *src, uint32_t lo, uint32_t *hi,
-			imap_fetch_fn *fn, void *arg, struct err *e)
+			const struct handout *to, struct err *e)
 {
 	size_t i, n;
 
@@ -919,7 +929,7 @@ static int fetch_window(struct imap_source *src, uint32_t lo, uint32_t *hi,
 		return -1;
 	for (n = i; n < src->nwin && src->win[n].uid <= *hi; n++)
 		;
-	return fetch_items(src, src->win + i, n - i, fn, arg, e);
+	return fetch_items(src, src->win + i, n - i, to, e);
 }
 
 /* The highest UID now: what the mail announced so far amounts to. */
@@ -935,8 +945,8 @@ static int look(struct imap_source *src, uint32_t *top, struct err *e)
 }
 
 /* The messages with UIDs in [first, last], window by window. */
-static int fetch_range(struct imap_source *src, uint32_t first, uint32_t last, imap_fetch_fn *fn,
-		       void *arg, struct err *e)
+static int fetch_range(struct imap_source *src, uint32_t first, uint32_t last,
+		       const struct handout *to, struct err *e)
 {
 	int rc = 0;
 
@@ -944,54 +954,70 @@ static int fetch_range(struct imap_source *src, uint32_t first, uint32_t last, i
 		uint64_t end = lo + IMAP_UID_WINDOW - 1;
 		uint32_t hi = end < last ? (uint32_t)end : last;
 
-		rc = fetch_window(src, (uint32_t)lo, &hi, fn, arg, e);
+		rc = fetch_window(src, (uint32_t)lo, &hi, to, e);
 		lo = (uint64_t)hi + 1;
 	}
 	return rc < 0 ? -1 : 0;
 }
 
-static int fetch_from(struct imap_source *src, uint32_t first, imap_fetch_fn *fn, void *arg,
+static int fetch_from(struct imap_source *src, uint32_t first, const struct handout *to,
 		      struct err *e)
 {
 	uint32_t top = 0;
 
 	if (look(src, &top, e) < 0)
 		return -1;
-	return fetch_range(src, first, top, fn, arg, e);
+	return fetch_range(src, first, top, to, e);
 }
 
-/* Runs fetch_from (top_uid 0) or fetch_range over the session, with the
- * checks both entry points make. */
-static int fetch_guarded(struct imap_source *src, uint32_t first, uint32_t last,
-			 imap_fetch_fn *fn, void *arg, const char *who, struct err *e)
+/* The checks the entry points of a fetch make, then the session is the
+ * fetch's until fetch_end(); who names the entry point. */
+static int fetch_begin(struct imap_source *src, const char *who, struct net_guard *g,
+		       struct err *e)
 {
-	struct net_guard g;
-	int rc;
-
 	if (alive(src, e) < 0)
 		return -1;
 	if (src->fetching)	/* it would reuse the window being handed out */
 		return fail(src, ERR_FINAL, e, "%s called from a fetch's callback", who);
 	src->fetching = true;
-	net_guard_enter(&g);
-	rc = last ? fetch_range(src, first, last, fn, arg, e) : fetch_from(src, first, fn, arg, e);
-	net_guard_leave(&g);
+	net_guard_enter(g);
+	return 0;
+}
+
+static void fetch_end(struct imap_source *src, struct net_guard *g)
+{
+	net_guard_leave(g);
 	src->fetching = false;
-	return rc;
 }
 
 int imap_fetch_from(struct imap_source *src, uint32_t first_uid, imap_fetch_fn *fn,
 		    void *arg, struct err *e)
 {
-	return fetch_guarded(src, first_uid, 0, fn, arg, "imap_fetch_from", e);
+	const struct handout to = { fn, arg };
+	struct net_guard g;
+	int rc;
+
+	if (fetch_begin(src, "imap_fetch_from", &g, e) < 0)
+		return -1;
+	rc = fetch_from(src, first_uid, &to, e);
+	fetch_end(src, &g);
+	return rc;
 }
 
 int imap_fetch_range(struct imap_source *src, uint32_t first_uid, uint32_t last_uid,
 		     imap_fetch_fn *fn, void *arg, struct err *e)
 {
+	const struct handout to = { fn, arg };
+	struct net_guard g;
+	int rc;
+
 	if (!last_uid || last_uid < first_uid)
 		return 0;
-	return fetch_guarded(src, first_uid, last_uid, fn, arg, "imap_fetch_range", e);
+	if (fetch_begin(src, "imap_fetch_range", &g, e) < 0)
+		return -1;
+	rc = fetch_range(src, first_uid, last_uid, &to, e);
+	fetch_end(src, &g);
+	return rc;
 }
 
 int imap_top_uid(struct imap_source *src, uint32_t *top, struct err *e)
@@ -1013,7 +1039,7 @@ int imap_top_uid(struct imap_source *src, uint32_t *top, struct err *e)
 /* The sizes of uids[0..n) (ascending), then their bodies; a UID the folder
  * does not answer for is handed out as not delivered. */
 static int fetch_uids(struct imap_source *src, const uint32_t *uids, size_t n,
-		      imap_fetch_fn *fn, void *arg, struct err *e)
+		      const struct handout *to, struct err *e)
 {
 	struct mailimap_set *set = mailimap_set_new_empty();
 	struct item_list items = { NULL, 0, 0 }, have = { NULL, 0, 0 };
@@ -1037,11 +1063,11 @@ static int fetch_uids(struct imap_source *src, const uint32_t *uids, size_t n,
 			ARRAY_GROW(have.v, have.alloc, have.n + 1);
 			have.v[have.n++] = items.v[g];
 		} else {
-			rc = fn(arg, &m, e);
+			rc = to->fn(to->arg, &m, e);
 		}
 	}
 	if (rc == 0 && have.n)
-		rc = fetch_items(src, have.v, have.n, fn, arg, e);
+		rc = fetch_items(src, have.v, have.n, to, e);
 	free(items.v);
 	free(have.v);
 	return rc < 0 ? -1 : 0;
@@ -1057,6 +1083,7 @@ static int cmp_u32(const void *a, const void *b)
 int imap_fetch_uids(struct imap_source *src, const uint32_t *uids, size_t n, imap_fetch_fn *fn,
 		    void *arg, struct err *e)
 {
+	const struct handout to = { fn, arg };
 	uint32_t *v;
 	struct net_guard g;
 	size_t k = 0;
@@ -1079,7 +1106,7 @@ int imap_fetch_uids(struct imap_source *src, const uint32_t *uids, size_t n, ima
 	if (k) {
 		src->fetching = true;
 		net_guard_enter(&g);
-		rc = fetch_uids(src, v, k, fn, arg, e);
+		rc = fetch_uids(src, v, k, &to, e);
 		net_guard_leave(&g);
 		src->fetching = false;
 	}

@@ -76,18 +76,14 @@ bool net_safe_credential(const char *s, size_t max)
 	return n <= max;
 }
 
-void net_peer_init(struct net_peer *p, const char *proto, const char *host, int port,
-		   const char *tls_name, const char *ca_file, bool plain, int timeout_s)
+void net_peer_init(struct net_peer *p, const char *proto)
 {
-	bool v6 = strchr(host, ':') != NULL;
+	bool v6 = strchr(p->host, ':') != NULL;
 
-	snprintf(p->where, sizeof(p->where), v6 ? "%s: [%s]:%d" : "%s: %s:%d", proto, host, port);
-	p->host = host;
-	p->port = port;
-	p->tls_name = tls_name ? tls_name : host;
-	p->ca_file = ca_file;
-	p->plain = plain;
-	p->timeout_s = timeout_s;
+	snprintf(p->where, sizeof(p->where), v6 ? "%s: [%s]:%d" : "%s: %s:%d", proto, p->host,
+		 p->port);
+	if (!p->tls_name)
+		p->tls_name = p->host;
 	p->has_wait_mask = false;
 	sigemptyset(&p->wait_mask);
 	p->stop = NULL;

@@ -69,7 +69,7 @@ struct net_peer {
 	const char *host;	/* foreign; name or address literal */
 	int port;
 	const char *tls_name;	/* foreign; the name the certificate must carry,
-				 * sent as SNI unless an address */
+				 * sent as SNI unless an address; NULL: host */
 	const char *ca_file;	/* foreign; NULL: the system store */
 	bool plain;		/* no TLS: refused unless every address is loopback */
 	int timeout_s;		/* connect, the TLS handshake, each read or write */
@@ -78,10 +78,14 @@ struct net_peer {
 	const volatile sig_atomic_t *stop; /* foreign; NULL: none */
 };
 
-/* Fills p (where from proto, host and port); the strings stay foreign.
- * No wait mask, no stop. */
-void net_peer_init(struct net_peer *p, const char *proto, const char *host, int port,
-		   const char *tls_name, const char *ca_file, bool plain, int timeout_s);
+/* Completes p, whose host, port, tls_name, ca_file, plain and timeout_s
+ * the caller set: where from proto, host and port; tls_name host when
+ * NULL; no wait mask, no stop.
+ *
+ *	src->peer = (struct net_peer){ .host = host, .port = 993, .timeout_s = 60 };
+ *	net_peer_init(&src->peer, "imap");
+ */
+void net_peer_init(struct net_peer *p, const char *proto);
 
 /* Waits for the server with wait_mask (copied; NULL: the mask of the call,
  * SIGPIPE always blocked), and gives up when *stop (NULL: never) becomes

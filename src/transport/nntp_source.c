@@ -134,9 +134,12 @@ static struct nntp_source *source_new(const struct nntp_settings *s)
 	src->tls = s->tls;
 	src->max_message = s->max_message ? s->max_message : NNTP_MESSAGE_MAX;
 	buf_init(&src->article, src->max_message);
-	net_peer_init(&src->peer, "nntp", src->host, port, src->tls_name, src->ca_file,
-		      s->tls == NET_TLS_NONE,
-		      s->timeout_s > 0 ? s->timeout_s : NNTP_TIMEOUT_DEFAULT_S);
+	src->peer = (struct net_peer){
+		.host = src->host, .port = port, .tls_name = src->tls_name,
+		.ca_file = src->ca_file, .plain = s->tls == NET_TLS_NONE,
+		.timeout_s = s->timeout_s > 0 ? s->timeout_s : NNTP_TIMEOUT_DEFAULT_S,
+	};
+	net_peer_init(&src->peer, "nntp");
 	net_peer_signals(&src->peer, s->wait_sigmask, s->stop);
 	return src;
 }
@@ -408,11 +411,11 @@ static int cmp_item(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The overview's lines, in order, each article once; a line outside the
- * range asked for, or for an article already listed, is no article of
- * the answer: dropped and counted in *ignored. */
-static void over_items(clist *l, uint32_t from, uint32_t to,
-		       struct newsnntp_xover_resp_item ***out, size_t *n, size_t *ignored)
+/* The overview's lines (malloc'ed, *n of them), in order, each article
+ * once; a line outside the range asked for, or for an article already
+ * listed, is no article of the answer: dropped and counted in *ignored. */
+static struct newsnntp_xover_resp_item **over_items(clist *l, uint32_t from, uint32_t to,
+						    size_t *n, size_t *ignored)
 {
 	size_t count = (size_t)clist_count(l), k = 0, w = 0;
 	struct newsnntp_xover_resp_item **v;
@@ -429,8 +432,8 @@ static void over_items(clist *l, uint32_t from, uint32_t to,
 		if (!w || v[i]->ovr_article != v[w - 1]->ovr_article)
 			v[w++] = v[i];
 	*ignored += count - w;
-	*out = v;
 	*n = w;
+	return v;
 }
 
 int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over_fn *fn,
@@ -455,7 +458,7 @@ int nntp_overview(struct nntp_source *src, uint32_t from, uint32_t to, nntp_over
 		return etpan_fail(src, r, "XOVER", e);
 	if (!l)		/* libetpan: the list broke off */
 		return lost(src, "XOVER", e);
-	over_items(l, from, to, &v, &n, ignored);
+	v = over_items(l, from, to, &n, ignored);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *id = v[i]->ovr_message_id;
 		struct nntp_over ov = {

@@ -519,18 +519,18 @@ static void forget_submission(CURL *c, long timeout_s)
 	curl_easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout_s);
 }
 
-/* x for a submission of data[0..len) to rcpt[0..n). */
-static int xfer_init(struct xfer *x, const char *url, const char *const *rcpt, size_t n,
-		     const char *data, size_t len, struct err *e)
+/* x for a submission of m (its recipients and text, not copied). */
+static int xfer_init(struct xfer *x, const char *url, const struct smtp_mail *m,
+		     struct err *e)
 {
 	memset(x, 0, sizeof(*x));
-	x->up.p = data;
-	x->up.left = len;
+	x->up.p = m->data;
+	x->up.left = m->len;
 	x->up.t = &x->track;
-	x->track.rcpt = rcpt;
-	x->track.nrcpt = n;
-	for (size_t i = 0; i < n; i++) {
-		struct curl_slist *t = curl_slist_append(x->rcpt, rcpt[i]);
+	x->track.rcpt = m->rcpt;
+	x->track.nrcpt = m->n;
+	for (size_t i = 0; i < m->n; i++) {
+		struct curl_slist *t = curl_slist_append(x->rcpt, m->rcpt[i]);
 
 		if (!t) {
 			curl_slist_free_all(x->rcpt);
@@ -542,15 +542,15 @@ static int xfer_init(struct xfer *x, const char *url, const char *const *rcpt, s
 	return 0;
 }
 
-static int check_all(const struct smtp_settings *s, const char *from, const char *const *rcpt,
-		     size_t n, const char *data, size_t len, struct err *e)
+static int check_all(const struct smtp_settings *s, const struct smtp_mail *m, struct err *e)
 {
 	/* Bad settings are the sink's fault, not the reply's. */
 	if (smtp_check_settings(s, e) < 0) {
 		e->cls = ERR_SETUP;
 		return -1;
 	}
-	if (check_envelope(s->url, from, rcpt, n, e) < 0 || check_data(s->url, data, len, e) < 0)
+	if (check_envelope(s->url, m->from, m->rcpt, m->n, e) < 0 ||
+	    check_data(s->url, m->data, m->len, e) < 0)
 		return -1;
 	return 0;
 }
@@ -560,8 +560,7 @@ static long timeout_of(const struct smtp_settings *s)
 	return s->timeout_s > 0 ? s->timeout_s : (long)SMTP_TIMEOUT_S;
 }
 
-int smtp_send(const struct smtp_settings *s, const char *from,
-	      const char *const *rcpt, size_t n, const char *data, size_t len,
+int smtp_send(const struct smtp_settings *s, const struct smtp_mail *m,
 	      struct smtp_refused *refused, struct err *e)
 {
 	struct xfer x;
@@ -572,14 +571,13 @@ int smtp_send(const struct smtp_settings *s, const char *from,
 
 	if (refused)
 		memset(refused, 0, sizeof(*refused));
-	if (check_all(s, from, rcpt, n, data, len, e) < 0 ||
-	    xfer_init(&x, s->url, rcpt, n, data, len, e) < 0)
+	if (check_all(s, m, e) < 0 || xfer_init(&x, s->url, m, e) < 0)
 		return -1;
 	if (!(c = curl_easy_init())) {
 		curl_slist_free_all(x.rcpt);
 		return err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url);
 	}
-	rc = setup(c, s, from, &x, len);
+	rc = setup(c, s, m->from, &x, m->len);
 	if (rc != CURLE_OK) {
 		ret = err_set(e, ERR_FINAL, "smtp: %s: libcurl refused an option: %s", s->url,
 			      curl_easy_strerror(rc));
@@ -716,11 +714,12 @@ int smtp_pool_start(struct smtp_pool *p, const struct smtp_settings *s, const ch
 		    const char *const *rcpt, size_t n, const char *data, size_t len, void *tag,
 		    struct err *e)
 {
+	const struct smtp_mail m = { from, rcpt, n, data, len };
 	struct slot *sl = idle_slot(p);
 	CURLcode rc;
 
 	/* The settings first: the messages below quote the url. */
-	if (check_all(s, from, rcpt, n, data, len, e) < 0)
+	if (check_all(s, &m, e) < 0)
 		return -1;
 	if (!sl)
 		return err_set(e, ERR_TEMP, "smtp: %s: all %zu connections are busy", s->url, p->n);
@@ -729,7 +728,7 @@ int smtp_pool_start(struct smtp_pool *p, const struct smtp_settings *s, const ch
 		return err_set(e, ERR_TEMP, "smtp: %s: cannot start libcurl", s->url);
 	sl->url = s->url;
 	sl->timeout_s = timeout_of(s);
-	if (xfer_init(&sl->x, s->url, rcpt, n, data, len, e) < 0)
+	if (xfer_init(&sl->x, s->url, &m, e) < 0)
 		return -1;
 	rc = setup(sl->curl, s, from, &sl->x, len);
 	if (rc == CURLE_OK)

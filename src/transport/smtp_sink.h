@@ -106,10 +106,18 @@ struct smtp_refused {
 					 * first, cut; "" when n is 0 */
 };
 
+/* A message to submit: its envelope and its text; all foreign. */
+struct smtp_mail {
+	const char *from;		/* the envelope sender; "" for the null sender <> */
+	const char *const *rcpt;	/* the n recipients */
+	size_t n;
+	const char *data;		/* data[0..len): a whole message, CRLF line ends */
+	size_t len;
+};
+
 /*
- * Submits data[0..len) (a whole message, CRLF line ends; curl dot-stuffs it
- * and adds the final ".") from the envelope sender from ("" for the null
- * sender <>) to the n recipients rcpt.  Refused before connecting
+ * Submits m->data (curl dot-stuffs it and adds the final ".") from
+ * m->from to the recipients m->rcpt.  Refused before connecting
  * (ERR_FINAL): a bad address, n == 0 or > SMTP_RCPT_MAX, len >
  * SMTP_DATA_MAX, a NUL, bare CR or bare LF in data; bad settings
  * (ERR_SETUP).  0 once the server has accepted the message after DATA;
@@ -117,29 +125,16 @@ struct smtp_refused {
  *
  *	struct smtp_refused r;
  *	const char *to[] = { "author@example.org", "typo@example.org" };
+ *	struct smtp_mail m = { "bot@example.org", to, 2, raw, len };
  *
- *	if (smtp_send(&s, "bot@example.org", to, 2, raw, len, &r, &e) < 0)
+ *	if (smtp_send(&s, &m, &r, &e) < 0)
  *		return -1;		// nothing was sent; e.cls says why
  *	if (r.n)
  *		log_msg(LOGL_WARNING, "reply sent, %s", r.text);
  */
-int smtp_send(const struct smtp_settings *s, const char *from,
-	      const char *const *rcpt, size_t n, const char *data, size_t len,
+int smtp_send(const struct smtp_settings *s, const struct smtp_mail *m,
 	      struct smtp_refused *refused, struct err *e);
 
-/*
- * A pool of up to max submissions at once (SMTP_PARALLEL_MAX at most), each
- * on a connection of its own, driven by curl's multi interface in this
- * thread: a backlog of replies is not sent one server round trip (and one
- * queue-file fsync of the server) after another.  A connection is kept open
- * after a submission that succeeded and reused by a later one with the same
- * settings: no TCP connect, TLS handshake, CA load or EHLO per reply, a MAIL
- * FROM on the open connection.  curl reuses it only when the server has not
- * closed it and it was idle at most SMTP_REUSE_IDLE_S (well under Postfix's
- * smtpd_timeout of 300 s); else it connects afresh.  After a failure curl
- * closes the connection.  Each submission is a transaction of its own, with
- * the checks, guarantees and error classes of smtp_send.
- */
 struct smtp_pool;
 
 struct smtp_pool *smtp_pool_new(size_t max);
