@@ -150,7 +150,7 @@ static void unpacked(const uint8_t *data, size_t size)
 	fd = memfd_create("fuzz", 0);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) < 0)
 		abort();
-	if (unpack_new(&u, f, fd, NULL, 0, &e) == 0) {
+	if ((u = unpack_new(f, fd, NULL, 0, &e)) != NULL) {
 		while (len < sizeof(out) &&
 		       (n = unpack_read(u, out + len, sizeof(out) - len, &e)) > 0)
 			len += (size_t)n;
@@ -180,6 +180,7 @@ static void check_mail(const uint8_t *data, size_t size)
 		check_patches(&m);
 		daemon_readers(&m);
 	} else
-		output_error(devnull, OUTPUT_JSON, "fuzz", 1, NULL, e.msg);
+		output_error(devnull, OUTPUT_JSON, &(struct output_ctx){ .file = "fuzz", .mail = 1 },
+			     NULL, e.msg);
 	message_release(&m);
 }

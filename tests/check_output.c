@@ -202,13 +202,13 @@ START_TEST(test_json_error)
 	struct capture c;
 	char *got;
 
-	output_error(cap_open(&c), OUTPUT_JSON, "dir/a.eml", 3, NULL, "no header\tblock");
+	output_error(cap_open(&c), OUTPUT_JSON, &(struct output_ctx){ .file = "dir/a.eml", .mail = 3 }, NULL, "no header\tblock");
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "{\"file\":\"dir/a.eml\",\"mail\":3,\"message_id\":null,"
 			 "\"error\":\"no header\\u0009block\"}\n");
 	free(got);
 
-	output_error(cap_open(&c), OUTPUT_JSON, "-", 0, "a\"b@example.org", "bad");
+	output_error(cap_open(&c), OUTPUT_JSON, &(struct output_ctx){ .file = "-", .mail = 0 }, "a\"b@example.org", "bad");
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "{\"file\":\"-\",\"message_id\":\"a\\\"b@example.org\","
 			 "\"error\":\"bad\"}\n");
@@ -400,11 +400,11 @@ START_TEST(test_text_error)
 	struct capture c;
 	char *got;
 
-	output_error(cap_open(&c), OUTPUT_TEXT, "x.mbox", 2, "a@b", "no header\x1b");
+	output_error(cap_open(&c), OUTPUT_TEXT, &(struct output_ctx){ .file = "x.mbox", .mail = 2 }, "a@b", "no header\x1b");
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "x.mbox: ERROR: <a@b>: no header?\n");
 	free(got);
-	output_error(cap_open(&c), OUTPUT_TEXT, "x.mbox", 0, NULL, "why");
+	output_error(cap_open(&c), OUTPUT_TEXT, &(struct output_ctx){ .file = "x.mbox", .mail = 0 }, NULL, "why");
 	got = cap_close(&c);
 	ck_assert_str_eq(got, "x.mbox: ERROR: why\n");
 	free(got);

@@ -619,7 +619,7 @@ static void check_message(struct run *r, const struct input_msg *m,
 		/* In an mbox, say which message (as input.c does). */
 		if (m->lineno > 1)
 			err_prefix(&e, "message %zu (line %zu)", m->index, m->lineno);
-		output_error(r->report, r->o->format, m->file, m->index, id, e.msg);
+		output_error(r->report, r->o->format, &ctx, id, e.msg);
 		r->failures++;
 		free(id);
 		return;
@@ -660,8 +660,11 @@ static void check_message(struct run *r, const struct input_msg *m,
 static void input_failed(struct run *r, const struct input_msg *m, const struct err *e)
 {
 	fprintf(stderr, "tagbot: %s\n", e->msg);
-	if (r->o->format == OUTPUT_JSON)
-		output_error(r->report, OUTPUT_JSON, m->file ? m->file : "", 0, NULL, e->msg);
+	if (r->o->format == OUTPUT_JSON) {
+		struct output_ctx where = { .file = m->file ? m->file : "" };
+
+		output_error(r->report, OUTPUT_JSON, &where, NULL, e->msg);
+	}
 	r->failures++;
 }
 

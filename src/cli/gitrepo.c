@@ -62,28 +62,31 @@ static size_t git_argv(const struct gitrepo *g, const char *const *args, char **
 	return n;
 }
 
-/*
- * Starts git with args; in_fd and out_fd become its standard input and
- * output (-1: /dev/null), its standard error is /dev/null when quiet.
- */
-static int spawn_git(const struct gitrepo *g, const char *const *args, int in_fd, int out_fd,
-		     bool quiet, pid_t *pid, struct err *e)
+/* A git to start: what it is asked, and where its standard streams go. */
+struct git_cmd {
+	const char *const *args;	/* after "git [-C DIR]" */
+	int in, out;			/* its standard input and output; -1: /dev/null */
+	bool quiet;			/* its standard error to /dev/null */
+};
+
+static int spawn_git(const struct gitrepo *g, const struct git_cmd *cmd, pid_t *pid,
+		     struct err *e)
 {
 	posix_spawn_file_actions_t fa;
 	char *argv[GIT_ARGS_MAX];
 	int rc;
 
-	git_argv(g, args, argv);
+	git_argv(g, cmd->args, argv);
 	posix_spawn_file_actions_init(&fa);
-	if (in_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+	if (cmd->in >= 0)
+		posix_spawn_file_actions_adddup2(&fa, cmd->in, 0);
 	else
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (out_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (cmd->out >= 0)
+		posix_spawn_file_actions_adddup2(&fa, cmd->out, 1);
 	else
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (quiet)
+	if (cmd->quiet)
 		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	rc = posix_spawnp(pid, "git", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -106,13 +109,14 @@ static bool reap(pid_t pid)
 int gitrepo_open(struct gitrepo **out, const char *dir, struct err *e)
 {
 	static const char *const args[] = { "rev-parse", "--git-dir", NULL };
+	const struct git_cmd cmd = { args, -1, -1, true };
 	struct gitrepo *g = xcalloc(1, sizeof(*g));
 	pid_t pid;
 
 	*out = NULL;
 	g->dir = dir ? xstrdup(dir) : NULL;
 	g->req = -1;
-	if (spawn_git(g, args, -1, -1, true, &pid, e) == 0 && reap(pid)) {
+	if (spawn_git(g, &cmd, &pid, e) == 0 && reap(pid)) {
 		*out = g;
 		return 0;
 	}
@@ -156,7 +160,7 @@ static int start_cat_file(struct gitrepo *g, struct err *e)
 		close(sv[1]);
 		return err_set(e, ERR_FINAL, "git cat-file: pipe: %s", strerror(errno));
 	}
-	if (spawn_git(g, args, sv[1], pv[1], true, &g->pid, e) < 0) {
+	if (spawn_git(g, &(struct git_cmd){ args, sv[1], pv[1], true }, &g->pid, e) < 0) {
 		close(sv[0]);
 		close(pv[0]);
 		g->pid = 0;
@@ -362,7 +366,7 @@ int gitrepo_log_open(struct gitrepo *g, const char *range, struct gitrepo_log **
 		return err_set(e, ERR_FINAL, "git log: pipe: %s", strerror(errno));
 	}
 	l = xcalloc(1, sizeof(*l));
-	rc = spawn_git(g, args, -1, pv[1], false, &l->pid, e);
+	rc = spawn_git(g, &(struct git_cmd){ args, -1, pv[1], false }, &l->pid, e);
 	free(rev);
 	close(pv[1]);
 	if (rc < 0) {

@@ -336,7 +336,8 @@ static bool starts_binary(const char *p, size_t n)
 /* A compressed file: from here on the reader hands out what it decodes. */
 static int start_unpack(struct reader *r, enum unpack_format f)
 {
-	if (unpack_new(&r->z, f, r->fd, r->buf, r->end, &r->err) < 0)
+	r->z = unpack_new(f, r->fd, r->buf, r->end, &r->err);
+	if (!r->z)
 		return -1;
 	r->end = 0;
 	r->eof = false;

@@ -437,19 +437,19 @@ void output_file_total(FILE *f, const char *file, const struct output_total *t)
 		t->errors, t->warnings, t->checks, t->patches);
 }
 
-void output_error(FILE *f, enum output_format fmt, const char *file, size_t mail,
+void output_error(FILE *f, enum output_format fmt, const struct output_ctx *where,
 		  const char *msgid, const char *error)
 {
 	if (fmt == OUTPUT_JSON) {
-		json_key_str(f, "{\"file\":", file);
-		if (mail)
-			json_key_uint(f, ",\"mail\":", mail);
+		json_key_str(f, "{\"file\":", where->file);
+		if (where->mail)
+			json_key_uint(f, ",\"mail\":", where->mail);
 		json_key_str_or_null(f, ",\"message_id\":", msgid);
 		json_key_str(f, ",\"error\":", error);
 		fputs("}\n", f);
 		return;
 	}
-	text_put(f, file);
+	text_put(f, where->file);
 	fputs(": ERROR: ", f);
 	if (msgid) {
 		putc('<', f);

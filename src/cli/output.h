@@ -59,9 +59,10 @@ struct output_total {
  */
 void output_file_total(FILE *f, const char *file, const struct output_total *t);
 
-/* Prints a message that could not be parsed: the mail-th message of file
- * (0 when the error is about the file, not one message).  msgid may be NULL. */
-void output_error(FILE *f, enum output_format fmt, const char *file, size_t mail,
+/* Prints a message that could not be parsed: where names c->file and
+ * c->mail (0 when the error is about the file, not one message); the rest
+ * of c is not used.  msgid may be NULL. */
+void output_error(FILE *f, enum output_format fmt, const struct output_ctx *where,
 		  const char *msgid, const char *error);
 
 /* Writes s as a JSON string (with quotes), escaping as RFC 8259 asks;

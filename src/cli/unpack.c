@@ -51,12 +51,18 @@ struct format_def {
 	const unsigned char *magic;
 	size_t magic_len;
 	int (*start)(struct unpack *u, struct err *e);
-	/* Decodes from in[in_pos..in_end) into out, advancing in_pos and *n;
-	 * eof: nothing more will be read. */
-	enum step_status (*step)(struct unpack *u, unsigned char *out, size_t cap, bool eof,
-				 size_t *n, struct err *e);
+	/* Decodes from in[in_pos..in_end) into out[0..cap), advancing in_pos
+	 * and *n. */
+	enum step_status (*step)(struct unpack *u, unsigned char *out, size_t cap, size_t *n,
+				 struct err *e);
 	void (*end)(struct unpack *u);
 };
+
+/* Nothing more will be read: all read is decoded, and the file ended. */
+static bool input_done(const struct unpack *u)
+{
+	return u->in_eof && u->in_pos == u->in_end;
+}
 
 /* --- gzip (zlib) --------------------------------------------------------- */
 
@@ -68,14 +74,14 @@ static int gz_start(struct unpack *u, struct err *e)
 	return 0;
 }
 
-static enum step_status gz_step(struct unpack *u, unsigned char *out, size_t cap, bool eof,
-				size_t *n, struct err *e)
+/* zlib knows a member's end from its trailer: it needs no input_done(). */
+static enum step_status gz_step(struct unpack *u, unsigned char *out, size_t cap, size_t *n,
+				struct err *e)
 {
 	z_stream *z = &u->s.gz;
 	size_t in_n = u->in_end - u->in_pos;
 	int rc;
 
-	(void)eof;	/* zlib knows a member's end from its trailer */
 	/* uInt is 32 bits: hand zlib at most that much per step */
 	z->next_in = u->in + u->in_pos;
 	z->avail_in = (uInt)(in_n < UINT32_MAX ? in_n : UINT32_MAX);
@@ -129,9 +135,10 @@ static const char *xz_error(lzma_ret rc)
 	}
 }
 
-static enum step_status xz_step(struct unpack *u, unsigned char *out, size_t cap, bool eof,
-				size_t *n, struct err *e)
+static enum step_status xz_step(struct unpack *u, unsigned char *out, size_t cap, size_t *n,
+				struct err *e)
 {
+	bool eof = input_done(u);
 	lzma_stream *s = &u->s.xz;
 	lzma_ret rc;
 
@@ -171,14 +178,14 @@ static int zs_start(struct unpack *u, struct err *e)
 	return 0;
 }
 
-static enum step_status zs_step(struct unpack *u, unsigned char *out, size_t cap, bool eof,
-				size_t *n, struct err *e)
+/* A frame header gives its end: no input_done() needed. */
+static enum step_status zs_step(struct unpack *u, unsigned char *out, size_t cap, size_t *n,
+				struct err *e)
 {
 	ZSTD_inBuffer in = { u->in, u->in_end, u->in_pos };
 	ZSTD_outBuffer o = { out, cap, 0 };
 	size_t rc = ZSTD_decompressStream(u->s.zs, &o, &in);
 
-	(void)eof;	/* a frame header gives its end */
 	u->in_pos = in.pos;
 	*n = o.pos;
 	if (ZSTD_isError(rc)) {
@@ -248,13 +255,15 @@ const char *unpack_detect_other(const void *p, size_t n)
 
 /* --- the shared loop ----------------------------------------------------- */
 
-int unpack_new(struct unpack **out, enum unpack_format f, int fd, const void *head,
-	       size_t head_len, struct err *e)
+struct unpack *unpack_new(enum unpack_format f, int fd, const void *head, size_t head_len,
+			  struct err *e)
 {
 	struct unpack *u;
 
-	if (f <= UNPACK_NONE || f >= ARRAY_SIZE(formats))
-		return err_set(e, ERR_FINAL, "not a compressed format tagbot reads");
+	if (f <= UNPACK_NONE || f >= ARRAY_SIZE(formats)) {
+		err_set(e, ERR_FINAL, "not a compressed format tagbot reads");
+		return NULL;
+	}
 	u = xcalloc(1, sizeof(*u));
 	u->f = f;
 	u->fd = fd;
@@ -266,10 +275,9 @@ int unpack_new(struct unpack **out, enum unpack_format f, int fd, const void *he
 	if (formats[f].start(u, e) < 0) {
 		free(u->in);
 		free(u);
-		return -1;
+		return NULL;
 	}
-	*out = u;
-	return 0;
+	return u;
 }
 
 /* Reads more compressed bytes once everything read so far is decoded. */
@@ -299,11 +307,11 @@ ssize_t unpack_read(struct unpack *u, void *out, size_t cap, struct err *e)
 
 		if (u->in_pos == u->in_end && !u->in_eof && fill_in(u, e) < 0)
 			return -1;
-		eof = u->in_eof && u->in_pos == u->in_end;
+		eof = input_done(u);
 		if (eof && u->between)
 			return 0;
 		before = u->in_pos;
-		st = def->step(u, out, cap, eof, &n, e);
+		st = def->step(u, out, cap, &n, e);
 		if (st == STEP_ERROR)
 			return -1;
 		if (u->in_pos > before)

@@ -44,11 +44,11 @@ struct unpack;	/* opaque */
 /*
  * A decoder of format f reading fd (foreign: never closed here).  The first
  * head_len bytes of the file were already read by the caller into head;
- * they are copied and decoded first.  Returns 0, or -1 with e set when the
- * library cannot set up a decoder (out of memory).
+ * they are copied and decoded first.  Returns the decoder, or NULL with e
+ * set when the library cannot set up a decoder (out of memory).
  */
-int unpack_new(struct unpack **out, enum unpack_format f, int fd, const void *head,
-	       size_t head_len, struct err *e);
+struct unpack *unpack_new(enum unpack_format f, int fd, const void *head, size_t head_len,
+			  struct err *e);
 
 /*
  * Decodes up to cap bytes into out.  Returns the number of bytes (> 0), 0
