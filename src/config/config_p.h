@@ -47,7 +47,7 @@ struct load {
 	struct problem *pv;	/* owned; every problem, as found */
 	size_t np, palloc;
 	struct ini_line *lines;	/* owned; sorted by entry, then line */
-	size_t nlines;
+	size_t nlines, lalloc;
 };
 
 /* "FILE: [section] key: problem" (key NULL: the section as a whole) from
@@ -136,9 +136,11 @@ int cfg_apply_fixed_keys(struct load *ld);
 
 /* ---------------------------------------------------------- values.c */
 
-int cfg_each_word(const char *v, const char *seps,
-		  int (*fn)(const char *w, size_t i, void *arg, struct err *e),
-		  void *arg, struct err *e);
+/* Called on the word w, the i-th (from 0); -1 with e filled stops. */
+typedef int cfg_word_fn(const char *w, size_t i, void *arg, struct err *e);
+/* Splits v at the characters of seps into words; calls fn on each
+ * (NUL-terminated copy). */
+int cfg_each_word(const char *v, const char *seps, cfg_word_fn *fn, void *arg, struct err *e);
 void cfg_set_string(char **field, const char *v);
 void cfg_list_release(struct config_list *l);
 

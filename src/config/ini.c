@@ -378,8 +378,8 @@ static int line_cmp(const void *a, const void *b)
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-static void add_line(struct load *ld, size_t *alloc, const char *section, const char *key,
-		     size_t klen, int line)
+static void add_line(struct load *ld, const char *section, const char *key, size_t klen,
+		     int line)
 {
 	struct buf b;
 
@@ -387,7 +387,7 @@ static void add_line(struct load *ld, size_t *alloc, const char *section, const 
 	buf_printf(&b, key ? "%s:%.*s" : "%s", section, (int)klen, key ? key : "");
 	for (size_t i = 0; i < b.len; i++)
 		b.data[i] = (char)ascii_tolower((unsigned char)b.data[i]);
-	ARRAY_GROW(ld->lines, *alloc, ld->nlines + 1);
+	ARRAY_GROW(ld->lines, ld->lalloc, ld->nlines + 1);
 	ld->lines[ld->nlines].entry = buf_detach(&b, NULL);
 	ld->lines[ld->nlines++].line = line;
 }
@@ -410,7 +410,7 @@ static const char *trim(const char *s, size_t *n)
 void cfg_ini_lines(struct load *ld)
 {
 	char section[256] = "", *text = NULL;
-	size_t alloc = 0, cap = 0;
+	size_t cap = 0;
 	bool cont = false;
 	FILE *f = fopen(ld->path, "r");
 	ssize_t len;
@@ -432,12 +432,12 @@ void cfg_ini_lines(struct load *ld)
 			const char *name = trim(s + 1, &k);
 
 			snprintf(section, sizeof(section), "%.*s", (int)k, name);
-			add_line(ld, &alloc, section, NULL, 0, line);
+			add_line(ld, section, NULL, 0, line);
 		} else {
 			size_t k = strcspn(s, "=:");
 			const char *key = trim(s, &k);
 
-			add_line(ld, &alloc, section, key, k, line);
+			add_line(ld, section, key, k, line);
 		}
 	}
 	free(text);
@@ -488,5 +488,5 @@ void cfg_ini_lines_release(struct load *ld)
 		free(ld->lines[i].entry);
 	free(ld->lines);
 	ld->lines = NULL;
-	ld->nlines = 0;
+	ld->nlines = ld->lalloc = 0;
 }

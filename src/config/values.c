@@ -43,11 +43,7 @@ int cfg_parse_severity(const char *v, void *ptr, struct err *e)
 
 #define WORD_SPACE " \t\r\n"
 
-/* Splits v at the characters of seps into words; calls fn on each
- * (NUL-terminated copy). */
-int cfg_each_word(const char *v, const char *seps,
-		     int (*fn)(const char *w, size_t i, void *arg, struct err *e),
-		     void *arg, struct err *e)
+int cfg_each_word(const char *v, const char *seps, cfg_word_fn *fn, void *arg, struct err *e)
 {
 	size_t i = 0;
 
@@ -295,15 +291,14 @@ struct name_val {
 	int val;
 };
 
-static int parse_name(const char *v, int *out, const struct name_val *t, size_t n,
-		      const char *expected, struct err *e)
+/* The value v names in t[0..n) (all >= 0), or -1 with e saying what was
+ * expected. */
+static int parse_name(const char *v, const struct name_val *t, size_t n, const char *expected,
+		      struct err *e)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!strcasecmp(v, t[i].name)) {
-			*out = t[i].val;
-			return 0;
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(v, t[i].name))
+			return t[i].val;
 	return err_set(e, ERR_FINAL, "\"%s\" is not %s", v, expected);
 }
 
@@ -312,9 +307,9 @@ int cfg_parse_source_type(const char *v, void *ptr, struct err *e)
 	static const struct name_val t[] = {
 		{ "maildir", SOURCE_MAILDIR }, { "imap", SOURCE_IMAP }, { "nntp", SOURCE_NNTP },
 	};
-	int x = 0;
+	int x = parse_name(v, t, ARRAY_SIZE(t), "imap, nntp or maildir", e);
 
-	if (parse_name(v, &x, t, ARRAY_SIZE(t), "imap, nntp or maildir", e) < 0)
+	if (x < 0)
 		return -1;
 	*(enum source_type *)ptr = (enum source_type)x;
 	return 0;
@@ -323,9 +318,9 @@ int cfg_parse_source_type(const char *v, void *ptr, struct err *e)
 int cfg_parse_sink_type(const char *v, void *ptr, struct err *e)
 {
 	static const struct name_val t[] = { { "maildir", SINK_MAILDIR }, { "smtp", SINK_SMTP } };
-	int x = 0;
+	int x = parse_name(v, t, ARRAY_SIZE(t), "smtp or maildir", e);
 
-	if (parse_name(v, &x, t, ARRAY_SIZE(t), "smtp or maildir", e) < 0)
+	if (x < 0)
 		return -1;
 	*(enum sink_type *)ptr = (enum sink_type)x;
 	return 0;
@@ -343,11 +338,11 @@ const char *config_tls_name(enum config_tls t)
 
 int cfg_parse_tls(const char *v, void *ptr, struct err *e)
 {
-	int x = 0;
-
 	/* "default" is not offered: leaving the key out says that. */
-	if (parse_name(v, &x, tls_names + 1, ARRAY_SIZE(tls_names) - 1,
-		       "implicit, starttls or none", e) < 0)
+	int x = parse_name(v, tls_names + 1, ARRAY_SIZE(tls_names) - 1,
+			   "implicit, starttls or none", e);
+
+	if (x < 0)
 		return -1;
 	*(enum config_tls *)ptr = (enum config_tls)x;
 	return 0;
@@ -396,10 +391,9 @@ const char *config_reply_mode_name(enum reply_mode m)
 
 int cfg_parse_reply_mode(const char *v, void *ptr, struct err *e)
 {
-	int x = 0;
+	int x = parse_name(v, reply_modes, ARRAY_SIZE(reply_modes), "per-patch or per-series", e);
 
-	if (parse_name(v, &x, reply_modes, ARRAY_SIZE(reply_modes), "per-patch or per-series",
-		       e) < 0)
+	if (x < 0)
 		return -1;
 	*(enum reply_mode *)ptr = (enum reply_mode)x;
 	return 0;
