@@ -1522,19 +1522,19 @@ static void patch_release(struct patch *p)
 	free(p->change_id);
 }
 
-/* Parses one text (the mail's, or an attachment's) into v; how many. */
+/* Parses one text (the mail's, or an attachment's) into v[0..max); how
+ * many. */
 static size_t parse_text(const struct message *msg, const struct mail_facts *mf,
-			 const char *text, size_t len, const char *name, struct patch *v,
-			 size_t max)
+			 const struct attachment *a, struct patch *v, size_t max)
 {
 	struct part parts[PATCH_MAX_PARTS];
 	struct mark_list marks;
 	size_t n;
 
-	mark_list_find(&marks, text, len);
-	n = split_parts(text, len, &marks, parts, max);
+	mark_list_find(&marks, a->text, a->len);
+	n = split_parts(a->text, a->len, &marks, parts, max);
 	for (size_t i = 0; i < n; i++) {
-		parts[i].attachment = name ? name : "";
+		parts[i].attachment = a->name ? a->name : "";
 		parse_part(msg, mf, &marks, &parts[i], &v[i]);
 	}
 	/* like git am --scissors: the chat above a cut, and above the first
@@ -1556,14 +1556,15 @@ void patch_parse(const struct message *msg, struct patch **out, size_t *nout)
 	 * mail cost more than parsing the mail's text.  parse_part() clears
 	 * the ones it fills. */
 	struct patch v[PATCH_MAX_PARTS];
+	/* The mail's own text, parsed as its attachments are. */
+	const struct attachment body = { msg->text_name, msg->text, msg->text_len };
 	struct mail_facts mf;
 	size_t n;
 
 	mail_facts(msg, &mf);
-	n = parse_text(msg, &mf, msg->text, msg->text_len, msg->text_name, v, PATCH_MAX_PARTS);
+	n = parse_text(msg, &mf, &body, v, PATCH_MAX_PARTS);
 	for (size_t i = 0; i < msg->nmore && n < PATCH_MAX_PARTS; i++)
-		n += parse_text(msg, &mf, msg->more[i].text, msg->more[i].len, msg->more[i].name,
-				v + n, PATCH_MAX_PARTS - n);
+		n += parse_text(msg, &mf, &msg->more[i], v + n, PATCH_MAX_PARTS - n);
 	*out = xmalloc(n * sizeof(*v));
 	memcpy(*out, v, n * sizeof(*v));
 	*nout = n;
