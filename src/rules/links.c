@@ -405,20 +405,29 @@ static bool cited_reference(const struct patch *p, const struct line *l)
 	return false;
 }
 
+/* A Link: or Closes: value taken apart. */
+struct link_value {
+	const char *url;	/* the tag's value, url_len bytes of it */
+	size_t url_len;
+	const char *id;		/* the Message-ID an archive URL names; NULL: none */
+	const char *label;	/* what follows the URL ("[v2]", "# v2"), label_len bytes */
+	size_t label_len;
+};
+
 /* The signals of tagbot-rules(7) that work offline; the bot's memory of earlier
  * postings and archive lookups are for the lookup code. */
-static bool previous_version(struct linkctx *x, const char *id, const char *label,
-			     size_t label_len, char *why, size_t whylen)
+static bool previous_version(struct linkctx *x, const struct link_value *lv, char *why,
+			     size_t whylen)
 {
 	char *stem = NULL;
-	int v = label_version(label, label_len), ver;
+	int v = label_version(lv->label, lv->label_len), ver;
 	bool prev = false;
 
 	if (v) {
 		snprintf(why, whylen, "it is labelled v%d", v);
 		return true;
 	}
-	if (!id || !linkref_b4_parse(id, &stem, &ver))
+	if (!lv->id || !linkref_b4_parse(lv->id, &stem, &ver))
 		return false;
 	if (ver < x->own_version &&
 	    ((x->own_stem && same_change(stem, x->own_stem)) ||
@@ -482,25 +491,24 @@ static const char *msgid_link_host(const char *u, size_t n)
 }
 
 /* The checks that only concern Link: (not Closes:). */
-static void link_only(struct linkctx *x, const struct tagline *t, const char *url, size_t n,
-		      const char *id, const char *label, size_t label_len)
+static void link_only(struct linkctx *x, const struct tagline *t, const struct link_value *lv)
 {
 	struct rule_ctx *c = x->c;
 	const char *host;
 	char why[128];
 
 	if (!cited_reference(x->p, t->l) &&
-	    previous_version(x, id, label, label_len, why, sizeof(why)))
+	    previous_version(x, lv, why, sizeof(why)))
 		rule_emit(c, R_LINK_TO_PREVIOUS_VERSION, t->l,
 			  "This Link: points at an earlier posting of this patch (%s), which is history, not information for the commit: move it below the --- line or into the cover letter.",
 			  why);
-	else if (id && own_series(x, id))
+	else if (lv->id && own_series(x, lv->id))
 		rule_emit(c, R_LINK_TO_OWN_SERIES, t->l,
 			  "This Link: points at this series' own cover letter or another of its patches, which adds little to the commit: drop it, or put it below the --- line.");
-	if (pattern_list_match(&c->settings->bugtrackers, url, n, NULL, NULL) >= 0)
+	if (pattern_list_match(&c->settings->bugtrackers, lv->url, lv->url_len, NULL, NULL) >= 0)
 		rule_emit(c, R_LINK_SHOULD_BE_CLOSES, t->l,
 			  "This Link: points at a bug report: if this patch fixes that report, use Closes: instead.");
-	if (x->fresh && (host = msgid_link_host(url, n)))
+	if (x->fresh && (host = msgid_link_host(lv->url, lv->url_len)))
 		rule_emit(c, R_PROVENANCE_LINK, t->l,
 			  "A Link: to %s is added by b4 when a maintainer applies the patch and only points back at this submission: please drop it from the posting.",
 			  host);
@@ -508,28 +516,28 @@ static void link_only(struct linkctx *x, const struct tagline *t, const char *ur
 
 static void check_link(struct linkctx *x, const struct tagline *t, bool is_link)
 {
-	size_t full = token_len(t->val, t->vallen), n, label_len;
-	const char *label;
+	size_t full = token_len(t->val, t->vallen);
+	struct link_value lv = { .url = t->val };
 	char *id;
 
 	if (!full || !is_http(t->val, full)) {
 		wrong_link(x, t);
 		return;
 	}
-	n = url_cut_label(t->val, full, &label, &label_len);
-	if (!label_len) {
-		label = t->val + full;
-		label_len = t->vallen - full;
+	lv.url_len = url_cut_label(t->val, full, &lv.label, &lv.label_len);
+	if (!lv.label_len) {
+		lv.label = t->val + full;
+		lv.label_len = t->vallen - full;
 	}
-	if (n > LINK_MAX_URL)
-		n = LINK_MAX_URL;
-	id = linkref_msgid(&x->c->settings->archives, t->val, n);
+	if (lv.url_len > LINK_MAX_URL)
+		lv.url_len = LINK_MAX_URL;
+	lv.id = id = linkref_msgid(&x->c->settings->archives, t->val, lv.url_len);
 	if (id && *x->own_id && msgid_same(id, x->own_id))
 		rule_emit(x->c, R_LINK_TO_SELF, t->l,
 			  "This %.*s: points at this very mail, which adds nothing that is not in the commit: please drop it.",
 			  (int)t->toklen, t->tok);
 	else if (is_link)
-		link_only(x, t, t->val, n, id, label, label_len);
+		link_only(x, t, &lv);
 	free(id);
 }
 
