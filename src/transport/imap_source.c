@@ -1122,18 +1122,25 @@ enum wake {
 	WAKE_SIGNAL
 };
 
-/* sig0: net_stream_signals() when the wait began.  A signal a read took
- * while the stream waited for the server counts as one for this sleep,
- * which would otherwise sleep through it. */
-static int wait_readable(struct imap_source *src, const sigset_t *mask, double deadline,
-			 unsigned long sig0, enum wake *w, struct err *e)
+/* The sleep of one IDLE. */
+struct idle_sleep {
+	const sigset_t *mask;	/* the signal mask while asleep */
+	double deadline;	/* now_s() when it ends */
+	unsigned long sig0;	/* net_stream_signals() when it began: a signal a
+				 * read took while the stream waited for the
+				 * server counts as one for this sleep, which
+				 * would otherwise sleep through it */
+};
+
+static int wait_readable(struct imap_source *src, const struct idle_sleep *sl, enum wake *w,
+			 struct err *e)
 {
 	struct pollfd p = { .fd = mailimap_idle_get_fd(src->imap), .events = POLLIN };
 	struct timespec ts;
 	double left;
 	int r = 0;
 
-	if (net_stream_signals(src->imap->imap_stream) != sig0) {
+	if (net_stream_signals(src->imap->imap_stream) != sl->sig0) {
 		*w = WAKE_SIGNAL;
 		return 0;
 	}
@@ -1143,9 +1150,9 @@ static int wait_readable(struct imap_source *src, const sigset_t *mask, double d
 		*w = WAKE_DATA;
 		return 0;
 	}
-	while (r == 0 && (left = deadline - now_s()) > 0) {
+	while (r == 0 && (left = sl->deadline - now_s()) > 0) {
 		ts = to_timespec(left);
-		r = ppoll(&p, 1, &ts, mask);
+		r = ppoll(&p, 1, &ts, sl->mask);
 	}
 	if (r < 0 && errno == EINTR)
 		*w = WAKE_SIGNAL;
@@ -1221,17 +1228,18 @@ static int idle_line(struct imap_source *src, bool *mail, bool *ended, struct er
 static int wait_idle(struct imap_source *src, const sigset_t *mask, int max_s, bool *activity,
 		     struct err *e)
 {
-	double deadline = now_s() + max_s;
+	const struct idle_sleep sl = {
+		mask, now_s() + max_s, net_stream_signals(src->imap->imap_stream),
+	};
 	bool mail = false, ended = false;
 	enum wake w = WAKE_DATA;
-	unsigned long sig0 = net_stream_signals(src->imap->imap_stream);
 	int r = mailimap_idle(src->imap);
 
 	src->st.idles++;
 	if (r != MAILIMAP_NO_ERROR)
 		return etpan_fail(src, r, "IDLE", e);
 	while (!mail && !ended) {
-		if (wait_readable(src, mask, deadline, sig0, &w, e) < 0)
+		if (wait_readable(src, &sl, &w, e) < 0)
 			return -1;
 		if (w != WAKE_DATA)
 			break;

@@ -177,8 +177,14 @@ static const char *check_name(const char *name, bool *in_new)
 	return base;
 }
 
-static int read_fd(const struct maildir *md, int fd, const char *name, struct buf *out,
-		   size_t max, struct err *e)
+enum read_end {
+	READ_FAILED = -1,	/* errno set by the read */
+	READ_ALL = 0,
+	READ_TOO_LARGE		/* out would pass max bytes, or its own cap */
+};
+
+/* Appends the rest of fd to out. */
+static enum read_end read_all(int fd, struct buf *out, size_t max)
 {
 	char chunk[65536];
 	ssize_t r;
@@ -187,12 +193,11 @@ static int read_fd(const struct maildir *md, int fd, const char *name, struct bu
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return sys_err(md, "cannot read", name, e);
+			return READ_FAILED;
 		if (out->len + (size_t)r > max || buf_add(out, chunk, (size_t)r) < 0)
-			return err_set(e, ERR_FINAL, "maildir %s: %s is larger than %zu bytes",
-				       md->path, name, max);
+			return READ_TOO_LARGE;
 	}
-	return 0;
+	return READ_ALL;
 }
 
 /* Empties out and opens the message name for reading; the descriptor, or
@@ -218,8 +223,9 @@ static int open_message(const struct maildir *md, const char *name, struct buf *
 int maildir_read(const struct maildir *md, const char *name, struct buf *out,
 		 size_t max, struct err *e)
 {
+	enum read_end end;
 	struct stat sb;
-	int fd, rc;
+	int fd, rc = 0;
 
 	fd = open_message(md, name, out, e);
 	if (fd < 0)
@@ -228,12 +234,13 @@ int maildir_read(const struct maildir *md, const char *name, struct buf *out,
 		close(fd);
 		return err_set(e, ERR_FINAL, "maildir %s: %s is not a regular file", md->path, name);
 	}
-	if ((uintmax_t)sb.st_size > max) {
-		close(fd);
-		return err_set(e, ERR_FINAL, "maildir %s: %s is larger than %zu bytes",
-			       md->path, name, max);
-	}
-	rc = read_fd(md, fd, name, out, max, e);
+	/* The size first: a file that grows while read is caught by read_all(). */
+	end = (uintmax_t)sb.st_size > max ? READ_TOO_LARGE : read_all(fd, out, max);
+	if (end == READ_FAILED)
+		rc = sys_err(md, "cannot read", name, e);	/* before close() sets errno */
+	else if (end == READ_TOO_LARGE)
+		rc = err_set(e, ERR_FINAL, "maildir %s: %s is larger than %zu bytes", md->path,
+			     name, max);
 	close(fd);
 	return rc;
 }
