@@ -935,53 +935,51 @@ static bool stdin_given(const char *const *paths, size_t n)
 	return false;
 }
 
-static int run_check(const struct check_opts *o, const struct config *cfg,
-		     const char *const *paths, size_t npaths, struct lookup *lk,
-		     struct gitrepo *repo)
+/* Runs the check r was set up for over paths[0..npaths); the exit status. */
+static int run_check(struct run *r, const char *const *paths, size_t npaths)
 {
-	struct run r = { .o = o, .rules = &cfg->rules, .lk = lk, .repo = repo, .report = stdout,
-			 .stdin_copy = -1 };
+	const struct check_opts *o = r->o;
 	struct err e;
 
 	if (o->list_rules) {
-		list_rules(&cfg->rules);
+		list_rules(r->rules);
 		return EXIT_CLEAN;
 	}
 	if (o->commit_msg) {
-		struct run before = r;
+		struct run before = *r;
 
-		check_commit_msg(&r, o->commit_msg);
-		print_file_total(&r, o->commit_msg, &before);
+		check_commit_msg(r, o->commit_msg);
+		print_file_total(r, o->commit_msg, &before);
 	}
 	if (o->git_range) {
-		struct run before = r;
+		struct run before = *r;
 
-		check_git(&r, o->git_range);
-		print_file_total(&r, o->git_range, &before);
+		check_git(r, o->git_range);
+		print_file_total(r, o->git_range, &before);
 	}
 	if (o->fix && stdin_given(paths, npaths)) {
-		r.report = stderr;
-		if (keep_stdin(&r, &e) < 0) {
+		r->report = stderr;
+		if (keep_stdin(r, &e) < 0) {
 			fprintf(stderr, "tagbot: %s\n", e.msg);
 			return EXIT_USAGE;
 		}
 	}
 	if (npaths)
-		check_inputs(&r, paths, npaths);
-	if (r.stdin_copy >= 0)
-		close(r.stdin_copy);
-	if (print_totals(&r))
-		print_total(&r);
-	if (r.failures)
+		check_inputs(r, paths, npaths);
+	if (r->stdin_copy >= 0)
+		close(r->stdin_copy);
+	if (print_totals(r))
+		print_total(r);
+	if (r->failures)
 		fprintf(stderr, "tagbot: %zu input%s could not be read or parsed\n",
-			r.failures, r.failures == 1 ? "" : "s");
+			r->failures, r->failures == 1 ? "" : "s");
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "tagbot: writing the output: %s\n", strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (r.failures)
+	if (r->failures)
 		return EXIT_USAGE;
-	return r.failing ? EXIT_FINDINGS : EXIT_CLEAN;
+	return r->failing ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 
 /* --- the configuration ------------------------------------------------------ */
@@ -1065,9 +1063,8 @@ int cmd_check(int argc, char **argv)
 	static char outbuf[STDOUT_BUFFER];
 	struct check_opts o;
 	struct config cfg;
-	struct lookup *lk = NULL;
+	struct run r = { .o = &o, .rules = &cfg.rules, .report = stdout, .stdin_copy = -1 };
 	struct store *cache = NULL;
-	struct gitrepo *repo = NULL;
 	struct err e;
 	int first = parse_options(&o, argc, argv), status = EXIT_USAGE;
 
@@ -1081,18 +1078,18 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	cfg.rules.lookups |= o.lookups;
-	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &cfg, &lk, &cache) < 0)
+	if (cfg.rules.lookups && !o.list_rules && open_lookups(&o, &cfg, &r.lk, &cache) < 0)
 		goto out;
-	if (!o.no_tree && !o.list_rules && (open_repo(&o, &repo) < 0 || tree_mailmap(&o, &cfg) < 0))
+	if (!o.no_tree && !o.list_rules &&
+	    (open_repo(&o, &r.repo) < 0 || tree_mailmap(&o, &cfg) < 0))
 		goto out;
 	/* A terminal keeps its line buffering, so findings show as they come. */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	status = run_check(&o, &cfg, (const char *const *)argv + first, (size_t)(argc - first), lk,
-			   repo);
+	status = run_check(&r, (const char *const *)argv + first, (size_t)(argc - first));
 out:
-	gitrepo_free(repo);
-	lookup_free(lk);
+	gitrepo_free(r.repo);
+	lookup_free(r.lk);
 	store_close(cache);
 	config_release(&cfg);
 	free(o.ignore);
