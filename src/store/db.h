@@ -95,8 +95,8 @@ struct db_stmt {
 };
 
 /*
- * The drivers' own entry points, 0 or -1 with e filled as store.h says
- * ("store NAME: ...").
+ * The drivers' own entry points: the connection, or NULL with e filled as
+ * store.h says ("store NAME: ...").
  *
  * db_sqlite.c: opens the file at path read-write, never creating it;
  * busy_ms is the lock wait.  DB_SQLITE_BUILD: a new file the store fills
@@ -112,8 +112,8 @@ enum db_sqlite_how {
 	DB_SQLITE_BUILD,
 	DB_SQLITE_STATE
 };
-int db_sqlite_open(struct db **out, const char *path, int busy_ms, enum db_sqlite_how how,
-		   struct err *e);
+struct db *db_sqlite_open(const char *path, int busy_ms, enum db_sqlite_how how,
+			  struct err *e);
 /* What db_sqlite_check_file() found at a path. */
 enum db_file {
 	DB_FILE_BAD = -1,	/* something that is no tagbot database: e says what */
@@ -130,11 +130,11 @@ enum db_file db_sqlite_snapshot(const char *from, const char *to, int busy_ms, s
  * db_pg.c: connects with the libpq connection string or URL conninfo and
  * password (NULL: conninfo's, ~/.pgpass or none); name (the conninfo with
  * any password masked) names the database in messages; statements wait
- * busy_ms for a lock (lock_timeout).  Built without PostgreSQL: -1 saying
- * so.
+ * busy_ms for a lock (lock_timeout).  Built without PostgreSQL: NULL,
+ * saying so.
  */
-int db_pg_open(struct db **out, const char *conninfo, const char *password, const char *name,
-	       int busy_ms, struct err *e);
+struct db *db_pg_open(const char *conninfo, const char *password, const char *name, int busy_ms,
+		      struct err *e);
 
 static inline int db_exec_sql(struct db *db, const char *sql)
 {

@@ -18,15 +18,15 @@
 
 #ifndef HAVE_LIBPQ
 
-int db_pg_open(struct db **out, const char *conninfo, const char *password, const char *name,
-	       int busy_ms, struct err *e)
+struct db *db_pg_open(const char *conninfo, const char *password, const char *name, int busy_ms,
+		      struct err *e)
 {
 	(void)conninfo;
 	(void)password;
 	(void)busy_ms;
-	*out = NULL;
-	return err_set(e, ERR_FINAL, "store %s: this tagbot was built without PostgreSQL "
-		       "(configure --with-postgresql)", name);
+	err_set(e, ERR_FINAL, "store %s: this tagbot was built without PostgreSQL "
+		"(configure --with-postgresql)", name);
+	return NULL;
 }
 
 #else
@@ -483,8 +483,8 @@ static void quiet(void *arg, const char *msg)
 	(void)msg;
 }
 
-int db_pg_open(struct db **out, const char *conninfo, const char *password, const char *name,
-	       int busy_ms, struct err *e)
+struct db *db_pg_open(const char *conninfo, const char *password, const char *name, int busy_ms,
+		      struct err *e)
 {
 	char options[64];
 	const char *keys[] = { "dbname", "options", "connect_timeout", "application_name",
@@ -493,7 +493,6 @@ int db_pg_open(struct db **out, const char *conninfo, const char *password, cons
 	const char *enc;
 	struct pg *c;
 
-	*out = NULL;
 	/* Waiting for a row another daemon holds: as long as SQLite waits. */
 	snprintf(options, sizeof(options), "-c lock_timeout=%d", busy_ms);
 	if (!password)
@@ -507,7 +506,7 @@ int db_pg_open(struct db **out, const char *conninfo, const char *password, cons
 		fail(c, NULL);
 		err_set(e, ERR_TEMP, "store %s: cannot connect: %s", name, c->err);
 		pg_close(&c->base);
-		return -1;
+		return NULL;
 	}
 	PQsetNoticeProcessor(c->conn, quiet, NULL);
 	/* Mail text is kept as the bytes it came in (as SQLite keeps it); a
@@ -519,10 +518,9 @@ int db_pg_open(struct db **out, const char *conninfo, const char *password, cons
 			"CREATE DATABASE ... ENCODING 'SQL_ASCII' TEMPLATE template0", name,
 			enc ? enc : "unknown");
 		pg_close(&c->base);
-		return -1;
+		return NULL;
 	}
-	*out = &c->base;
-	return 0;
+	return &c->base;
 }
 
 #endif

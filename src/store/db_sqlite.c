@@ -423,20 +423,19 @@ static int check_ours(sqlite3 *db, const char *path, bool mark, struct err *e)
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
-int db_sqlite_open(struct db **out, const char *path, int busy_ms, enum db_sqlite_how how,
-		   struct err *e)
+struct db *db_sqlite_open(const char *path, int busy_ms, enum db_sqlite_how how,
+			  struct err *e)
 {
 	struct sq *c = xcalloc(1, sizeof(*c));
 	/* Never SQLITE_OPEN_CREATE: a file gone since is an error, not a new store. */
 	int rc = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE, NULL);
 
-	*out = NULL;
 	c->base.drv = &sqlite_driver;
 	if (rc != SQLITE_OK) {
 		err_set(e, rc_class(rc), "store %s: cannot open: %s", path,
 			c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
 		sq_close(&c->base);
-		return -1;
+		return NULL;
 	}
 	sqlite3_busy_timeout(c->db, busy_ms);
 	sqlite3_extended_result_codes(c->db, 1);
@@ -450,10 +449,9 @@ int db_sqlite_open(struct db **out, const char *path, int busy_ms, enum db_sqlit
 		rc = set_pragmas(c, path, e);
 	if (rc < 0) {
 		sq_close(&c->base);
-		return -1;
+		return NULL;
 	}
-	*out = &c->base;
-	return 0;
+	return &c->base;
 }
 
 #define SQLITE_MAGIC	"SQLite format 3"	/* the first 16 bytes, NUL included */

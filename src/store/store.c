@@ -187,12 +187,13 @@ static int prepare_all(struct store *st, struct err *e)
 static int build(const char *tmp, const char *path, struct err *e)
 {
 	struct store st = { .path = (char *)path };
-	int rc = db_sqlite_open(&st.db, tmp, 5000, DB_SQLITE_BUILD, e);
+	int rc;
 
-	if (rc == 0)
-		rc = migrate(&st, e);
-	if (st.db)
-		st.db->drv->close(st.db);
+	st.db = db_sqlite_open(tmp, 5000, DB_SQLITE_BUILD, e);
+	if (!st.db)
+		return -1;
+	rc = migrate(&st, e);
+	st.db->drv->close(st.db);
 	return rc;
 }
 
@@ -274,14 +275,17 @@ static int open_db(struct store *st, const struct store_settings *s, int busy_ms
 {
 	int rc;
 
-	if (store_is_url(s->path))
-		return db_pg_open(&st->db, s->path, s->password, st->path, busy_ms, e);
+	if (store_is_url(s->path)) {
+		st->db = db_pg_open(s->path, s->password, st->path, busy_ms, e);
+		return st->db ? 0 : -1;
+	}
 	rc = db_sqlite_check_file(s->path, e);
 	if (rc == DB_FILE_NONE)
 		rc = create_file(s->path, e);
 	if (rc < 0)
 		return -1;
-	return db_sqlite_open(&st->db, s->path, busy_ms, DB_SQLITE_STATE, e);
+	st->db = db_sqlite_open(s->path, busy_ms, DB_SQLITE_STATE, e);
+	return st->db ? 0 : -1;
 }
 
 int store_open(struct store **out, const struct store_settings *s, struct err *e)
