@@ -115,8 +115,9 @@ struct source;
 /*
  * A driver.  Ops marked optional may be NULL: the source cannot do that.
  * Unless said otherwise an op is called on a connected source (connected()
- * true), and -1 leaves e saying what failed (the daemon then closes the
- * source and tries it again after a back-off).
+ * true), and -1 leaves e saying what failed; after a failure of open,
+ * poll or wait the daemon closes a server's source and tries it again
+ * after a back-off.
  */
 struct source_ops {
 	const char *name;		/* "imap": for the log */
@@ -131,8 +132,12 @@ struct source_ops {
 	 * source, again after close when connected() says no. */
 	int (*open)(struct source *s, struct err *e);
 	bool (*connected)(const struct source *s);	/* on any source */
-	/* Hands every new message to cb, batch by batch; its folders'
-	 * checkpoints move as the daemon takes the messages. */
+	/* Hands every new message to cb->take (its bytes the driver's, valid
+	 * until take returns), and calls cb->end when take said SOURCE_FULL
+	 * and after each fetch, with e NULL after its own failure so that
+	 * what was handled is kept.  Its folders' checkpoints (s->f: the one
+	 * being read) move as the daemon takes the messages.  0 also when
+	 * take or end said SOURCE_STOP. */
 	int (*poll)(struct source *s, const struct source_cb *cb, struct err *e);
 	/* Optional: waits up to max_s for new mail or a signal (without it
 	 * the source is polled every poll_interval). */
@@ -143,7 +148,8 @@ struct source_ops {
 	bool (*can_idle)(const struct source *s);
 	void (*close)(struct source *s);
 	/* Optional: marks the messages of m seen, once the batch holding them
-	 * is durable.  A failure is logged and the rest left unmarked. */
+	 * is durable (with [source] mark_seen).  A failure is logged, not
+	 * returned: the store, not the flag, says what was handled. */
 	void (*mark_seen)(struct source *s, const struct source_marks *m);
 	/* Optional: the raw mail whose Message-ID is id into out (*found),
 	 * looking at the mail the source has (place).  A failure is logged
