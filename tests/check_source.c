@@ -123,6 +123,7 @@ START_TEST(test_maildir_poll_mark_seen)
 	ck_assert_int_eq(s->ops->open(s, &e), 0);
 	ck_assert(s->ops->connected(s));
 	ck_assert(!s->ops->wait && !s->ops->can_idle);
+	ck_assert(s->ops->local);
 
 	ck_assert_int_eq(s->ops->poll(s, &cb, &e), 0);
 	ck_assert_uint_eq(g.n, 2);
@@ -210,6 +211,7 @@ START_TEST(test_driver_ops)
 	ck_assert(!i->ops->connected(i));
 	ck_assert(i->ops->wait && i->ops->mark_seen && i->ops->find_msgid && i->ops->find_copy);
 	ck_assert(!i->ops->can_idle(i));	/* not connected */
+	ck_assert(!i->ops->local && !n->ops->local);
 	ck_assert_str_eq(n->id, "nntp:h:119");
 	ck_assert(!n->ops->connected(n));
 	ck_assert(!n->ops->wait && !n->ops->can_idle && !n->ops->mark_seen &&

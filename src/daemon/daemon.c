@@ -274,7 +274,7 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 {
 	double delay;
 
-	if (s->c->type != SOURCE_MAILDIR && s->ops->connected(s))
+	if (!s->ops->local && s->ops->connected(s))
 		s->ops->close(s);
 	s->more = false;
 	/* A wait for the server that a SIGTERM cut short: no retry to tell of. */
@@ -508,14 +508,6 @@ static void sources_free(struct daemon *d)
 	d->nsrcs = 0;
 }
 
-static bool any_source_of(const struct daemon *d, enum source_type t)
-{
-	for (size_t i = 0; i < d->nsrcs; i++)
-		if (d->srcs[i]->c->type == t)
-			return true;
-	return false;
-}
-
 /* The sources' store names, for the log: "maildir:/x, nntp:host:119". */
 static char *sources_text(const struct daemon *d)
 {
@@ -665,7 +657,7 @@ static int start(struct daemon *d, struct err *e)
 	d->pol = policy_new();
 	nsrcs = config_sources(&d->cfg, v, ARRAY_SIZE(v));
 	sources_build(d, v, nsrcs);
-	if (d->cfg.sink.type == SINK_SMTP && any_source_of(d, SOURCE_IMAP))
+	if (d->cfg.sink.type == SINK_SMTP && daemon_finds_copy(d))
 		d->copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
 	if (store_open_for(d, e) < 0)
 		return -1;
@@ -677,7 +669,7 @@ static int start(struct daemon *d, struct err *e)
 	for (size_t i = 0; i < d->nsrcs; i++) {
 		struct source *s = d->srcs[i];
 
-		if (s->c->type == SOURCE_MAILDIR && s->ops->open(s, e) < 0)
+		if (s->ops->local && s->ops->open(s, e) < 0)
 			return d->nsrcs > 1 ? err_prefix(e, "%s", s->label) : -1;
 	}
 	return 0;

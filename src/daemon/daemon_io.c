@@ -60,6 +60,14 @@ static int copy_confirm(void *arg, const char *reply_msgid, bool *found, struct 
 		       reply_msgid);
 }
 
+bool daemon_finds_copy(const struct daemon *d)
+{
+	for (size_t i = 0; i < d->nsrcs; i++)
+		if (d->srcs[i]->ops->find_copy)
+			return true;
+	return false;
+}
+
 /* Replies go out over up to SMTP_PARALLEL_DEFAULT connections at once, kept
  * open between drains. */
 static int smtp_start_item(void *arg, struct outbox_item *it, struct err *e)
@@ -207,10 +215,7 @@ int daemon_drain(struct daemon *d, struct err *e)
 	} else {
 		ops.start = smtp_start_item;
 		ops.finish = smtp_finish_item;
-		ops.confirm = NULL;
-		for (size_t i = 0; i < d->nsrcs; i++)
-			if (d->srcs[i]->ops->find_copy)
-				ops.confirm = copy_confirm;
+		ops.confirm = daemon_finds_copy(d) ? copy_confirm : NULL;
 		s.hold = d->cfg.sink.resend_after;
 		s.parallel = SMTP_PARALLEL_DEFAULT;
 	}

@@ -361,6 +361,11 @@ void daemon_claim_release(struct daemon *d, struct source *s);
 
 /* --- daemon_io.c ------------------------------------------------------- */
 
+/* Whether a source of d can look for the SMTP sink's copy of a reply (an
+ * IMAP source: its server has the bot's mailbox), so that the copy is
+ * asked for and a reply whose send was cut off is looked for there. */
+bool daemon_finds_copy(const struct daemon *d);
+
 /* Sends the replies that are due, in chunks, stopping for a signal.  A
  * fault of the sink is no error here: it is logged (error level) and
  * stored, the replies stay queued, and the sink is left alone until its

@@ -122,6 +122,10 @@ struct source;
 struct source_ops {
 	const char *name;		/* "imap": for the log */
 	const char *place;		/* what find_msgid looks in, for the log */
+	/* Local mail (a Maildir): opened at the start, where a failure is a
+	 * setting to fix and stops it; not closed after a failure, having no
+	 * connection to renew. */
+	bool local;
 	/* The size of the driver's own struct, made zeroed; optional: init
 	 * what its own fields need beyond that, release undoes it (on a
 	 * closed source). */

@@ -171,6 +171,7 @@ static void md_find_msgid(struct source *s, const char *id, struct buf *out, boo
 const struct source_ops daemon_maildir_source = {
 	.name = "maildir",
 	.place = "maildir",
+	.local = true,
 	.size = sizeof(struct maildir_src),
 	.init = md_init,
 	.release = md_release,
