@@ -12,26 +12,6 @@
 
 static char dir[64];
 
-static void rm_rf(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	char p[512];
-
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
-		rm_rf(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
-
 static void setup(void)
 {
 	snprintf(dir, sizeof(dir), "check_maildir.XXXXXX");
@@ -40,7 +20,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	rm_rf(dir);
+	th_rm_rf(dir);
 }
 
 static void put(const char *rel, const char *content)

@@ -4,8 +4,11 @@
  * transport/, so that a suite links only the modules it uses.
  */
 #include "autoconf.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "lib/buf.h"
 #include "testhelp.h"
@@ -26,6 +29,26 @@ char *th_read_data(const char *name, size_t *len)
 		ck_assert(buf_add(&b, chunk, n) == 0);
 	fclose(f);
 	return buf_detach(&b, len);
+}
+
+void th_rm_rf(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char p[512];
+
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
+		th_rm_rf(p);
+	}
+	closedir(d);
+	rmdir(path);
 }
 
 int th_run_suite(Suite *s)

@@ -56,6 +56,9 @@ struct store;
  * it fails. */
 struct store *th_store_open(void);
 
+/* Removes path, a directory with all in it or a file. */
+void th_rm_rf(const char *path);
+
 /* Runs one suite; returns the process exit status for a Check test program. */
 int th_run_suite(Suite *s);
 /* th_run_suite() inside libcurl's global state, set up and torn down as

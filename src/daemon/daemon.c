@@ -259,9 +259,9 @@ static int poll_source(struct daemon *d, struct source *s, struct err *e)
 
 	d->b.src = s;
 	err_init(e);
-	if (!s->ops->connected(s) && s->ops->open(d, s, e) < 0)
+	if (!s->ops->connected(s) && s->ops->open(s, e) < 0)
 		return -1;
-	return s->ops->poll(d, s, &cb, e);
+	return s->ops->poll(s, &cb, e);
 }
 
 /*
@@ -274,8 +274,8 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 {
 	double delay;
 
-	if (s->c->type != SOURCE_MAILDIR && s->ops->connected(s))
-		s->ops->close(d, s);
+	if (!s->ops->local && s->ops->connected(s))
+		s->ops->close(s);
 	s->more = false;
 	/* A wait for the server that a SIGTERM cut short: no retry to tell of. */
 	if (daemon_got_stop) {
@@ -336,7 +336,7 @@ static int round_trip(struct daemon *d, struct err *e)
 	if (daemon_series_flush(d, now, e) < 0)
 		return -1;
 	for (size_t i = 0; i < d->nsrcs && !daemon_got_stop; i++) {
-		struct source *s = &d->srcs[i];
+		struct source *s = d->srcs[i];
 
 		if (!daemon_source_due(d, s, now))
 			continue;
@@ -356,21 +356,23 @@ static int round_trip(struct daemon *d, struct err *e)
 	return daemon_drain(d, e);
 }
 
+/* Whether s's wait ends when new mail comes (IDLE). */
+static bool can_idle(const struct source *s)
+{
+	return s->ops->can_idle && s->ops->can_idle(s);
+}
+
 /* The source whose wait() the loop sleeps in: one source alone with a
- * wait of its own, else the first IMAP source that can IDLE (the others
- * are polled when the wait ends for them). */
+ * wait of its own, else the first source that can be told of new mail
+ * (the others are polled when the wait ends for them). */
 static struct source *waiter(struct daemon *d)
 {
 	for (size_t i = 0; i < d->nsrcs; i++) {
-		struct source *s = &d->srcs[i];
-		struct imap_stats is;
+		struct source *s = d->srcs[i];
 
 		if (!s->ops->wait || !s->ops->connected(s) || s->retry_at)
 			continue;	/* a source to connect again is polled */
-		if (d->nsrcs == 1)
-			return s;
-		imap_get_stats(s->imap, &is);
-		if (s->c->idle && is.has_idle)
+		if (d->nsrcs == 1 || can_idle(s))
 			return s;
 	}
 	return NULL;
@@ -382,15 +384,10 @@ static int sources_wait(struct daemon *d, const struct source *w, time_t now)
 {
 	int max = IMAP_IDLE_MAX_S;
 
-	if (w) {
-		struct imap_stats is;
-
-		imap_get_stats(w->imap, &is);
-		if (!w->c->idle || !is.has_idle)
-			max = w->c->poll_interval;
-	}
+	if (w && !can_idle(w))
+		max = w->c->poll_interval;
 	for (size_t i = 0; i < d->nsrcs; i++) {
-		const struct source *s = &d->srcs[i];
+		const struct source *s = d->srcs[i];
 		time_t t = daemon_source_due_at(d, s, now);
 
 		if (s == w)
@@ -415,7 +412,7 @@ static int wait_all(struct daemon *d, struct err *e)
 		return 0;
 	}
 	err_init(&we);
-	if (w->ops->wait(d, w, max, &we) < 0 && source_failed(d, w, &we) < 0) {
+	if (w->ops->wait(w, max, &we) < 0 && source_failed(d, w, &we) < 0) {
 		*e = we;
 		return -1;
 	}
@@ -427,7 +424,7 @@ static int wait_all(struct daemon *d, struct err *e)
 static bool sources_more(const struct daemon *d)
 {
 	for (size_t i = 0; i < d->nsrcs; i++)
-		if (d->srcs[i].more)
+		if (d->srcs[i]->more)
 			return true;
 	return false;
 }
@@ -463,35 +460,52 @@ static int loop(struct daemon *d, struct err *e)
 
 /* --------------------------------------------------------- start, stop */
 
-/* d->srcs from d->cfg: config_sources() order, nothing opened. */
-static void sources_build(struct daemon *d)
+static time_t env_now(void *aux)
 {
-	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
-	size_t n = config_sources(&d->cfg, v, ARRAY_SIZE(v));
+	return daemon_now(aux);
+}
 
+static int env_known(void *aux, const char *id, bool *known, struct err *e)
+{
+	return daemon_known(aux, id, known, e);
+}
+
+static uint32_t env_hold(void *aux, uint32_t last_uid)
+{
+	return daemon_hold(aux, last_uid);
+}
+
+/* What the sources get of d, instead of d; once the store is open. */
+static void env_build(struct daemon *d)
+{
+	d->env = (struct source_env){
+		.st = d->st, .wait_mask = &d->sig.wait_mask, .stop = &daemon_got_stop,
+		.claims = daemon_claims_shared(d),
+		.now = env_now, .known = env_known, .hold = env_hold, .aux = d,
+	};
+}
+
+/* d->srcs for the sources of v (n of them): nothing opened, d->env
+ * theirs. */
+static void sources_build(struct daemon *d, const struct config_source *const *v, size_t n)
+{
 	d->srcs = xcalloc(n, sizeof(*d->srcs));
 	d->nsrcs = n;
 	for (size_t i = 0; i < n; i++)
-		daemon_source_init(&d->srcs[i], v[i]);
-	d->b.src = &d->srcs[0];
+		d->srcs[i] = daemon_source_new(v[i], &d->env);
+	d->b.src = d->srcs[0];
 }
 
 static void sources_free(struct daemon *d)
 {
-	for (size_t i = 0; i < d->nsrcs; i++)
-		daemon_source_release(d, &d->srcs[i]);
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		daemon_claim_release(d, d->srcs[i]);
+		daemon_source_free(d->srcs[i]);
+	}
 	free(d->srcs);
 	d->srcs = NULL;
 	d->b.src = NULL;
 	d->nsrcs = 0;
-}
-
-static bool any_source_of(const struct daemon *d, enum source_type t)
-{
-	for (size_t i = 0; i < d->nsrcs; i++)
-		if (d->srcs[i].c->type == t)
-			return true;
-	return false;
 }
 
 /* The sources' store names, for the log: "maildir:/x, nntp:host:119". */
@@ -501,7 +515,7 @@ static char *sources_text(const struct daemon *d)
 
 	buf_init(&b, 0);
 	for (size_t i = 0; i < d->nsrcs; i++)
-		buf_printf(&b, "%s%s", i ? ", " : "", d->srcs[i].id);
+		buf_printf(&b, "%s%s", i ? ", " : "", d->srcs[i]->id);
 	return buf_detach(&b, NULL);
 }
 
@@ -626,6 +640,9 @@ static void rate_in_store(struct daemon *d)
 
 static int start(struct daemon *d, struct err *e)
 {
+	const struct config_source *v[CONFIG_MAX_SOURCES + 1];
+	size_t nsrcs;
+
 	if (config_load_report(&d->cfg, d->o->config, log_problem, "", e) < 0 ||
 	    config_check_daemon(&d->cfg, log_problem, "", e) < 0)
 		return -1;
@@ -638,19 +655,21 @@ static int start(struct daemon *d, struct err *e)
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	settings_build(d);
 	d->pol = policy_new();
-	sources_build(d);
-	if (d->cfg.sink.type == SINK_SMTP && any_source_of(d, SOURCE_IMAP))
+	nsrcs = config_sources(&d->cfg, v, ARRAY_SIZE(v));
+	sources_build(d, v, nsrcs);
+	if (d->cfg.sink.type == SINK_SMTP && daemon_finds_copy(d))
 		d->sink.copy_to = addr_spec(d->cfg.sink.copy_to ? d->cfg.sink.copy_to : d->cfg.reply.from);
 	if (store_open_for(d, e) < 0)
 		return -1;
+	env_build(d);
 	rate_in_store(d);
 	if (daemon_sink_open(d, e) < 0 || daemon_lookup_open(d, e) < 0)
 		return -1;
 	/* A Maildir that cannot be opened is a setting to fix: no start. */
 	for (size_t i = 0; i < d->nsrcs; i++) {
-		struct source *s = &d->srcs[i];
+		struct source *s = d->srcs[i];
 
-		if (s->c->type == SOURCE_MAILDIR && s->ops->open(d, s, e) < 0)
+		if (s->ops->local && s->ops->open(s, e) < 0)
 			return d->nsrcs > 1 ? err_prefix(e, "%s", s->label) : -1;
 	}
 	return 0;
@@ -667,7 +686,6 @@ static void finish(struct daemon *d)
 	scratch_release(&d->scratch);	/* after the store: its files are in there */
 	policy_free(d->pol);
 	daemon_batch_release(&d->b);
-	buf_release(&d->raw);
 	free(d->sink.copy_to);
 	config_release(&d->cfg);
 }
@@ -678,6 +696,7 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 			struct err *e)
 {
 	struct daemon *d = xcalloc(1, sizeof(*d));
+	const struct config_source *v[1];
 	struct store_settings ss;
 
 	*out = d;
@@ -690,17 +709,14 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	d->hook_arg = o->arg;
 	config_init(&d->cfg);
 	maildir_init(&d->sink.out);
-	buf_init(&d->raw, MESSAGE_MAX_SIZE);
 	if (config_load(&d->cfg, o->config, e) < 0)
 		return -1;
 	d->cfg.source.mark_seen = false;	/* the messages are not the source's */
 	settings_build(d);
 	d->pol = policy_new();
-	/* one source of no type: the store's rows say "replay" */
-	d->srcs = xcalloc(1, sizeof(*d->srcs));
-	d->nsrcs = 1;
-	daemon_source_init(&d->srcs[0], &d->cfg.source);
-	d->b.src = &d->srcs[0];
+	/* one source, never opened: the store's rows say "replay" */
+	v[0] = &d->cfg.source;
+	sources_build(d, v, 1);
 	free(d->b.src->id);
 	d->b.src->id = xstrdup("replay");
 	free(d->b.src->one.name);
@@ -711,6 +727,7 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	ss.path = d->scratch.db;
 	if (store_open(&d->st, &ss, e) < 0)
 		return -1;
+	env_build(d);
 	rate_in_store(d);
 	return 0;
 }
@@ -758,7 +775,6 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 	d.o = o;
 	config_init(&d.cfg);
 	maildir_init(&d.sink.out);
-	buf_init(&d.raw, MESSAGE_MAX_SIZE);
 	daemon_signals_install(&d.sig);
 	rc = start(&d, e);
 	if (rc == 0) {

@@ -36,7 +36,6 @@
 #include "rules/rules.h"
 #include "mail/msgid.h"
 
-#define CC_MAILDIR_SCAN_MAX	50000	/* Maildir files looked at per search */
 #define CC_DECISION_MAX		128
 
 /* The patch a request answers, once found. */
@@ -95,28 +94,6 @@ static bool same_id(const char *a, const char *b)
 
 /* ------------------------------------------------------ finding the patch */
 
-static int maildir_find(const struct maildir *md, const char *id, struct buf *out,
-			bool *found)
-{
-	struct err e;
-	char *name;
-	int rc;
-
-	*found = false;
-	if (maildir_find_msgid(md, id, CC_MAILDIR_SCAN_MAX, &name, &e) < 0) {
-		log_msg(LOGL_WARNING, "%s", e.msg);
-		return -1;
-	}
-	if (!name)
-		return 0;
-	rc = maildir_read(md, name, out, MESSAGE_MAX_SIZE, &e);
-	if (rc < 0)
-		log_msg(LOGL_WARNING, "%s", e.msg);
-	*found = rc == 0;
-	free(name);
-	return rc;
-}
-
 /* The archive's copy, when [lookup] is on; it must be the mail asked for. */
 static void archive_find(struct daemon *d, const char *id, struct buf *out, bool *found)
 {
@@ -148,20 +125,13 @@ static void archive_find(struct daemon *d, const char *id, struct buf *out, bool
 static void fetch_raw(struct daemon *d, const char *id, struct buf *out, bool *found,
 		      const char **where)
 {
-	struct err e;
-
 	*found = false;
 	for (size_t i = 0; i < d->nsrcs && !*found; i++) {
-		struct source *s = &d->srcs[i];
+		struct source *s = d->srcs[i];
 
-		if (s->imap) {
-			*where = "imap folder";
-			if (imap_fetch_msgid(s->imap, id, out, found, &e) < 0)
-				log_message(LOGL_WARNING, id, "looking it up in the folder: %s",
-					    e.msg);
-		} else if (s->in.path) {
-			*where = "maildir";
-			maildir_find(&s->in, id, out, found);
+		if (s->ops->find_msgid && s->ops->connected(s)) {
+			*where = s->ops->place;
+			s->ops->find_msgid(s, id, out, found);
 		}
 	}
 	if (!*found && d->lk) {

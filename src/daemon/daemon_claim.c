@@ -32,9 +32,9 @@
  * this long is taken for gone. */
 #define CLAIM_LEASE_TIMEOUTS	5
 
-bool daemon_claims_shared(const struct daemon *d, const struct config_source *c)
+bool daemon_claims_shared(const struct daemon *d)
 {
-	return !d->dry && c->type == SOURCE_IMAP && store_is_url(d->cfg.tagbot.state);
+	return !d->dry && store_is_url(d->cfg.tagbot.state);
 }
 
 /* Who this daemon is, in the claims it takes: host, process and start. */
@@ -49,8 +49,7 @@ static char *owner_name(void)
 	return xstrdup(b);
 }
 
-static void ask(const struct daemon *d, struct source *s, uint32_t top,
-		struct store_claim_ask *a)
+static void ask(struct source *s, uint32_t top, time_t now, struct store_claim_ask *a)
 {
 	if (!s->owner)
 		s->owner = owner_name();
@@ -61,22 +60,19 @@ static void ask(const struct daemon *d, struct source *s, uint32_t top,
 	a->top = top;
 	a->span = (uint32_t)s->c->batch;
 	a->owner = s->owner;
-	a->now = daemon_now(d);
+	a->now = now;
 	a->lease = (time_t)s->c->timeout * CLAIM_LEASE_TIMEOUTS;
 }
 
-int daemon_claim_next(struct daemon *d, struct source *s, bool *found, struct err *e)
+int daemon_claim_next(struct source *s, uint32_t top, bool *found, struct err *e)
 {
 	struct folder *f = &s->one;
 	struct store_claim_ask a;
-	uint32_t top;
 
 	*found = false;
 	f->claimed = false;
-	if (imap_top_uid(s->imap, &top, e) < 0)
-		return -1;
-	ask(d, s, top, &a);
-	if (store_claim_next(d->st, &a, &f->claim, found, e) < 0) {
+	ask(s, top, daemon_source_now(s), &a);
+	if (store_claim_next(s->env->st, &a, &f->claim, found, e) < 0) {
 		f->cp_known = false;	/* read from the store at the next start */
 		return -1;
 	}
@@ -110,7 +106,7 @@ int daemon_claim_done(struct daemon *d, struct err *e)
 	to = daemon_lookup_hold(d, f->claim_upto);
 	if (to < f->claim.done_to)
 		to = f->claim.done_to;
-	ask(d, s, 0, &a);
+	ask(s, 0, daemon_now(d), &a);
 	if (store_claim_done(d->st, &a, f->claim.lo, to, e) < 0)
 		return -1;
 	f->claim_to = to;
@@ -129,7 +125,7 @@ void daemon_claim_committed(struct folder *f, bool ok)
 int daemon_claims_wait(const struct daemon *d, time_t now, int max)
 {
 	for (size_t i = 0; i < d->nsrcs; i++) {
-		time_t w = d->srcs[i].one.claim_wake;
+		time_t w = d->srcs[i]->one.claim_wake;
 
 		if (w && w - now < max)
 			max = w - now < 1 ? 1 : (int)(w - now);

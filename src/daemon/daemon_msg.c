@@ -472,18 +472,11 @@ void daemon_batch_release(struct batch *b)
 /* Marks the batch's messages seen, now that their rows are durable. */
 static void mark_seen(struct daemon *d)
 {
-	struct err e;
+	const struct source_marks m = { d->b.uids, d->b.nuids, d->b.names, d->b.nnames };
+	struct source *s = d->b.src;
 
-	if (!d->b.src->c->mark_seen)
-		return;
-	for (size_t i = 0; i < d->b.nuids && d->b.src->imap; i++)
-		if (imap_mark_seen(d->b.src->imap, d->b.uids[i], &e) < 0) {
-			log_msg(LOGL_WARNING, "%s", e.msg);
-			break;
-		}
-	for (size_t i = 0; i < d->b.nnames; i++)
-		if (maildir_mark_seen(&d->b.src->in, d->b.names[i], NULL, &e) < 0)
-			log_msg(LOGL_WARNING, "%s", e.msg);
+	if (s->c->mark_seen && s->ops->mark_seen)
+		s->ops->mark_seen(s, &m);
 }
 
 /* A shared folder: how far its claim got, in the batch (which it opens

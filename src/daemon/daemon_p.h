@@ -3,9 +3,9 @@
  * loop, signals, reload, status, the offline API), daemon_msg.c (one job:
  * parse, check, decide; batches), daemon_record.c (what a decision leaves
  * in the store: rows, queued replies, what a person was told),
- * daemon_job.c (a job's life), daemon_io.c (the sources), daemon_sink.c
- * (the sink), daemon_lookup.c (deferral), daemon_cc.c and daemon_series.c
- * share.  The
+ * daemon_job.c (a job's life), daemon_sink.c (the sink; the sources are
+ * drivers: source.h), daemon_lookup.c (deferral), daemon_cc.c and
+ * daemon_series.c share.  The
  * job's path calls Cc mode, series and deferral, and they record through
  * daemon_record.c: none of them calls back into daemon_msg.c.  Outside
  * daemon/, daemon.h is the face.
@@ -30,6 +30,7 @@
 #include "reply/policy.h"
 #include "reply/reply.h"
 #include "daemon/scratch.h"
+#include "daemon/source.h"
 #include "transport/smtp_sink.h"
 #include "store/store.h"
 #include "mail/message.h"
@@ -84,127 +85,6 @@ struct pending {
 	size_t bytes;		/* raw bytes held and an estimate of the parsed */
 };
 
-/* Why a source hands over a message without its bytes (raw NULL). */
-enum unread_kind {
-	UNREAD_ERROR = 0,	/* unreadable (a Maildir file that cannot be read) */
-	UNREAD_TOO_LARGE,	/* larger than max_message_size: size */
-	UNREAD_MISSING		/* listed by the server, not delivered: why */
-};
-
-/* Where a message came from, for the store and the log. */
-struct origin {
-	uint32_t uid;		/* 0 for a Maildir */
-	const char *name;	/* Maildir name, NULL for IMAP */
-	enum unread_kind unread; /* raw NULL: why */
-	const char *why;	/* foreign, static; UNREAD_MISSING: what the server did */
-	uint64_t size;		/* UNREAD_TOO_LARGE: the bytes the server gave or sent */
-};
-
-enum { SOURCE_MORE = 0, SOURCE_FULL = 1, SOURCE_STOP = 2 };
-
-/*
- * What a source hands its messages to: the loop passes it to poll (as
- * isync's drivers get a callback and its aux).  The source knows nothing
- * of what happens to a message, nor of batches beyond when its connection
- * is free for them.
- */
-struct source_cb {
-	/*
-	 * One message (raw NULL: there, but too large or unreadable; raw is
-	 * foreign and may be reused once take returns).  SOURCE_MORE: go on;
-	 * SOURCE_FULL: the batch is full, call end before the next message;
-	 * SOURCE_STOP: a stop was asked for, hand no more; -1: a store error.
-	 */
-	int (*take)(void *aux, const struct origin *o, const char *raw, size_t len,
-		    struct err *e);
-	/*
-	 * The source's connection is free: the batch so far is made durable
-	 * (its messages are marked seen through the source) and what is due
-	 * is sent.  e NULL: after a failure of the source, the batch is
-	 * committed and nothing sent.  SOURCE_MORE, SOURCE_STOP or -1.
-	 */
-	int (*end)(void *aux, struct err *e);
-	void *aux;
-};
-
-struct source;
-
-struct source_ops {
-	const char *name;
-	/* Connects (a server) or opens (a Maildir); the daemon calls it again
-	 * after close when connected() says no. */
-	int (*open)(struct daemon *d, struct source *s, struct err *e);
-	bool (*connected)(const struct source *s);
-	/* Hands every new message to cb, batch by batch. */
-	int (*poll)(struct daemon *d, struct source *s, const struct source_cb *cb, struct err *e);
-	/* Waits up to max_s for new mail or a signal; NULL: the source has no
-	 * way to be told (it is polled every poll_interval). */
-	int (*wait)(struct daemon *d, struct source *s, int max_s, struct err *e);
-	void (*close)(struct daemon *d, struct source *s);
-};
-
-/* The checkpoint of one folder of a source (an IMAP folder, an NNTP group;
- * "" for a Maildir) and what the daemon knows of it. */
-struct folder {
-	char *name;			/* owned */
-	struct store_checkpoint cp;	/* as of the last message handled */
-	struct store_checkpoint cp_committed;
-	bool cp_known;
-	uint32_t rescan_until;		/* rescanning after a UIDVALIDITY change (for a
-					 * group: a renumbering) up to this number */
-	time_t first_time;		/* the first message recorded from the folder; 0: unknown */
-	/* Messages the server listed and did not deliver, asked for again
-	 * (daemon_unread.c): as the store's retry rows, by uid. */
-	struct retry *retries;		/* owned */
-	size_t nretries, aretries;
-	bool retries_known;		/* loaded from the store */
-	unsigned polls;			/* polls of the folder: a retry counts once per poll */
-	/* Shared with other daemons (daemon_claim.c): the claim being read,
-	 * handled up to claim_upto, recorded by the open batch up to
-	 * claim_to; claim_wake when every claim was another's. */
-	bool shared;
-	bool claimed;
-	struct store_claim claim;
-	uint32_t claim_upto, claim_to;
-	time_t claim_wake;
-};
-
-/* A message of a folder to ask for again. */
-struct retry {
-	uint32_t uid;
-	int tries;			/* fetches that came back without it */
-	time_t next_try;
-	unsigned poll;			/* the folder's poll that last tried it */
-};
-
-/*
- * One source of the daemon ([source] or a [source NAME]): its connection
- * or Maildir, its folders' checkpoints, its own back-off.  A source that
- * fails waits for its back-off; the others go on meanwhile.
- */
-struct source {
-	const struct source_ops *ops;
-	const struct config_source *c;	/* foreign (d->cfg) */
-	char label[CONFIG_MAX_SOURCE_NAME + 16]; /* "[source]", "[source NAME]" */
-	char *id;			/* owned; the store's source column: "imap:user@host",
-					 * "maildir:PATH", "nntp:HOST:PORT"; after
-					 * "NAME/" for a [source NAME] */
-	struct folder *f;		/* foreign: one, or one of groups: the folder read */
-	struct folder one;		/* owned; IMAP, Maildir */
-	struct folder **groups;		/* owned; NNTP, sorted by name */
-	size_t ngroups, agroups;
-	struct maildir in;		/* owned; Maildir */
-	struct maildir_list md_done;	/* owned; its names handled by the last poll, sorted */
-	struct imap_source *imap;	/* owned; NULL while disconnected */
-	struct nntp_source *nntp;	/* owned; NULL while disconnected */
-	time_t next_poll;		/* not polled again before (poll_interval) */
-	bool more;			/* its last poll stopped at a bound with mail
-					 * left: polled again at once, after the others */
-	unsigned backoff_step;
-	time_t retry_at;		/* after a failure: not tried before */
-	char *owner;			/* owned; the claims' name of this daemon, or NULL */
-};
-
 /* Where replies go (daemon_sink.c), and its health. */
 struct sink {
 	struct maildir out;		/* Maildir sink */
@@ -235,13 +115,13 @@ struct daemon {
 	struct reply_settings rs;	/* points into cfg */
 	struct policy_settings ps;	/* points into cfg */
 
-	struct source *srcs;		/* owned; in config_sources() order */
+	struct source **srcs;		/* owned, each one; in config_sources() order */
 	size_t nsrcs;
+	struct source_env env;		/* what the sources get of the daemon */
 
 	struct sink sink;
 
 	struct batch b;
-	struct buf raw;			/* a Maildir message being read */
 	unsigned backoff_step;		/* after a failure of the store or the sink's drain */
 	size_t handled;			/* messages looked at */
 	size_t printed;			/* replies a dry run printed */
@@ -434,10 +314,11 @@ int daemon_known(struct daemon *d, const char *id, bool *known, struct err *e);
 #define DAEMON_UNAVAILABLE_REASON "unavailable"
 #define DAEMON_TOO_LARGE_REASON "too-large"
 
-/* f's retries from the store, once (and again after a rollback). */
-int daemon_retries_load(struct daemon *d, struct source *s, struct folder *f, struct err *e);
+/* f's retries from the store (s->env's), once (and again after a
+ * rollback). */
+int daemon_retries_load(struct source *s, struct folder *f, struct err *e);
 /* Forgets f's retries (its numbers started again). */
-int daemon_retries_forget(struct daemon *d, struct source *s, struct folder *f, struct err *e);
+int daemon_retries_forget(struct source *s, struct folder *f, struct err *e);
 /* A new poll of f: each retry counts once in it. */
 void daemon_retries_poll(struct folder *f);
 /* The uids of f's retries due at now and not tried in this poll, ascending
@@ -465,12 +346,12 @@ int daemon_state_settings(const struct config_tagbot *t, struct store_settings *
 
 /* --- daemon_claim.c: a folder shared with other daemons ---------------- */
 
-/* Whether source c is read in claims: an IMAP folder, a PostgreSQL state
- * (others may share it), not a dry run. */
-bool daemon_claims_shared(const struct daemon *d, const struct config_source *c);
-/* The next claim of s's folder into its claim (*found false: none; its
- * claim_wake says when to look again). */
-int daemon_claim_next(struct daemon *d, struct source *s, bool *found, struct err *e);
+/* Whether d's IMAP folders are read in claims: a PostgreSQL state (others
+ * may share it), not a dry run (struct source_env's claims). */
+bool daemon_claims_shared(const struct daemon *d);
+/* The next claim of s's folder, whose highest UID is top now, into its
+ * claim (*found false: none; its claim_wake says when to look again). */
+int daemon_claim_next(struct source *s, uint32_t top, bool *found, struct err *e);
 /* A message of the folder was handled (recorded in the open batch). */
 void daemon_claim_handled(struct folder *f, uint32_t uid);
 /* Inside the open batch (of d->b.src): how far its claim got (nothing
@@ -483,35 +364,7 @@ int daemon_claims_wait(const struct daemon *d, time_t now, int max);
 /* s's claims end now: another daemon takes them over at once. */
 void daemon_claim_release(struct daemon *d, struct source *s);
 
-/* --- daemon_io.c: the sources ------------------------------------------ */
-
-extern const struct source_ops daemon_maildir_source, daemon_imap_source, daemon_nntp_source;
-
-/* s for c (nothing opened yet); daemon_source_release() undoes it. */
-void daemon_source_init(struct source *s, const struct config_source *c);
-void daemon_source_release(struct daemon *d, struct source *s);
-/* How a server says that a folder's numbers started again. */
-enum renumber {
-	RENUMBER_UIDVALIDITY,	/* IMAP: valid (UIDVALIDITY) is not the checkpoint's */
-	RENUMBER_MARKS		/* NNTP: valid (the low water mark) or next - 1 (the
-				 * high one) went below the checkpoint's */
-};
-
-/*
- * Where to start in folder f of s, whose numbers now run from first to
- * next - 1: its checkpoint; on a first start next (from first with
- * backfill); after a renumbering from first again, rescanning up to
- * next - 1 (before_start() in daemon_msg.c).  Stored when it moved.
- */
-int daemon_folder_start(struct daemon *d, struct source *s, struct folder *f,
-			enum renumber how, uint32_t valid, uint32_t first, uint32_t next,
-			struct err *e);
-/* NNTP: articles one poll looks at in one group before the next group and
- * the other sources have their turn (the rest comes at the next round). */
-#define DAEMON_NNTP_POLL_MAX	(5 * NNTP_OVER_WINDOW)
-
-/* The first IMAP source that is connected, or NULL. */
-struct imap_source *daemon_imap_of(const struct daemon *d);
+/* --- daemon.c: the loop's view of the sources ------------------------- */
 
 /* When source s is next due, for the loop's sleep: while its back-off runs
  * or once it has run out, the back-off's end (a time already past: due
@@ -523,13 +376,16 @@ time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time
  * poll_interval passed or its wait saw mail, or another daemon's claim of
  * its folder ran out) or a retry of it is due.  Always with --once. */
 bool daemon_source_due(const struct daemon *d, const struct source *s, time_t now);
-/* The [source] or [sink] tls setting for the transport; dflt for "default"
- * (not set). */
-enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt);
-
 
 /* --- daemon_sink.c: the sink ------------------------------------------- */
 
+/* Whether a source of d can look for the SMTP sink's copy of a reply (an
+ * IMAP source: its server has the bot's mailbox), so that the copy is
+ * asked for and a reply whose send was cut off is looked for there. */
+bool daemon_finds_copy(const struct daemon *d);
+/* The [source] or [sink] tls setting for the transport; dflt for "default"
+ * (not set). */
+enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt);
 /* Opens the sink of d->cfg (nothing in a dry run). */
 int daemon_sink_open(struct daemon *d, struct err *e);
 /* Creates path and its missing parents, mode 0700. */

@@ -39,15 +39,28 @@ static int maildir_send(void *arg, const struct outbox_item *it, struct err *e)
 	return maildir_deliver(&d->sink.out, it->raw, it->len, NULL, e);
 }
 
-static int imap_confirm(void *arg, const char *reply_msgid, bool *found, struct err *e)
+/* The copy in the bot's mailbox, through the first source connected to
+ * a server that has it (an IMAP source). */
+static int copy_confirm(void *arg, const char *reply_msgid, bool *found, struct err *e)
 {
 	struct daemon *d = arg;
-	struct imap_source *imap = daemon_imap_of(d);
 
-	if (!imap)
-		return err_set(e, ERR_TEMP, "imap: not connected: cannot look for reply <%s>",
-			       reply_msgid);
-	return imap_find_msgid(imap, d->cfg.sink.copy_folder, reply_msgid, found, e);
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		struct source *s = d->srcs[i];
+
+		if (s->ops->find_copy && s->ops->connected(s))
+			return s->ops->find_copy(s, d->cfg.sink.copy_folder, reply_msgid, found, e);
+	}
+	return err_set(e, ERR_TEMP, "imap: not connected: cannot look for reply <%s>",
+		       reply_msgid);
+}
+
+bool daemon_finds_copy(const struct daemon *d)
+{
+	for (size_t i = 0; i < d->nsrcs; i++)
+		if (d->srcs[i]->ops->find_copy)
+			return true;
+	return false;
 }
 
 /* Replies go out over up to SMTP_PARALLEL_DEFAULT connections at once, kept
@@ -197,10 +210,7 @@ int daemon_drain(struct daemon *d, struct err *e)
 	} else {
 		ops.start = smtp_start_item;
 		ops.finish = smtp_finish_item;
-		ops.confirm = NULL;
-		for (size_t i = 0; i < d->nsrcs; i++)
-			if (d->srcs[i].c->type == SOURCE_IMAP)
-				ops.confirm = imap_confirm;
+		ops.confirm = daemon_finds_copy(d) ? copy_confirm : NULL;
 		s.hold = d->cfg.sink.resend_after;
 		s.parallel = SMTP_PARALLEL_DEFAULT;
 	}
@@ -304,4 +314,10 @@ int daemon_sink_open(struct daemon *d, struct err *e)
 	if (daemon_make_dirs(d->cfg.sink.path, e) < 0)
 		return err_prefix(e, "[sink] path");
 	return maildir_open(&d->sink.out, d->cfg.sink.path, true, e);
+}
+
+enum net_tls daemon_tls_of(enum config_tls t, enum net_tls dflt)
+{
+	return t == CONFIG_TLS_NONE ? NET_TLS_NONE : t == CONFIG_TLS_IMPLICIT ? NET_TLS_IMPLICIT :
+	       t == CONFIG_TLS_STARTTLS ? NET_TLS_STARTTLS : dflt;
 }

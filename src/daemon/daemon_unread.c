@@ -60,12 +60,12 @@ static void retry_loaded(void *ctx, const struct store_unread *u)
 	r->next_try = u->next_try;
 }
 
-int daemon_retries_load(struct daemon *d, struct source *s, struct folder *f, struct err *e)
+int daemon_retries_load(struct source *s, struct folder *f, struct err *e)
 {
 	if (f->retries_known)
 		return 0;
 	f->nretries = 0;
-	if (store_unread_retries(d->st, s->id, f->name, retry_loaded, f, e) < 0)
+	if (store_unread_retries(s->env->st, s->id, f->name, retry_loaded, f, e) < 0)
 		return -1;
 	f->retries_known = true;
 	if (f->nretries)
@@ -74,11 +74,11 @@ int daemon_retries_load(struct daemon *d, struct source *s, struct folder *f, st
 	return 0;
 }
 
-int daemon_retries_forget(struct daemon *d, struct source *s, struct folder *f, struct err *e)
+int daemon_retries_forget(struct source *s, struct folder *f, struct err *e)
 {
 	f->nretries = 0;
 	f->retries_known = true;
-	return store_unread_forget(d->st, s->id, f->name, e);
+	return store_unread_forget(s->env->st, s->id, f->name, e);
 }
 
 void daemon_retries_poll(struct folder *f)
@@ -128,7 +128,7 @@ bool daemon_retries_due_at(const struct source *s, time_t now)
 int daemon_retries_wait(const struct daemon *d, time_t now, int max)
 {
 	for (size_t i = 0; i < d->nsrcs; i++) {
-		const struct source *s = &d->srcs[i];
+		const struct source *s = d->srcs[i];
 
 		for (size_t g = 0; g <= s->ngroups; g++) {
 			const struct folder *f = g < s->ngroups ? s->groups[g] : &s->one;

@@ -1,5 +1,5 @@
 /*
- * daemon_nntp.c - the NNTP source: the groups of [source] groups (names,
+ * source_nntp.c - the NNTP source driver (source.h): the groups of [source] groups (names,
  * and wildmats listed again at every poll, so a group the server adds is
  * followed from then on), each with its own checkpoint by article number.
  *
@@ -23,8 +23,28 @@
 #include "daemon/daemon_p.h"
 #include "config/secret.h"
 #include "lib/log.h"
+#include "transport/nntp_source.h"
 
-static int nntp_open_source(struct daemon *d, struct source *s, struct err *e)
+/* Articles one poll looks at in one group before the next group and the
+ * other sources have their turn (the rest comes at the next round). */
+#define DAEMON_NNTP_POLL_MAX	(5 * NNTP_OVER_WINDOW)
+
+struct nntp_src {
+	struct source s;		/* first: the base */
+	struct nntp_source *nntp;	/* owned; NULL while disconnected */
+};
+
+static struct nntp_src *nntp_of(const struct source *s)
+{
+	return SOURCE_DRIVER(s, struct nntp_src);
+}
+
+static struct nntp_source *conn_of(const struct source *s)
+{
+	return nntp_of(s)->nntp;
+}
+
+static int nntp_open_source(struct source *s, struct err *e)
 {
 	const struct config_source *c = s->c;
 	struct nntp_settings ns;
@@ -41,23 +61,25 @@ static int nntp_open_source(struct daemon *d, struct source *s, struct err *e)
 	ns.user = c->user;
 	ns.password = password;
 	ns.timeout_s = c->timeout;
-	ns.wait_sigmask = &d->sig.wait_mask;
-	ns.stop = &daemon_got_stop;
+	ns.wait_sigmask = s->env->wait_mask;
+	ns.stop = s->env->stop;
 	ns.max_message = (size_t)c->max_message_size;
-	rc = nntp_open(&s->nntp, &ns, e);
+	rc = nntp_open(&nntp_of(s)->nntp, &ns, e);
 	secret_free(password);
 	return rc;
 }
 
 static bool nntp_connected(const struct source *s)
 {
-	return s->nntp != NULL;
+	return conn_of(s) != NULL;
 }
 
-static void nntp_close_source(struct daemon *d, struct source *s)
+static void nntp_close_source(struct source *s)
 {
-	nntp_close(s->nntp);
-	s->nntp = NULL;
+	struct nntp_src *m = nntp_of(s);
+
+	nntp_close(m->nntp);
+	m->nntp = NULL;
 }
 
 /* The folder of group name, made (in name order) on its first sight
@@ -91,7 +113,6 @@ static struct folder *group_of(struct source *s, const char *name, bool *fresh)
 
 /* One group's walk over its overview. */
 struct walk {
-	struct daemon *d;
 	struct source *s;
 	const struct source_cb *cb;
 	bool stop;		/* SOURCE_STOP: a stop was asked for */
@@ -112,7 +133,7 @@ static int fetch(struct walk *w, const struct nntp_over *ov, const char **raw, s
 	o->size = ov->bytes;
 	if (ov->bytes > max)
 		return 0;	/* not fetched: the overview says it is too large */
-	if (nntp_article(w->s->nntp, ov->num, raw, len, &st, e) < 0)
+	if (nntp_article(conn_of(w->s), ov->num, raw, len, &st, e) < 0)
 		return -1;
 	if (st == NNTP_ARTICLE_TOO_LARGE)
 		o->size = *len;
@@ -128,6 +149,7 @@ static int fetch(struct walk *w, const struct nntp_over *ov, const char **raw, s
 static int over_line(void *arg, const struct nntp_over *ov, struct err *e)
 {
 	struct walk *w = arg;
+	const struct source_env *env = w->s->env;
 	struct folder *f = w->s->f;
 	struct origin o = { ov->num, NULL, UNREAD_ERROR, NULL, 0 };
 	const char *raw;
@@ -135,7 +157,7 @@ static int over_line(void *arg, const struct nntp_over *ov, struct err *e)
 	bool known = false;
 	int rc;
 
-	if (ov->msgid && daemon_known(w->d, ov->msgid, &known, e) < 0)
+	if (ov->msgid && env->known(env->aux, ov->msgid, &known, e) < 0)
 		return -1;
 	if (known) {
 		w->passed++;
@@ -162,10 +184,10 @@ static int retries(struct walk *w, struct folder *f, struct err *e)
 	size_t n;
 	int rc = 0;
 
-	if (daemon_retries_load(w->d, w->s, f, e) < 0)
+	if (daemon_retries_load(w->s, f, e) < 0)
 		return -1;
 	daemon_retries_poll(f);
-	n = daemon_retries_due(f, daemon_now(w->d), &nums);
+	n = daemon_retries_due(f, daemon_source_now(w->s), &nums);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct nntp_over ov = { nums[i], NULL, 0 };
 
@@ -177,34 +199,38 @@ static int retries(struct walk *w, struct folder *f, struct err *e)
 
 /* The group's checkpoint where the walk got to, when only articles that
  * were passed over moved it. */
-static int keep_place(struct daemon *d, struct source *s, struct folder *f, struct err *e)
+static int keep_place(struct source *s, struct folder *f, struct err *e)
 {
+	const struct source_env *env = s->env;
 	struct store_checkpoint cp = f->cp;
 
-	cp.last_uid = daemon_hold(d, cp.last_uid);	/* not past an article owed */
+	cp.last_uid = env->hold(env->aux, cp.last_uid);	/* not past an article owed */
 	if (cp.last_uid == f->cp_committed.last_uid)
 		return 0;
-	if (store_checkpoint_set(d->st, s->id, f->name, &cp, e) < 0)
+	if (store_checkpoint_set(env->st, s->id, f->name, &cp, e) < 0)
 		return -1;
 	f->cp_committed = cp;
 	return 0;
 }
 
 /* Up to DAEMON_NNTP_POLL_MAX articles of group f from its checkpoint on. */
-static int poll_group(struct daemon *d, struct source *s, struct folder *f,
-		      const struct source_cb *cb, struct err *e)
+static int poll_group(struct source *s, struct folder *f, const struct source_cb *cb,
+		      struct err *e)
 {
-	struct walk w = { d, s, cb, false, 0 };
+	struct walk w = { s, cb, false, 0 };
+	struct nntp_source *nntp = conn_of(s);
+	struct folder_numbers num = { RENUMBER_MARKS, 0, 0, 0 };
 	struct nntp_group g;
 	uint32_t from, end;
 	size_t ignored = 0;
 	int rc = 0, done;
 
-	if (nntp_group(s->nntp, f->name, &g, e) < 0)
+	if (nntp_group(nntp, f->name, &g, e) < 0)
 		return -1;
 	s->f = f;
-	if (daemon_folder_start(d, s, f, RENUMBER_MARKS, g.low, g.low,
-				g.high == UINT32_MAX ? g.high : g.high + 1, e) < 0)
+	num.valid = num.first = g.low;
+	num.next = g.high == UINT32_MAX ? g.high : g.high + 1;
+	if (daemon_folder_start(s, f, &num, e) < 0)
 		return -1;
 	rc = retries(&w, f, e);
 	from = f->cp.last_uid + 1;
@@ -216,7 +242,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	while (rc == 0 && from && from <= end && !w.stop) {
 		uint32_t to = end - from >= NNTP_OVER_WINDOW ? from + NNTP_OVER_WINDOW - 1 : end;
 
-		rc = nntp_overview(s->nntp, from, to, over_line, &w, &ignored, e);
+		rc = nntp_overview(nntp, from, to, over_line, &w, &ignored, e);
 		/* numbers of the window without a line are gaps */
 		if (rc == 0 && !w.stop && to > f->cp.last_uid)
 			f->cp.last_uid = to;
@@ -224,7 +250,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 	}
 	/* What was handled before a lost connection is kept. */
 	done = cb->end(cb->aux, rc < 0 ? NULL : e);
-	if (rc < 0 || done < 0 || keep_place(d, s, f, e) < 0)
+	if (rc < 0 || done < 0 || keep_place(s, f, e) < 0)
 		return -1;
 	if (ignored)
 		log_msg(LOGL_WARNING, "%s group %s: %zu overview lines outside the range asked for "
@@ -237,8 +263,7 @@ static int poll_group(struct daemon *d, struct source *s, struct folder *f,
 
 /* The groups as the server lists them now, each polled in name order.  A
  * group the server does not have is logged and left for the next poll. */
-static int nntp_poll(struct daemon *d, struct source *s, const struct source_cb *cb,
-		     struct err *e)
+static int nntp_poll(struct source *s, const struct source_cb *cb, struct err *e)
 {
 	char **names = NULL;
 	size_t n = 0;
@@ -246,7 +271,7 @@ static int nntp_poll(struct daemon *d, struct source *s, const struct source_cb 
 	int rc = 0;
 
 	s->more = false;
-	if (nntp_list_groups(s->nntp, (const char *const *)s->c->groups.v, s->c->groups.n,
+	if (nntp_list_groups(conn_of(s), (const char *const *)s->c->groups.v, s->c->groups.n,
 			     &names, &n, &truncated, e) < 0)
 		return -1;
 	if (truncated && !s->ngroups)
@@ -260,8 +285,8 @@ static int nntp_poll(struct daemon *d, struct source *s, const struct source_cb 
 
 		if (fresh)
 			log_msg(LOGL_INFO, "%s: following group %s", s->label, f->name);
-		rc = poll_group(d, s, f, cb, e);
-		if (rc < 0 && e->cls == ERR_FINAL && s->nntp) {
+		rc = poll_group(s, f, cb, e);
+		if (rc < 0 && e->cls == ERR_FINAL && conn_of(s)) {
 			log_msg(LOGL_WARNING, "%s %s; trying again at the next poll", s->label,
 				e->msg);
 			err_init(e);
@@ -273,6 +298,13 @@ static int nntp_poll(struct daemon *d, struct source *s, const struct source_cb 
 	return rc == SOURCE_STOP ? 0 : rc;
 }
 
+/* NNTP has no IDLE, no seen flags, no search by Message-ID: the daemon
+ * asks a group for nothing but its articles. */
 const struct source_ops daemon_nntp_source = {
-	"nntp", nntp_open_source, nntp_connected, nntp_poll, NULL, nntp_close_source
+	.name = "nntp",
+	.size = sizeof(struct nntp_src),
+	.open = nntp_open_source,
+	.connected = nntp_connected,
+	.poll = nntp_poll,
+	.close = nntp_close_source,
 };
