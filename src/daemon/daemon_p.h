@@ -35,6 +35,9 @@
 #include "mail/msgid.h"
 #include "mail/patch.h"
 #include "rules/linkfacts.h"
+#include "config/listpolicy.h"
+#include "mail/context.h"
+#include "reply/recipients.h"
 
 #define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
 #define DAEMON_RATE_WINDOW_S	3600	/* rate events kept: the longest window (an hour) */
@@ -261,6 +264,33 @@ time_t daemon_now(const struct daemon *d);
 double daemon_backoff_next(unsigned *step);
 
 /*
+ * What one mail's decision is made of (daemon_msg.c's decide()), found
+ * once: every step after it -- the told memory, the list's withholding,
+ * the series, the hold, the reply and its record -- reads these rather
+ * than deriving them again, so they cannot disagree.  Owned by the job;
+ * daemon_decision_release() (daemon_job.c) frees it with the job.
+ */
+struct decision {
+	bool built;			/* the fields below are set */
+	bool open;			/* decide() is on it: the decision hook sees
+					 * its findings */
+	const char *key;		/* foreign (the job's); the store's key */
+	const char *kind;		/* static; the lead's kind (patch_kind_name()) */
+	const struct patch *lead;	/* foreign (the job's); the part the reply is about */
+	const struct patch *parts;	/* foreign (the job's); the mail's parts */
+	size_t nparts;			/* at most PATCH_MAX_PARTS */
+	size_t first[PATCH_MAX_PARTS + 1]; /* part i's first finding in f; first[nparts]: f.n */
+	struct list_apply la;		/* the mail's list: policy, rule, reply settings;
+					 * la.rs.who points to who */
+	struct recipients who;		/* owned; whom a reply to lead goes to (la.rs) */
+	char *told_to;			/* owned; who's address lower case, the told
+					 * memory's key; NULL when nobody is answered */
+	struct msg_context ctx;		/* owned; lead's thread context */
+	struct findings f;		/* owned; every checked part's, told ones off */
+	struct policy_decision verdict;
+};
+
+/*
  * One message on its way through the daemon (daemon_msg.c), from the
  * source's hand-over to its decision.  It is parsed once: when its links
  * need a transfer it waits, job and all, in d->pend (daemon_lookup.c) and
@@ -282,9 +312,7 @@ struct job {
 	struct lookup_results res;	/* owned; what its links are known to be */
 	bool resumed;			/* its lookups ran: res is final */
 	bool deferred;			/* it waits in d->pend (owned there) */
-	/* While it is decided, for the decision hook (replay): */
-	const struct findings *findings; /* foreign, or NULL */
-	enum severity min;		/* its list's min_reply_severity */
+	struct decision rec;		/* owned; once it is decided */
 };
 
 /* --- daemon_job.c ------------------------------------------------------ */
@@ -302,6 +330,8 @@ struct job *daemon_job_new(struct source *src, const struct origin *o, const cha
 /* A job that waits (d->pend) takes copies of its foreign name and raw. */
 void daemon_job_keep(struct job *j);
 void daemon_job_free(struct job *j);
+/* Frees what rec owns (nothing when it was not built). */
+void daemon_decision_release(struct decision *rec);
 
 /* --- daemon_msg.c ------------------------------------------------------ */
 
@@ -364,14 +394,16 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
  * the patch -- a resend, a new patch repeating the same paragraph, a later
  * part of a series -- and, within one work (b4 change-id), a finding that
  * says the same as one told before, whatever its line.
- * daemon_told_filter() turns off (SEV_OFF) those of f already told to the
- * person a reply to `to` goes to, and renews their memory (the days count
- * from the latest mail that has the finding); daemon_told_note() records the ones a
- * queued reply told (at or above min).
+ * The person is daemon_told_person()'s key (NULL: nobody, nothing told).
+ * daemon_told_filter() turns off (SEV_OFF) those of rec's findings already
+ * told to the person a reply to its lead goes to (rec->told_to), and
+ * renews their memory (the days count from the latest mail that has the
+ * finding); daemon_told_note() records the ones a queued reply to `to`
+ * told `who` (at or above min).
  */
-void daemon_told_filter(struct daemon *d, const struct patch *to,
-			const struct reply_settings *rs, struct findings *f);
-void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
+char *daemon_told_person(const struct recipients *who);
+void daemon_told_filter(struct daemon *d, struct decision *rec);
+void daemon_told_note(struct daemon *d, const struct patch *to, const char *who,
 		      const struct findings *f, enum severity min);
 
 /* --- daemon_cc.c ------------------------------------------------------- */
@@ -542,42 +574,38 @@ int daemon_make_dirs(const char *path, struct err *e);
 
 /* --- daemon_series.c --------------------------------------------------- */
 
-/* Records the context of the message keyed key (lead: its checked part),
- * in the caller's transaction. */
-int daemon_context_note(struct daemon *d, const char *key, const struct patch *lead,
-			struct err *e);
+/* Records the context of the mail rec decides, in the caller's
+ * transaction. */
+int daemon_context_note(struct daemon *d, const struct decision *rec, struct err *e);
 /* Prunes old context rows, at most once a day. */
 void daemon_context_prune(struct daemon *d, time_t now);
 /* Whether p is a stray in a series' send (series_stray()): the store has
  * the cover letter it answers.  Such mail is skipped as STRAY_REASON. */
 #define STRAY_REASON "stray"
-bool daemon_series_stray(struct daemon *d, const struct patch *p);
+bool daemon_series_stray(struct daemon *d, const struct decision *rec);
 /*
- * Whether lead, the checked part of the mail keyed key, is a series part
- * that some enabled list may answer per series (config_answers_per_series()).
+ * Whether rec's lead, the checked part of the mail it decides, is a series
+ * part that some enabled list may answer per series (config_answers_per_series()).
  * Such a part's copy that shows no list, under a [default] that is not
  * enabled, is left out of every series whatever its findings and waits for
  * its list's copy (LIST_UNKNOWN_REASON): in a series it would make the
  * series' reply follow [default] (the reply goes by its lead's list), or
  * its list's copies would join a series that does not answer per series.
  */
-bool daemon_series_awaits_list(struct daemon *d, const char *key, const struct patch *lead);
-/* Puts a series part in its series; per-series (and not skipped by the
- * policy) *taken: the part is recorded, its reply left to the series. */
-int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *lead, const struct findings *f,
-		       const struct policy_decision *dec, bool *taken, struct err *e);
+bool daemon_series_awaits_list(struct daemon *d, const struct decision *rec);
+/* Puts the series part job j decides (j->rec) in its series; per-series
+ * (and not skipped by the policy) *taken: the part is recorded, its reply
+ * left to the series. */
+int daemon_series_take(struct daemon *d, const struct job *j, bool *taken, struct err *e);
 /*
  * A reply a rate limit holds back (reply_mode = per-patch) is kept, not
  * dropped: the patch is held in the store under its recipient
  * (store_held_add) and recorded skipped:held; once the limit has room,
  * every patch held for that recipient goes out in one reply (the series
- * reply's form, REPLY_HELD), which marks them all replied.
+ * reply's form, REPLY_HELD), which marks them all replied.  For the mail
+ * job j decides (j->rec).
  */
-int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
-		     const struct patch *lead, const struct findings *f,
-		     const struct policy_settings *ps, const struct reply_settings *rs,
-		     struct err *e);
+int daemon_hold_take(struct daemon *d, const struct job *j, struct err *e);
 /* Sends the series replies and the held replies that are due. */
 int daemon_series_flush(struct daemon *d, time_t now, struct err *e);
 /* max, or less when a pending series or held reply comes due sooner. */

@@ -42,8 +42,10 @@ static void fill_row(const struct daemon *d, const struct job *j, const char *ke
 void daemon_note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
 		 const char *why)
 {
-	struct daemon_decision dd = { key, dec, why, j ? j->findings : NULL,
-				      j ? j->min : SEV_OFF, daemon_now(d) };
+	const struct decision *rec = j ? &j->rec : NULL;
+	struct daemon_decision dd = { key, dec, why, rec && rec->open ? &rec->f : NULL,
+				      rec && rec->built ? rec->la.pol->min_reply_severity : SEV_OFF,
+				      daemon_now(d) };
 
 	if (d->on_decision)
 		d->on_decision(d->hook_arg, &dd);
@@ -184,17 +186,11 @@ static char *lowered(const char *s)
 	return k;
 }
 
-/* Whom a reply to p goes to, lower case (the told table's key); NULL when
+/* Whom a reply goes to, lower case (the told table's key); NULL when
  * nobody. */
-static char *told_person(const struct patch *p, const struct reply_settings *rs)
+char *daemon_told_person(const struct recipients *who)
 {
-	struct recipients who;
-	char *k = NULL;
-
-	if (recipients_find(&who, p, rs) == 0)
-		k = lowered(who.to.email);
-	recipients_release(&who);
-	return k;
+	return who->to.email[0] ? lowered(who->to.email) : NULL;
 }
 
 /*
@@ -256,11 +252,13 @@ static char *said_key(const struct finding *x, const char *work)
 	return buf_detach(&b, NULL);
 }
 
-void daemon_told_filter(struct daemon *d, const struct patch *to,
-			const struct reply_settings *rs, struct findings *f)
+void daemon_told_filter(struct daemon *d, struct decision *rec)
 {
 	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
-	char *who = NULL, *work;
+	const struct patch *to = rec->lead;
+	const char *who = rec->told_to;
+	struct findings *f = &rec->f;
+	char *work;
 	struct err e;
 
 	if (!d->st || !span)
@@ -272,7 +270,7 @@ void daemon_told_filter(struct daemon *d, const struct patch *to,
 
 		if (x->severity == SEV_OFF)
 			continue;
-		if (!who && !(who = told_person(to, rs)))
+		if (!who)
 			break;
 		key = finding_key(x);
 		said = said_key(x, work);
@@ -288,13 +286,12 @@ void daemon_told_filter(struct daemon *d, const struct patch *to,
 		free(key);
 	}
 	free(work);
-	free(who);
 }
 
-void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
+void daemon_told_note(struct daemon *d, const struct patch *to, const char *who,
 		      const struct findings *f, enum severity min)
 {
-	char *who = NULL, *work;
+	char *work;
 	struct err e;
 
 	if (!d->st || !d->cfg.reply.repeat_after)
@@ -306,7 +303,7 @@ void daemon_told_note(struct daemon *d, const struct patch *to, const struct rep
 
 		if (x->severity == SEV_OFF || x->severity < min)
 			continue;
-		if (!who && !(who = told_person(to, rs)))
+		if (!who)
 			break;
 		key = finding_key(x);
 		said = said_key(x, work);
@@ -317,7 +314,6 @@ void daemon_told_note(struct daemon *d, const struct patch *to, const struct rep
 		free(key);
 	}
 	free(work);
-	free(who);
 }
 
 void daemon_log_budgets(const char *key, const struct findings *f)

@@ -39,18 +39,17 @@ static time_t last_prune;
 
 /* ---------------------------------------------------------------- context */
 
-int daemon_context_note(struct daemon *d, const char *key, const struct patch *lead,
-			struct err *e)
+int daemon_context_note(struct daemon *d, const struct decision *rec, struct err *e)
 {
-	struct msg_context c;
+	/* A shallow copy: the record's context stays as the mail has it. */
+	struct msg_context c = rec->ctx;
+	char *id = NULL;
 	int rc;
 
-		msg_context_init(&c);
-	context_from_patch(lead->msg, lead, daemon_now(d), &c);
 	if (!c.message_id)
-		c.message_id = msgid_key(key);
+		c.message_id = id = msgid_key(rec->key);
 	rc = c.message_id ? store_context_put(d->st, &c, e) : 0;
-	msg_context_release(&c);
+	free(id);
 	return rc;
 }
 
@@ -370,35 +369,23 @@ static int is_complete(struct daemon *d, const struct store_series *s, const str
 
 static int flush_one(struct daemon *d, const char *id, time_t now, time_t *full, struct err *e);
 
-/* c for lead, the checked part of the mail keyed key, at now; false (c
- * released) when that is no series part. */
-static bool part_context(const char *key, const struct patch *lead, time_t now,
-			 struct msg_context *c)
+/* Whether rec's lead, the checked part of the mail it decides, is a
+ * series part. */
+static bool series_part(const struct decision *rec)
 {
-	msg_context_init(c);
-	context_from_patch(lead->msg, lead, now, c);
-	if (context_is_of(c, key) && series_is_part(c))
-		return true;
-	msg_context_release(c);
-	return false;
+	return context_is_of(&rec->ctx, rec->key) && series_is_part(&rec->ctx);
 }
 
-bool daemon_series_awaits_list(struct daemon *d, const char *key, const struct patch *lead)
+bool daemon_series_awaits_list(struct daemon *d, const struct decision *rec)
 {
-	struct msg_context c;
-
-	if (!config_answers_per_series(&d->cfg) || !part_context(key, lead, daemon_now(d), &c))
-		return false;
-	msg_context_release(&c);
-	return true;
+	return config_answers_per_series(&d->cfg) && series_part(rec);
 }
 
-int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *lead, const struct findings *f,
-		       const struct policy_decision *dec, bool *taken, struct err *e)
+int daemon_series_take(struct daemon *d, const struct job *j, bool *taken, struct err *e)
 {
-	const struct list_policy *lp = config_policy_for(&d->cfg, lead->list_id);
-	struct msg_context c;
+	const struct decision *rec = &j->rec;
+	const struct patch *lead = rec->lead;
+	const char *key = rec->key;
 	enum store_series_state state = STORE_SERIES_DONE;
 	struct buf raw;
 	char *fdump = NULL, *id = NULL;
@@ -407,26 +394,25 @@ int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 	int rc;
 
 	*taken = false;
-	if (!part_context(key, lead, now, &c))
+	if (!series_part(rec))
 		return 0;
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
-	hold = lp->reply_mode == REPLY_PER_SERIES && dec->verdict != POLICY_SKIP && lead->msg &&
-	       serialize_mail(lead->msg, &raw) == 0;
+	hold = rec->la.pol->reply_mode == REPLY_PER_SERIES && rec->verdict.verdict != POLICY_SKIP &&
+	       lead->msg && serialize_mail(lead->msg, &raw) == 0;
 	if (hold)
-		fdump = findings_text(f);
-	rc = series_assign(d->st, &c, hold ? STORE_SERIES_PENDING : STORE_SERIES_PASSIVE,
+		fdump = findings_text(&rec->f);
+	rc = series_assign(d->st, &rec->ctx, hold ? STORE_SERIES_PENDING : STORE_SERIES_PASSIVE,
 			   now + d->cfg.reply.series_wait, hold ? raw.data : NULL, raw.len, fdump,
 			   &id, e);
 	buf_release(&raw);
 	free(fdump);
-	msg_context_release(&c);
 	if (rc == 0 && hold)
 		rc = stretch(d, id, now, &state, e);
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
 		rc = record_held(d, j, key, lead, "series", NULL, e);
 		*taken = rc == 0;
 		if (rc == 0)
-			hook(d, key, STORE_SKIPPED, "series", f, j->min);
+			daemon_note(d, j, key, STORE_SKIPPED, "series");
 		log_message(LOGL_DEBUG, key, "held for the reply to series <%s>", id);
 		if (rc == 0)
 			rc = flush_one(d, id, now, NULL, e);
@@ -435,21 +421,20 @@ int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 	return rc;
 }
 
-bool daemon_series_stray(struct daemon *d, const struct patch *p)
+bool daemon_series_stray(struct daemon *d, const struct decision *rec)
 {
-	struct msg_context c, parent;
+	const struct patch *p = rec->lead;
+	const struct msg_context *c = &rec->ctx;
+	struct msg_context parent;
 	bool found = false, stray = false;
 	struct err e;
 
 	if (!d->st || !p->in_reply_to || !*p->in_reply_to || p->series.total > 0)
 		return false;
-	msg_context_init(&c);
 	msg_context_init(&parent);
-	context_from_patch(p->msg, p, daemon_now(d), &c);
-	if (c.in_reply_to && store_context_get(d->st, c.in_reply_to, &parent, &found, &e) < 0)
+	if (c->in_reply_to && store_context_get(d->st, c->in_reply_to, &parent, &found, &e) < 0)
 		log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
-	stray = found && series_stray(&c, &parent);
-	msg_context_release(&c);
+	stray = found && series_stray(c, &parent);
 	msg_context_release(&parent);
 	return stray;
 }
@@ -500,9 +485,18 @@ static void note_queued(struct daemon *d, const char *what, const struct reply *
 	hook(d, lp->message_id, STORE_REPLIED, NULL, &all, rs->min_severity);
 	free(all.v);	/* shallow: the findings are fl's */
 	policy_note_reply(d->pol, ps, lp, now);
-	for (size_t i = 0; i < fl->n; i++)
-		if (fl->subjects[i])
-			daemon_told_note(d, lp, rs, &fl->f[i], rs->min_severity);
+	if (d->cfg.reply.repeat_after) {
+		struct recipients own;
+		const struct recipients *who = recipients_of(lp, rs, &own);
+		char *to = daemon_told_person(who);
+
+		for (size_t i = 0; i < fl->n; i++)
+			if (fl->subjects[i])
+				daemon_told_note(d, lp, to, &fl->f[i], rs->min_severity);
+		free(to);
+		if (who == &own)
+			recipients_release(&own);
+	}
 	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
 		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
 	daemon_reply_queued(d, lp->message_id, r);
@@ -751,37 +745,34 @@ out:
 
 /* ------------------------------------------------- replies a limit held */
 
-int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
-		     const struct patch *lead, const struct findings *f,
-		     const struct policy_settings *ps, const struct reply_settings *rs,
-		     struct err *e)
+int daemon_hold_take(struct daemon *d, const struct job *j, struct err *e)
 {
-	struct recipients who;
+	const struct decision *rec = &j->rec;
+	const char *key = rec->key;
+	const struct patch *lead = rec->lead;
+	const struct policy_settings *ps = &rec->la.ps;
+	const struct recipients *who = &rec->who;
 	struct store_held h;
 	enum policy_reason why;
 	struct buf raw;
-	char *fdump = NULL, *rk = NULL;
+	char *fdump = NULL;
 	time_t now = daemon_now(d), at = now;
 	bool added = false;
 	int rc;
 
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
-	if (recipients_find(&who, lead, rs) < 0 || !lead->msg ||
-	    serialize_mail(lead->msg, &raw) < 0) {
+	if (!who->to.email[0] || !lead->msg || serialize_mail(lead->msg, &raw) < 0) {
 		/* nobody to answer, or too large to keep: as before, recorded */
 		policy_rate_check_patch(d->pol, ps, lead, now, &why, NULL);
 		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
-			    policy_reason_name(why), who.why ? who.why : "too large to keep");
+			    policy_reason_name(why), who->why ? who->why : "too large to keep");
 		rc = daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED,
 				   policy_reason_name(why), e);
 		goto out;
 	}
 	policy_rate_check_patch(d->pol, ps, lead, now, &why, &at);
-	fdump = findings_text(f);
-	rk = xstrdup(who.to.email);
-	for (char *c = rk; *c; c++)
-		*c = (char)ascii_tolower((unsigned char)*c);
-	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
+	fdump = findings_text(&rec->f);
+	h = (struct store_held){ key, rec->told_to, now, raw.data, raw.len, fdump };
 	/* Recorded first: a patch another daemon on the state recorded since
 	 * this one looked (both decided it) is that one's, not held here too. */
 	rc = record_held(d, j, key, lead, "held", &added, e);
@@ -790,16 +781,14 @@ int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
 	if (rc == 0 && added)
 		rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
 	if (rc == 0 && added) {
-		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f, j->min);	/* replay: "held: why" */
+		daemon_note(d, j, key, STORE_SKIPPED, policy_reason_name(why));	/* replay: "held: why" */
 		log_message(LOGL_WARNING, key, "reply held back: %s; it goes to %s with any other "
-			    "held for that address in %ld s", policy_reason_name(why), who.to.email,
+			    "held for that address in %ld s", policy_reason_name(why), who->to.email,
 			    (long)(at > now ? at - now : 1));
 	}
 out:
-	recipients_release(&who);
 	buf_release(&raw);
 	free(fdump);
-	free(rk);
 	return rc;
 }
 
