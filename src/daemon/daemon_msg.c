@@ -111,29 +111,31 @@ static int queue_reply(struct daemon *d, const struct job *j, struct err *e)
 {
 	const struct decision *rec = &j->rec;
 	const struct reply_settings *rs = &rec->la.rs;
-	enum store_enqueue res;
+	struct queued_reply q;
 	struct reply r;
 	struct err re;
 	int rc = 0;
 
 	reply_init(&r);
-	if ((count_checked(rec) > 1 ? build_parts_reply(&r, rec, daemon_now(d), &re) :
-	     reply_build(&r, rec->lead, &rec->f, rs, daemon_now(d), &re)) < 0) {
+	if ((count_checked(rec) > 1 ? build_parts_reply(&r, rec, rec->now, &re) :
+	     reply_build(&r, rec->lead, &rec->f, rs, rec->now, &re)) < 0) {
 		log_message(LOGL_WARNING, rec->key, "no reply: %s", re.msg);
 		reply_release(&r);
 		return daemon_record(d, j, rec->key, rec->kind, STORE_SKIPPED, "no-reply", e);
 	}
-	rc = daemon_queue_row(d, j, rec->key, rec->kind, &r, 0, &res, e);
-	if (rc == 0 && res == STORE_QUEUED) {
+	q = (struct queued_reply){ j, rec->key, rec->kind, &r, 0, STORE_QUEUED };
+	rc = daemon_queue_row(d, &q, e);
+	if (rc == 0 && q.res == STORE_QUEUED) {
 		struct policy_settings ps = d->ps;
+		struct told t = { rec->lead, rec->told_to, rec->now };
 
 		ps.rs = rs;	/* the keys of whom this reply mails */
-		policy_note_reply(d->pol, &ps, rec->lead, daemon_now(d));
-		daemon_told_note(d, rec->lead, rec->told_to, &rec->f, rs->min_severity);
+		policy_note_reply(d->pol, &ps, rec->lead, rec->now);
+		daemon_told_note(d, &t, &rec->f, rs->min_severity);
 		daemon_log_queued(&r, rec->lead, &rec->f);
 	}
 	if (rc == 0)
-		daemon_queue_noted(d, j, rec->key, &r, res);
+		daemon_queue_noted(d, &q);
 	reply_release(&r);
 	return rc;
 }
@@ -172,8 +174,9 @@ static bool withheld(struct daemon *d, const struct decision *rec)
 static void build_record(struct daemon *d, struct job *j)
 {
 	struct decision *rec = &j->rec;
-	time_t now = daemon_now(d);
+	time_t now = j->ctx->now;
 
+	rec->now = now;
 	rec->key = j->key;
 	rec->lead = lead_part(j->p, j->np);
 	rec->kind = patch_kind_name(rec->lead->kind);
@@ -408,7 +411,7 @@ static int already(struct daemon *d, const struct job *j, const char *key,
 	if (seen(d, key, known, e) < 0 || known_for_good(d, key, msg, known, e) < 0)
 		return -1;
 	if (*known)
-		daemon_note(d, j, key, STORE_SKIPPED, "seen");
+		daemon_note(j, key, STORE_SKIPPED, "seen");
 	return 0;
 }
 
@@ -451,7 +454,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 
 /* ------------------------------------------------------------- batches */
 
-static int process(struct daemon *d, struct job *j, struct err *e);
+static int process(const struct jobctx *c, struct job *j, struct err *e);
 
 static int batch_begin(struct daemon *d, struct err *e)
 {
@@ -554,8 +557,11 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 	if (rc == 0)
 		daemon_lookup_resolve(d);
 	for (size_t i = 0; rc == 0 && i < d->pend.n; i++) {
+		struct jobctx c;
+
+		daemon_jobctx(&c, d, d->b.src);
 		d->pend.v[i]->resumed = true;
-		rc = process(d, d->pend.v[i], e ? e : &le);
+		rc = process(&c, d->pend.v[i], e ? e : &le);
 	}
 	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
 		rc = -1;
@@ -603,7 +609,7 @@ static int record_failure(struct daemon *d, const struct job *j, const struct er
  * mail (ERR_FINAL), that is undone and the mail is recorded as an error,
  * so it cannot stop the folder.  Any other store error fails the batch.
  */
-static int process(struct daemon *d, struct job *j, struct err *e)
+static int process_job(struct daemon *d, struct job *j, struct err *e)
 {
 	struct err me;
 	int rc;
@@ -648,11 +654,26 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 	return 0;
 }
 
+/* process_job() in step c: j->ctx while it is handled. */
+static int process(const struct jobctx *c, struct job *j, struct err *e)
+{
+	int rc;
+
+	j->ctx = c;
+	rc = process_job(c->d, j, e);
+	j->ctx = NULL;	/* a job that waits is handled again in a later step */
+	return rc;
+}
+
 int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
 		       const char *raw, size_t len, struct err *e)
 {
 	struct job *j = daemon_job_new(src, o, raw, len);
-	int rc = process(d, j, e);
+	struct jobctx c;
+	int rc;
+
+	daemon_jobctx(&c, d, src);
+	rc = process(&c, j, e);
 
 	if (!j->deferred)	/* else d->pend owns it */
 		daemon_job_free(j);

@@ -258,6 +258,23 @@ struct daemon {
 
 /* clock.c: d->clock when set, else the time of day. */
 time_t daemon_now(const struct daemon *d);
+
+/*
+ * The context of one step of the daemon: a job's handling (daemon_msg.c's
+ * process()), with the batch it goes into and where it came from, or a
+ * round of the loop.  Its now is taken once, when the step starts, so
+ * that everything one mail's handling stamps (its row, its context, what
+ * was told, the rate windows) carries one time.
+ */
+struct jobctx {
+	struct daemon *d;	/* foreign */
+	struct batch *b;	/* foreign: &d->b */
+	struct source *src;	/* foreign: the source of the step's mail, or NULL */
+	struct folder *f;	/* foreign: src's folder being read, or NULL */
+	time_t now;		/* d->clock under replay, else the time of day */
+};
+/* clock.c: c for a step of d on a mail of src (NULL: none), now. */
+void daemon_jobctx(struct jobctx *c, struct daemon *d, struct source *src);
 /* clock.c: capped exponential backoff with jitter (half to all of the
  * step): the delay of *step, which it moves on.  DAEMON_BACKOFF_MIN_S to
  * _MAX_S. */
@@ -288,6 +305,7 @@ struct decision {
 	struct msg_context ctx;		/* owned; lead's thread context */
 	struct findings f;		/* owned; every checked part's, told ones off */
 	struct policy_decision verdict;
+	time_t now;			/* when it was decided (its step's now) */
 };
 
 /*
@@ -313,6 +331,7 @@ struct job {
 	bool resumed;			/* its lookups ran: res is final */
 	bool deferred;			/* it waits in d->pend (owned there) */
 	struct decision rec;		/* owned; once it is decided */
+	const struct jobctx *ctx;	/* foreign: the step handling it (process()) */
 };
 
 /* --- daemon_job.c ------------------------------------------------------ */
@@ -355,35 +374,45 @@ void daemon_batch_release(struct batch *b);
 void daemon_log_budgets(const char *key, const struct findings *f);
 /* The log line of a reply queued for p, naming the rules of f. */
 void daemon_log_queued(const struct reply *r, const struct patch *p, const struct findings *f);
-/* The decision hook (tagbot replay), when one is set: key's decision,
- * without recording it. */
-void daemon_note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
-		 const char *why);
-/* Records key's decision (and tells the hook), for job j (NULL: another message than the one
- * being handled; no origin, no findings for the hook). */
+/* Tells the decision hook (tagbot replay), when one is set, dd; given j,
+ * with the findings and min of j's record while it is decided (else
+ * dd's own). */
+void daemon_hook(struct daemon *d, const struct job *j, struct daemon_decision *dd);
+/* The decision hook: key's decision in j's step, without recording it. */
+void daemon_note(const struct job *j, const char *key, enum store_decision dec, const char *why);
+/* Records key's decision (and tells the hook), for job j, in its step
+ * (j->ctx). */
 int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e);
-/* Queues the built reply r under parent key (store_record_reply; *res
- * STORE_ALREADY_QUEUED when key had one), to be sent not before
- * not_before (0: now), then tells the hook and prints it in a dry run
+/* Records key, another message than the one being handled in step c,
+ * skipped (why): no origin, no findings for the hook. */
+int daemon_record_other(const struct jobctx *c, const char *key, const char *kind,
+			const char *why, struct err *e);
+/* A built reply to queue for one message, and what queueing it did. */
+struct queued_reply {
+	const struct job *j;		/* foreign; the message's job */
+	const char *key;		/* foreign; the message's key: the reply's parent */
+	const char *kind;		/* foreign; the message's kind for its row */
+	const struct reply *r;		/* foreign */
+	time_t not_before;		/* 0: send it now */
+	enum store_enqueue res;		/* set: STORE_ALREADY_QUEUED when key had one */
+};
+/* Queues q->r under parent q->key (store_record_reply), to be sent not
+ * before q->not_before, then tells the hook and prints it in a dry run
  * (daemon_queue_noted()): daemon_queue_row() then daemon_queue_noted(), for
  * a caller with its own bookkeeping of a queued reply in between. */
-int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
-		       const char *kind, const struct reply *r, time_t not_before,
-		       enum store_enqueue *res, struct err *e);
-int daemon_queue_row(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		     const struct reply *r, time_t not_before, enum store_enqueue *res,
-		     struct err *e);
-void daemon_queue_noted(struct daemon *d, const struct job *j, const char *key,
-			const struct reply *r, enum store_enqueue res);
+int daemon_queue_built(struct daemon *d, struct queued_reply *q, struct err *e);
+int daemon_queue_row(struct daemon *d, struct queued_reply *q, struct err *e);
+void daemon_queue_noted(struct daemon *d, const struct queued_reply *q);
 /* out for reply r to parent: its raw bytes and envelope, the reply's
  * recipients plus the bot's own mailbox (copy_to) once; rcpt is the
  * caller's array of REPLY_MAX_RCPT + 1 that out->rcpt points into. */
 void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
 		     const char **rcpt, struct store_outgoing *out);
-/* After r was put into the outbox under parent: a dry run prints it
- * (mboxrd, to d->o->out), and d->on_reply is called. */
-void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r);
+/* After r was put into the outbox under parent at now: a dry run prints
+ * it (mboxrd, to d->o->out), and d->on_reply is called. */
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r,
+			 time_t now);
 
 /*
  * What a person was told, so that a problem is told once ([reply]
@@ -398,13 +427,18 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
  * daemon_told_filter() turns off (SEV_OFF) those of rec's findings already
  * told to the person a reply to its lead goes to (rec->told_to), and
  * renews their memory (the days count from the latest mail that has the
- * finding); daemon_told_note() records the ones a queued reply to `to`
- * told `who` (at or above min).
+ * finding, as of rec->now); daemon_told_note() records the ones a queued
+ * reply told (at or above min).
  */
+struct told {
+	const struct patch *to;	/* foreign; the patch the reply answers */
+	const char *who;	/* foreign; daemon_told_person() of its recipients */
+	time_t now;		/* when it was queued */
+};
 char *daemon_told_person(const struct recipients *who);
 void daemon_told_filter(struct daemon *d, struct decision *rec);
-void daemon_told_note(struct daemon *d, const struct patch *to, const char *who,
-		      const struct findings *f, enum severity min);
+void daemon_told_note(struct daemon *d, const struct told *t, const struct findings *f,
+		      enum severity min);
 
 /* --- daemon_cc.c ------------------------------------------------------- */
 
