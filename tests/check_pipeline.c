@@ -19,7 +19,9 @@
 #include "lib/log.h"
 #include "mail/address.h"
 #include "mail/maildate.h"
+#include "mail/context.h"
 #include "mail/message.h"
+#include "reply/recipients.h"
 #include "reply/reply.h"
 #include "testhelp.h"
 
@@ -91,12 +93,42 @@ static void on_reply(void *arg, const char *parent, const struct reply *rp)
 	buf_release(&b);
 }
 
+/* --- what one mail's decision derives ------------------------------------ */
+
+/* Counted through the linker (--wrap, Makefile.am): how often the daemon
+ * finds whom a reply goes to and a mail's thread context. */
+static size_t n_recipients, n_contexts;
+
+int __real_recipients_find(struct recipients *r, const struct patch *p,
+			   const struct reply_settings *s);
+int __wrap_recipients_find(struct recipients *r, const struct patch *p,
+			   const struct reply_settings *s);
+void __real_context_from_patch(const struct message *m, const struct patch *p, time_t now,
+			       struct msg_context *out);
+void __wrap_context_from_patch(const struct message *m, const struct patch *p, time_t now,
+			       struct msg_context *out);
+
+int __wrap_recipients_find(struct recipients *r, const struct patch *p,
+			   const struct reply_settings *s)
+{
+	n_recipients++;
+	return __real_recipients_find(r, p, s);
+}
+
+void __wrap_context_from_patch(const struct message *m, const struct patch *p, time_t now,
+			       struct msg_context *out)
+{
+	n_contexts++;
+	__real_context_from_patch(m, p, now, out);
+}
+
 /* --- the daemon's file and its directory ---------------------------------- */
 
 static void setup(void)
 {
 	th_scratch_setup();
 	memset(&run, 0, sizeof(run));
+	n_recipients = n_contexts = 0;
 	ck_assert_ptr_nonnull(realpath(th_dir, run.tmpdir));
 	/* the offline daemon's scratch state goes here, not to /tmp */
 	setenv("TMPDIR", run.tmpdir, 1);
@@ -488,6 +520,31 @@ START_TEST(test_list_disabled)
 }
 END_TEST
 
+/* One mail's decision is made of one record: whom a reply goes to and the
+ * thread context are found once, whatever the steps that read them (the
+ * told memory, the rate limits, the series, the reply). */
+START_TEST(test_decided_once)
+{
+	write_ini("max_per_author_per_hour = 5\nrepeat_after = 30\n");
+	feed1(fixture("cli/cli-missing-signoff.eml"));
+	ck_assert_str_eq(decisions(), SIGNOFF_ID ": replied (MISSING_SIGN_OFF)\n");
+	ck_assert_uint_eq(run.nq, 1);
+	ck_assert_uint_eq(n_recipients, 1);
+	ck_assert_uint_eq(n_contexts, 1);
+}
+END_TEST
+
+/* A clean patch: the same record, its findings empty. */
+START_TEST(test_decided_once_clean)
+{
+	write_ini("max_per_author_per_hour = 5\nrepeat_after = 30\n");
+	feed1(fixture("cli/cli-clean.eml"));
+	ck_assert_str_eq(decisions(), CLEAN_ID ": clean\n");
+	ck_assert_uint_le(n_recipients, 1);
+	ck_assert_uint_eq(n_contexts, 1);
+}
+END_TEST
+
 static Suite *pipeline_suite(void)
 {
 	Suite *s = suite_create("pipeline");
@@ -505,6 +562,8 @@ static Suite *pipeline_suite(void)
 	tcase_add_test(t, test_reply_not_checked);
 	tcase_add_test(t, test_list_cc);
 	tcase_add_test(t, test_list_disabled);
+	tcase_add_test(t, test_decided_once);
+	tcase_add_test(t, test_decided_once_clean);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -46,6 +46,7 @@
 
 #include "lib/err.h"
 #include "lib/log.h"
+#include "mail/listid.h"
 #include "transport/lookup.h"
 #include "reply/reply.h"
 #include "rules/rules.h"
@@ -68,7 +69,7 @@
 #define CONFIG_MAX_SERIES_WAIT	(7 * 86400) /* its cap: a week */
 #define CONFIG_MAX_REPEAT_AFTER	180	/* days: as long as the state keeps what was told */
 #define CONFIG_MAX_LISTS	256	/* [list ID] sections */
-#define CONFIG_MAX_LIST_ID	255	/* bytes of a list ID (section name or header) */
+#define CONFIG_MAX_LIST_ID	MAIL_LIST_ID_MAX /* bytes of a list ID (section name or header) */
 #define CONFIG_MAX_SOURCES	32	/* [source NAME] sections */
 #define CONFIG_MAX_SOURCE_NAME	32	/* bytes of a source's NAME */
 #define CONFIG_MAX_GROUP	255	/* bytes of one NNTP group name or wildmat */
@@ -330,10 +331,10 @@ bool config_answers_per_series(const struct config *c);
 
 /*
  * The list ID of a mail from its List-Id and X-Mailing-List header values
- * (either may be NULL): List-Id's id inside <> (or its whole trimmed value
- * when it has no <>), else X-Mailing-List's trimmed value.  Written to out
- * (lower case, '@' kept); returns -1 when neither gives an ID of 1 to
- * CONFIG_MAX_LIST_ID bytes of printable ASCII.
+ * (either may be NULL): mail_list_id() (mail/listid.h), the parser a
+ * patch's list_id comes from too.  Written to out (lower case, '@' kept);
+ * returns -1 when neither gives an ID of 1 to CONFIG_MAX_LIST_ID bytes of
+ * printable ASCII.
  */
 int config_mail_list_id(const char *list_id, const char *x_mailing_list, char *out,
 			size_t size);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mail/address.h"
+#include "mail/listid.h"
 #include "lib/ascii.h"
 #include "lib/buf.h"
 #include "config/config_p.h"
@@ -58,45 +59,10 @@ void cfg_policy_from_globals(const struct config *c, struct list_policy *p)
 	memcpy(p->severity, c->rules.severity, sizeof(p->severity));
 }
 
-/* The ID in v: inside <> when it has them, else all of v; trimmed, lower
- * case, into out.  -1 when empty, too long or not printable ASCII. */
-static int list_id_of(const char *v, char *out, size_t size)
-{
-	const char *lt = strchr(v, '<'), *end;
-	size_t n;
-
-	if (lt) {
-		v = lt + 1;
-		end = strchr(v, '>');
-		if (!end)
-			return -1;
-	} else {
-		end = v + strlen(v);
-	}
-	while (v < end && ascii_is_space((unsigned char)*v))
-		v++;
-	while (end > v && ascii_is_space((unsigned char)end[-1]))
-		end--;
-	n = (size_t)(end - v);
-	if (!n || n > CONFIG_MAX_LIST_ID || n >= size)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned char)v[i] <= ' ' || (unsigned char)v[i] >= 0x7f)
-			return -1;
-		out[i] = (char)ascii_tolower((unsigned char)v[i]);
-	}
-	out[n] = '\0';
-	return 0;
-}
-
 int config_mail_list_id(const char *list_id, const char *x_mailing_list, char *out,
 			size_t size)
 {
-	if (list_id && list_id_of(list_id, out, size) == 0)
-		return 0;
-	if (x_mailing_list && list_id_of(x_mailing_list, out, size) == 0)
-		return 0;
-	return -1;
+	return mail_list_id(list_id, x_mailing_list, out, size);
 }
 
 /* a and b (lower case) name the same list: the first '@' of each is a '.'. */
@@ -126,7 +92,7 @@ const struct list_policy *config_policy_for(const struct config *c, const char *
 {
 	char want[CONFIG_MAX_LIST_ID + 1];
 
-	if (!list_id || list_id_of(list_id, want, sizeof(want)) < 0)
+	if (!list_id || mail_list_id(list_id, NULL, want, sizeof(want)) < 0)
 		return &c->lists.dflt;
 	for (size_t i = 0; i < c->lists.n; i++)
 		if (same_list(c->lists.v[i].id, want))

@@ -87,6 +87,15 @@ time_t daemon_now(const struct daemon *d)
 	return d->clock ? d->clock : time(NULL);
 }
 
+void daemon_jobctx(struct jobctx *c, struct daemon *d, struct source *src)
+{
+	c->d = d;
+	c->b = &d->b;
+	c->src = src;
+	c->f = src ? src->f : NULL;
+	c->now = daemon_now(d);
+}
+
 double daemon_backoff_next(unsigned *n)
 {
 	uint32_t r = 0;

@@ -211,9 +211,9 @@ static void reload(struct daemon *d)
 }
 
 /* max, or less when a reply comes due (or the failing sink is tried). */
-static int wait_seconds(struct daemon *d, int max)
+static int wait_seconds(struct daemon *d, time_t now, int max)
 {
-	time_t when, now = time(NULL);
+	time_t when;
 	struct err e;
 	bool found;
 
@@ -272,6 +272,7 @@ static int poll_source(struct daemon *d, struct source *s, struct err *e)
  */
 static int source_failed(struct daemon *d, struct source *s, const struct err *e)
 {
+	struct jobctx c;
 	double delay;
 
 	if (!s->ops->local && s->ops->connected(s))
@@ -293,7 +294,8 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 	else
 		log_msg(e->cls == ERR_FINAL ? LOGL_ERROR : LOGL_WARNING, "%s %s; retrying it in "
 			"%.1f s, the other sources go on", s->label, e->msg, delay);
-	s->retry_at = time(NULL) + (time_t)(delay + 0.999);
+	daemon_jobctx(&c, d, s);	/* the back-off runs from the failure */
+	s->retry_at = c.now + (time_t)(delay + 0.999);
 	return 0;
 }
 
@@ -331,27 +333,32 @@ bool daemon_source_due(const struct daemon *d, const struct source *s, time_t no
  * waited for it (they take turns, daemon_series.c). */
 static int round_trip(struct daemon *d, struct err *e)
 {
-	time_t now = time(NULL);
+	struct jobctx c, polled;
 
-	if (daemon_series_flush(d, now, e) < 0)
+	daemon_jobctx(&c, d, NULL);
+	if (daemon_series_flush(d, c.now, e) < 0)
 		return -1;
 	for (size_t i = 0; i < d->nsrcs && !daemon_got_stop; i++) {
 		struct source *s = d->srcs[i];
 
-		if (!daemon_source_due(d, s, now))
+		if (!daemon_source_due(d, s, c.now))
 			continue;
 		if (poll_source(d, s, e) < 0) {
 			if (source_failed(d, s, e) < 0)
 				return -1;
 			continue;
 		}
+		/* a poll takes a while: the next counts from its end */
+		daemon_jobctx(&polled, d, s);
 		s->backoff_step = 0;
 		s->retry_at = 0;
-		s->next_poll = s->more ? 0 : time(NULL) + s->c->poll_interval;
+		s->next_poll = s->more ? 0 : polled.now + s->c->poll_interval;
 	}
 	err_init(e);
-	/* Series whose series_wait ran out get their one reply (per-series). */
-	if (daemon_series_flush(d, time(NULL), e) < 0)
+	/* Series whose series_wait ran out get their one reply (per-series),
+	 * as of the polls' end. */
+	daemon_jobctx(&polled, d, NULL);
+	if (daemon_series_flush(d, polled.now, e) < 0)
 		return -1;
 	return daemon_drain(d, e);
 }
@@ -402,11 +409,13 @@ static int sources_wait(struct daemon *d, const struct source *w, time_t now)
  * sleep; a failed wait is the waiter's failure.  -1: give up. */
 static int wait_all(struct daemon *d, struct err *e)
 {
-	time_t now = time(NULL);
 	struct source *w = waiter(d);
-	int max = daemon_smtp_idle_wait(d, wait_seconds(d, sources_wait(d, w, now)));
+	struct jobctx c;
+	int max;
 	struct err we;
 
+	daemon_jobctx(&c, d, w);
+	max = daemon_smtp_idle_wait(d, wait_seconds(d, c.now, sources_wait(d, w, c.now)));
 	if (!w) {
 		daemon_sleep_for(&d->sig, max);
 		return 0;
@@ -736,9 +745,11 @@ int daemon_offline_take(struct daemon *d, const char *name, const char *raw, siz
 			time_t t, struct err *e)
 {
 	struct origin o = { 0, name, UNREAD_ERROR, NULL, 0 };
+	struct jobctx c;
 
 	d->clock = t;
-	if (daemon_series_flush(d, daemon_now(d), e) < 0 ||
+	daemon_jobctx(&c, d, NULL);
+	if (daemon_series_flush(d, c.now, e) < 0 ||
 	    daemon_process_one(d, d->b.src, &o, raw, len, e) < 0)
 		return -1;
 	if (d->b.n >= DAEMON_OFFLINE_BATCH)
@@ -748,11 +759,12 @@ int daemon_offline_take(struct daemon *d, const char *name, const char *raw, siz
 
 int daemon_offline_finish(struct daemon *d, struct err *e)
 {
-	time_t now = time(NULL);
-	/* a clock at which every series still waiting is due */
-	time_t end = (d->clock > now ? d->clock : now) + CONFIG_MAX_SERIES_WAIT + 1;
+	struct jobctx c;
 
-	if (daemon_series_flush(d, end, e) < 0)
+	/* a clock at which every series still waiting is due: each waits at
+	 * most CONFIG_MAX_SERIES_WAIT from a mail, none later than the clock */
+	daemon_jobctx(&c, d, NULL);
+	if (daemon_series_flush(d, c.now + CONFIG_MAX_SERIES_WAIT + 1, e) < 0)
 		return -1;
 	return daemon_batch_end(d, e);
 }

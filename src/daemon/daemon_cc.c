@@ -201,9 +201,11 @@ static int answered_before(struct daemon *d, const char *id, bool *yes, struct e
 	return 0;
 }
 
-/* So the patch, arriving later through the list, is not answered twice. */
-static int note_parent(struct daemon *d, const struct parent *pa, struct err *e)
+/* So the patch, arriving later through the list, is not answered twice
+ * (recorded in step c, that of the request's job). */
+static int note_parent(const struct jobctx *c, const struct parent *pa, struct err *e)
 {
+	struct daemon *d = c->d;
 	bool known;
 
 	if (!key_ok(pa->lead->message_id))
@@ -212,8 +214,8 @@ static int note_parent(struct daemon *d, const struct parent *pa, struct err *e)
 		return -1;
 	if (known)
 		return 0;
-	return daemon_record(d, NULL, pa->lead->message_id, patch_kind_name(pa->lead->kind),
-			     STORE_SKIPPED, "cc-checked", e);
+	return daemon_record_other(c, pa->lead->message_id, patch_kind_name(pa->lead->kind),
+				   "cc-checked", e);
 }
 
 /* -------------------------------------------------------------- answers */
@@ -256,10 +258,10 @@ static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 {
 	const char *to = a->c.request->sender.email, *kind = patch_kind_name(a->c.request->kind);
 	enum policy_reason why;
-	enum store_enqueue res;
+	struct queued_reply q;
 	struct reply r;
 	struct err re;
-	time_t now = daemon_now(d), at = 0;
+	time_t now = j->ctx->now, at = 0;
 	int rc;
 
 	/* The answer goes to the request's sender: the limits count it there,
@@ -276,12 +278,13 @@ static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 		reply_release(&r);
 		return daemon_record(d, j, key, kind, STORE_SKIPPED, "no-reply", e);
 	}
-	rc = daemon_queue_built(d, j, key, kind, &r, at, &res, e);
-	if (rc == 0 && res == STORE_QUEUED) {
+	q = (struct queued_reply){ j, key, kind, &r, at, STORE_QUEUED };
+	rc = daemon_queue_built(d, &q, e);
+	if (rc == 0 && q.res == STORE_QUEUED) {
 		policy_note_reply_to(d->pol, to, at ? at : now);	/* as a patch's reply */
 		log_answer(key, &r, a);
 		if (a->checked)
-			rc = note_parent(d, &a->pa, e);
+			rc = note_parent(j->ctx, &a->pa, e);
 	}
 	reply_release(&r);
 	return rc;
@@ -377,11 +380,11 @@ static int answer(struct daemon *d, const struct job *j, const char *key,
 
 /* The policy's reasons not to answer a mail at all (the bot's own, an
  * auto-reply, another bot): NULL when none applies. */
-static const char *loop_reason(const struct daemon *d, const struct patch *rq)
+static const char *loop_reason(const struct daemon *d, const struct patch *rq, time_t now)
 {
 	struct policy_decision dec;
 
-	policy_decide(NULL, &d->ps, rq, NULL, daemon_now(d), &dec);
+	policy_decide(NULL, &d->ps, rq, NULL, now, &dec);
 	switch (dec.reason) {
 	case REASON_REPLY:
 	case REASON_PULL:
@@ -454,7 +457,7 @@ static bool list_enabled(const struct daemon *d, const struct patch *rq)
 static int request(struct daemon *d, const struct job *j, const char *key,
 		   const struct patch *rq, struct err *e)
 {
-	const char *kind = patch_kind_name(rq->kind), *why = loop_reason(d, rq);
+	const char *kind = patch_kind_name(rq->kind), *why = loop_reason(d, rq, j->ctx->now);
 	const char *root = ccmode_thread_root(rq);
 	struct cc_commands cmds;
 	bool quiet;
@@ -484,7 +487,7 @@ static int request(struct daemon *d, const struct job *j, const char *key,
 	}
 	if (cmds.quiet) {
 		if (key_ok(root) &&
-		    store_thread_quiet_set(d->st, root, daemon_now(d), e) < 0)
+		    store_thread_quiet_set(d->st, root, j->ctx->now, e) < 0)
 			return -1;
 		log_message(LOGL_INFO, key, "Cc mode: %s quieted thread <%s>", rq->sender.email, root);
 		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-quiet", e);

@@ -37,7 +37,9 @@ bool daemon_claims_shared(const struct daemon *d)
 	return !d->dry && store_is_url(d->cfg.tagbot.state);
 }
 
-/* Who this daemon is, in the claims it takes: host, process and start. */
+/* Who this daemon is, in the claims it takes: host, process and start.
+ * The wall clock here is part of a name, not a step's time: it tells this
+ * process from an earlier one with the same pid, replay or not. */
 static char *owner_name(void)
 {
 	char host[256], b[320];

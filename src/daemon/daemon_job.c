@@ -78,10 +78,22 @@ void daemon_job_keep(struct job *j)
 	}
 }
 
+void daemon_decision_release(struct decision *rec)
+{
+	if (!rec->built)
+		return;
+	recipients_release(&rec->who);
+	free(rec->told_to);
+	msg_context_release(&rec->ctx);
+	findings_release(&rec->f);
+	memset(rec, 0, sizeof(*rec));
+}
+
 void daemon_job_free(struct job *j)
 {
 	if (!j)
 		return;
+	daemon_decision_release(&j->rec);
 	if (j->p)
 		patches_free(j->p, j->np);
 	message_release(&j->msg);

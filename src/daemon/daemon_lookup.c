@@ -108,12 +108,12 @@ static void pending_add(struct daemon *d, struct job *j)
 
 /* Links to messages the store knows as earlier versions or series mates:
  * settled without a lookup, also with lookups off. */
-static void from_store(struct daemon *d, const struct patch *p, size_t np,
+static void from_store(struct daemon *d, const struct patch *p, size_t np, time_t now,
 		       struct lookup_results *res)
 {
 	struct err e;
 
-	if (d->st && np && linkstore_results(d->st, p, np, &d->cfg.rules.archives, daemon_now(d),
+	if (d->st && np && linkstore_results(d->st, p, np, &d->cfg.rules.archives, now,
 					     res, &e) < 0)
 		log_message(LOGL_WARNING, p[0].message_id, "what the store knows of its links: %s",
 			    e.msg);
@@ -123,7 +123,7 @@ enum lookup_gate daemon_lookup_gate(struct daemon *d, struct job *j)
 {
 	struct err e;
 
-	from_store(d, j->p, j->np, &j->res);
+	from_store(d, j->p, j->np, j->ctx->now, &j->res);
 	if (!d->lk || lookup_cached(d->lk, j->p, j->np, &d->cfg.rules.archives, &j->res))
 		return LOOKUP_DECIDE;
 	if (!pending_full(d, j)) {
@@ -154,11 +154,13 @@ uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid)
 void daemon_lookup_resolve(struct daemon *d)
 {
 	struct lookup_request *rq;
+	struct jobctx c;
 	struct err le;
 	size_t n = d->pend.n;
 
 	if (!n)
 		return;
+	daemon_jobctx(&c, d, d->b.src);
 	rq = xcalloc(n, sizeof(*rq));
 	for (size_t i = 0; i < n; i++) {
 		struct job *j = d->pend.v[i];
@@ -167,7 +169,7 @@ void daemon_lookup_resolve(struct daemon *d)
 		 * the cache's answers come with the transfers. */
 		lookup_results_release(&j->res);
 		lookup_results_init(&j->res);
-		from_store(d, j->p, j->np, &j->res);
+		from_store(d, j->p, j->np, c.now, &j->res);
 		rq[i] = (struct lookup_request){ j->p, j->np, &j->res };
 	}
 	log_msg(LOGL_DEBUG, "lookups for %zu waiting mail%s", n, n == 1 ? "" : "s");

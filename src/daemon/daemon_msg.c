@@ -52,25 +52,17 @@ static int seen(struct daemon *d, const char *key, bool *yes, struct err *e)
 	return store_seen(d->st, key, yes, e);
 }
 
-/* The checked parts of one mail and where each one's findings start in
- * the mail's findings (rules appended them part by part). */
-struct mail_parts {
-	const struct patch *p;	/* foreign */
-	size_t np;
-	size_t first[PATCH_MAX_PARTS + 1];	/* first[i]: part i's first finding; first[np]: f->n */
-};
-
 static bool checked(const struct patch *p)
 {
 	return p->kind == KIND_PATCH || p->kind == KIND_COVER;
 }
 
-static size_t count_checked(const struct mail_parts *mp)
+static size_t count_checked(const struct decision *rec)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < mp->np; i++)
-		n += checked(&mp->p[i]);
+	for (size_t i = 0; i < rec->nparts; i++)
+		n += checked(&rec->parts[i]);
 	return n;
 }
 
@@ -79,18 +71,17 @@ static size_t count_checked(const struct mail_parts *mp)
  * answered patch by patch: each part's findings under its subject and
  * attachment name, since their line numbers are each part's own.
  */
-static int build_parts_reply(struct reply *r, const struct patch *lead, const struct findings *f,
-			     const struct mail_parts *mp, const struct reply_settings *rs,
-			     time_t now, struct err *e)
+static int build_parts_reply(struct reply *r, const struct decision *rec, time_t now,
+			     struct err *e)
 {
-	struct reply_series_part *parts = xcalloc(mp->np, sizeof(*parts));
-	struct findings *views = xcalloc(mp->np, sizeof(*views));
-	char **titles = xcalloc(mp->np, sizeof(*titles));
+	struct reply_series_part *parts = xcalloc(rec->nparts, sizeof(*parts));
+	struct findings *views = xcalloc(rec->nparts, sizeof(*views));
+	char **titles = xcalloc(rec->nparts, sizeof(*titles));
 	size_t n = 0;
 	int rc;
 
-	for (size_t i = 0; i < mp->np; i++) {
-		const struct patch *p = &mp->p[i];
+	for (size_t i = 0; i < rec->nparts; i++) {
+		const struct patch *p = &rec->parts[i];
 		struct buf t;
 
 		if (!checked(p))
@@ -100,14 +91,14 @@ static int build_parts_reply(struct reply *r, const struct patch *lead, const st
 		if (p->attachment && *p->attachment)
 			buf_printf(&t, " (attachment %s)", p->attachment);
 		titles[n] = buf_detach(&t, NULL);
-		views[n].v = f->v + mp->first[i];
-		views[n].n = mp->first[i + 1] - mp->first[i];
+		views[n].v = rec->f.v + rec->first[i];
+		views[n].n = rec->first[i + 1] - rec->first[i];
 		parts[n].index = (int)n + 1;
 		parts[n].subject = titles[n];
 		parts[n].findings = &views[n];
 		n++;
 	}
-	rc = reply_build_series(r, lead, parts, n, REPLY_PARTS, rs, now, e);
+	rc = reply_build_series(r, rec->lead, parts, n, REPLY_PARTS, &rec->la.rs, now, e);
 	for (size_t i = 0; i < n; i++)
 		free(titles[i]);
 	free(titles);
@@ -116,35 +107,35 @@ static int build_parts_reply(struct reply *r, const struct patch *lead, const st
 	return rc;
 }
 
-static int queue_reply(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *p, const struct findings *f,
-		       const struct reply_settings *rs, const struct mail_parts *mp,
-		       struct err *e)
+static int queue_reply(struct daemon *d, const struct job *j, struct err *e)
 {
-	enum store_enqueue res;
+	const struct decision *rec = &j->rec;
+	const struct reply_settings *rs = &rec->la.rs;
+	struct queued_reply q;
 	struct reply r;
 	struct err re;
 	int rc = 0;
 
 	reply_init(&r);
-	if ((mp && count_checked(mp) > 1 ?
-	     build_parts_reply(&r, p, f, mp, rs, daemon_now(d), &re) :
-	     reply_build(&r, p, f, rs, daemon_now(d), &re)) < 0) {
-		log_message(LOGL_WARNING, key, "no reply: %s", re.msg);
+	if ((count_checked(rec) > 1 ? build_parts_reply(&r, rec, rec->now, &re) :
+	     reply_build(&r, rec->lead, &rec->f, rs, rec->now, &re)) < 0) {
+		log_message(LOGL_WARNING, rec->key, "no reply: %s", re.msg);
 		reply_release(&r);
-		return daemon_record(d, j, key, patch_kind_name(p->kind), STORE_SKIPPED, "no-reply", e);
+		return daemon_record(d, j, rec->key, rec->kind, STORE_SKIPPED, "no-reply", e);
 	}
-	rc = daemon_queue_row(d, j, key, patch_kind_name(p->kind), &r, 0, &res, e);
-	if (rc == 0 && res == STORE_QUEUED) {
+	q = (struct queued_reply){ j, rec->key, rec->kind, &r, 0, STORE_QUEUED };
+	rc = daemon_queue_row(d, &q, e);
+	if (rc == 0 && q.res == STORE_QUEUED) {
 		struct policy_settings ps = d->ps;
+		struct told t = { rec->lead, rec->told_to, rec->now };
 
 		ps.rs = rs;	/* the keys of whom this reply mails */
-		policy_note_reply(d->pol, &ps, p, daemon_now(d));
-		daemon_told_note(d, p, rs, f, rs->min_severity);
-		daemon_log_queued(&r, p, f);
+		policy_note_reply(d->pol, &ps, rec->lead, rec->now);
+		daemon_told_note(d, &t, &rec->f, rs->min_severity);
+		daemon_log_queued(&r, rec->lead, &rec->f);
 	}
 	if (rc == 0)
-		daemon_queue_noted(d, j, key, &r, res);
+		daemon_queue_noted(d, &q);
 	reply_release(&r);
 	return rc;
 }
@@ -159,108 +150,130 @@ static const struct patch *lead_part(const struct patch *p, size_t n)
 }
 
 /*
- * Whether the mail's list (la), which is not enabled, withholds it: a reply
- * or held reply it would get; and a series part's copy that shows no list
+ * Whether the mail's list, which is not enabled, withholds it: a reply or
+ * held reply it would get; and a series part's copy that shows no list
  * whatever its verdict, since the series is answered from its list's
  * copies (daemon_series_awaits_list()).
  */
-static bool withheld(struct daemon *d, const struct list_apply *la, const char *key,
-		     const struct patch *lead, const struct policy_decision *dec)
+static bool withheld(struct daemon *d, const struct decision *rec)
 {
-	if (la->pol->enabled)
+	if (rec->la.pol->enabled)
 		return false;
-	if (dec->verdict == POLICY_REPLY || dec->verdict == POLICY_HOLD)
+	if (rec->verdict.verdict == POLICY_REPLY || rec->verdict.verdict == POLICY_HOLD)
 		return true;
-	return !la->id[0] && daemon_series_awaits_list(d, key, lead);
+	return !rec->la.id[0] && daemon_series_awaits_list(d, rec);
 }
 
-/* decide(): the message is recorded as skipped (why), f released. */
-static int skip(struct daemon *d, struct job *j, const char *key, const char *kind,
-		const char *why, struct findings *f, struct err *e)
+/*
+ * j's decision record, built once: the mail's list and its settings, the
+ * findings of every checked part (those told before off), whom a reply
+ * goes to, the thread context and the policy's verdict.  The reply
+ * settings carry the recipients, so the policy and the reply builder do
+ * not find them again.
+ */
+static void build_record(struct daemon *d, struct job *j)
 {
-	int rc = daemon_record(d, j, key, kind, STORE_SKIPPED, why, e);
+	struct decision *rec = &j->rec;
+	time_t now = j->ctx->now;
 
-	j->findings = NULL;
-	findings_release(f);
-	return rc;
+	rec->now = now;
+	rec->key = j->key;
+	rec->lead = lead_part(j->p, j->np);
+	rec->kind = patch_kind_name(rec->lead->kind);
+	rec->parts = j->p;
+	rec->nparts = j->np < PATCH_MAX_PARTS ? j->np : PATCH_MAX_PARTS;
+	/* The mail's list ([list ID], [default]): severities, to, minimum. */
+	list_apply(&rec->la, &d->cfg, rec->lead->msg, &d->rs, &d->ps);
+	recipients_find(&rec->who, rec->lead, &rec->la.rs);
+	rec->la.rs.who = &rec->who;
+	rec->told_to = daemon_told_person(&rec->who);
+	msg_context_init(&rec->ctx);
+	context_from_patch(rec->lead->msg, rec->lead, now, &rec->ctx);
+	findings_init(&rec->f);
+	for (size_t i = 0; i < rec->nparts; i++) {
+		rec->first[i] = rec->f.n;
+		if (checked(&rec->parts[i]))
+			rules_run_lookups(&rec->parts[i], &rec->la.rules, &j->res, &rec->f);
+	}
+	rec->first[rec->nparts] = rec->f.n;
+	rec->built = true;
+	daemon_log_budgets(rec->key, &rec->f);
+	daemon_told_filter(d, rec);
+	policy_decide(d->pol, &rec->la.ps, rec->lead, &rec->f, now, &rec->verdict);
 }
 
-static int decide(struct daemon *d, struct job *j, struct err *e)
+/* decide(): the message is recorded as skipped (why). */
+static int skip(struct daemon *d, struct job *j, const char *why, struct err *e)
 {
-	const char *key = j->key;
-	const struct patch *p = j->p;
-	size_t np = j->np;
-	const struct patch *lead = lead_part(p, np);
-	const char *kind = patch_kind_name(lead->kind);
-	struct policy_decision dec;
-	struct list_apply la;
-	struct mail_parts mp = { p, np < PATCH_MAX_PARTS ? np : PATCH_MAX_PARTS, { 0 } };
-	struct findings f;
+	return daemon_record(d, j, j->rec.key, j->rec.kind, STORE_SKIPPED, why, e);
+}
+
+/* What the policy's verdict leaves: a reply, a clean row, a hold, a skip. */
+static int carry_out(struct daemon *d, struct job *j, struct err *e)
+{
+	const struct decision *rec = &j->rec;
+	const struct policy_decision *dec = &rec->verdict;
+
+	switch (dec->verdict) {
+	case POLICY_REPLY:
+		return queue_reply(d, j, e);
+	case POLICY_CLEAN:
+		log_message(LOGL_DEBUG, rec->key, "clean");
+		return daemon_record(d, j, rec->key, rec->kind, STORE_CLEAN, NULL, e);
+	case POLICY_HOLD:
+		/* kept until the limit has room */
+		return daemon_hold_take(d, j, e);
+	default:
+		log_message(LOGL_DEBUG, rec->key, "skipped: %s%s%s", policy_reason_name(dec->reason),
+			    dec->matched ? " " : "", dec->matched ? dec->matched : "");
+		return skip(d, j, policy_reason_name(dec->reason), e);
+	}
+}
+
+static int decide_built(struct daemon *d, struct job *j, struct err *e)
+{
+	const struct decision *rec = &j->rec;
+	const char *key = rec->key;
+	const struct list_apply *la = &rec->la;
 	bool taken = false;
 	int rc;
 
-	/* The mail's list ([list ID], [default]): severities, to, minimum. */
-	list_apply(&la, &d->cfg, lead->msg, &d->rs, &d->ps);
-	findings_init(&f);
-	for (size_t i = 0; i < mp.np; i++) {
-		mp.first[i] = f.n;
-		if (checked(&p[i]))
-			rules_run_lookups(&p[i], &la.rules, &j->res, &f);
-	}
-	mp.first[mp.np] = f.n;
-	daemon_log_budgets(key, &f);
-	daemon_told_filter(d, lead, &la.rs, &f);
-	policy_decide(d->pol, &la.ps, lead, &f, daemon_now(d), &dec);
-	if (daemon_context_note(d, key, lead, e) < 0) {
-		findings_release(&f);
-		return -1;
-	}
-	j->findings = &f;
-	j->min = la.pol->min_reply_severity;
-	if (withheld(d, &la, key, lead, &dec)) {
+	if (withheld(d, rec)) {
 		/* enabled = no: checked and recorded, never answered; a copy
 		 * that shows no list waits for one that does */
-		const char *why = la.id[0] ? LIST_DISABLED_REASON : LIST_UNKNOWN_REASON;
+		const char *why = la->id[0] ? LIST_DISABLED_REASON : LIST_UNKNOWN_REASON;
 
-		log_message(la.id[0] ? LOGL_DEBUG : LOGL_INFO, key, "skipped: %s %s (%zu findings)%s",
-			    why, la.id[0] ? la.id : "[default]", dec.nfindings,
-			    la.id[0] ? "" : ": no list shows in this copy; its list's copy is "
+		log_message(la->id[0] ? LOGL_DEBUG : LOGL_INFO, key, "skipped: %s %s (%zu findings)%s",
+			    why, la->id[0] ? la->id : "[default]", rec->verdict.nfindings,
+			    la->id[0] ? "" : ": no list shows in this copy; its list's copy is "
 			    "decided again");
-		return skip(d, j, key, kind, why, &f, e);
+		return skip(d, j, why, e);
 	}
 	/* reply_mode = per-series: a series part's reply waits for its series. */
-	rc = daemon_series_take(d, j, key, lead, &f, &dec, &taken, e);
-	if (rc < 0 || taken) {
-		j->findings = NULL;
-		findings_release(&f);
+	rc = daemon_series_take(d, j, &taken, e);
+	if (rc < 0 || taken)
 		return rc;
-	}
-	if ((dec.verdict == POLICY_REPLY || dec.verdict == POLICY_HOLD) &&
-	    daemon_series_stray(d, lead)) {
+	if ((rec->verdict.verdict == POLICY_REPLY || rec->verdict.verdict == POLICY_HOLD) &&
+	    daemon_series_stray(d, rec)) {
 		log_message(LOGL_INFO, key, "skipped: stray: a patch without n/m sent in the thread "
-			    "of a series' cover letter (%zu findings)", dec.nfindings);
-		return skip(d, j, key, kind, STRAY_REASON, &f, e);
+			    "of a series' cover letter (%zu findings)", rec->verdict.nfindings);
+		return skip(d, j, STRAY_REASON, e);
 	}
-	switch (dec.verdict) {
-	case POLICY_REPLY:
-		rc = queue_reply(d, j, key, lead, &f, &la.rs, &mp, e);
-		break;
-	case POLICY_CLEAN:
-		log_message(LOGL_DEBUG, key, "clean");
-		rc = daemon_record(d, j, key, kind, STORE_CLEAN, NULL, e);
-		break;
-	case POLICY_HOLD:
-		/* kept until the limit has room */
-		rc = daemon_hold_take(d, j, key, lead, &f, &la.ps, &la.rs, e);
-		break;
-	default:
-		log_message(LOGL_DEBUG, key, "skipped: %s%s%s", policy_reason_name(dec.reason),
-			    dec.matched ? " " : "", dec.matched ? dec.matched : "");
-		rc = daemon_record(d, j, key, kind, STORE_SKIPPED, policy_reason_name(dec.reason), e);
-		break;
-	}
-	j->findings = NULL;
-	findings_release(&f);
+	return carry_out(d, j, e);
+}
+
+/* j's decision: its record built once, then what it says done; the
+ * decision hook sees the findings while it is. */
+static int decide(struct daemon *d, struct job *j, struct err *e)
+{
+	int rc;
+
+	build_record(d, j);
+	if (daemon_context_note(d, &j->rec, e) < 0)
+		return -1;
+	j->rec.open = true;
+	rc = decide_built(d, j, e);
+	j->rec.open = false;
 	return rc;
 }
 
@@ -398,7 +411,7 @@ static int already(struct daemon *d, const struct job *j, const char *key,
 	if (seen(d, key, known, e) < 0 || known_for_good(d, key, msg, known, e) < 0)
 		return -1;
 	if (*known)
-		daemon_note(d, j, key, STORE_SKIPPED, "seen");
+		daemon_note(j, key, STORE_SKIPPED, "seen");
 	return 0;
 }
 
@@ -441,7 +454,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 
 /* ------------------------------------------------------------- batches */
 
-static int process(struct daemon *d, struct job *j, struct err *e);
+static int process(const struct jobctx *c, struct job *j, struct err *e);
 
 static int batch_begin(struct daemon *d, struct err *e)
 {
@@ -537,8 +550,11 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 	if (rc == 0)
 		daemon_lookup_resolve(d);
 	for (size_t i = 0; rc == 0 && i < d->pend.n; i++) {
+		struct jobctx c;
+
+		daemon_jobctx(&c, d, d->b.src);
 		d->pend.v[i]->resumed = true;
-		rc = process(d, d->pend.v[i], e ? e : &le);
+		rc = process(&c, d->pend.v[i], e ? e : &le);
 	}
 	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
 		rc = -1;
@@ -586,7 +602,7 @@ static int record_failure(struct daemon *d, const struct job *j, const struct er
  * mail (ERR_FINAL), that is undone and the mail is recorded as an error,
  * so it cannot stop the folder.  Any other store error fails the batch.
  */
-static int process(struct daemon *d, struct job *j, struct err *e)
+static int process_job(struct daemon *d, struct job *j, struct err *e)
 {
 	struct err me;
 	int rc;
@@ -631,11 +647,26 @@ static int process(struct daemon *d, struct job *j, struct err *e)
 	return 0;
 }
 
+/* process_job() in step c: j->ctx while it is handled. */
+static int process(const struct jobctx *c, struct job *j, struct err *e)
+{
+	int rc;
+
+	j->ctx = c;
+	rc = process_job(c->d, j, e);
+	j->ctx = NULL;	/* a job that waits is handled again in a later step */
+	return rc;
+}
+
 int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
 		       const char *raw, size_t len, struct err *e)
 {
 	struct job *j = daemon_job_new(src, o, raw, len);
-	int rc = process(d, j, e);
+	struct jobctx c;
+	int rc;
+
+	daemon_jobctx(&c, d, src);
+	rc = process(&c, j, e);
 
 	if (!j->deferred)	/* else d->pend owns it */
 		daemon_job_free(j);

@@ -37,6 +37,9 @@
 #include "mail/msgid.h"
 #include "mail/patch.h"
 #include "rules/linkfacts.h"
+#include "config/listpolicy.h"
+#include "mail/context.h"
+#include "reply/recipients.h"
 
 #define DAEMON_OLD_SLACK_S	(24 * 3600) /* see before_start() in daemon_msg.c */
 #define DAEMON_RATE_WINDOW_S	3600	/* rate events kept: the longest window (an hour) */
@@ -141,10 +144,55 @@ struct daemon {
 
 /* clock.c: d->clock when set, else the time of day. */
 time_t daemon_now(const struct daemon *d);
+
+/*
+ * The context of one step of the daemon: a job's handling (daemon_msg.c's
+ * process()), with the batch it goes into and where it came from, or a
+ * round of the loop.  Its now is taken once, when the step starts, so
+ * that everything one mail's handling stamps (its row, its context, what
+ * was told, the rate windows) carries one time.
+ */
+struct jobctx {
+	struct daemon *d;	/* foreign */
+	struct batch *b;	/* foreign: &d->b */
+	struct source *src;	/* foreign: the source of the step's mail, or NULL */
+	struct folder *f;	/* foreign: src's folder being read, or NULL */
+	time_t now;		/* d->clock under replay, else the time of day */
+};
+/* clock.c: c for a step of d on a mail of src (NULL: none), now. */
+void daemon_jobctx(struct jobctx *c, struct daemon *d, struct source *src);
 /* clock.c: capped exponential backoff with jitter (half to all of the
  * step): the delay of *step, which it moves on.  DAEMON_BACKOFF_MIN_S to
  * _MAX_S. */
 double daemon_backoff_next(unsigned *step);
+
+/*
+ * What one mail's decision is made of (daemon_msg.c's decide()), found
+ * once: every step after it -- the told memory, the list's withholding,
+ * the series, the hold, the reply and its record -- reads these rather
+ * than deriving them again, so they cannot disagree.  Owned by the job;
+ * daemon_decision_release() (daemon_job.c) frees it with the job.
+ */
+struct decision {
+	bool built;			/* the fields below are set */
+	bool open;			/* decide() is on it: the decision hook sees
+					 * its findings */
+	const char *key;		/* foreign (the job's); the store's key */
+	const char *kind;		/* static; the lead's kind (patch_kind_name()) */
+	const struct patch *lead;	/* foreign (the job's); the part the reply is about */
+	const struct patch *parts;	/* foreign (the job's); the mail's parts */
+	size_t nparts;			/* at most PATCH_MAX_PARTS */
+	size_t first[PATCH_MAX_PARTS + 1]; /* part i's first finding in f; first[nparts]: f.n */
+	struct list_apply la;		/* the mail's list: policy, rule, reply settings;
+					 * la.rs.who points to who */
+	struct recipients who;		/* owned; whom a reply to lead goes to (la.rs) */
+	char *told_to;			/* owned; who's address lower case, the told
+					 * memory's key; NULL when nobody is answered */
+	struct msg_context ctx;		/* owned; lead's thread context */
+	struct findings f;		/* owned; every checked part's, told ones off */
+	struct policy_decision verdict;
+	time_t now;			/* when it was decided (its step's now) */
+};
 
 /*
  * One message on its way through the daemon (daemon_msg.c), from the
@@ -168,9 +216,8 @@ struct job {
 	struct lookup_results res;	/* owned; what its links are known to be */
 	bool resumed;			/* its lookups ran: res is final */
 	bool deferred;			/* it waits in d->pend (owned there) */
-	/* While it is decided, for the decision hook (replay): */
-	const struct findings *findings; /* foreign, or NULL */
-	enum severity min;		/* its list's min_reply_severity */
+	struct decision rec;		/* owned; once it is decided */
+	const struct jobctx *ctx;	/* foreign: the step handling it (process()) */
 };
 
 /* --- daemon_job.c ------------------------------------------------------ */
@@ -188,6 +235,8 @@ struct job *daemon_job_new(struct source *src, const struct origin *o, const cha
 /* A job that waits (d->pend) takes copies of its foreign name and raw. */
 void daemon_job_keep(struct job *j);
 void daemon_job_free(struct job *j);
+/* Frees what rec owns (nothing when it was not built). */
+void daemon_decision_release(struct decision *rec);
 
 /* --- daemon_msg.c ------------------------------------------------------ */
 
@@ -211,35 +260,45 @@ void daemon_batch_release(struct batch *b);
 void daemon_log_budgets(const char *key, const struct findings *f);
 /* The log line of a reply queued for p, naming the rules of f. */
 void daemon_log_queued(const struct reply *r, const struct patch *p, const struct findings *f);
-/* The decision hook (tagbot replay), when one is set: key's decision,
- * without recording it. */
-void daemon_note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
-		 const char *why);
-/* Records key's decision (and tells the hook), for job j (NULL: another message than the one
- * being handled; no origin, no findings for the hook). */
+/* Tells the decision hook (tagbot replay), when one is set, dd; given j,
+ * with the findings and min of j's record while it is decided (else
+ * dd's own). */
+void daemon_hook(struct daemon *d, const struct job *j, struct daemon_decision *dd);
+/* The decision hook: key's decision in j's step, without recording it. */
+void daemon_note(const struct job *j, const char *key, enum store_decision dec, const char *why);
+/* Records key's decision (and tells the hook), for job j, in its step
+ * (j->ctx). */
 int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e);
-/* Queues the built reply r under parent key (store_record_reply; *res
- * STORE_ALREADY_QUEUED when key had one), to be sent not before
- * not_before (0: now), then tells the hook and prints it in a dry run
+/* Records key, another message than the one being handled in step c,
+ * skipped (why): no origin, no findings for the hook. */
+int daemon_record_other(const struct jobctx *c, const char *key, const char *kind,
+			const char *why, struct err *e);
+/* A built reply to queue for one message, and what queueing it did. */
+struct queued_reply {
+	const struct job *j;		/* foreign; the message's job */
+	const char *key;		/* foreign; the message's key: the reply's parent */
+	const char *kind;		/* foreign; the message's kind for its row */
+	const struct reply *r;		/* foreign */
+	time_t not_before;		/* 0: send it now */
+	enum store_enqueue res;		/* set: STORE_ALREADY_QUEUED when key had one */
+};
+/* Queues q->r under parent q->key (store_record_reply), to be sent not
+ * before q->not_before, then tells the hook and prints it in a dry run
  * (daemon_queue_noted()): daemon_queue_row() then daemon_queue_noted(), for
  * a caller with its own bookkeeping of a queued reply in between. */
-int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
-		       const char *kind, const struct reply *r, time_t not_before,
-		       enum store_enqueue *res, struct err *e);
-int daemon_queue_row(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		     const struct reply *r, time_t not_before, enum store_enqueue *res,
-		     struct err *e);
-void daemon_queue_noted(struct daemon *d, const struct job *j, const char *key,
-			const struct reply *r, enum store_enqueue res);
+int daemon_queue_built(struct daemon *d, struct queued_reply *q, struct err *e);
+int daemon_queue_row(struct daemon *d, struct queued_reply *q, struct err *e);
+void daemon_queue_noted(struct daemon *d, const struct queued_reply *q);
 /* out for reply r to parent: its raw bytes and envelope, the reply's
  * recipients plus the bot's own mailbox (copy_to) once; rcpt is the
  * caller's array of REPLY_MAX_RCPT + 1 that out->rcpt points into. */
 void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
 		     const char **rcpt, struct store_outgoing *out);
-/* After r was put into the outbox under parent: a dry run prints it
- * (mboxrd, to d->o->out), and d->on_reply is called. */
-void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r);
+/* After r was put into the outbox under parent at now: a dry run prints
+ * it (mboxrd, to d->o->out), and d->on_reply is called. */
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r,
+			 time_t now);
 
 /*
  * What a person was told, so that a problem is told once ([reply]
@@ -250,15 +309,22 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
  * the patch -- a resend, a new patch repeating the same paragraph, a later
  * part of a series -- and, within one work (b4 change-id), a finding that
  * says the same as one told before, whatever its line.
- * daemon_told_filter() turns off (SEV_OFF) those of f already told to the
- * person a reply to `to` goes to, and renews their memory (the days count
- * from the latest mail that has the finding); daemon_told_note() records the ones a
- * queued reply told (at or above min).
+ * The person is daemon_told_person()'s key (NULL: nobody, nothing told).
+ * daemon_told_filter() turns off (SEV_OFF) those of rec's findings already
+ * told to the person a reply to its lead goes to (rec->told_to), and
+ * renews their memory (the days count from the latest mail that has the
+ * finding, as of rec->now); daemon_told_note() records the ones a queued
+ * reply told (at or above min).
  */
-void daemon_told_filter(struct daemon *d, const struct patch *to,
-			const struct reply_settings *rs, struct findings *f);
-void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
-		      const struct findings *f, enum severity min);
+struct told {
+	const struct patch *to;	/* foreign; the patch the reply answers */
+	const char *who;	/* foreign; daemon_told_person() of its recipients */
+	time_t now;		/* when it was queued */
+};
+char *daemon_told_person(const struct recipients *who);
+void daemon_told_filter(struct daemon *d, struct decision *rec);
+void daemon_told_note(struct daemon *d, const struct told *t, const struct findings *f,
+		      enum severity min);
 
 /* --- daemon_cc.c ------------------------------------------------------- */
 
@@ -407,42 +473,38 @@ int daemon_sink_reload(struct daemon *d, const struct config_sink *c, struct err
 
 /* --- daemon_series.c --------------------------------------------------- */
 
-/* Records the context of the message keyed key (lead: its checked part),
- * in the caller's transaction. */
-int daemon_context_note(struct daemon *d, const char *key, const struct patch *lead,
-			struct err *e);
+/* Records the context of the mail rec decides, in the caller's
+ * transaction. */
+int daemon_context_note(struct daemon *d, const struct decision *rec, struct err *e);
 /* Prunes old context rows, at most once a day. */
 void daemon_context_prune(struct daemon *d, time_t now);
 /* Whether p is a stray in a series' send (series_stray()): the store has
  * the cover letter it answers.  Such mail is skipped as STRAY_REASON. */
 #define STRAY_REASON "stray"
-bool daemon_series_stray(struct daemon *d, const struct patch *p);
+bool daemon_series_stray(struct daemon *d, const struct decision *rec);
 /*
- * Whether lead, the checked part of the mail keyed key, is a series part
- * that some enabled list may answer per series (config_answers_per_series()).
+ * Whether rec's lead, the checked part of the mail it decides, is a series
+ * part that some enabled list may answer per series (config_answers_per_series()).
  * Such a part's copy that shows no list, under a [default] that is not
  * enabled, is left out of every series whatever its findings and waits for
  * its list's copy (LIST_UNKNOWN_REASON): in a series it would make the
  * series' reply follow [default] (the reply goes by its lead's list), or
  * its list's copies would join a series that does not answer per series.
  */
-bool daemon_series_awaits_list(struct daemon *d, const char *key, const struct patch *lead);
-/* Puts a series part in its series; per-series (and not skipped by the
- * policy) *taken: the part is recorded, its reply left to the series. */
-int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *lead, const struct findings *f,
-		       const struct policy_decision *dec, bool *taken, struct err *e);
+bool daemon_series_awaits_list(struct daemon *d, const struct decision *rec);
+/* Puts the series part job j decides (j->rec) in its series; per-series
+ * (and not skipped by the policy) *taken: the part is recorded, its reply
+ * left to the series. */
+int daemon_series_take(struct daemon *d, const struct job *j, bool *taken, struct err *e);
 /*
  * A reply a rate limit holds back (reply_mode = per-patch) is kept, not
  * dropped: the patch is held in the store under its recipient
  * (store_held_add) and recorded skipped:held; once the limit has room,
  * every patch held for that recipient goes out in one reply (the series
- * reply's form, REPLY_HELD), which marks them all replied.
+ * reply's form, REPLY_HELD), which marks them all replied.  For the mail
+ * job j decides (j->rec).
  */
-int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
-		     const struct patch *lead, const struct findings *f,
-		     const struct policy_settings *ps, const struct reply_settings *rs,
-		     struct err *e);
+int daemon_hold_take(struct daemon *d, const struct job *j, struct err *e);
 /* Sends the series replies and the held replies that are due. */
 int daemon_series_flush(struct daemon *d, time_t now, struct err *e);
 /* max, or less when a pending series or held reply comes due sooner. */

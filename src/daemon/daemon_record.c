@@ -21,49 +21,70 @@
 #include "reply/recipients.h"
 #include "rules/rules.h"
 
-static void fill_row(const struct daemon *d, const struct job *j, const char *key,
-		     const char *kind, enum store_decision dec, const char *why,
-		     struct store_message *m)
+/* m's origin, j's (NULL: a message other than the one handled, a Cc-mode
+ * lead found elsewhere: the batch's source), and step c's time. */
+static void fill_origin(const struct jobctx *c, const struct job *j, struct store_message *m)
 {
-	/* A Cc-mode lead found elsewhere has no job: the batch's source. */
-	const struct source *s = j ? j->src : d->b.src;
+	const struct source *s = j ? j->src : c->b->src;
 
-	memset(m, 0, sizeof(*m));
-	m->msgid = key;
 	m->source = s->id;
 	m->folder = s->f->name;
 	m->uid = j ? j->o.uid : 0;
-	m->kind = kind;
-	m->decision = dec;
-	m->why = why;
-	m->time = daemon_now(d);
+	m->time = c->now;
 }
 
-void daemon_note(struct daemon *d, const struct job *j, const char *key, enum store_decision dec,
-		 const char *why)
+void daemon_hook(struct daemon *d, const struct job *j, struct daemon_decision *dd)
 {
-	struct daemon_decision dd = { key, dec, why, j ? j->findings : NULL,
-				      j ? j->min : SEV_OFF, daemon_now(d) };
+	const struct decision *rec = j ? &j->rec : NULL;
 
+	if (rec) {
+		dd->f = rec->open ? &rec->f : NULL;
+		dd->min = rec->built ? rec->la.pol->min_reply_severity : SEV_OFF;
+	}
 	if (d->on_decision)
-		d->on_decision(d->hook_arg, &dd);
+		d->on_decision(d->hook_arg, dd);
+}
+
+void daemon_note(const struct job *j, const char *key, enum store_decision dec, const char *why)
+{
+	struct daemon_decision dd = { key, dec, why, NULL, SEV_OFF, j->ctx->now };
+
+	daemon_hook(j->ctx->d, j, &dd);
+}
+
+/* Records m (its key, kind and decision set) for j (NULL: another message)
+ * in step c, and tells the hook. */
+static int record(struct daemon *d, const struct job *j, const struct jobctx *c,
+		  struct store_message *m, struct err *e)
+{
+	struct daemon_decision dd = { m->msgid, m->decision, m->why, NULL, SEV_OFF, c->now };
+
+	daemon_hook(d, j, &dd);
+	fill_origin(c, j, m);
+	return store_record_message(d->st, m, NULL, e);
 }
 
 int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
 		  enum store_decision dec, const char *why, struct err *e)
 {
-	struct store_message m;
+	struct store_message m = { .msgid = key, .kind = kind, .decision = dec, .why = why };
 
-	daemon_note(d, j, key, dec, why);
-	fill_row(d, j, key, kind, dec, why, &m);
-	return store_record_message(d->st, &m, NULL, e);
+	return record(d, j, j->ctx, &m, e);
+}
+
+int daemon_record_other(const struct jobctx *c, const char *key, const char *kind,
+			const char *why, struct err *e)
+{
+	struct store_message m = { .msgid = key, .kind = kind, .decision = STORE_SKIPPED,
+				   .why = why };
+
+	return record(c->d, NULL, c, &m, e);
 }
 
 /* mboxrd: what a dry run prints, so it can be read back (tagbot check -). */
-static void print_reply(const struct daemon *d, const struct reply *r)
+static void print_reply(const struct daemon *d, const struct reply *r, time_t now)
 {
 	FILE *f = d->o->out ? d->o->out : stdout;
-	time_t now = time(NULL);
 	char date[64];
 	const char *p = r->raw, *end = r->raw + r->len;
 
@@ -87,10 +108,11 @@ static void print_reply(const struct daemon *d, const struct reply *r)
 }
 
 /* A reply went into the outbox: a dry run prints it, the hook sees it. */
-void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r)
+void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r,
+			 time_t now)
 {
 	if (d->dry) {
-		print_reply(d, r);
+		print_reply(d, r, now);
 		d->printed++;
 	}
 	if (d->on_reply)
@@ -138,37 +160,34 @@ void daemon_log_queued(const struct reply *r, const struct patch *p, const struc
 	buf_release(&rules);
 }
 
-int daemon_queue_row(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		     const struct reply *r, time_t not_before, enum store_enqueue *res,
-		     struct err *e)
+int daemon_queue_row(struct daemon *d, struct queued_reply *q, struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
-	struct store_message m;
+	struct store_message m = { .msgid = q->key, .kind = q->kind, .decision = STORE_REPLIED,
+				   .reply_msgid = q->r->msgid };
 
-	fill_row(d, j, key, kind, STORE_REPLIED, NULL, &m);
-	m.reply_msgid = r->msgid;
-	daemon_outgoing(d, r, key, rcpt, &out);
-	out.not_before = not_before;
-	return store_record_reply(d->st, &m, &out, daemon_now(d), res, e);
+	fill_origin(q->j->ctx, q->j, &m);
+	daemon_outgoing(d, q->r, q->key, rcpt, &out);
+	out.not_before = q->not_before;
+	return store_record_reply(d->st, &m, &out, q->j->ctx->now, &q->res, e);
 }
 
-void daemon_queue_noted(struct daemon *d, const struct job *j, const char *key,
-			const struct reply *r, enum store_enqueue res)
+void daemon_queue_noted(struct daemon *d, const struct queued_reply *q)
 {
-	daemon_note(d, j, key, res == STORE_QUEUED ? STORE_REPLIED : STORE_SKIPPED,
-		    res == STORE_QUEUED ? NULL : "already-replied");
-	if (res == STORE_QUEUED)
-		daemon_reply_queued(d, key, r);
+	bool queued = q->res == STORE_QUEUED;
+
+	daemon_note(q->j, q->key, queued ? STORE_REPLIED : STORE_SKIPPED,
+		    queued ? NULL : "already-replied");
+	if (queued)
+		daemon_reply_queued(d, q->key, q->r, q->j->ctx->now);
 }
 
-int daemon_queue_built(struct daemon *d, const struct job *j, const char *key,
-		       const char *kind, const struct reply *r, time_t not_before,
-		       enum store_enqueue *res, struct err *e)
+int daemon_queue_built(struct daemon *d, struct queued_reply *q, struct err *e)
 {
-	if (daemon_queue_row(d, j, key, kind, r, not_before, res, e) < 0)
+	if (daemon_queue_row(d, q, e) < 0)
 		return -1;
-	daemon_queue_noted(d, j, key, r, *res);
+	daemon_queue_noted(d, q);
 	return 0;
 }
 
@@ -184,29 +203,26 @@ static char *lowered(const char *s)
 	return k;
 }
 
-/* Whom a reply to p goes to, lower case (the told table's key); NULL when
+/* Whom a reply goes to, lower case (the told table's key); NULL when
  * nobody. */
-static char *told_person(const struct patch *p, const struct reply_settings *rs)
+char *daemon_told_person(const struct recipients *who)
 {
-	struct recipients who;
-	char *k = NULL;
-
-	if (recipients_find(&who, p, rs) == 0)
-		k = lowered(who.to.email);
-	recipients_release(&who);
-	return k;
+	return who->to.email[0] ? lowered(who->to.email) : NULL;
 }
 
 /*
- * Whether who was told x (finding_key() key) within span.  When so, the
- * memory is renewed: the person sent it again knowing it, so span counts
+ * Whether the person rec's reply goes to was told x (finding_key() key)
+ * within repeat_after days, as of rec->now.  When so, the memory is
+ * renewed: the person sent it again knowing it, so the days count
  * from their latest mail that has it, and a series resent every few
  * months is not told again when its first reply grows old.
  */
-static bool was_told(struct daemon *d, const char *who, const struct finding *x,
-		     const char *key, time_t span, const char *msgid)
+static bool was_told(struct daemon *d, const struct decision *rec, const struct finding *x,
+		     const char *key)
 {
-	time_t t, now = daemon_now(d);
+	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
+	const char *who = rec->told_to, *msgid = rec->lead->message_id;
+	time_t t, now = rec->now;
 	bool found;
 	struct err e;
 
@@ -256,11 +272,13 @@ static char *said_key(const struct finding *x, const char *work)
 	return buf_detach(&b, NULL);
 }
 
-void daemon_told_filter(struct daemon *d, const struct patch *to,
-			const struct reply_settings *rs, struct findings *f)
+void daemon_told_filter(struct daemon *d, struct decision *rec)
 {
 	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
-	char *who = NULL, *work;
+	const struct patch *to = rec->lead;
+	const char *who = rec->told_to;
+	struct findings *f = &rec->f;
+	char *work;
 	struct err e;
 
 	if (!d->st || !span)
@@ -272,29 +290,30 @@ void daemon_told_filter(struct daemon *d, const struct patch *to,
 
 		if (x->severity == SEV_OFF)
 			continue;
-		if (!who && !(who = told_person(to, rs)))
+		if (!who)
 			break;
 		key = finding_key(x);
 		said = said_key(x, work);
-		if (was_told(d, who, x, key, span, to->message_id)) {
+		if (was_told(d, rec, x, key)) {
 			x->severity = SEV_OFF;
-		} else if (said && was_told(d, who, x, said, span, to->message_id)) {
+		} else if (said && was_told(d, rec, x, said)) {
 			/* the lesson was told: this line is known from now on */
 			x->severity = SEV_OFF;
-			if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0)
+			if (store_told_set(d->st, who, x->rule, key, rec->now, &e) < 0)
 				log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
 		}
 		free(said);
 		free(key);
 	}
 	free(work);
-	free(who);
 }
 
-void daemon_told_note(struct daemon *d, const struct patch *to, const struct reply_settings *rs,
-		      const struct findings *f, enum severity min)
+void daemon_told_note(struct daemon *d, const struct told *t, const struct findings *f,
+		      enum severity min)
 {
-	char *who = NULL, *work;
+	const struct patch *to = t->to;
+	const char *who = t->who;
+	char *work;
 	struct err e;
 
 	if (!d->st || !d->cfg.reply.repeat_after)
@@ -306,18 +325,17 @@ void daemon_told_note(struct daemon *d, const struct patch *to, const struct rep
 
 		if (x->severity == SEV_OFF || x->severity < min)
 			continue;
-		if (!who && !(who = told_person(to, rs)))
+		if (!who)
 			break;
 		key = finding_key(x);
 		said = said_key(x, work);
-		if (store_told_set(d->st, who, x->rule, key, daemon_now(d), &e) < 0 ||
-		    (said && store_told_set(d->st, who, x->rule, said, daemon_now(d), &e) < 0))
+		if (store_told_set(d->st, who, x->rule, key, t->now, &e) < 0 ||
+		    (said && store_told_set(d->st, who, x->rule, said, t->now, &e) < 0))
 			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
 		free(said);
 		free(key);
 	}
 	free(work);
-	free(who);
 }
 
 void daemon_log_budgets(const char *key, const struct findings *f)

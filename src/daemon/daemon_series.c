@@ -25,7 +25,6 @@
 #include "reply/recipients.h"
 #include "rules/rules.h"
 #include "daemon/series.h"
-#include "lib/ascii.h"
 #include "mail/msgid.h"
 
 #define CONTEXT_KEEP_S		((long)CONFIG_MAX_REPEAT_AFTER * 24 * 3600) /* context and told rows */
@@ -39,18 +38,17 @@ static time_t last_prune;
 
 /* ---------------------------------------------------------------- context */
 
-int daemon_context_note(struct daemon *d, const char *key, const struct patch *lead,
-			struct err *e)
+int daemon_context_note(struct daemon *d, const struct decision *rec, struct err *e)
 {
-	struct msg_context c;
+	/* A shallow copy: the record's context stays as the mail has it. */
+	struct msg_context c = rec->ctx;
+	char *id = NULL;
 	int rc;
 
-		msg_context_init(&c);
-	context_from_patch(lead->msg, lead, daemon_now(d), &c);
 	if (!c.message_id)
-		c.message_id = msgid_key(key);
+		c.message_id = id = msgid_key(rec->key);
 	rc = c.message_id ? store_context_put(d->st, &c, e) : 0;
-	msg_context_release(&c);
+	free(id);
 	return rc;
 }
 
@@ -211,34 +209,24 @@ static void findings_read(const char *s, struct findings *f, struct pool *pool)
 
 /* ------------------------------------------------------------- holding */
 
-/* The decision hook (tagbot replay), when one is set. */
-static void hook(struct daemon *d, const char *key, enum store_decision dec, const char *why,
-		 const struct findings *f, enum severity min)
-{
-	struct daemon_decision dd = { key, dec, why, f, min, daemon_now(d) };
-
-	if (d->on_decision)
-		d->on_decision(d->hook_arg, &dd);
-}
-
 /* The message row of a part the series reply (why "series") or a folded
  * held reply ("held") speaks for. */
 /* *added (may be NULL): false when the message was recorded already (by
  * another daemon on the state, which decided it meanwhile). */
-static int record_held(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *lead, const char *why, bool *added, struct err *e)
+static int record_held(struct daemon *d, const struct job *j, const char *why, bool *added,
+		       struct err *e)
 {
 	struct store_message m;
 
 	memset(&m, 0, sizeof(m));
-	m.msgid = key;
+	m.msgid = j->rec.key;
 	m.source = j->src->id;
 	m.folder = j->src->f->name;
 	m.uid = j->o.uid;
-	m.kind = patch_kind_name(lead->kind);
+	m.kind = j->rec.kind;
 	m.decision = STORE_SKIPPED;
 	m.why = why;
-	m.time = daemon_now(d);
+	m.time = j->rec.now;
 	return store_record_message(d->st, &m, added, e);
 }
 
@@ -370,63 +358,50 @@ static int is_complete(struct daemon *d, const struct store_series *s, const str
 
 static int flush_one(struct daemon *d, const char *id, time_t now, time_t *full, struct err *e);
 
-/* c for lead, the checked part of the mail keyed key, at now; false (c
- * released) when that is no series part. */
-static bool part_context(const char *key, const struct patch *lead, time_t now,
-			 struct msg_context *c)
+/* Whether rec's lead, the checked part of the mail it decides, is a
+ * series part. */
+static bool series_part(const struct decision *rec)
 {
-	msg_context_init(c);
-	context_from_patch(lead->msg, lead, now, c);
-	if (context_is_of(c, key) && series_is_part(c))
-		return true;
-	msg_context_release(c);
-	return false;
+	return context_is_of(&rec->ctx, rec->key) && series_is_part(&rec->ctx);
 }
 
-bool daemon_series_awaits_list(struct daemon *d, const char *key, const struct patch *lead)
+bool daemon_series_awaits_list(struct daemon *d, const struct decision *rec)
 {
-	struct msg_context c;
-
-	if (!config_answers_per_series(&d->cfg) || !part_context(key, lead, daemon_now(d), &c))
-		return false;
-	msg_context_release(&c);
-	return true;
+	return config_answers_per_series(&d->cfg) && series_part(rec);
 }
 
-int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
-		       const struct patch *lead, const struct findings *f,
-		       const struct policy_decision *dec, bool *taken, struct err *e)
+int daemon_series_take(struct daemon *d, const struct job *j, bool *taken, struct err *e)
 {
-	const struct list_policy *lp = config_policy_for(&d->cfg, lead->list_id);
-	struct msg_context c;
+	const struct decision *rec = &j->rec;
+	const struct patch *lead = rec->lead;
+	const char *key = rec->key;
 	enum store_series_state state = STORE_SERIES_DONE;
 	struct buf raw;
 	char *fdump = NULL, *id = NULL;
 	bool hold;
-	time_t now = daemon_now(d);
+	time_t now = rec->now;
 	int rc;
 
 	*taken = false;
-	if (!part_context(key, lead, now, &c))
+	if (!series_part(rec))
 		return 0;
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
-	hold = lp->reply_mode == REPLY_PER_SERIES && dec->verdict != POLICY_SKIP && lead->msg &&
-	       serialize_mail(lead->msg, &raw) == 0;
+	hold = rec->la.pol->reply_mode == REPLY_PER_SERIES && rec->verdict.verdict != POLICY_SKIP &&
+	       lead->msg && serialize_mail(lead->msg, &raw) == 0;
 	if (hold)
-		fdump = findings_text(f);
-	rc = series_assign(d->st, &c, hold ? STORE_SERIES_PENDING : STORE_SERIES_PASSIVE,
+		fdump = findings_text(&rec->f);
+	rc = series_assign(d->st, &rec->ctx, hold ? STORE_SERIES_PENDING : STORE_SERIES_PASSIVE,
 			   now + d->cfg.reply.series_wait, hold ? raw.data : NULL, raw.len, fdump,
 			   &id, e);
 	buf_release(&raw);
 	free(fdump);
-	msg_context_release(&c);
 	if (rc == 0 && hold)
 		rc = stretch(d, id, now, &state, e);
 	if (rc == 0 && hold && state == STORE_SERIES_PENDING) {
-		rc = record_held(d, j, key, lead, "series", NULL, e);
+		rc = record_held(d, j, "series", NULL, e);
 		*taken = rc == 0;
 		if (rc == 0)
-			hook(d, key, STORE_SKIPPED, "series", f, j->min);
+			daemon_note(j, key, STORE_SKIPPED, "series");
 		log_message(LOGL_DEBUG, key, "held for the reply to series <%s>", id);
 		if (rc == 0)
 			rc = flush_one(d, id, now, NULL, e);
@@ -435,21 +410,20 @@ int daemon_series_take(struct daemon *d, const struct job *j, const char *key,
 	return rc;
 }
 
-bool daemon_series_stray(struct daemon *d, const struct patch *p)
+bool daemon_series_stray(struct daemon *d, const struct decision *rec)
 {
-	struct msg_context c, parent;
+	const struct patch *p = rec->lead;
+	const struct msg_context *c = &rec->ctx;
+	struct msg_context parent;
 	bool found = false, stray = false;
 	struct err e;
 
 	if (!d->st || !p->in_reply_to || !*p->in_reply_to || p->series.total > 0)
 		return false;
-	msg_context_init(&c);
 	msg_context_init(&parent);
-	context_from_patch(p->msg, p, daemon_now(d), &c);
-	if (c.in_reply_to && store_context_get(d->st, c.in_reply_to, &parent, &found, &e) < 0)
+	if (c->in_reply_to && store_context_get(d->st, c->in_reply_to, &parent, &found, &e) < 0)
 		log_message(LOGL_WARNING, p->message_id, "%s", e.msg);
-	stray = found && series_stray(&c, &parent);
-	msg_context_release(&c);
+	stray = found && series_stray(c, &parent);
 	msg_context_release(&parent);
 	return stray;
 }
@@ -488,24 +462,72 @@ static void merge_parts(const struct flush *fl, struct findings *all)
 		}
 }
 
-/* A series' or held replies' reply r to lp was queued: the decision hook,
- * the rate windows, what the person was told, the log ("series" or "held"). */
-static void note_queued(struct daemon *d, const char *what, const struct reply *r,
-			const struct patch *lp, const struct policy_settings *ps,
-			const struct reply_settings *rs, const struct flush *fl, time_t now)
+/* The store's queueing of a grouped reply: series or held. */
+typedef int group_queue_fn(struct store *st, const char *id, const struct store_outgoing *out,
+			   time_t now, enum store_enqueue *res, struct err *e);
+
+/* A kind of grouped reply: its name in the log and its queueing. */
+struct group_kind {
+	const char *what;		/* "series" or "held" */
+	group_queue_fn *queue;
+};
+
+static const struct group_kind series_group = { "series", store_series_queue_reply };
+static const struct group_kind held_group = { "held", store_held_queue_reply };
+
+/* What a grouped reply (a series, or the patches held for one recipient)
+ * is built from: which group it answers and when, its first mail parsed,
+ * the list settings that mail's list has, and every part's findings. */
+struct grouped {
+	const struct group_kind *kind;	/* static */
+	const char *id;			/* foreign; the series, or the recipient */
+	int total;			/* its parts: the series' n of n/m, the held
+					 * patches' count */
+	time_t now;			/* the flush's clock */
+	time_t *full;			/* foreign, may be NULL: note_full()'s */
+	struct message msg;
+	struct patch *p;		/* owned; the parts of msg */
+	size_t np;
+	const struct list_policy *lp;	/* foreign (d->cfg) */
+	struct reply_settings rs;
+	struct policy_settings ps;	/* the daemon's, with rs: whom the reply
+					 * mails and what it tells are its list's */
+	struct flush fl;
+	struct reply r;			/* to be built */
+};
+
+/* g's reply was queued: the decision hook, the rate windows, what the
+ * person was told, the log. */
+static void note_queued(struct daemon *d, const struct grouped *g)
 {
+	const struct reply *r = &g->r;
+	const struct patch *lp = &g->p[0];
+	const struct reply_settings *rs = &g->rs;
+	const struct flush *fl = &g->fl;
 	struct findings all;
+	struct daemon_decision dd = { lp->message_id, STORE_REPLIED, NULL, &all, rs->min_severity,
+				      g->now };
 
 	merge_parts(fl, &all);
-	hook(d, lp->message_id, STORE_REPLIED, NULL, &all, rs->min_severity);
+	daemon_hook(d, NULL, &dd);
 	free(all.v);	/* shallow: the findings are fl's */
-	policy_note_reply(d->pol, ps, lp, now);
-	for (size_t i = 0; i < fl->n; i++)
-		if (fl->subjects[i])
-			daemon_told_note(d, lp, rs, &fl->f[i], rs->min_severity);
-	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)", what,
-		    r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
-	daemon_reply_queued(d, lp->message_id, r);
+	policy_note_reply(d->pol, &g->ps, lp, g->now);
+	if (d->cfg.reply.repeat_after) {
+		struct recipients own;
+		const struct recipients *who = recipients_of(lp, rs, &own);
+		char *to = daemon_told_person(who);
+		struct told t = { lp, to, g->now };
+
+		for (size_t i = 0; i < fl->n; i++)
+			if (fl->subjects[i])
+				daemon_told_note(d, &t, &fl->f[i], rs->min_severity);
+		free(to);
+		if (who == &own)
+			recipients_release(&own);
+	}
+	log_message(LOGL_INFO, lp->message_id, "%s reply <%s> queued for %s (%zu findings)",
+		    g->kind->what, r->msgid, r->nrcpt ? r->rcpt[0] : "?", r->nfindings);
+	daemon_reply_queued(d, lp->message_id, r, g->now);
 }
 
 /* rs (a copy of the daemon's) with the settings of p's list; its policy. */
@@ -521,26 +543,19 @@ static const struct list_policy *list_settings(const struct daemon *d, const str
 	return lp;
 }
 
-/* The store's queueing of a grouped reply: series or held. */
-typedef int group_queue_fn(struct store *st, const char *id, const struct store_outgoing *out,
-			   time_t now, enum store_enqueue *res, struct err *e);
-
-/* Queues r, the grouped reply `what` to the group id (a series, or the
- * patches held for one recipient) led by lp, and notes it when queued. */
-static int queue_group(struct daemon *d, const char *what, group_queue_fn *queue,
-		       const char *id, const struct reply *r, const struct patch *lp,
-		       const struct policy_settings *ps, const struct reply_settings *rs,
-		       const struct flush *fl, time_t now, struct err *e)
+/* Queues g's reply to its group, led by its first mail, and notes it
+ * when queued. */
+static int queue_group(struct daemon *d, const struct grouped *g, struct err *e)
 {
 	const char *rcpt[REPLY_MAX_RCPT + 1];
 	struct store_outgoing out;
 	enum store_enqueue res;
 	int rc;
 
-	daemon_outgoing(d, r, lp->message_id, rcpt, &out);
-	rc = queue(d->st, id, &out, now, &res, e);
+	daemon_outgoing(d, &g->r, g->p[0].message_id, rcpt, &out);
+	rc = g->kind->queue(d->st, g->id, &out, g->now, &res, e);
 	if (rc == 0 && res == STORE_QUEUED)
-		note_queued(d, what, r, lp, ps, rs, fl, now);
+		note_queued(d, g);
 	return rc;
 }
 
@@ -601,49 +616,37 @@ static void note_full(enum policy_reason why, time_t at, time_t now, time_t *ful
  * pending with its deadline moved to when the limit has room again, and
  * that flush tries again ("every patch that needs one gets it"); the
  * lead's row stays skipped:series until then. */
-static int rate_hold(struct daemon *d, const char *id, const char *key, const struct patch *lp,
-		     const struct policy_settings *ps, time_t now, bool *held, time_t *full,
+static int rate_hold(struct daemon *d, const struct grouped *g, const char *key, bool *held,
 		     struct err *e)
 {
+	time_t at, now = g->now;
 	enum policy_reason why;
-	time_t at;
 
-	*held = policy_rate_check_patch(d->pol, ps, lp, now, &why, &at) == POLICY_HOLD;
+	*held = policy_rate_check_patch(d->pol, &g->ps, &g->p[0], now, &why, &at) == POLICY_HOLD;
 	if (!*held)
 		return 0;
-	note_full(why, at, now, full);
+	note_full(why, at, now, g->full);
 	log_message(LOGL_WARNING, key, "series <%s>: reply held back: %s (tried again in %ld s)",
-		    id, policy_reason_name(why), (long)(at - now));
-	return store_series_set_deadline(d->st, id, at > now ? at : now + 1, e);
+		    g->id, policy_reason_name(why), (long)(at - now));
+	return store_series_set_deadline(d->st, g->id, at > now ? at : now + 1, e);
 }
 
-/* What a grouped reply (a series, or the patches held for one recipient)
- * is built from: its first mail parsed, the list settings that mail's
- * list has, and every part's findings. */
-struct grouped {
-	struct message msg;
-	struct patch *p;		/* owned; the parts of msg */
-	size_t np;
-	const struct list_policy *lp;	/* foreign (d->cfg) */
-	struct reply_settings rs;
-	struct flush fl;
-	struct reply r;			/* to be built */
-};
-
-/* Parses first (a member of ms) and gathers ms's parts as flush_parts()
- * does.  -1 with pe filled when first does not parse; release g either
- * way. */
+/* A grouped reply of kind to the group id at now, its g->total parts in
+ * ms, from first (a member of ms): first parsed and ms's parts gathered
+ * as flush_parts() does.  -1 with pe filled when first does not parse;
+ * release g either way. */
 static int grouped_open(struct daemon *d, struct grouped *g, const struct member *first,
-			const struct members *ms, int total, struct err *pe)
+			const struct members *ms, struct err *pe)
 {
-	memset(g, 0, sizeof(*g));
 	message_init(&g->msg);
 	reply_init(&g->r);
 	if (message_parse(&g->msg, first->raw, first->len, pe) < 0)
 		return -1;
 	patch_parse(&g->msg, &g->p, &g->np);
 	g->lp = list_settings(d, &g->p[0], &g->rs);
-	flush_parts(d, ms, total, &g->fl);
+	g->ps = d->ps;
+	g->ps.rs = &g->rs;
+	flush_parts(d, ms, g->total, &g->fl);
 	rules_cover_settles(&g->p[0], g->fl.f, g->fl.n);
 	return 0;
 }
@@ -666,46 +669,45 @@ static void hook_clean(struct daemon *d, const struct members *ms, const struct 
 		for (size_t j = 0; j < g->fl.f[i].n; j++)
 			if (g->fl.f[i].v[j].severity >= g->rs.min_severity)
 				return;
-	for (size_t i = 0; i < ms->n; i++)
+	for (size_t i = 0; i < ms->n; i++) {
+		struct daemon_decision dd = { ms->v[i].msgid, STORE_CLEAN, NULL, NULL,
+					      g->rs.min_severity, g->now };
+
 		if (ms->v[i].raw)
-			hook(d, ms->v[i].msgid, STORE_CLEAN, NULL, NULL, g->rs.min_severity);
+			daemon_hook(d, NULL, &dd);
+	}
 }
 
-/* Builds and queues the series reply; a series with nothing to say, or
- * whose lead cannot be answered, is only marked done. */
-static int flush_build(struct daemon *d, const char *id, const struct store_series *s,
-		       const struct member *lead, const struct members *ms, time_t now,
-		       time_t *full, struct err *e)
+/* Builds and queues the series reply g (its group, total and clock set);
+ * a series with nothing to say, or whose lead cannot be answered, is only
+ * marked done. */
+static int flush_build(struct daemon *d, struct grouped *g, const struct member *lead,
+		       const struct members *ms, struct err *e)
 {
-	struct grouped g;
-	struct policy_settings ps = d->ps;
-	const struct list_policy *lp;
+	const char *id = g->id;
 	struct err pe;
 	bool held = false;
 	int rc;
 
-	if (grouped_open(d, &g, lead, ms, s->total, &pe) < 0) {
+	if (grouped_open(d, g, lead, ms, &pe) < 0) {
 		log_message(LOGL_WARNING, lead->msgid, "series <%s>: %s", id, pe.msg);
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	lp = g.lp;
-	if (!lp->enabled ||
-	    reply_build_series(&g.r, &g.p[0], g.fl.parts, g.fl.n, s->total, &g.rs, now, &pe) < 0) {
+	if (!g->lp->enabled || reply_build_series(&g->r, &g->p[0], g->fl.parts, g->fl.n, g->total,
+						  &g->rs, g->now, &pe) < 0) {
 		log_message(LOGL_DEBUG, lead->msgid, "series <%s>: no reply: %s", id,
-			    lp->enabled ? pe.msg : "list not enabled");
-		if (lp->enabled)
-			hook_clean(d, ms, &g);
+			    g->lp->enabled ? pe.msg : "list not enabled");
+		if (g->lp->enabled)
+			hook_clean(d, ms, g);
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	ps.rs = &g.rs;	/* whom the reply mails and what it tells: its list's */
-	rc = rate_hold(d, id, lead->msgid, &g.p[0], &ps, now, &held, full, e);
+	rc = rate_hold(d, g, lead->msgid, &held, e);
 	if (rc == 0 && !held)
-		rc = queue_group(d, "series", store_series_queue_reply, id, &g.r, &g.p[0], &ps,
-				 &g.rs, &g.fl, now, e);
+		rc = queue_group(d, g, e);
 out:
-	grouped_release(&g);
+	grouped_release(g);
 	return rc;
 }
 
@@ -739,10 +741,14 @@ static int flush_one(struct daemon *d, const char *id, time_t now, time_t *full,
 	for (size_t i = 0; i < ms.n && !lead; i++)
 		if (ms.v[i].raw)
 			lead = &ms.v[i];	/* by index: the cover, else the first patch */
-	if (!lead)
+	if (!lead) {
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
-	else
-		rc = flush_build(d, id, &s, lead, &ms, now, full, e);
+	} else {
+		struct grouped g = { .kind = &series_group, .id = id, .total = s.total, .now = now,
+				     .full = full };
+
+		rc = flush_build(d, &g, lead, &ms, e);
+	}
 out:
 	members_release(&ms);
 	store_series_release(&s);
@@ -751,55 +757,50 @@ out:
 
 /* ------------------------------------------------- replies a limit held */
 
-int daemon_hold_take(struct daemon *d, const struct job *j, const char *key,
-		     const struct patch *lead, const struct findings *f,
-		     const struct policy_settings *ps, const struct reply_settings *rs,
-		     struct err *e)
+int daemon_hold_take(struct daemon *d, const struct job *j, struct err *e)
 {
-	struct recipients who;
+	const struct decision *rec = &j->rec;
+	const char *key = rec->key;
+	const struct patch *lead = rec->lead;
+	const struct policy_settings *ps = &rec->la.ps;
+	const struct recipients *who = &rec->who;
 	struct store_held h;
 	enum policy_reason why;
 	struct buf raw;
-	char *fdump = NULL, *rk = NULL;
-	time_t now = daemon_now(d), at = now;
+	char *fdump = NULL;
+	time_t now = rec->now, at = now;
 	bool added = false;
 	int rc;
 
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
-	if (recipients_find(&who, lead, rs) < 0 || !lead->msg ||
-	    serialize_mail(lead->msg, &raw) < 0) {
+	if (!who->to.email[0] || !lead->msg || serialize_mail(lead->msg, &raw) < 0) {
 		/* nobody to answer, or too large to keep: as before, recorded */
 		policy_rate_check_patch(d->pol, ps, lead, now, &why, NULL);
 		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
-			    policy_reason_name(why), who.why ? who.why : "too large to keep");
+			    policy_reason_name(why), who->why ? who->why : "too large to keep");
 		rc = daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED,
 				   policy_reason_name(why), e);
 		goto out;
 	}
 	policy_rate_check_patch(d->pol, ps, lead, now, &why, &at);
-	fdump = findings_text(f);
-	rk = xstrdup(who.to.email);
-	for (char *c = rk; *c; c++)
-		*c = (char)ascii_tolower((unsigned char)*c);
-	h = (struct store_held){ key, rk, now, raw.data, raw.len, fdump };
+	fdump = findings_text(&rec->f);
+	h = (struct store_held){ key, rec->told_to, now, raw.data, raw.len, fdump };
 	/* Recorded first: a patch another daemon on the state recorded since
 	 * this one looked (both decided it) is that one's, not held here too. */
-	rc = record_held(d, j, key, lead, "held", &added, e);
+	rc = record_held(d, j, "held", &added, e);
 	if (rc == 0 && !added)
 		log_message(LOGL_DEBUG, key, "decided meanwhile by another daemon: not held");
 	if (rc == 0 && added)
 		rc = store_held_add(d->st, &h, at > now ? at : now + 1, e);
 	if (rc == 0 && added) {
-		hook(d, key, STORE_SKIPPED, policy_reason_name(why), f, j->min);	/* replay: "held: why" */
+		daemon_note(j, key, STORE_SKIPPED, policy_reason_name(why));	/* replay: "held: why" */
 		log_message(LOGL_WARNING, key, "reply held back: %s; it goes to %s with any other "
-			    "held for that address in %ld s", policy_reason_name(why), who.to.email,
+			    "held for that address in %ld s", policy_reason_name(why), who->to.email,
 			    (long)(at > now ? at - now : 1));
 	}
 out:
-	recipients_release(&who);
 	buf_release(&raw);
 	free(fdump);
-	free(rk);
 	return rc;
 }
 
@@ -812,43 +813,40 @@ static void held_member_add(void *ctx, const struct store_held *h)
 	member_add(ctx, &m);
 }
 
-/* Builds the folded reply of rcpt's held patches from the first one's
- * list settings; sends it when the limits have room, else holds on (*full
- * as note_full() says). */
-static int held_build(struct daemon *d, const char *rcpt, const struct members *ms, time_t now,
-		      time_t *full, struct err *e)
+/* Builds the folded reply g of the held patches ms of a recipient (g->id)
+ * from the first one's list settings; sends it when the limits have room,
+ * else holds on (g->full as note_full() says). */
+static int held_build(struct daemon *d, struct grouped *g, const struct members *ms,
+		      struct err *e)
 {
-	struct grouped g;
-	struct policy_settings ps = d->ps;
+	const char *rcpt = g->id;
+	time_t at, now = g->now;
 	enum policy_reason why;
 	struct err pe;
-	time_t at;
 	int rc;
 
-	if (grouped_open(d, &g, &ms->v[0], ms, (int)ms->n, &pe) < 0) {
+	if (grouped_open(d, g, &ms->v[0], ms, &pe) < 0) {
 		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: %s", rcpt, pe.msg);
 		rc = store_held_drop(d->st, rcpt, e);
 		goto out;
 	}
-	ps.rs = &g.rs;
-	if (reply_build_series(&g.r, &g.p[0], g.fl.parts, g.fl.n, REPLY_HELD, &g.rs, now,
+	if (reply_build_series(&g->r, &g->p[0], g->fl.parts, g->fl.n, REPLY_HELD, &g->rs, now,
 			       &pe) < 0) {
 		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: no reply: %s", rcpt,
 			    pe.msg);
 		rc = store_held_drop(d->st, rcpt, e);
 		goto out;
 	}
-	if (policy_rate_check_patch(d->pol, &ps, &g.p[0], now, &why, &at) == POLICY_HOLD) {
+	if (policy_rate_check_patch(d->pol, &g->ps, &g->p[0], now, &why, &at) == POLICY_HOLD) {
 		log_message(LOGL_INFO, ms->v[0].msgid, "held replies for %s: still %s (tried again "
 			    "in %ld s)", rcpt, policy_reason_name(why), (long)(at - now));
-		note_full(why, at, now, full);
+		note_full(why, at, now, g->full);
 		rc = store_held_set_deadline(d->st, rcpt, at > now ? at : now + 1, e);
 		goto out;
 	}
-	rc = queue_group(d, "held", store_held_queue_reply, rcpt, &g.r, &g.p[0], &ps, ps.rs,
-			 &g.fl, now, e);
+	rc = queue_group(d, g, e);
 out:
-	grouped_release(&g);
+	grouped_release(g);
 	return rc;
 }
 
@@ -860,8 +858,12 @@ static int held_flush(struct daemon *d, const char *rcpt, time_t now, time_t *fu
 	struct members ms = { 0 };
 	int rc = store_held_members(d->st, rcpt, held_member_add, &ms, e);
 
-	if (rc == 0 && ms.n)
-		rc = held_build(d, rcpt, &ms, now, full, e);
+	if (rc == 0 && ms.n) {
+		struct grouped g = { .kind = &held_group, .id = rcpt, .total = (int)ms.n, .now = now,
+				     .full = full };
+
+		rc = held_build(d, &g, &ms, e);
+	}
 	members_release(&ms);
 	return rc;
 }

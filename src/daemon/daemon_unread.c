@@ -166,7 +166,7 @@ static int unread_row(struct daemon *d, const struct job *j, enum store_unread_s
 {
 	struct store_unread u = {
 		j->src->id, j->src->f->name, j->o.uid, state, tries, next_try,
-		state == STORE_UNREAD_TOO_LARGE ? j->o.size : 0, reason, daemon_now(d),
+		state == STORE_UNREAD_TOO_LARGE ? j->o.size : 0, reason, j->ctx->now,
 	};
 
 	return store_unread_put(d->st, &u, e);
@@ -219,7 +219,7 @@ static int missing(struct daemon *d, const struct job *j, struct err *e)
 	struct folder *f = j->src->f;
 	struct retry *r = retry_find(f, j->o.uid);
 	const char *why = j->o.why ? j->o.why : "not delivered";
-	time_t now = daemon_now(d);
+	time_t now = j->ctx->now;
 	char where[512];
 	bool known;
 	int tries;

@@ -123,10 +123,10 @@ static int store_part(struct store *st, const struct patch *p,
 {
 	struct msg_context c;
 	size_t asked = 0;
+	bool have_c = false;
 	int rc = 0;
 
 	msg_context_init(&c);
-	context_from_patch(NULL, p, now, &c);
 	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES && rc == 0; i++) {
 		const char *url;
 		size_t n;
@@ -140,8 +140,13 @@ static int store_part(struct store *st, const struct patch *p,
 			break;
 		id = linkref_msgid(archives, url, n);
 		/* In-thread IDs too (a v2 sent in reply to v1); not the mail itself. */
-		if (id && !(p->message_id && msgid_same(id, p->message_id)))
+		if (id && !(p->message_id && msgid_same(id, p->message_id))) {
+			/* found when a link needs it: most patches have none */
+			if (!have_c)
+				context_from_patch(NULL, p, now, &c);
+			have_c = true;
 			rc = store_result(st, &c, url, n, id, out, e);
+		}
 		free(id);
 	}
 	msg_context_release(&c);

@@ -11,6 +11,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "mail/listid.h"
 #include "mail/msgid.h"
 
 #define SUBJECT_MAX_GROUPS	16	/* bracket groups parsed in a subject */
@@ -442,17 +443,15 @@ static void parse_references(struct patch *p, const char *s)
 	}
 }
 
+/* The mail's list, as the per-list policy names it (listid.h). */
 static char *list_id(const struct message *m)
 {
-	const char *v = message_header_last(m, "List-Id");	/* the list server's */
-	const char *lt, *gt;
+	char id[MAIL_LIST_ID_MAX + 1];
 
-	if (v && (lt = strrchr(v, '<')) && (gt = strchr(lt, '>')))
-		return xstrndup_trim(lt + 1, (size_t)(gt - lt - 1));
-	if (v)
-		return xstrndup_trim(v, strlen(v));
-	v = hdr_value(m, "X-Mailing-List");
-	return v ? msgid_strip(v) : xstrdup("");
+	if (mail_list_id(message_header_last(m, "List-Id"), hdr_value(m, "X-Mailing-List"), id,
+			 sizeof(id)) < 0)
+		return xstrdup("");
+	return xstrdup(id);
 }
 
 static void fill_ids(struct patch *p, const struct message *m)

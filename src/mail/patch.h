@@ -134,7 +134,8 @@ struct patch {
 	char *in_reply_to;	/* owned; without <>, "" when absent */
 	char **references;	/* owned; Message-IDs without <>, in order */
 	size_t nreferences;
-	char *list_id;		/* owned; List-Id or X-Mailing-List, "" when absent */
+	char *list_id;		/* owned; the list ID (mail_list_id(): List-Id or
+				 * X-Mailing-List, lower case), "" when none */
 
 	struct person author;	/* owned; the real author (in-body From:, relay rules) */
 	struct person sender;	/* owned; the header From: as written */

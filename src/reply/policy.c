@@ -301,7 +301,8 @@ static void prune_authors(struct policy *pol, time_t now)
 static size_t rate_keys(const struct policy_settings *s, const struct patch *p,
 			char *keys[POLICY_MAX_KEYS])
 {
-	struct recipients r;
+	const struct recipients *r;
+	struct recipients own;
 	size_t n = 0;
 	char *author, *to;
 
@@ -309,9 +310,10 @@ static size_t rate_keys(const struct policy_settings *s, const struct patch *p,
 		keys[0] = addr_key(policy_author_address(p));
 		return keys[0] ? 1 : 0;
 	}
-	if (recipients_find(&r, p, s->rs) == 0 && (to = addr_key(r.to.email))) {
+	r = recipients_of(p, s->rs, &own);
+	if ((to = addr_key(r->to.email))) {	/* nobody to answer: "", no key */
 		keys[n++] = to;
-		if ((author = addr_key(r.author.email))) {
+		if ((author = addr_key(r->author.email))) {
 			struct buf b;
 
 			buf_init(&b, 0);
@@ -320,7 +322,8 @@ static size_t rate_keys(const struct policy_settings *s, const struct patch *p,
 			free(author);
 		}
 	}
-	recipients_release(&r);
+	if (r == &own)
+		recipients_release(&own);
 	return n;
 }
 

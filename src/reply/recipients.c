@@ -153,6 +153,7 @@ static int find_submitter(struct recipients *r, const struct patch *p,
 int recipients_find(struct recipients *r, const struct patch *p, const struct reply_settings *s)
 {
 	memset(r, 0, sizeof(*r));
+	r->of = p;
 	r->author.name = xstrdup("");
 	r->author.email = xstrdup("");
 	if (find_submitter(r, p, s) < 0)
@@ -168,6 +169,15 @@ int recipients_find(struct recipients *r, const struct patch *p, const struct re
 	if (s->to != REPLY_TO_AUTHOR && s->list_address && address_header_safe(s->list_address))
 		r->list = s->list_address;
 	return 0;
+}
+
+const struct recipients *recipients_of(const struct patch *p, const struct reply_settings *s,
+				       struct recipients *own)
+{
+	if (s->who && s->who->of == p)
+		return s->who;
+	recipients_find(own, p, s);
+	return own;
 }
 
 void recipients_release(struct recipients *r)

@@ -45,6 +45,7 @@ struct recipients {
 	struct person author;	/* owned; the in-body author to Cc; email "" when none */
 	const char *list;	/* foreign (settings); the list to Cc, or NULL */
 	const char *why;	/* static; when to.email is "": why nobody is answered */
+	const struct patch *of;	/* foreign; the patch they were found for */
 };
 
 /* Fills r for patch p (p->msg supplies the raw headers).  0 when there is
@@ -52,6 +53,12 @@ struct recipients {
 int recipients_find(struct recipients *r, const struct patch *p, const struct reply_settings *s);
 
 void recipients_release(struct recipients *r);
+
+/* The recipients of a reply to p with s: those s carries for p (s->who,
+ * found by the caller with s), else recipients_find() into own; when the
+ * result is own, recipients_release() it.  Nobody: to.email "". */
+const struct recipients *recipients_of(const struct patch *p, const struct reply_settings *s,
+				       struct recipients *own);
 
 /*
  * Whether addr may receive a reply about p: a plain addr-spec that is not

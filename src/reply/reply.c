@@ -763,8 +763,9 @@ static void put_qp(struct buf *out, const struct buf *body)
 
 struct parts {
 	struct person from;	/* owned */
-	struct recipients who;	/* owned */
-	const struct person *to; /* foreign (who.to) */
+	struct recipients own;	/* owned; whom to answer, unless the settings knew */
+	const struct recipients *who; /* foreign (own, or the settings') */
+	const struct person *to; /* foreign (who->to) */
 	struct addrs cc, refs, rules;
 	struct item *items;	/* owned; one per distinct finding reported */
 	size_t nused, nall, alloc; /* shown (REPLY_MAX_FINDINGS at most), all */
@@ -786,7 +787,8 @@ static void addrs_drop(struct addrs *a, const char *addr)
 static void parts_release(struct parts *p)
 {
 	person_release(&p->from);
-	recipients_release(&p->who);
+	if (p->who == &p->own)
+		recipients_release(&p->own);
 	addrs_release(&p->cc);
 	addrs_release(&p->refs);
 	addrs_release(&p->rules);
@@ -914,10 +916,11 @@ static int gather_start(struct parts *pp, const struct patch *msg, const char **
 	if (!s->from || address_parse(&pp->from, s->from, strlen(s->from), NULL) < 0 ||
 	    !address_header_safe(pp->from.email))
 		return err_set(e, ERR_FINAL, "reply: [reply] from is not a valid address");
-	if (recipients_find(&pp->who, msg, s) < 0)
+	pp->who = recipients_of(msg, s, &pp->own);
+	if (!pp->who->to.email[0])
 		return err_set(e, ERR_FINAL, "message <%.200s>: nobody to reply to: %s",
-			       msg->message_id ? msg->message_id : "", pp->who.why);
-	pp->to = &pp->who.to;
+			       msg->message_id ? msg->message_id : "", pp->who->why);
+	pp->to = &pp->who->to;
 	return 0;
 }
 
@@ -948,7 +951,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 	 * copy of it in the mail's To or Cc is a duplicate.  Then it leaves
 	 * the Cc: in To: never Cc'd again. */
 	addrs_add(&pp->cc, pp->to->email, s, pp->from.email);
-	collect_cc(&pp->cc, parent, &pp->who, !sender_only(pp), s, pp->from.email);
+	collect_cc(&pp->cc, parent, pp->who, !sender_only(pp), s, pp->from.email);
 	addrs_drop(&pp->cc, pp->to->email);
 	collect_refs(&pp->refs, parent, pp->parent_ok);
 	collect_rules(&pp->rules, pp->items, pp->nused);
@@ -1030,8 +1033,8 @@ static void cc_recipients(struct parts *pp, const struct reply_cc *c,
 	}
 	if (c->patch)
 		recipients_release(&pw);
-	if (pp->who.list)
-		addrs_add(&pp->cc, pp->who.list, s, pp->from.email);
+	if (pp->who->list)
+		addrs_add(&pp->cc, pp->who->list, s, pp->from.email);
 	if (s->to == REPLY_TO_ALL) {
 		add_raw_list(&pp->cc, hdr_raw(c->request, "To"), c->request, s, pp->from.email);
 		add_raw_list(&pp->cc, hdr_raw(c->request, "Cc"), c->request, s, pp->from.email);

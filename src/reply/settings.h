@@ -19,6 +19,8 @@
 
 #include "rules/rules.h"
 
+struct recipients;
+
 /* Whom a reply goes to (the ini key [reply] to). */
 enum reply_to {
 	REPLY_TO_AUTHOR,	/* "author": To the author only */
@@ -44,6 +46,11 @@ struct reply_settings {
 	const char *const *list_addresses; /* foreign; every configured list's address:
 					    * never answered */
 	size_t nlist_addresses;
+	/* foreign, or NULL: whom a reply to one patch goes to, as
+	 * recipients_find() found it with these settings -- a caller that
+	 * decides a patch in several steps finds it once (recipients_of()).
+	 * Only ever read for that patch (who->of). */
+	const struct recipients *who;
 };
 
 /* from "tagbot <tagbot@localhost.localdomain>", to author, no Reply-To,
