@@ -77,6 +77,7 @@ static int committed_attempts(const char *reply)
 
 /* The scripted sink. */
 struct sink {
+	time_t now;				/* the drain's clock; 0: the time of day */
 	struct outbox_item *held[SINK_MAX];	/* with the sink, oldest first */
 	size_t nheld, most;			/* now, and the most at once */
 	char started[NREPLIES * 4][32];		/* every reply handed over, in order */
@@ -153,10 +154,17 @@ static size_t times_started(const struct sink *k, const char *reply)
 	return n;
 }
 
+static time_t sink_now(void *arg)
+{
+	const struct sink *k = arg;
+
+	return k->now ? k->now : time(NULL);
+}
+
 static struct store_counts drain(struct store *st, struct sink *k, bool async, long hold,
 				 int want_rc, struct deliver_stats *ds)
 {
-	struct deliver_ops ops = { .send = sink_send, .arg = k };
+	struct deliver_ops ops = { .send = sink_send, .now = sink_now, .arg = k };
 	struct deliver_settings s = { .hold = hold, .parallel = 4 };
 	struct store_counts c;
 	struct err e;
@@ -264,6 +272,44 @@ START_TEST(test_drain)
 }
 END_TEST
 
+/* sent_time of reply, as another process would read it. */
+static long committed_sent_time(const char *reply)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	long t = -1;
+
+	ck_assert_int_eq(sqlite3_open_v2(th_dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT sent_time FROM outbox WHERE reply_msgid = ?1",
+					    -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, reply, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		t = (long)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return t;
+}
+
+/* The drain reads the time from its caller's clock, never the time of day:
+ * a reply is due, claimed and marked sent by it. */
+START_TEST(test_drain_clock)
+{
+	struct store *st = queued_store();
+	struct sink k = { .now = 5000000 };
+	struct deliver_stats ds;
+	struct store_counts n = drain(st, &k, _i == 1, 120, 0, &ds);
+
+	ck_assert_int_eq(n.sent, NREPLIES);
+	for (int i = 0; i < NREPLIES; i++) {
+		char reply[32];
+
+		snprintf(reply, sizeof(reply), "r%d@bot", i);
+		ck_assert_int_eq(committed_sent_time(reply), 5000000);
+	}
+	store_close(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("deliver");
@@ -271,6 +317,7 @@ int main(void)
 
 	tcase_add_checked_fixture(t, th_scratch_setup, th_scratch_teardown);
 	tcase_add_loop_test(t, test_drain, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_loop_test(t, test_drain_clock, 0, 2);
 	suite_add_tcase(s, t);
 	return th_run_suite(s);
 }

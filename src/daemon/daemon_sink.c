@@ -109,7 +109,7 @@ static enum handover smtp_finish_item(void *arg, bool wait, struct outbox_item *
 	/* Sent without some Cc's: deliver.c keeps and logs what e says. */
 	if (rc == SMTP_NEXT_ACCEPTED && refused.n)
 		snprintf(e->msg, sizeof(e->msg), "%s", refused.text);
-	d->sink.used = time(NULL);
+	d->sink.used = daemon_now(d);
 	return rc == SMTP_NEXT_ACCEPTED ? HANDOVER_SENT : HANDOVER_FAILED;
 }
 
@@ -124,7 +124,7 @@ int daemon_smtp_idle_wait(struct daemon *d, int max_s)
 
 	if (!d->sink.pool)
 		return max_s;
-	left = d->sink.used + SMTP_REUSE_IDLE_S - time(NULL);
+	left = d->sink.used + SMTP_REUSE_IDLE_S - daemon_now(d);
 	if (left <= 0) {
 		smtp_pool_free(d->sink.pool);
 		d->sink.pool = NULL;
@@ -150,7 +150,7 @@ static void sink_state_put(struct daemon *d, const char *reason)
 /* A fault of the sink: said once per back-off step, at error level. */
 static void sink_failed(struct daemon *d, const struct err *why)
 {
-	time_t now = time(NULL);
+	time_t now = daemon_now(d);
 	double delay = daemon_backoff_next(&d->sink.step);
 	struct store_counts c = { 0 };
 	struct err e;
@@ -174,30 +174,36 @@ static void sink_works(struct daemon *d)
 	d->sink.failing = false;
 	d->sink.step = 0;
 	d->sink.failures = 0;
-	d->sink.since = time(NULL);
+	d->sink.since = daemon_now(d);
 	d->sink.retry_at = 0;
 	sink_state_put(d, "");
 }
 
 int daemon_sink_wait(const struct daemon *d, int max)
 {
-	time_t left = d->sink.retry_at - time(NULL);
+	time_t left = d->sink.retry_at - daemon_now(d);
 
 	if (!d->sink.failing || left >= max)
 		return max;
 	return left < 1 ? 1 : (int)left;
 }
 
+/* The drain's clock: the daemon's. */
+static time_t sink_now(void *arg)
+{
+	return daemon_now(arg);
+}
+
 /* Sends what is due, DRAIN_CHUNK at a time, stopping for a signal. */
 int daemon_drain(struct daemon *d, struct err *e)
 {
-	struct deliver_ops ops = { .arg = d };
+	struct deliver_ops ops = { .now = sink_now, .arg = d };
 	struct deliver_settings s = { 0 };
 	size_t before, done0 = d->sink.ds.sent + d->sink.ds.failed;
 
 	if (d->dry)	/* its replies were printed as they were queued */
 		return 0;
-	if (d->sink.failing && time(NULL) < d->sink.retry_at)
+	if (d->sink.failing && daemon_now(d) < d->sink.retry_at)
 		return 0;
 	if (d->cfg.sink.type == SINK_MAILDIR) {
 		ops.send = maildir_send;

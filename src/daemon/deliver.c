@@ -28,80 +28,6 @@ enum step {
 	STEP_ERROR	/* e filled */
 };
 
-/* A reply handed over before: is it there already? */
-static enum step confirm(struct store *st, const struct deliver_ops *ops,
-			 const struct outbox_item *it, bool *done, struct deliver_stats *out,
-			 struct err *e)
-{
-	bool found = false;
-
-	*done = false;
-	if (!ops->confirm || it->attempts == 0)
-		return STEP_NEXT;
-	if (ops->confirm(ops->arg, it->reply_msgid, &found, e) < 0)
-		return STEP_ERROR;
-	if (!found) {
-		log_message(LOGL_INFO, it->parent_msgid, "reply <%s> not found delivered after "
-			    "%d attempt(s): sending it again", it->reply_msgid, (it->attempts + 1) / 2);
-		return STEP_NEXT;
-	}
-	if (store_outbox_mark_sent(st, it->reply_msgid, time(NULL), NULL, e) < 0)
-		return STEP_ERROR;
-	log_message(LOGL_INFO, it->parent_msgid, "reply <%s> was delivered before: marked sent",
-		    it->reply_msgid);
-	out->confirmed++;
-	*done = true;
-	return STEP_NEXT;
-}
-
-/*
- * A fault of the sink (ERR_SETUP): nothing was handed over, so the reply
- * is put back as it was before its claim, due at once; the drain ends and
- * the caller backs the sink off.  Its log line is the caller's, once for
- * the sink, not one per reply.
- */
-static enum step sink_fault(struct store *st, const struct outbox_item *it,
-			    const struct err *why, struct err *fault, struct err *e)
-{
-	char note[ERR_MSG_MAX + 32];
-
-	log_message(LOGL_DEBUG, it->parent_msgid, "reply <%s> stays queued: %s", it->reply_msgid,
-		    why->msg);
-	snprintf(note, sizeof(note), "waiting for the sink: %s", why->msg);
-	if (store_outbox_unclaim(st, it->reply_msgid, time(NULL), note, e) < 0)
-		return STEP_ERROR;
-	*fault = *why;
-	return STEP_STOP;
-}
-
-/* What a failed send leaves in the outbox. */
-static enum step failed(struct store *st, const struct deliver_settings *s,
-			const struct outbox_item *it, const struct err *why,
-			struct deliver_stats *out, struct err *fault, struct err *e)
-{
-	long backoff;
-
-	if (why->cls == ERR_SETUP)
-		return sink_fault(st, it, why, fault, e);
-	if (why->cls == ERR_FINAL) {
-		log_message(LOGL_ERROR, it->parent_msgid, "reply <%s> refused, not retried: %s",
-			    it->reply_msgid, why->msg);
-		out->failed++;
-		if (store_outbox_mark_failed(st, it->reply_msgid, time(NULL), why->msg, e) < 0)
-			return STEP_ERROR;
-		return STEP_NEXT;
-	}
-	/* attempts counts the claim of each try and the outcome of the earlier
-	 * ones: (attempts + 1) / 2 tries so far. */
-	backoff = deliver_backoff(s, (it->attempts + 1) / 2, why->cls == ERR_TEMP);
-	log_message(LOGL_WARNING, it->parent_msgid, "reply <%s> not sent, retrying in %ld s: %s",
-		    it->reply_msgid, backoff, why->msg);
-	out->retried++;
-	if (store_outbox_mark_retry(st, it->reply_msgid, time(NULL), backoff, why->msg, e) < 0)
-		return STEP_ERROR;
-	return STEP_STOP;
-}
-
 /* A handover that ended, to be recorded in the next transaction. */
 struct ended {
 	size_t slot;
@@ -121,7 +47,81 @@ struct drain {
 	size_t parallel, running, nended;
 	bool stalled;			/* the reply due first is still with the sink */
 	struct err fault;		/* a fault of the sink (ERR_SETUP), or none */
+	time_t now;			/* the round's: ops->now at its start */
 };
+
+/* A reply handed over before: is it there already? */
+static enum step confirm(struct drain *d, const struct outbox_item *it, bool *done,
+			 struct err *e)
+{
+	const struct deliver_ops *ops = d->ops;
+	bool found = false;
+
+	*done = false;
+	if (!ops->confirm || it->attempts == 0)
+		return STEP_NEXT;
+	if (ops->confirm(ops->arg, it->reply_msgid, &found, e) < 0)
+		return STEP_ERROR;
+	if (!found) {
+		log_message(LOGL_INFO, it->parent_msgid, "reply <%s> not found delivered after "
+			    "%d attempt(s): sending it again", it->reply_msgid, (it->attempts + 1) / 2);
+		return STEP_NEXT;
+	}
+	if (store_outbox_mark_sent(d->st, it->reply_msgid, d->now, NULL, e) < 0)
+		return STEP_ERROR;
+	log_message(LOGL_INFO, it->parent_msgid, "reply <%s> was delivered before: marked sent",
+		    it->reply_msgid);
+	d->out->confirmed++;
+	*done = true;
+	return STEP_NEXT;
+}
+
+/*
+ * A fault of the sink (ERR_SETUP): nothing was handed over, so the reply
+ * is put back as it was before its claim, due at once; the drain ends and
+ * the caller backs the sink off.  Its log line is the caller's, once for
+ * the sink, not one per reply.
+ */
+static enum step sink_fault(struct drain *d, const struct outbox_item *it,
+			    const struct err *why, struct err *e)
+{
+	char note[ERR_MSG_MAX + 32];
+
+	log_message(LOGL_DEBUG, it->parent_msgid, "reply <%s> stays queued: %s", it->reply_msgid,
+		    why->msg);
+	snprintf(note, sizeof(note), "waiting for the sink: %s", why->msg);
+	if (store_outbox_unclaim(d->st, it->reply_msgid, d->now, note, e) < 0)
+		return STEP_ERROR;
+	d->fault = *why;
+	return STEP_STOP;
+}
+
+/* What a failed send leaves in the outbox. */
+static enum step failed(struct drain *d, const struct outbox_item *it, const struct err *why,
+			struct err *e)
+{
+	long backoff;
+
+	if (why->cls == ERR_SETUP)
+		return sink_fault(d, it, why, e);
+	if (why->cls == ERR_FINAL) {
+		log_message(LOGL_ERROR, it->parent_msgid, "reply <%s> refused, not retried: %s",
+			    it->reply_msgid, why->msg);
+		d->out->failed++;
+		if (store_outbox_mark_failed(d->st, it->reply_msgid, d->now, why->msg, e) < 0)
+			return STEP_ERROR;
+		return STEP_NEXT;
+	}
+	/* attempts counts the claim of each try and the outcome of the earlier
+	 * ones: (attempts + 1) / 2 tries so far. */
+	backoff = deliver_backoff(d->s, (it->attempts + 1) / 2, why->cls == ERR_TEMP);
+	log_message(LOGL_WARNING, it->parent_msgid, "reply <%s> not sent, retrying in %ld s: %s",
+		    it->reply_msgid, backoff, why->msg);
+	d->out->retried++;
+	if (store_outbox_mark_retry(d->st, it->reply_msgid, d->now, backoff, why->msg, e) < 0)
+		return STEP_ERROR;
+	return STEP_STOP;
+}
 
 static void drain_init(struct drain *d, struct store *st, const struct deliver_ops *ops,
 		       const struct deliver_settings *s, struct deliver_stats *out)
@@ -207,8 +207,8 @@ static enum step record(struct drain *d, const struct ended *x, struct err *e)
 
 	d->used[x->slot] = false;
 	if (x->rc < 0)
-		return failed(d->st, d->s, it, &x->why, d->out, &d->fault, e);
-	if (store_outbox_mark_sent(d->st, it->reply_msgid, time(NULL), note, e) < 0)
+		return failed(d, it, &x->why, e);
+	if (store_outbox_mark_sent(d->st, it->reply_msgid, d->now, note, e) < 0)
 		return STEP_ERROR;
 	log_message(note ? LOGL_WARNING : LOGL_INFO, it->parent_msgid, "reply <%s> sent to %s%s%s%s",
 		    it->reply_msgid, it->nrcpt ? it->rcpt[0] : "?",
@@ -251,7 +251,7 @@ static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *cla
 	bool done;
 
 	*claimed = false;
-	if (store_outbox_next_due(d->st, time(NULL), it, found, e) < 0)
+	if (store_outbox_next_due(d->st, d->now, it, found, e) < 0)
 		return STEP_ERROR;
 	if (!*found)
 		return STEP_NEXT;
@@ -259,10 +259,10 @@ static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *cla
 		d->stalled = true;
 		return STEP_NEXT;
 	}
-	r = confirm(d->st, d->ops, it, &done, d->out, e);
+	r = confirm(d, it, &done, e);
 	if (r != STEP_NEXT || done)
 		return r;
-	if (store_outbox_mark_retry(d->st, it->reply_msgid, time(NULL), d->s->hold,
+	if (store_outbox_mark_retry(d->st, it->reply_msgid, d->now, d->s->hold,
 				    "sending (claimed)", e) < 0)
 		return STEP_ERROR;
 	it->attempts++;
@@ -285,6 +285,7 @@ static enum step drain_round(struct drain *d, bool may_claim, size_t *handled, s
 
 	*nfresh = 0;
 	d->stalled = false;
+	d->now = d->ops->now(d->ops->arg);
 	if (store_begin(d->st, e) < 0)
 		return STEP_ERROR;
 	for (size_t i = 0; i < d->nended && r != STEP_ERROR; i++)

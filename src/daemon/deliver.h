@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "lib/err.h"
 #include "store/store.h"
@@ -64,6 +65,11 @@ struct deliver_ops {
 	 * leaves one).  NULL: the sink gives no way to tell.  An error leaves the
 	 * reply queued and ends the drain. */
 	int (*confirm)(void *arg, const char *reply_msgid, bool *found, struct err *e);
+	/* The caller's clock (the daemon's: deliver.c reads no other), read at
+	 * the start of each round, a transaction of the outcomes that came
+	 * back and the claims of the replies due then; what the round marks
+	 * (sent, retried, failed, claimed) is stamped with it. */
+	time_t (*now)(void *arg);
 	void *arg;			/* foreign; passed to all */
 	/*
 	 * Instead of send (which may then be NULL): start hands the reply over
