@@ -16,7 +16,7 @@ START_TEST(test_due)
 {
 	struct config_source c = { .poll_interval = 300 };
 	struct source s = { .c = &c };
-	struct daemon d = { .nsrcs = 1 };
+	struct daemon d = { .sources.n = 1 };
 
 	/* no back-off: one source alone is due a poll_interval from now */
 	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW + 300);
@@ -30,7 +30,7 @@ START_TEST(test_due)
 	s.retry_at = NOW - 2;
 	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW - 2);
 	/* among several, without a back-off: its own next poll */
-	d.nsrcs = 2;
+	d.sources.n = 2;
 	s.retry_at = 0;
 	s.next_poll = NOW + 7;
 	ck_assert_int_eq(daemon_source_due_at(&d, &s, NOW), NOW + 7);
@@ -46,7 +46,7 @@ START_TEST(test_due_claim)
 	struct daemon_opts o = { 0 };
 	struct config_source c = { .poll_interval = 300 };
 	struct source s = { .c = &c, .next_poll = NOW + 300 };
-	struct daemon d = { .nsrcs = 2, .o = &o };
+	struct daemon d = { .sources.n = 2, .o = &o };
 
 	ck_assert(!daemon_source_due(&d, &s, NOW));
 	s.one.claim_wake = NOW + 20;

@@ -90,7 +90,7 @@ time_t daemon_now(const struct daemon *d)
 void daemon_jobctx(struct jobctx *c, struct daemon *d, struct source *src)
 {
 	c->d = d;
-	c->b = &d->b;
+	c->b = &d->pipeline.b;
 	c->src = src;
 	c->f = src ? src->f : NULL;
 	c->now = daemon_now(d);

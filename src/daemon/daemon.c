@@ -43,7 +43,7 @@
  *
  * Several sources ([source NAME]): each has its checkpoints and back-off;
  * one loop polls each when due and sleeps in the IDLE of one IMAP source
- * (waiter()).  A batch belongs to one source (d->b.src) from its first
+ * (waiter()).  A batch belongs to one source (d->pipeline.b.src) from its first
  * message to its commit.  Through (1), a message seen through several
  * sources is one row and at most one reply.
  *
@@ -100,33 +100,33 @@ static void settings_build(struct daemon *d)
 {
 	const struct config_reply *c = &d->cfg.reply;
 
-	reply_settings_init(&d->rs);
-	d->rs.from = c->from;
-	d->rs.to = c->to;
-	d->rs.reply_to = c->reply_to;
-	d->rs.footer = c->footer;
-	d->rs.min_severity = d->cfg.tagbot.min_reply_severity;
-	d->rs.bot_addresses = (const char *const *)c->bot_addresses.v;
-	d->rs.nbot_addresses = c->bot_addresses.n;
-	d->rs.cc_author = c->cc_author;
-	d->rs.list_addresses = d->cfg.lists.addresses;
-	d->rs.nlist_addresses = d->cfg.lists.naddresses;
+	reply_settings_init(&d->pipeline.rs);
+	d->pipeline.rs.from = c->from;
+	d->pipeline.rs.to = c->to;
+	d->pipeline.rs.reply_to = c->reply_to;
+	d->pipeline.rs.footer = c->footer;
+	d->pipeline.rs.min_severity = d->cfg.tagbot.min_reply_severity;
+	d->pipeline.rs.bot_addresses = (const char *const *)c->bot_addresses.v;
+	d->pipeline.rs.nbot_addresses = c->bot_addresses.n;
+	d->pipeline.rs.cc_author = c->cc_author;
+	d->pipeline.rs.list_addresses = d->cfg.lists.addresses;
+	d->pipeline.rs.nlist_addresses = d->cfg.lists.naddresses;
 
-	policy_settings_init(&d->ps);
-	d->ps.min_reply_severity = d->cfg.tagbot.min_reply_severity;
-	d->ps.from = c->from;
-	d->ps.bot_addresses = d->rs.bot_addresses;
-	d->ps.nbot_addresses = d->rs.nbot_addresses;
+	policy_settings_init(&d->pipeline.ps);
+	d->pipeline.ps.min_reply_severity = d->cfg.tagbot.min_reply_severity;
+	d->pipeline.ps.from = c->from;
+	d->pipeline.ps.bot_addresses = d->pipeline.rs.bot_addresses;
+	d->pipeline.ps.nbot_addresses = d->pipeline.rs.nbot_addresses;
 	if (c->ignore_senders.set) {
-		d->ps.ignore_senders = c->ignore_senders.n ?
+		d->pipeline.ps.ignore_senders = c->ignore_senders.n ?
 			(const char *const *)c->ignore_senders.v : no_patterns;
-		d->ps.nignore_senders = c->ignore_senders.n;
+		d->pipeline.ps.nignore_senders = c->ignore_senders.n;
 	}
-	d->ps.max_per_author_per_hour = (unsigned)c->max_per_author_per_hour;
-	d->ps.max_per_minute = (unsigned)c->max_per_minute;
-	d->ps.max_share_per_sender = (unsigned)c->max_share_per_sender;
-	d->ps.answer_rfc = c->answer_rfc;
-	d->ps.rs = &d->rs;
+	d->pipeline.ps.max_per_author_per_hour = (unsigned)c->max_per_author_per_hour;
+	d->pipeline.ps.max_per_minute = (unsigned)c->max_per_minute;
+	d->pipeline.ps.max_share_per_sender = (unsigned)c->max_share_per_sender;
+	d->pipeline.ps.answer_rfc = c->answer_rfc;
+	d->pipeline.ps.rs = &d->pipeline.rs;
 }
 
 /* The addr-spec of "Name <addr>" or addr; malloc'ed, NULL when none. */
@@ -233,13 +233,13 @@ static int wait_seconds(struct daemon *d, time_t now, int max)
 static int take(void *aux, const struct origin *o, const char *raw, size_t len, struct err *e)
 {
 	struct daemon *d = aux;
-	struct source *s = d->b.src;
+	struct source *s = d->pipeline.b.src;
 
 	if (daemon_process_one(d, s, o, raw, len, e) < 0)
 		return -1;
 	if (daemon_got_stop)
 		return SOURCE_STOP;
-	return d->b.n >= (size_t)s->c->batch ? SOURCE_FULL : SOURCE_MORE;
+	return d->pipeline.b.n >= (size_t)s->c->batch ? SOURCE_FULL : SOURCE_MORE;
 }
 
 /* The source is between fetches: commit the batch, then send. */
@@ -257,7 +257,7 @@ static int poll_source(struct daemon *d, struct source *s, struct err *e)
 {
 	const struct source_cb cb = { take, end_batch, d };
 
-	d->b.src = s;
+	d->pipeline.b.src = s;
 	err_init(e);
 	if (!s->ops->connected(s) && s->ops->open(s, e) < 0)
 		return -1;
@@ -280,16 +280,16 @@ static int source_failed(struct daemon *d, struct source *s, const struct err *e
 	s->more = false;
 	/* A wait for the server that a SIGTERM cut short: no retry to tell of. */
 	if (daemon_got_stop) {
-		log_msg(LOGL_INFO, "%s%s%s", d->nsrcs == 1 ? "" : s->label,
-			d->nsrcs == 1 ? "" : " ", e->msg);
+		log_msg(LOGL_INFO, "%s%s%s", d->sources.n == 1 ? "" : s->label,
+			d->sources.n == 1 ? "" : " ", e->msg);
 		return 0;
 	}
-	if (d->o->once || (e->cls == ERR_FINAL && d->nsrcs == 1))
+	if (d->o->once || (e->cls == ERR_FINAL && d->sources.n == 1))
 		return -1;
 	if (e->cls == ERR_FINAL)
 		s->backoff_step = UINT_MAX / 2;	/* the cap */
 	delay = daemon_backoff_next(&s->backoff_step);
-	if (d->nsrcs == 1)
+	if (d->sources.n == 1)
 		log_msg(LOGL_WARNING, "%s; retrying in %.1f s", e->msg, delay);
 	else
 		log_msg(e->cls == ERR_FINAL ? LOGL_ERROR : LOGL_WARNING, "%s %s; retrying it in "
@@ -308,7 +308,7 @@ time_t daemon_source_due_at(const struct daemon *d, const struct source *s, time
 	 * clock may have passed it between source_failed() and the sleep) */
 	if (s->retry_at)
 		return s->retry_at;
-	if (d->nsrcs == 1)
+	if (d->sources.n == 1)
 		return now + s->c->poll_interval;
 	t = s->next_poll;
 	/* another daemon's claim of its folder that runs out is read on then */
@@ -323,7 +323,7 @@ bool daemon_source_due(const struct daemon *d, const struct source *s, time_t no
 		return true;
 	if (s->retry_at > now)
 		return false;
-	return d->nsrcs == 1 || daemon_source_due_at(d, s, now) <= now ||
+	return d->sources.n == 1 || daemon_source_due_at(d, s, now) <= now ||
 	       daemon_retries_due_at(s, now);
 }
 
@@ -338,8 +338,8 @@ static int round_trip(struct daemon *d, struct err *e)
 	daemon_jobctx(&c, d, NULL);
 	if (daemon_series_flush(d, c.now, e) < 0)
 		return -1;
-	for (size_t i = 0; i < d->nsrcs && !daemon_got_stop; i++) {
-		struct source *s = d->srcs[i];
+	for (size_t i = 0; i < d->sources.n && !daemon_got_stop; i++) {
+		struct source *s = d->sources.v[i];
 
 		if (!daemon_source_due(d, s, c.now))
 			continue;
@@ -374,12 +374,12 @@ static bool can_idle(const struct source *s)
  * (the others are polled when the wait ends for them). */
 static struct source *waiter(struct daemon *d)
 {
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		struct source *s = d->srcs[i];
+	for (size_t i = 0; i < d->sources.n; i++) {
+		struct source *s = d->sources.v[i];
 
 		if (!s->ops->wait || !s->ops->connected(s) || s->retry_at)
 			continue;	/* a source to connect again is polled */
-		if (d->nsrcs == 1 || can_idle(s))
+		if (d->sources.n == 1 || can_idle(s))
 			return s;
 	}
 	return NULL;
@@ -393,8 +393,8 @@ static int sources_wait(struct daemon *d, const struct source *w, time_t now)
 
 	if (w && !can_idle(w))
 		max = w->c->poll_interval;
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		const struct source *s = d->srcs[i];
+	for (size_t i = 0; i < d->sources.n; i++) {
+		const struct source *s = d->sources.v[i];
 		time_t t = daemon_source_due_at(d, s, now);
 
 		if (s == w)
@@ -432,8 +432,8 @@ static int wait_all(struct daemon *d, struct err *e)
 /* Whether a source's last poll stopped at a bound with mail left. */
 static bool sources_more(const struct daemon *d)
 {
-	for (size_t i = 0; i < d->nsrcs; i++)
-		if (d->srcs[i]->more)
+	for (size_t i = 0; i < d->sources.n; i++)
+		if (d->sources.v[i]->more)
 			return true;
 	return false;
 }
@@ -487,34 +487,34 @@ static uint32_t env_hold(void *aux, uint32_t last_uid)
 /* What the sources get of d, instead of d; once the store is open. */
 static void env_build(struct daemon *d)
 {
-	d->env = (struct source_env){
+	d->sources.env = (struct source_env){
 		.st = d->st, .wait_mask = &d->sig.wait_mask, .stop = &daemon_got_stop,
 		.claims = daemon_claims_shared(d),
 		.now = env_now, .known = env_known, .hold = env_hold, .aux = d,
 	};
 }
 
-/* d->srcs for the sources of v (n of them): nothing opened, d->env
+/* d->sources.v for the sources of v (n of them): nothing opened, d->sources.env
  * theirs. */
 static void sources_build(struct daemon *d, const struct config_source *const *v, size_t n)
 {
-	d->srcs = xcalloc(n, sizeof(*d->srcs));
-	d->nsrcs = n;
+	d->sources.v = xcalloc(n, sizeof(*d->sources.v));
+	d->sources.n = n;
 	for (size_t i = 0; i < n; i++)
-		d->srcs[i] = daemon_source_new(v[i], &d->env);
-	d->b.src = d->srcs[0];
+		d->sources.v[i] = daemon_source_new(v[i], &d->sources.env);
+	d->pipeline.b.src = d->sources.v[0];
 }
 
 static void sources_free(struct daemon *d)
 {
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		daemon_claim_release(d, d->srcs[i]);
-		daemon_source_free(d->srcs[i]);
+	for (size_t i = 0; i < d->sources.n; i++) {
+		daemon_claim_release(d, d->sources.v[i]);
+		daemon_source_free(d->sources.v[i]);
 	}
-	free(d->srcs);
-	d->srcs = NULL;
-	d->b.src = NULL;
-	d->nsrcs = 0;
+	free(d->sources.v);
+	d->sources.v = NULL;
+	d->pipeline.b.src = NULL;
+	d->sources.n = 0;
 }
 
 /* The sources' store names, for the log: "maildir:/x, nntp:host:119". */
@@ -523,8 +523,8 @@ static char *sources_text(const struct daemon *d)
 	struct buf b;
 
 	buf_init(&b, 0);
-	for (size_t i = 0; i < d->nsrcs; i++)
-		buf_printf(&b, "%s%s", i ? ", " : "", d->srcs[i]->id);
+	for (size_t i = 0; i < d->sources.n; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", d->sources.v[i]->id);
 	return buf_detach(&b, NULL);
 }
 
@@ -644,7 +644,7 @@ static void rate_in_store(struct daemon *d)
 {
 	const struct policy_events ev = { rate_count, rate_nth, rate_last, rate_add, d };
 
-	policy_set_events(d->pol, &ev);
+	policy_set_events(d->pipeline.pol, &ev);
 }
 
 static int start(struct daemon *d, struct err *e)
@@ -663,7 +663,7 @@ static int start(struct daemon *d, struct err *e)
 	}
 	log_setup(d->cfg.tagbot.log, d->cfg.tagbot.log_level, "tagbot");
 	settings_build(d);
-	d->pol = policy_new();
+	d->pipeline.pol = policy_new();
 	nsrcs = config_sources(&d->cfg, v, ARRAY_SIZE(v));
 	sources_build(d, v, nsrcs);
 	if (d->cfg.sink.type == SINK_SMTP && daemon_finds_copy(d))
@@ -675,11 +675,11 @@ static int start(struct daemon *d, struct err *e)
 	if (daemon_sink_open(d, e) < 0 || daemon_lookup_open(d, e) < 0)
 		return -1;
 	/* A Maildir that cannot be opened is a setting to fix: no start. */
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		struct source *s = d->srcs[i];
+	for (size_t i = 0; i < d->sources.n; i++) {
+		struct source *s = d->sources.v[i];
 
 		if (s->ops->local && s->ops->open(s, e) < 0)
-			return d->nsrcs > 1 ? err_prefix(e, "%s", s->label) : -1;
+			return d->sources.n > 1 ? err_prefix(e, "%s", s->label) : -1;
 	}
 	return 0;
 }
@@ -693,8 +693,8 @@ static void finish(struct daemon *d)
 	maildir_release(&d->sink.out);
 	store_close(d->st);
 	scratch_release(&d->scratch);	/* after the store: its files are in there */
-	policy_free(d->pol);
-	daemon_batch_release(&d->b);
+	policy_free(d->pipeline.pol);
+	daemon_batch_release(&d->pipeline.b);
 	free(d->sink.copy_to);
 	config_release(&d->cfg);
 }
@@ -713,23 +713,23 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	d->oo.config = o->config;
 	d->oo.out = stdout;
 	d->o = &d->oo;
-	d->on_decision = o->on_decision;
-	d->on_reply = o->on_reply;
-	d->hook_arg = o->arg;
+	d->recorder.on_decision = o->on_decision;
+	d->recorder.on_reply = o->on_reply;
+	d->recorder.arg = o->arg;
 	config_init(&d->cfg);
 	maildir_init(&d->sink.out);
 	if (config_load(&d->cfg, o->config, e) < 0)
 		return -1;
 	d->cfg.source.mark_seen = false;	/* the messages are not the source's */
 	settings_build(d);
-	d->pol = policy_new();
+	d->pipeline.pol = policy_new();
 	/* one source, never opened: the store's rows say "replay" */
 	v[0] = &d->cfg.source;
 	sources_build(d, v, 1);
-	free(d->b.src->id);
-	d->b.src->id = xstrdup("replay");
-	free(d->b.src->one.name);
-	d->b.src->one.name = xstrdup("");
+	free(d->pipeline.b.src->id);
+	d->pipeline.b.src->id = xstrdup("replay");
+	free(d->pipeline.b.src->one.name);
+	d->pipeline.b.src->one.name = xstrdup("");
 	if (scratch_create(&d->scratch, "replay", e) < 0)
 		return -1;
 	store_settings_init(&ss);
@@ -750,9 +750,9 @@ int daemon_offline_take(struct daemon *d, const char *name, const char *raw, siz
 	d->clock = t;
 	daemon_jobctx(&c, d, NULL);
 	if (daemon_series_flush(d, c.now, e) < 0 ||
-	    daemon_process_one(d, d->b.src, &o, raw, len, e) < 0)
+	    daemon_process_one(d, d->pipeline.b.src, &o, raw, len, e) < 0)
 		return -1;
-	if (d->b.n >= DAEMON_OFFLINE_BATCH)
+	if (d->pipeline.b.n >= DAEMON_OFFLINE_BATCH)
 		return daemon_batch_end(d, e);
 	return 0;
 }
@@ -800,11 +800,11 @@ int daemon_run(const struct daemon_opts *o, struct err *e)
 		rc = loop(&d, e);
 		if (d.dry)
 			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies printed (dry run)",
-				daemon_got_stop ? "stopped" : "done", d.handled, d.printed);
+				daemon_got_stop ? "stopped" : "done", d.pipeline.handled, d.recorder.printed);
 		else
 			log_msg(LOGL_INFO, "%s: %zu messages looked at, %zu replies sent, %zu "
 				"confirmed, %zu failed", daemon_got_stop ? "stopped" : "done",
-				d.handled, d.sink.ds.sent, d.sink.ds.confirmed, d.sink.ds.failed);
+				d.pipeline.handled, d.sink.ds.sent, d.sink.ds.confirmed, d.sink.ds.failed);
 	}
 	finish(&d);
 	daemon_signals_restore(&d.sig);

@@ -101,7 +101,7 @@ static void archive_find(struct daemon *d, const char *id, struct buf *out, bool
 	size_t off = 0;
 	char *mid;
 
-	if (lookup_message_raw(d->lk, id, out, found, &e) < 0) {
+	if (lookup_message_raw(d->pipeline.lk, id, out, found, &e) < 0) {
 		log_message(LOGL_WARNING, id, "looking it up in the archive: %s", e.msg);
 		return;
 	}
@@ -126,15 +126,15 @@ static void fetch_raw(struct daemon *d, const char *id, struct buf *out, bool *f
 		      const char **where)
 {
 	*found = false;
-	for (size_t i = 0; i < d->nsrcs && !*found; i++) {
-		struct source *s = d->srcs[i];
+	for (size_t i = 0; i < d->sources.n && !*found; i++) {
+		struct source *s = d->sources.v[i];
 
 		if (s->ops->find_msgid && s->ops->connected(s)) {
 			*where = s->ops->place;
 			s->ops->find_msgid(s, id, out, found);
 		}
 	}
-	if (!*found && d->lk) {
+	if (!*found && d->pipeline.lk) {
 		*where = "archive";
 		archive_find(d, id, out, found);
 	}
@@ -227,8 +227,8 @@ static void check_parent(struct daemon *d, const struct parent *pa,
 
 	lookup_results_init(&res);
 	/* What the cache knows; a request never waits for a transfer. */
-	if (d->lk)
-		lookup_cached(d->lk, pa->p, pa->np, &d->cfg.rules.archives, &res);
+	if (d->pipeline.lk)
+		lookup_cached(d->pipeline.lk, pa->p, pa->np, &d->cfg.rules.archives, &res);
 	for (size_t i = 0; i < pa->np; i++)
 		if (pa->p[i].kind == KIND_PATCH || pa->p[i].kind == KIND_COVER)
 			rules_run_lookups(&pa->p[i], rules, &res, f);
@@ -268,7 +268,7 @@ static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 	 * as a patch's reply counts for its author.  Over a limit it is held,
 	 * not dropped: queued to be sent once the limit has room, its slot
 	 * counted at that time. */
-	if (policy_rate_check(d->pol, &a->la.ps, to, now, &why, &at) == POLICY_HOLD)
+	if (policy_rate_check(d->pipeline.pol, &a->la.ps, to, now, &why, &at) == POLICY_HOLD)
 		log_message(LOGL_WARNING, key, "Cc mode: reply held back: %s (to %s; sent in %ld s)",
 			    policy_reason_name(why), to ? to : "?", (long)(at - now));
 	else
@@ -281,7 +281,7 @@ static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 	q = (struct queued_reply){ j, key, kind, &r, at, STORE_QUEUED };
 	rc = daemon_queue_built(d, &q, e);
 	if (rc == 0 && q.res == STORE_QUEUED) {
-		policy_note_reply_to(d->pol, to, at ? at : now);	/* as a patch's reply */
+		policy_note_reply_to(d->pipeline.pol, to, at ? at : now);	/* as a patch's reply */
 		log_answer(key, &r, a);
 		if (a->checked)
 			rc = note_parent(j->ctx, &a->pa, e);
@@ -362,7 +362,7 @@ static int answer(struct daemon *d, const struct job *j, const char *key,
 	parent_init(&a.pa);
 	a.c.request = rq;
 	a.c.explain = a.ex;
-	list_apply(&a.la, &d->cfg, rq->msg, &d->rs, &d->ps);
+	list_apply(&a.la, &d->cfg, rq->msg, &d->pipeline.rs, &d->pipeline.ps);
 	add_explains(d, cmds, &a);
 	/* explain alone asks about a rule, not about the patch. */
 	if (cmds->recheck || !a.c.nexplain)
@@ -384,7 +384,7 @@ static const char *loop_reason(const struct daemon *d, const struct patch *rq, t
 {
 	struct policy_decision dec;
 
-	policy_decide(NULL, &d->ps, rq, NULL, now, &dec);
+	policy_decide(NULL, &d->pipeline.ps, rq, NULL, now, &dec);
 	switch (dec.reason) {
 	case REASON_REPLY:
 	case REASON_PULL:
@@ -431,9 +431,9 @@ static bool authenticated(struct daemon *d, const char *key, const struct patch 
 			    from, authres_verdict_name(v), id);
 		return true;
 	}
-	if (v == AUTHRES_NO_TRUSTED_ID && !d->warned_no_authserv) {
+	if (v == AUTHRES_NO_TRUSTED_ID && !d->pipeline.warned_no_authserv) {
 		/* Once a run: every command is refused for the same reason. */
-		d->warned_no_authserv = true;
+		d->pipeline.warned_no_authserv = true;
 		log_msg(LOGL_WARNING, "Cc mode: [reply] trusted_authserv_id is not set: commands "
 			"are refused, also from maintainers (set it to the authserv-id of the "
 			"receiving server's Authentication-Results)");
@@ -450,7 +450,7 @@ static bool list_enabled(const struct daemon *d, const struct patch *rq)
 {
 	struct list_apply la;
 
-	list_apply(&la, &d->cfg, rq->msg, &d->rs, &d->ps);
+	list_apply(&la, &d->cfg, rq->msg, &d->pipeline.rs, &d->pipeline.ps);
 	return la.pol->enabled;
 }
 
@@ -520,7 +520,7 @@ int daemon_cc_handle(struct daemon *d, const struct job *j, bool *done, struct e
 	*done = false;
 	if (!j->np)
 		return 0;
-	if (!ccmode_is_request(&j->p[0], &d->ps))
+	if (!ccmode_is_request(&j->p[0], &d->pipeline.ps))
 		return quiet_gate(d, j, j->key, j->p, j->np, done, e);
 	*done = true;
 	return request(d, j, j->key, &j->p[0], e);

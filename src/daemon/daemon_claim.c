@@ -97,7 +97,7 @@ void daemon_claim_handled(struct folder *f, uint32_t uid)
 
 int daemon_claim_done(struct daemon *d, struct err *e)
 {
-	struct source *s = d->b.src;
+	struct source *s = d->pipeline.b.src;
 	struct folder *f = s->f;
 	struct store_claim_ask a;
 	uint32_t to;
@@ -126,8 +126,8 @@ void daemon_claim_committed(struct folder *f, bool ok)
 
 int daemon_claims_wait(const struct daemon *d, time_t now, int max)
 {
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		time_t w = d->srcs[i]->one.claim_wake;
+	for (size_t i = 0; i < d->sources.n; i++) {
+		time_t w = d->sources.v[i]->one.claim_wake;
 
 		if (w && w - now < max)
 			max = w - now < 1 ? 1 : (int)(w - now);

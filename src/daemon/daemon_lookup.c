@@ -13,7 +13,7 @@
  *    URLs.  When there is no such URL, or every one
  *    is cached, the patch is checked, decided and recorded at once.  When
  *    one needs a transfer, nothing is decided or recorded for it: its job
- *    (parsed, with a copy of the raw mail) goes into d->pend.
+ *    (parsed, with a copy of the raw mail) goes into d->pipeline.pend.
  * 2. The batch commits.  While mails wait, the checkpoint written to the
  *    store stays below the first waiting UID (daemon_lookup_hold()), and a
  *    waiting Maildir file is not marked seen.  Then daemon_batch_end()
@@ -61,7 +61,7 @@ int daemon_lookup_open(struct daemon *d, struct err *e)
 	daemon_lookup_close(d);
 	if (!d->cfg.rules.lookups)
 		return 0;
-	if (lookup_new(&d->lk, &d->cfg.lookup, cachestore_init(&lc, d->st), e) < 0)
+	if (lookup_new(&d->pipeline.lk, &d->cfg.lookup, cachestore_init(&lc, d->st), e) < 0)
 		return err_prefix(e, "[lookup]");
 	log_msg(LOGL_INFO, "lookups on: %s", d->cfg.lookup.archive_url ? d->cfg.lookup.archive_url
 						 : LOOKUP_DEFAULT_ARCHIVE);
@@ -71,18 +71,18 @@ int daemon_lookup_open(struct daemon *d, struct err *e)
 void daemon_lookup_close(struct daemon *d)
 {
 	daemon_lookup_drop(d);
-	free(d->pend.v);
-	memset(&d->pend, 0, sizeof(d->pend));
-	lookup_free(d->lk);
-	d->lk = NULL;
+	free(d->pipeline.pend.v);
+	memset(&d->pipeline.pend, 0, sizeof(d->pipeline.pend));
+	lookup_free(d->pipeline.lk);
+	d->pipeline.lk = NULL;
 }
 
 void daemon_lookup_drop(struct daemon *d)
 {
-	for (size_t i = 0; i < d->pend.n; i++)
-		daemon_job_free(d->pend.v[i]);
-	d->pend.n = 0;
-	d->pend.bytes = 0;
+	for (size_t i = 0; i < d->pipeline.pend.n; i++)
+		daemon_job_free(d->pipeline.pend.v[i]);
+	d->pipeline.pend.n = 0;
+	d->pipeline.pend.bytes = 0;
 }
 
 /* What a waiting job holds: its raw bytes and its parsed message (the
@@ -94,16 +94,16 @@ static size_t job_bytes(const struct job *j)
 
 static bool pending_full(const struct daemon *d, const struct job *j)
 {
-	return d->pend.n >= PENDING_MAX || d->pend.bytes + job_bytes(j) > PENDING_MAX_BYTES;
+	return d->pipeline.pend.n >= PENDING_MAX || d->pipeline.pend.bytes + job_bytes(j) > PENDING_MAX_BYTES;
 }
 
 static void pending_add(struct daemon *d, struct job *j)
 {
 	daemon_job_keep(j);
 	j->deferred = true;
-	ARRAY_GROW(d->pend.v, d->pend.alloc, d->pend.n + 1);
-	d->pend.v[d->pend.n++] = j;
-	d->pend.bytes += job_bytes(j);
+	ARRAY_GROW(d->pipeline.pend.v, d->pipeline.pend.alloc, d->pipeline.pend.n + 1);
+	d->pipeline.pend.v[d->pipeline.pend.n++] = j;
+	d->pipeline.pend.bytes += job_bytes(j);
 }
 
 /* Links to messages the store knows as earlier versions or series mates:
@@ -124,7 +124,7 @@ enum lookup_gate daemon_lookup_gate(struct daemon *d, struct job *j)
 	struct err e;
 
 	from_store(d, j->p, j->np, j->ctx->now, &j->res);
-	if (!d->lk || lookup_cached(d->lk, j->p, j->np, &d->cfg.rules.archives, &j->res))
+	if (!d->pipeline.lk || lookup_cached(d->pipeline.lk, j->p, j->np, &d->cfg.rules.archives, &j->res))
 		return LOOKUP_DECIDE;
 	if (!pending_full(d, j)) {
 		log_message(LOGL_DEBUG, j->p[0].message_id, "waits for its lookups");
@@ -134,7 +134,7 @@ enum lookup_gate daemon_lookup_gate(struct daemon *d, struct job *j)
 	/* Too many waiting: this one is looked up on its own, now, all its
 	 * parts under one deadline (res keeps what the store and the cache
 	 * settled: those URLs are skipped). */
-	if (lookup_fetch(d->lk, &(struct lookup_request){ j->p, j->np, &j->res }, 1,
+	if (lookup_fetch(d->pipeline.lk, &(struct lookup_request){ j->p, j->np, &j->res }, 1,
 			 &d->cfg.rules.archives, &e) < 0)
 		log_message(LOGL_WARNING, j->p[0].message_id, "%s", e.msg);
 	return LOOKUP_DECIDE;
@@ -142,8 +142,8 @@ enum lookup_gate daemon_lookup_gate(struct daemon *d, struct job *j)
 
 uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid)
 {
-	for (size_t i = 0; i < d->pend.n; i++) {
-		const struct job *j = d->pend.v[i];
+	for (size_t i = 0; i < d->pipeline.pend.n; i++) {
+		const struct job *j = d->pipeline.pend.v[i];
 
 		if (!j->resumed && j->o.uid && j->o.uid - 1 < last_uid)
 			last_uid = j->o.uid - 1;
@@ -156,14 +156,14 @@ void daemon_lookup_resolve(struct daemon *d)
 	struct lookup_request *rq;
 	struct jobctx c;
 	struct err le;
-	size_t n = d->pend.n;
+	size_t n = d->pipeline.pend.n;
 
 	if (!n)
 		return;
-	daemon_jobctx(&c, d, d->b.src);
+	daemon_jobctx(&c, d, d->pipeline.b.src);
 	rq = xcalloc(n, sizeof(*rq));
 	for (size_t i = 0; i < n; i++) {
-		struct job *j = d->pend.v[i];
+		struct job *j = d->pipeline.pend.v[i];
 
 		/* Afresh from the store, which the first pass may have taught;
 		 * the cache's answers come with the transfers. */
@@ -173,7 +173,7 @@ void daemon_lookup_resolve(struct daemon *d)
 		rq[i] = (struct lookup_request){ j->p, j->np, &j->res };
 	}
 	log_msg(LOGL_DEBUG, "lookups for %zu waiting mail%s", n, n == 1 ? "" : "s");
-	if (lookup_fetch(d->lk, rq, n, &d->cfg.rules.archives, &le) < 0)
+	if (lookup_fetch(d->pipeline.lk, rq, n, &d->cfg.rules.archives, &le) < 0)
 		log_msg(LOGL_WARNING, "%s: the mails are checked without them", le.msg);
 	free(rq);
 }

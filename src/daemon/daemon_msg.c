@@ -126,11 +126,11 @@ static int queue_reply(struct daemon *d, const struct job *j, struct err *e)
 	q = (struct queued_reply){ j, rec->key, rec->kind, &r, 0, STORE_QUEUED };
 	rc = daemon_queue_row(d, &q, e);
 	if (rc == 0 && q.res == STORE_QUEUED) {
-		struct policy_settings ps = d->ps;
+		struct policy_settings ps = d->pipeline.ps;
 		struct told t = { rec->lead, rec->told_to, rec->now };
 
 		ps.rs = rs;	/* the keys of whom this reply mails */
-		policy_note_reply(d->pol, &ps, rec->lead, rec->now);
+		policy_note_reply(d->pipeline.pol, &ps, rec->lead, rec->now);
 		daemon_told_note(d, &t, &rec->f, rs->min_severity);
 		daemon_log_queued(&r, rec->lead, &rec->f);
 	}
@@ -183,7 +183,7 @@ static void build_record(struct daemon *d, struct job *j)
 	rec->parts = j->p;
 	rec->nparts = j->np < PATCH_MAX_PARTS ? j->np : PATCH_MAX_PARTS;
 	/* The mail's list ([list ID], [default]): severities, to, minimum. */
-	list_apply(&rec->la, &d->cfg, rec->lead->msg, &d->rs, &d->ps);
+	list_apply(&rec->la, &d->cfg, rec->lead->msg, &d->pipeline.rs, &d->pipeline.ps);
 	recipients_find(&rec->who, rec->lead, &rec->la.rs);
 	rec->la.rs.who = &rec->who;
 	rec->told_to = daemon_told_person(&rec->who);
@@ -199,7 +199,7 @@ static void build_record(struct daemon *d, struct job *j)
 	rec->built = true;
 	daemon_log_budgets(rec->key, &rec->f);
 	daemon_told_filter(d, rec);
-	policy_decide(d->pol, &rec->la.ps, rec->lead, &rec->f, now, &rec->verdict);
+	policy_decide(d->pipeline.pol, &rec->la.ps, rec->lead, &rec->f, now, &rec->verdict);
 }
 
 /* decide(): the message is recorded as skipped (why). */
@@ -458,11 +458,11 @@ static int process(const struct jobctx *c, struct job *j, struct err *e);
 
 static int batch_begin(struct daemon *d, struct err *e)
 {
-	if (d->b.open)
+	if (d->pipeline.b.open)
 		return 0;
 	if (store_begin(d->st, e) < 0)
 		return -1;
-	d->b.open = true;
+	d->pipeline.b.open = true;
 	return 0;
 }
 
@@ -485,8 +485,8 @@ void daemon_batch_release(struct batch *b)
 /* Marks the batch's messages seen, now that their rows are durable. */
 static void mark_seen(struct daemon *d)
 {
-	const struct source_marks m = { d->b.uids, d->b.nuids, d->b.names, d->b.nnames };
-	struct source *s = d->b.src;
+	const struct source_marks m = { d->pipeline.b.uids, d->pipeline.b.nuids, d->pipeline.b.names, d->pipeline.b.nnames };
+	struct source *s = d->pipeline.b.src;
 
 	if (s->c->mark_seen && s->ops->mark_seen)
 		s->ops->mark_seen(s, &m);
@@ -502,23 +502,23 @@ static int claim_in_batch(struct daemon *d, struct err *e)
 		return 0;
 	if (!e)
 		log_msg(LOGL_WARNING, "%s", le.msg);
-	d->b.failed = true;
+	d->pipeline.b.failed = true;
 	return -1;
 }
 
 /* Commits (or, after a store error, rolls back) what the batch holds. */
 static int batch_commit(struct daemon *d, struct err *e)
 {
-	struct folder *f = d->b.src->f;
+	struct folder *f = d->pipeline.b.src->f;
 	int rc = 0;
 
-	if (f->claimed && !d->b.failed && claim_in_batch(d, e) < 0)
+	if (f->claimed && !d->pipeline.b.failed && claim_in_batch(d, e) < 0)
 		rc = -1;
-	if (d->b.open && d->b.failed) {
+	if (d->pipeline.b.open && d->pipeline.b.failed) {
 		store_rollback(d->st);
 		f->cp = f->cp_committed;
 		f->retries_known = false;	/* as the store has them */
-	} else if (d->b.open) {
+	} else if (d->pipeline.b.open) {
 		rc = store_commit(d->st, e);
 		if (rc == 0) {
 			f->cp_committed = f->cp;
@@ -528,11 +528,11 @@ static int batch_commit(struct daemon *d, struct err *e)
 			f->retries_known = false;
 		}
 	}
-	daemon_claim_committed(f, rc == 0 && !d->b.failed);
-	d->b.open = false;
-	if (rc == 0 && !d->b.failed)
+	daemon_claim_committed(f, rc == 0 && !d->pipeline.b.failed);
+	d->pipeline.b.open = false;
+	if (rc == 0 && !d->pipeline.b.failed)
 		mark_seen(d);
-	batch_forget(&d->b);
+	batch_forget(&d->pipeline.b);
 	return rc;
 }
 
@@ -541,7 +541,7 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 	struct err le;
 	int rc = batch_commit(d, e);
 
-	if (!d->pend.n)
+	if (!d->pipeline.pend.n)
 		return rc;
 	/* The mails that waited for lookups, decided in a batch of their own,
 	 * after the replies of the first (they need no lookup). */
@@ -549,17 +549,17 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 		log_msg(LOGL_WARNING, "sending before the lookups: %s", le.msg);
 	if (rc == 0)
 		daemon_lookup_resolve(d);
-	for (size_t i = 0; rc == 0 && i < d->pend.n; i++) {
+	for (size_t i = 0; rc == 0 && i < d->pipeline.pend.n; i++) {
 		struct jobctx c;
 
-		daemon_jobctx(&c, d, d->b.src);
-		d->pend.v[i]->resumed = true;
-		rc = process(&c, d->pend.v[i], e ? e : &le);
+		daemon_jobctx(&c, d, d->pipeline.b.src);
+		d->pipeline.pend.v[i]->resumed = true;
+		rc = process(&c, d->pipeline.pend.v[i], e ? e : &le);
 	}
 	if (batch_commit(d, rc < 0 ? NULL : e) < 0)
 		rc = -1;
 	if (rc < 0)
-		d->b.src->f->cp = d->b.src->f->cp_committed;	/* the waiting mails are fetched again */
+		d->pipeline.b.src->f->cp = d->pipeline.b.src->f->cp_committed;	/* the waiting mails are fetched again */
 	daemon_lookup_drop(d);
 	return rc;
 }
@@ -609,11 +609,11 @@ static int process_job(struct daemon *d, struct job *j, struct err *e)
 
 	daemon_signals_deliver(&d->sig);
 	if (batch_begin(d, e) < 0 || store_begin(d->st, e) < 0) {
-		d->b.failed = true;
+		d->pipeline.b.failed = true;
 		return -1;
 	}
 	if (!j->resumed)
-		d->handled++;
+		d->pipeline.handled++;
 	err_init(&me);
 	rc = handle(d, j, &me);
 	if (rc < 0 && me.cls == ERR_FINAL)
@@ -629,20 +629,20 @@ static int process_job(struct daemon *d, struct job *j, struct err *e)
 		store_rollback(d->st);	/* the savepoint; the batch follows */
 	/* store_commit() undoes the savepoint itself when it fails. */
 	if (rc < 0 || store_commit(d->st, e) < 0) {
-		d->b.failed = true;
+		d->pipeline.b.failed = true;
 		return -1;
 	}
-	d->b.n++;
+	d->pipeline.b.n++;
 	if (j->deferred && !j->resumed)
 		return 0;	/* seen and checkpoint wait for its decision */
 	if (!j->raw && j->o.unread == UNREAD_MISSING)
 		return 0;	/* never read: not marked seen */
 	if (j->o.uid) {
-		ARRAY_GROW(d->b.uids, d->b.auids, d->b.nuids + 1);
-		d->b.uids[d->b.nuids++] = j->o.uid;
+		ARRAY_GROW(d->pipeline.b.uids, d->pipeline.b.auids, d->pipeline.b.nuids + 1);
+		d->pipeline.b.uids[d->pipeline.b.nuids++] = j->o.uid;
 	} else if (j->o.name) {
-		ARRAY_GROW(d->b.names, d->b.anames, d->b.nnames + 1);
-		d->b.names[d->b.nnames++] = xstrdup(j->o.name);
+		ARRAY_GROW(d->pipeline.b.names, d->pipeline.b.anames, d->pipeline.b.nnames + 1);
+		d->pipeline.b.names[d->pipeline.b.nnames++] = xstrdup(j->o.name);
 	}
 	return 0;
 }
@@ -668,7 +668,7 @@ int daemon_process_one(struct daemon *d, struct source *src, const struct origin
 	daemon_jobctx(&c, d, src);
 	rc = process(&c, j, e);
 
-	if (!j->deferred)	/* else d->pend owns it */
+	if (!j->deferred)	/* else d->pipeline.pend owns it */
 		daemon_job_free(j);
 	return rc;
 }

@@ -66,7 +66,7 @@ void daemon_sleep_for(const struct signals *s, double seconds);
 
 /* Messages handled since the last commit, to mark seen once it is durable. */
 struct batch {
-	struct source *src;	/* foreign (in d->srcs): the source whose messages
+	struct source *src;	/* foreign (in d->sources.v): the source whose messages
 				 * it holds, from its poll to its commit */
 	bool open;		/* the outer transaction is open */
 	size_t n;
@@ -105,6 +105,40 @@ struct sink {
 	struct deliver_stats ds;	/* what the drains did */
 };
 
+/* The sources (sources.c, source_*.c): each a driver behind source.h. */
+struct sources {
+	struct source **v;		/* owned, each one; in config_sources() order */
+	size_t n;
+	struct source_env env;		/* what the sources get of the daemon */
+};
+
+/* The job's path (daemon_msg.c and what it calls): the settings a mail is
+ * decided by, the batch it is recorded in, the mails waiting for their
+ * lookups. */
+struct pipeline {
+	struct policy *pol;		/* owned */
+	struct reply_settings rs;	/* points into cfg */
+	struct policy_settings ps;	/* points into cfg */
+	struct batch b;
+	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
+	struct pending pend;		/* jobs waiting for their lookups */
+	size_t handled;			/* messages looked at */
+	bool warned_no_authserv;	/* said once that [reply] trusted_authserv_id
+					 * is not set (daemon_cc.c) */
+};
+
+/* Who is told of what a decision leaves (daemon_record.c): tagbot replay
+ * (daemon_offline_*) hooks every decision and reply; a dry run prints the
+ * replies. */
+struct recorder {
+	daemon_decision_fn on_decision;
+	daemon_reply_fn on_reply;	/* replay --show-replies */
+	void *arg;
+	size_t printed;			/* replies a dry run printed */
+};
+
+/* The daemon: what every part shares (options, settings, signals, the
+ * store, the clock), and each part's own state. */
 struct daemon {
 	const struct daemon_opts *o;	/* foreign, or &oo */
 	struct daemon_opts oo;		/* the offline daemon's */
@@ -114,32 +148,13 @@ struct daemon {
 	struct store *st;		/* owned */
 	struct scratch scratch;		/* owned; the directory of st when it is a
 					 * throw-away store (replay, a dry run) */
-	struct policy *pol;		/* owned */
-	struct reply_settings rs;	/* points into cfg */
-	struct policy_settings ps;	/* points into cfg */
-
-	struct source **srcs;		/* owned, each one; in config_sources() order */
-	size_t nsrcs;
-	struct source_env env;		/* what the sources get of the daemon */
-
-	struct sink sink;
-
-	struct batch b;
+	time_t clock;			/* the mail's Date under replay; 0: time(NULL) */
 	unsigned backoff_step;		/* after a failure of the store or the sink's drain */
-	size_t handled;			/* messages looked at */
-	size_t printed;			/* replies a dry run printed */
 
-	struct lookup *lk;		/* owned; NULL unless [lookup] enabled */
-	struct pending pend;		/* jobs waiting for their lookups */
-
-	/* tagbot replay (daemon_offline_*): a hook on every decision, and
-	 * the clock (the mail's Date) instead of the wall clock when set. */
-	daemon_decision_fn on_decision;
-	daemon_reply_fn on_reply;	/* replay --show-replies */
-	void *hook_arg;
-	time_t clock;			/* 0: time(NULL) */
-	bool warned_no_authserv;	/* said once that [reply] trusted_authserv_id
-					 * is not set (daemon_cc.c) */
+	struct sources sources;
+	struct pipeline pipeline;
+	struct recorder recorder;
+	struct sink sink;
 };
 
 /* clock.c: d->clock when set, else the time of day. */
@@ -154,7 +169,7 @@ time_t daemon_now(const struct daemon *d);
  */
 struct jobctx {
 	struct daemon *d;	/* foreign */
-	struct batch *b;	/* foreign: &d->b */
+	struct batch *b;	/* foreign: &d->pipeline.b */
 	struct source *src;	/* foreign: the source of the step's mail, or NULL */
 	struct folder *f;	/* foreign: src's folder being read, or NULL */
 	time_t now;		/* d->clock under replay, else the time of day */
@@ -197,7 +212,7 @@ struct decision {
 /*
  * One message on its way through the daemon (daemon_msg.c), from the
  * source's hand-over to its decision.  It is parsed once: when its links
- * need a transfer it waits, job and all, in d->pend (daemon_lookup.c) and
+ * need a transfer it waits, job and all, in d->pipeline.pend (daemon_lookup.c) and
  * is decided from where it stopped once the batch's lookups ran.
  */
 struct job {
@@ -215,7 +230,7 @@ struct job {
 	char *key;			/* owned; the store's key for it */
 	struct lookup_results res;	/* owned; what its links are known to be */
 	bool resumed;			/* its lookups ran: res is final */
-	bool deferred;			/* it waits in d->pend (owned there) */
+	bool deferred;			/* it waits in d->pipeline.pend (owned there) */
 	struct decision rec;		/* owned; once it is decided */
 	const struct jobctx *ctx;	/* foreign: the step handling it (process()) */
 };
@@ -232,7 +247,7 @@ char *daemon_synthetic_key(const struct message *msg, const char *raw, size_t le
  * o, with its raw Message-ID read. */
 struct job *daemon_job_new(struct source *src, const struct origin *o, const char *raw,
 			   size_t len);
-/* A job that waits (d->pend) takes copies of its foreign name and raw. */
+/* A job that waits (d->pipeline.pend) takes copies of its foreign name and raw. */
 void daemon_job_keep(struct job *j);
 void daemon_job_free(struct job *j);
 /* Frees what rec owns (nothing when it was not built). */
@@ -296,7 +311,7 @@ void daemon_queue_noted(struct daemon *d, const struct queued_reply *q);
 void daemon_outgoing(const struct daemon *d, const struct reply *r, const char *parent,
 		     const char **rcpt, struct store_outgoing *out);
 /* After r was put into the outbox under parent at now: a dry run prints
- * it (mboxrd, to d->o->out), and d->on_reply is called. */
+ * it (mboxrd, to d->o->out), and d->recorder.on_reply is called. */
 void daemon_reply_queued(struct daemon *d, const char *parent, const struct reply *r,
 			 time_t now);
 
@@ -346,14 +361,14 @@ void daemon_lookup_close(struct daemon *d);
 enum lookup_gate {
 	LOOKUP_DECIDE,	/* decide it now: j->res holds what the store and the
 			 * cache know, and what a lookup of its own found */
-	LOOKUP_WAITS	/* put into d->pend (its links need a transfer; decide
-			 * nothing now; d->pend owns it) */
+	LOOKUP_WAITS	/* put into d->pipeline.pend (its links need a transfer; decide
+			 * nothing now; d->pipeline.pend owns it) */
 };
 /* In handle(), for a job about to be checked. */
 enum lookup_gate daemon_lookup_gate(struct daemon *d, struct job *j);
 /* The checkpoint UID the store may hold while mails wait: below the first. */
 uint32_t daemon_lookup_hold(const struct daemon *d, uint32_t last_uid);
-/* Runs the lookups of the jobs in d->pend together (into each one's res). */
+/* Runs the lookups of the jobs in d->pipeline.pend together (into each one's res). */
 void daemon_lookup_resolve(struct daemon *d);
 /* Forgets the waiting jobs (unrecorded: they are fetched again). */
 void daemon_lookup_drop(struct daemon *d);
@@ -420,7 +435,7 @@ bool daemon_claims_shared(const struct daemon *d);
 int daemon_claim_next(struct source *s, uint32_t top, bool *found, struct err *e);
 /* A message of the folder was handled (recorded in the open batch). */
 void daemon_claim_handled(struct folder *f, uint32_t uid);
-/* Inside the open batch (of d->b.src): how far its claim got (nothing
+/* Inside the open batch (of d->pipeline.b.src): how far its claim got (nothing
  * without a claim). */
 int daemon_claim_done(struct daemon *d, struct err *e);
 /* After the batch's commit (ok) or rollback. */

@@ -41,8 +41,8 @@ void daemon_hook(struct daemon *d, const struct job *j, struct daemon_decision *
 		dd->f = rec->open ? &rec->f : NULL;
 		dd->min = rec->built ? rec->la.pol->min_reply_severity : SEV_OFF;
 	}
-	if (d->on_decision)
-		d->on_decision(d->hook_arg, dd);
+	if (d->recorder.on_decision)
+		d->recorder.on_decision(d->recorder.arg, dd);
 }
 
 void daemon_note(const struct job *j, const char *key, enum store_decision dec, const char *why)
@@ -113,10 +113,10 @@ void daemon_reply_queued(struct daemon *d, const char *parent, const struct repl
 {
 	if (d->dry) {
 		print_reply(d, r, now);
-		d->printed++;
+		d->recorder.printed++;
 	}
-	if (d->on_reply)
-		d->on_reply(d->hook_arg, parent, r);
+	if (d->recorder.on_reply)
+		d->recorder.on_reply(d->recorder.arg, parent, r);
 }
 
 /* The envelope: the reply's recipients, plus the bot's own mailbox. */

@@ -511,7 +511,7 @@ static void note_queued(struct daemon *d, const struct grouped *g)
 	merge_parts(fl, &all);
 	daemon_hook(d, NULL, &dd);
 	free(all.v);	/* shallow: the findings are fl's */
-	policy_note_reply(d->pol, &g->ps, lp, g->now);
+	policy_note_reply(d->pipeline.pol, &g->ps, lp, g->now);
 	if (d->cfg.reply.repeat_after) {
 		struct recipients own;
 		const struct recipients *who = recipients_of(lp, rs, &own);
@@ -536,7 +536,7 @@ static const struct list_policy *list_settings(const struct daemon *d, const str
 {
 	const struct list_policy *lp = config_policy_for(&d->cfg, p->list_id);
 
-	*rs = d->rs;
+	*rs = d->pipeline.rs;
 	rs->to = lp->to;
 	rs->list_address = lp->address;
 	rs->min_severity = lp->min_reply_severity;
@@ -622,7 +622,7 @@ static int rate_hold(struct daemon *d, const struct grouped *g, const char *key,
 	time_t at, now = g->now;
 	enum policy_reason why;
 
-	*held = policy_rate_check_patch(d->pol, &g->ps, &g->p[0], now, &why, &at) == POLICY_HOLD;
+	*held = policy_rate_check_patch(d->pipeline.pol, &g->ps, &g->p[0], now, &why, &at) == POLICY_HOLD;
 	if (!*held)
 		return 0;
 	note_full(why, at, now, g->full);
@@ -644,7 +644,7 @@ static int grouped_open(struct daemon *d, struct grouped *g, const struct member
 		return -1;
 	patch_parse(&g->msg, &g->p, &g->np);
 	g->lp = list_settings(d, &g->p[0], &g->rs);
-	g->ps = d->ps;
+	g->ps = d->pipeline.ps;
 	g->ps.rs = &g->rs;
 	flush_parts(d, ms, g->total, &g->fl);
 	rules_cover_settles(&g->p[0], g->fl.f, g->fl.n);
@@ -775,14 +775,14 @@ int daemon_hold_take(struct daemon *d, const struct job *j, struct err *e)
 	buf_init(&raw, STORE_SERIES_RAW_MAX);
 	if (!who->to.email[0] || !lead->msg || serialize_mail(lead->msg, &raw) < 0) {
 		/* nobody to answer, or too large to keep: as before, recorded */
-		policy_rate_check_patch(d->pol, ps, lead, now, &why, NULL);
+		policy_rate_check_patch(d->pipeline.pol, ps, lead, now, &why, NULL);
 		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
 			    policy_reason_name(why), who->why ? who->why : "too large to keep");
 		rc = daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED,
 				   policy_reason_name(why), e);
 		goto out;
 	}
-	policy_rate_check_patch(d->pol, ps, lead, now, &why, &at);
+	policy_rate_check_patch(d->pipeline.pol, ps, lead, now, &why, &at);
 	fdump = findings_text(&rec->f);
 	h = (struct store_held){ key, rec->told_to, now, raw.data, raw.len, fdump };
 	/* Recorded first: a patch another daemon on the state recorded since
@@ -837,7 +837,7 @@ static int held_build(struct daemon *d, struct grouped *g, const struct members 
 		rc = store_held_drop(d->st, rcpt, e);
 		goto out;
 	}
-	if (policy_rate_check_patch(d->pol, &g->ps, &g->p[0], now, &why, &at) == POLICY_HOLD) {
+	if (policy_rate_check_patch(d->pipeline.pol, &g->ps, &g->p[0], now, &why, &at) == POLICY_HOLD) {
 		log_message(LOGL_INFO, ms->v[0].msgid, "held replies for %s: still %s (tried again "
 			    "in %ld s)", rcpt, policy_reason_name(why), (long)(at - now));
 		note_full(why, at, now, g->full);
@@ -901,7 +901,7 @@ static void turn_add(void *ctx, const struct store_waiting *w)
 	ARRAY_GROW(ts->v, ts->alloc, ts->n + 1);
 	t = &ts->v[ts->n++];
 	t->who = xstrdup(w->who);
-	t->last = policy_last_reply(ts->d->pol, w->who, ts->now);
+	t->last = policy_last_reply(ts->d->pipeline.pol, w->who, ts->now);
 	t->since = w->since;
 	t->series = ts->series;
 }

@@ -45,8 +45,8 @@ static int copy_confirm(void *arg, const char *reply_msgid, bool *found, struct 
 {
 	struct daemon *d = arg;
 
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		struct source *s = d->srcs[i];
+	for (size_t i = 0; i < d->sources.n; i++) {
+		struct source *s = d->sources.v[i];
 
 		if (s->ops->find_copy && s->ops->connected(s))
 			return s->ops->find_copy(s, d->cfg.sink.copy_folder, reply_msgid, found, e);
@@ -57,8 +57,8 @@ static int copy_confirm(void *arg, const char *reply_msgid, bool *found, struct 
 
 bool daemon_finds_copy(const struct daemon *d)
 {
-	for (size_t i = 0; i < d->nsrcs; i++)
-		if (d->srcs[i]->ops->find_copy)
+	for (size_t i = 0; i < d->sources.n; i++)
+		if (d->sources.v[i]->ops->find_copy)
 			return true;
 	return false;
 }

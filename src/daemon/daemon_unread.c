@@ -105,7 +105,7 @@ size_t daemon_retries_due(const struct folder *f, time_t now, uint32_t **uids)
 
 uint32_t daemon_hold(const struct daemon *d, uint32_t last_uid)
 {
-	const struct folder *f = d->b.src ? d->b.src->f : NULL;
+	const struct folder *f = d->pipeline.b.src ? d->pipeline.b.src->f : NULL;
 
 	last_uid = daemon_lookup_hold(d, last_uid);
 	if (f && f->nretries && f->retries[0].uid - 1 < last_uid)
@@ -127,8 +127,8 @@ bool daemon_retries_due_at(const struct source *s, time_t now)
 
 int daemon_retries_wait(const struct daemon *d, time_t now, int max)
 {
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		const struct source *s = d->srcs[i];
+	for (size_t i = 0; i < d->sources.n; i++) {
+		const struct source *s = d->sources.v[i];
 
 		for (size_t g = 0; g <= s->ngroups; g++) {
 			const struct folder *f = g < s->ngroups ? s->groups[g] : &s->one;
