@@ -364,21 +364,6 @@ static const char *hdr_raw(const struct patch *p, const char *name)
 	return p->msg ? message_header_raw(p->msg, name) : NULL;
 }
 
-/* Cc per recipients.h: the in-body author, the configured list, and for
- * to = all the mail's To and Cc. */
-static void collect_cc(struct addrs *cc, const struct patch *p, const struct recipients *who,
-		       bool author, const struct reply_settings *s, const char *bot)
-{
-	if (author && who->author.email[0])
-		addrs_add(cc, who->author.email, s, bot);
-	if (who->list)
-		addrs_add(cc, who->list, s, bot);
-	if (s->to != REPLY_TO_ALL)
-		return;
-	add_raw_list(cc, hdr_raw(p, "To"), p, s, bot);
-	add_raw_list(cc, hdr_raw(p, "Cc"), p, s, bot);
-}
-
 /* --- ids, dates -------------------------------------------------------- */
 
 static char *new_msgid(const char *domain, time_t now)
@@ -468,6 +453,20 @@ static void collect_rules(struct addrs *ids, const struct item *items, size_t n)
 }
 
 /* --- body -------------------------------------------------------------- */
+
+/* What a reply is made of, gathered from the mail it answers. */
+struct parts {
+	const struct patch *parent; /* foreign; the mail answered */
+	struct person from;	/* owned */
+	struct recipients own;	/* owned; whom to answer, unless the settings knew */
+	const struct recipients *who; /* foreign (own, or the settings') */
+	const struct person *to; /* foreign (who->to) */
+	struct addrs cc, refs, rules;
+	struct item *items;	/* owned; one per distinct finding reported */
+	size_t nused, nall, alloc; /* shown (REPLY_MAX_FINDINGS at most), all */
+	char *subject;		/* owned; cleaned original subject */
+	bool parent_ok;		/* parent's Message-ID may go in the headers */
+};
 
 /* "Token:" as a trailer starts (Signed-off-by:, Fixes:, Link:). */
 static bool trailer_word(const char *w, size_t n)
@@ -688,18 +687,17 @@ static void body_what(struct buf *b, const struct patch *p, const char *subject)
 	free(file);
 }
 
-static void build_body(struct buf *b, const struct person *to, const struct patch *p,
-		       const char *subject, const struct item *items, size_t n,
-		       size_t nall, const struct reply_settings *s)
+static void build_body(struct buf *b, const struct parts *pp, const struct reply_settings *s)
 {
-	body_hello(b, to);
-	body_what(b, p, subject);
-	buf_printf(b, "\nand found %zu thing%s to look at:\n\n", nall, nall == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++)
-		body_item(b, i, &items[i], NULL);
-	if (nall > n)
+	body_hello(b, pp->to);
+	body_what(b, pp->parent, pp->subject);
+	buf_printf(b, "\nand found %zu thing%s to look at:\n\n", pp->nall,
+		   pp->nall == 1 ? "" : "s");
+	for (size_t i = 0; i < pp->nused; i++)
+		body_item(b, i, &pp->items[i], NULL);
+	if (pp->nall > pp->nused)
 		buf_printf(b, "... and %zu more; \"tagbot check\" on the patch lists them all.\n\n",
-			   nall - n);
+			   pp->nall - pp->nused);
 	body_footer(b, s->footer);
 }
 
@@ -761,18 +759,6 @@ static void put_qp(struct buf *out, const struct buf *body)
 
 /* --- assembly ---------------------------------------------------------- */
 
-struct parts {
-	struct person from;	/* owned */
-	struct recipients own;	/* owned; whom to answer, unless the settings knew */
-	const struct recipients *who; /* foreign (own, or the settings') */
-	const struct person *to; /* foreign (who->to) */
-	struct addrs cc, refs, rules;
-	struct item *items;	/* owned; one per distinct finding reported */
-	size_t nused, nall, alloc; /* shown (REPLY_MAX_FINDINGS at most), all */
-	char *subject;		/* owned; cleaned original subject */
-	bool parent_ok;
-};
-
 static void addrs_drop(struct addrs *a, const char *addr)
 {
 	for (size_t i = 0; i < a->n; i++) {
@@ -805,9 +791,10 @@ static bool has_re(const char *subject)
 	return !strncasecmp(subject, "re:", 3);
 }
 
-static void put_headers(struct buf *b, const struct parts *pp, const struct patch *parent,
-			const struct reply *r, const struct reply_settings *s, time_t now,
-			bool qp)
+/* The headers of reply r (its Message-ID made) made of pp, up to the
+ * content's. */
+static void put_headers(struct buf *b, const struct parts *pp, const struct reply *r,
+			const struct reply_settings *s, time_t now)
 {
 	struct hdr h;
 	char date[64], id[MSGID_HEADER_MAX + 64];
@@ -828,7 +815,7 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 	snprintf(id, sizeof(id), "<%s>", r->msgid);
 	hdr_simple(b, "Message-ID", id);
 	if (pp->parent_ok) {
-		snprintf(id, sizeof(id), "<%s>", parent->message_id);
+		snprintf(id, sizeof(id), "<%s>", pp->parent->message_id);
 		hdr_simple(b, "In-Reply-To", id);
 	}
 	if (pp->refs.n)
@@ -837,6 +824,11 @@ static void put_headers(struct buf *b, const struct parts *pp, const struct patc
 	buf_addstr(b, "X-Mailer: tagbot " PACKAGE_VERSION "\r\n");
 	if (pp->rules.n)
 		hdr_list(b, "X-Tagbot-Rules", pp->rules.v, pp->rules.n, false);
+}
+
+/* The body is text, quoted-printable when it is not 7bit (body_7bit()). */
+static void put_content_headers(struct buf *b, bool qp)
+{
 	buf_addstr(b, "MIME-Version: 1.0\r\n");
 	buf_addstr(b, "Content-Type: text/plain; charset=UTF-8\r\n");
 	buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
@@ -910,6 +902,7 @@ static void pick_findings(struct parts *pp, const struct findings *f, const size
 static int gather_start(struct parts *pp, const struct patch *msg, const char **subj,
 			const struct reply_settings *s, struct err *e)
 {
+	pp->parent = msg;
 	*subj = msg->msg ? message_header(msg->msg, "Subject") : NULL;
 	if (!*subj)
 		*subj = msg->subject ? msg->subject : "";
@@ -934,14 +927,34 @@ static bool sender_only(const struct parts *pp)
 	return true;
 }
 
-static int gather(struct parts *pp, const struct patch *parent, const struct findings *f,
-		  const size_t *partof, const struct reply_settings *s, struct err *e)
+/* Cc per recipients.h: the in-body author (unless only the sender has
+ * something to do), the configured list, and for to = all the mail's To
+ * and Cc. */
+static void collect_cc(struct parts *pp, const struct reply_settings *s)
+{
+	const struct recipients *who = pp->who;
+	const struct patch *p = pp->parent;
+	const char *bot = pp->from.email;
+
+	if (!sender_only(pp) && who->author.email[0])
+		addrs_add(&pp->cc, who->author.email, s, bot);
+	if (who->list)
+		addrs_add(&pp->cc, who->list, s, bot);
+	if (s->to != REPLY_TO_ALL)
+		return;
+	add_raw_list(&pp->cc, hdr_raw(p, "To"), p, s, bot);
+	add_raw_list(&pp->cc, hdr_raw(p, "Cc"), p, s, bot);
+}
+
+/* The rest of a reply to parent about the findings picked before
+ * (pick_findings()); there must be one to report. */
+static int gather(struct parts *pp, const struct patch *parent, const struct reply_settings *s,
+		  struct err *e)
 {
 	const char *subj;
 
 	if (gather_start(pp, parent, &subj, s, e) < 0)
 		return -1;
-	pick_findings(pp, f, partof, s);
 	if (!pp->nall)
 		return err_set(e, ERR_FINAL, "message <%.200s>: nothing to reply about",
 			       parent->message_id ? parent->message_id : "");
@@ -951,7 +964,7 @@ static int gather(struct parts *pp, const struct patch *parent, const struct fin
 	 * copy of it in the mail's To or Cc is a duplicate.  Then it leaves
 	 * the Cc: in To: never Cc'd again. */
 	addrs_add(&pp->cc, pp->to->email, s, pp->from.email);
-	collect_cc(&pp->cc, parent, pp->who, !sender_only(pp), s, pp->from.email);
+	collect_cc(pp, s);
 	addrs_drop(&pp->cc, pp->to->email);
 	collect_refs(&pp->refs, parent, pp->parent_ok);
 	collect_rules(&pp->rules, pp->items, pp->nused);
@@ -976,8 +989,8 @@ static void fill_rcpt(struct reply *r, const struct parts *pp)
 /* Makes r of what was gathered and the body built from it: its
  * Message-ID, envelope and the mail itself, quoted-printable when the
  * body is not 7-bit.  Releases body. */
-static void assemble(struct reply *r, struct parts *pp, const struct patch *parent,
-		     struct buf *body, const struct reply_settings *s, time_t now)
+static void assemble(struct reply *r, struct parts *pp, struct buf *body,
+		     const struct reply_settings *s, time_t now)
 {
 	struct buf out;
 	bool qp = !body_7bit(body);
@@ -987,7 +1000,8 @@ static void assemble(struct reply *r, struct parts *pp, const struct patch *pare
 	r->nfindings = pp->nall;
 	fill_rcpt(r, pp);
 	buf_init(&out, 0);
-	put_headers(&out, pp, parent, r, s, now, qp);
+	put_headers(&out, pp, r, s, now);
+	put_content_headers(&out, qp);
 	buf_addstr(&out, "\r\n");
 	if (qp)
 		put_qp(&out, body);
@@ -1005,13 +1019,14 @@ int reply_build(struct reply *r, const struct patch *parent, const struct findin
 
 	reply_init(r);
 	memset(&pp, 0, sizeof(pp));
-	if (gather(&pp, parent, f, NULL, s, e) < 0) {
+	pick_findings(&pp, f, NULL, s);
+	if (gather(&pp, parent, s, e) < 0) {
 		parts_release(&pp);
 		return -1;
 	}
 	buf_init(&body, BODY_CAP);
-	build_body(&body, pp.to, parent, pp.subject, pp.items, pp.nused, pp.nall, s);
-	assemble(r, &pp, parent, &body, s, now);
+	build_body(&body, &pp, s);
+	assemble(r, &pp, &body, s, now);
 	parts_release(&pp);
 	return 0;
 }
@@ -1171,7 +1186,7 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 	}
 	buf_init(&body, BODY_CAP);
 	cc_build_body(&body, c, &pp, s);
-	assemble(r, &pp, c->request, &body, s, now);
+	assemble(r, &pp, &body, s, now);
 	parts_release(&pp);
 	return 0;
 }
@@ -1405,11 +1420,12 @@ int reply_build_series(struct reply *r, const struct patch *lead,
 	reply_init(r);
 	memset(&pp, 0, sizeof(pp));
 	series_merge_findings(parts, n, &all, &partof);
-	if (gather(&pp, lead, &all, partof, s, e) < 0)
+	pick_findings(&pp, &all, partof, s);
+	if (gather(&pp, lead, s, e) < 0)
 		goto out;
 	buf_init(&body, BODY_CAP);
 	series_body(&body, &pp, parts, n, total, s);
-	assemble(r, &pp, lead, &body, s, now);
+	assemble(r, &pp, &body, s, now);
 	rc = 0;
 out:
 	free(partof);
