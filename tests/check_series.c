@@ -475,7 +475,8 @@ START_TEST(test_reply_series)
 
 	findings_init(&f0);
 	lead_open(&l, "series/series-v2-cover.eml");
-	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 4, 3, &l.rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts, 4, 3 },
+					 &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert(strstr(r.raw, "\r\nIn-Reply-To: <" V2C ">\r\n"));
 	ck_assert(strstr(r.raw, "Subject: Re: [PATCH v2 0/2] locking/mutex"));
 	ck_assert(strstr(r.raw, "X-Tagbot-Rules: MISSING_SIGN_OFF\r\n"));
@@ -494,7 +495,8 @@ START_TEST(test_reply_series)
 	reply_release(&r);
 	/* nothing at or above min_severity anywhere: no reply */
 	parts[1].findings = &f0;
-	ck_assert_int_eq(reply_build_series(&r, &l.p[0], parts, 4, 3, &l.rs, T0, &e), -1);
+	ck_assert_int_eq(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts, 4, 3 },
+					    &l.rs, T0, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_FINAL);
 	reply_release(&r);
 	findings_release(&f1);
@@ -518,8 +520,8 @@ START_TEST(test_reply_held_fold)
 	};
 
 	lead_open(&l, "series/series-v2-cover.eml");
-	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 2, REPLY_HELD, &l.rs, T0, &e) == 0, "%s",
-		      e.msg);
+	ck_assert_msg(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts, 2, REPLY_HELD },
+					 &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert(strstr(r.raw, "and found 2 things to look at, patch by patch:"));
 	ck_assert(strstr(r.raw, "Patch:\r\n    leds: one: first held"));
 	ck_assert(strstr(r.raw, "Patch:\r\n    leds: two: second held"));
@@ -549,8 +551,8 @@ START_TEST(test_reply_parts)
 
 	findings_init(&f0);
 	lead_open(&l, "mail/submission-three-attached-patches.eml");
-	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 2, REPLY_PARTS, &l.rs, T0, &e) == 0, "%s",
-		      e.msg);
+	ck_assert_msg(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts, 2, REPLY_PARTS },
+					 &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert(strstr(r.raw, "the patches of your mail\r\n\r\n    [PATCH 0/3] leds: three fixes, attached"));
 	ck_assert(!strstr(r.raw, "fix one thing"));	/* clean: counted, not listed */
 	ck_assert(strstr(r.raw, "The other 1 patch had nothing to look at."));
@@ -603,7 +605,8 @@ START_TEST(test_reply_series_one_item)
 	add_fixes(&f2, "Fixes: 1234567890ab (leds: a: old)", 8, SEV_OFF);	/* told */
 	add_fixes(&f3, "Fixes: abcdef012345 (leds: a: old)", 9, SEV_WARNING);
 	lead_open(&l, "series/series-v2-cover.eml");
-	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 5, 4, &l.rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts, 5, 4 },
+					 &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(r.nfindings, 1);
 	ck_assert_msg(strstr(r.raw, "and found 1 thing to look at, patch by patch:\r\n\r\n"
 			  "Patch 1/4:\r\n    leds: a: first\r\n\r\n"
@@ -619,7 +622,8 @@ START_TEST(test_reply_series_one_item)
 	/* one reported line in the first part, two parts more: wrapped */
 	f1.v[1].severity = SEV_OFF;
 	f2.v[0].severity = SEV_WARNING;
-	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 5, 4, &l.rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts, 5, 4 },
+					 &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_msg(strstr(r.raw, "\r\n1. BAD_FIXES_TAG (warning), line 12, also in patch 2/4 line 8, patch\r\n"
 			  "   3/4 line 9:\r\n"), "%s", r.raw);
 	ck_assert(strstr(r.raw, "The other 2 parts had nothing to look at."));
@@ -661,7 +665,8 @@ START_TEST(test_reply_series_per_person)
 
 	findings_init(&none);
 	lead_open(&l, "series/series-v2-cover.eml");
-	ck_assert_msg(reply_build_series(&r, &l.p[0], parts, 10, 9, &l.rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts, 10, 9 },
+					 &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(r.nfindings, 2);
 	ck_assert_msg(strstr(r.raw, "Patch 1/9:\r\n    leds: a: first\r\n\r\n"
 			  "1. SUBMITTER_SIGN_OFF (warning):\r\n\r\n"
@@ -674,7 +679,8 @@ START_TEST(test_reply_series_per_person)
 	ck_assert(!strstr(r.raw, "arrive"));
 	reply_release(&r);
 	/* two missing alone: "and" between them */
-	ck_assert_msg(reply_build_series(&r, &l.p[0], parts + 5, 3, 9, &l.rs, T0, &e) == 0, "%s", e.msg);
+	ck_assert_msg(reply_build_series(&r, &(struct reply_series){ &l.p[0], parts + 5, 3, 9 },
+					 &l.rs, T0, &e) == 0, "%s", e.msg);
 	ck_assert_msg(strstr(r.raw, "\r\nPatches 6/9 and 7/9 were not on the list; not checked.\r\n"),
 		      "%s", r.raw);
 	reply_release(&r);

@@ -98,7 +98,10 @@ static int build_parts_reply(struct reply *r, const struct decision *rec, time_t
 		parts[n].findings = &views[n];
 		n++;
 	}
-	rc = reply_build_series(r, rec->lead, parts, n, REPLY_PARTS, &rec->la.rs, now, e);
+	rc = reply_build_series(r,
+				&(struct reply_series){ .lead = rec->lead, .parts = parts, .n = n,
+							.total = REPLY_PARTS },
+				&rec->la.rs, now, e);
 	for (size_t i = 0; i < n; i++)
 		free(titles[i]);
 	free(titles);

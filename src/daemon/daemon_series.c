@@ -694,8 +694,11 @@ static int flush_build(struct daemon *d, struct grouped *g, const struct member 
 		rc = store_series_set_state(d->st, id, STORE_SERIES_DONE, e);
 		goto out;
 	}
-	if (!g->lp->enabled || reply_build_series(&g->r, &g->p[0], g->fl.parts, g->fl.n, g->total,
-						  &g->rs, g->now, &pe) < 0) {
+	if (!g->lp->enabled ||
+	    reply_build_series(&g->r,
+			       &(struct reply_series){ .lead = &g->p[0], .parts = g->fl.parts,
+						       .n = g->fl.n, .total = g->total },
+			       &g->rs, g->now, &pe) < 0) {
 		log_message(LOGL_DEBUG, lead->msgid, "series <%s>: no reply: %s", id,
 			    g->lp->enabled ? pe.msg : "list not enabled");
 		if (g->lp->enabled)
@@ -830,8 +833,10 @@ static int held_build(struct daemon *d, struct grouped *g, const struct members 
 		rc = store_held_drop(d->st, rcpt, e);
 		goto out;
 	}
-	if (reply_build_series(&g->r, &g->p[0], g->fl.parts, g->fl.n, REPLY_HELD, &g->rs, now,
-			       &pe) < 0) {
+	if (reply_build_series(&g->r,
+			       &(struct reply_series){ .lead = &g->p[0], .parts = g->fl.parts,
+						       .n = g->fl.n, .total = REPLY_HELD },
+			       &g->rs, now, &pe) < 0) {
 		log_message(LOGL_WARNING, ms->v[0].msgid, "held replies for %s: no reply: %s", rcpt,
 			    pe.msg);
 		rc = store_held_drop(d->st, rcpt, e);

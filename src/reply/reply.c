@@ -1196,15 +1196,15 @@ int reply_build_cc(struct reply *r, const struct reply_cc *c, const struct reply
 /* All parts' findings in one list (shallow copies: the strings stay the
  * parts'), for the recipients, References and X-Tagbot-Rules; *partof the
  * part of each (malloc'ed). */
-static void series_merge_findings(const struct reply_series_part *parts, size_t n,
-				  struct findings *all, size_t **partof)
+static void series_merge_findings(const struct reply_series *sr, struct findings *all,
+				  size_t **partof)
 {
 	size_t alloc = 0;
 
 	findings_init(all);
 	*partof = NULL;
-	for (size_t i = 0; i < n; i++) {
-		const struct findings *f = parts[i].findings;
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct findings *f = sr->parts[i].findings;
 
 		for (size_t j = 0; f && j < f->n; j++) {
 			ARRAY_GROW(all->v, all->alloc, all->n + 1);
@@ -1262,12 +1262,12 @@ static char *series_label(const struct reply_series_part *p, int total)
  * all is counted in *clean.
  */
 static void series_body_parts(struct buf *b, const struct parts *pp,
-			      const struct reply_series_part *parts, size_t n, int total,
-			      char *const *labels, size_t *clean)
+			      const struct reply_series *sr, char *const *labels, size_t *clean)
 {
+	const struct reply_series_part *parts = sr->parts;
 	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < sr->n; i++) {
 		if (!parts[i].subject)
 			continue;	/* series_missing() */
 		if (!parts[i].findings->n) {
@@ -1276,7 +1276,7 @@ static void series_body_parts(struct buf *b, const struct parts *pp,
 		}
 		for (bool first = true; k < pp->nall && pp->items[k].at[0].part == i; k++) {
 			if (first) {
-				series_part_title(b, &parts[i], total);
+				series_part_title(b, &parts[i], sr->total);
 				buf_addch(b, '\n');
 				first = false;
 			}
@@ -1286,17 +1286,17 @@ static void series_body_parts(struct buf *b, const struct parts *pp,
 	}
 }
 
-/* Whether parts[i] did not reach the bot. */
-static bool part_missing(const struct reply_series_part *parts, size_t n, size_t i)
+/* Whether part i did not reach the bot. */
+static bool part_missing(const struct reply_series *sr, size_t i)
 {
-	return i < n && !parts[i].subject;
+	return i < sr->n && !sr->parts[i].subject;
 }
 
-/* Whether parts[i] came and all its findings were told before (the told
+/* Whether part i came and all its findings were told before (the told
  * memory turned them off): it is not counted among those with nothing. */
-static bool part_told(const struct reply_series_part *parts, size_t n, size_t i)
+static bool part_told(const struct reply_series *sr, size_t i)
 {
-	const struct findings *f = i < n && parts[i].subject ? parts[i].findings : NULL;
+	const struct findings *f = i < sr->n && sr->parts[i].subject ? sr->parts[i].findings : NULL;
 
 	if (!f || !f->n)
 		return false;
@@ -1306,44 +1306,45 @@ static bool part_told(const struct reply_series_part *parts, size_t n, size_t i)
 	return true;
 }
 
-typedef bool part_pred(const struct reply_series_part *parts, size_t n, size_t i);
+typedef bool part_pred(const struct reply_series *sr, size_t i);
 
 /*
  * One sentence for the parts of a series that in() picks, however many:
  * "Patches 2/11 to 5/11 and 8/11" and then one (a single part) or many.
  */
-static void parts_sentence(struct buf *b, const struct reply_series_part *parts, size_t n,
-			   int total, part_pred *in, const char *one, const char *many)
+static void parts_sentence(struct buf *b, const struct reply_series *sr, part_pred *in,
+			   const char *one, const char *many)
 {
+	const struct reply_series_part *parts = sr->parts;
 	struct buf s;
 	size_t count = 0, runs = 0, done = 0, last = 0;
 
 	/* runs: the names to list, a run of three or more being one */
-	for (size_t i = 0, len = 0; i < n; i++) {
-		if (!in(parts, n, i))
+	for (size_t i = 0, len = 0; i < sr->n; i++) {
+		if (!in(sr, i))
 			continue;
 		count++;
 		last = i;
-		len = i && in(parts, n, i - 1) ? len + 1 : 1;
+		len = i && in(sr, i - 1) ? len + 1 : 1;
 		runs += len <= 2 ? 1 : len == 3 ? (size_t)-1 : 0;	/* 3: the two become one */
 	}
 	if (!count)
 		return;
 	buf_init(&s, 0);
 	buf_addstr(&s, count > 1 ? "Patches" : parts[last].index ? "Patch" : "The cover letter");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < sr->n; i++) {
 		size_t j = i;
 
-		if (!in(parts, n, i) || (i && in(parts, n, i - 1)))
+		if (!in(sr, i) || (i && in(sr, i - 1)))
 			continue;
-		while (in(parts, n, j + 1))
+		while (in(sr, j + 1))
 			j++;
 		for (size_t k = i; k <= j; k = j > i + 1 ? j + 1 : k + 1) {
 			done++;
 			buf_addstr(&s, done == 1 ? " " : done == runs ? " and " : ", ");
-			buf_printf(&s, "%d/%d", parts[k].index, total);
+			buf_printf(&s, "%d/%d", parts[k].index, sr->total);
 			if (j > i + 1)
-				buf_printf(&s, " to %d/%d", parts[j].index, total);
+				buf_printf(&s, " to %d/%d", parts[j].index, sr->total);
 		}
 	}
 	buf_addstr(&s, count == 1 ? one : many);
@@ -1357,26 +1358,25 @@ static void parts_sentence(struct buf *b, const struct reply_series_part *parts,
  * list, or applied already), and those left out because all they have was
  * told before: each a sentence, so "the other N parts" is not read as all.
  */
-static void series_missing(struct buf *b, const struct reply_series_part *parts, size_t n,
-			   int total)
+static void series_missing(struct buf *b, const struct reply_series *sr)
 {
-	parts_sentence(b, parts, n, total, part_missing, " was not on the list; not checked.",
+	parts_sentence(b, sr, part_missing, " was not on the list; not checked.",
 		       " were not on the list; not checked.");
-	if (total > 0)
-		parts_sentence(b, parts, n, total, part_told,
+	if (sr->total > 0)
+		parts_sentence(b, sr, part_told,
 			       " has only what you were told before; not said again.",
 			       " have only what you were told before; not said again.");
 }
 
-static void series_body(struct buf *b, const struct parts *pp,
-			const struct reply_series_part *parts, size_t n, int total,
+static void series_body(struct buf *b, const struct parts *pp, const struct reply_series *sr,
 			const struct reply_settings *s)
 {
+	int total = sr->total;
 	size_t clean = 0;
-	char **labels = xcalloc(n ? n : 1, sizeof(*labels));
+	char **labels = xcalloc(sr->n ? sr->n : 1, sizeof(*labels));
 
-	for (size_t i = 0; i < n; i++)
-		labels[i] = series_label(&parts[i], total);
+	for (size_t i = 0; i < sr->n; i++)
+		labels[i] = series_label(&sr->parts[i], total);
 	body_hello(b, pp->to);
 	if (total == REPLY_HELD) {
 		buf_addstr(b, "tagbot checked the tags of your patches below (its rate limit held\n"
@@ -1392,8 +1392,8 @@ static void series_body(struct buf *b, const struct parts *pp,
 	}
 	buf_printf(b, "and found %zu thing%s to look at, patch by patch:\n\n", pp->nall,
 		   pp->nall == 1 ? "" : "s");
-	series_body_parts(b, pp, parts, n, total, labels, &clean);
-	series_missing(b, parts, n, total);
+	series_body_parts(b, pp, sr, labels, &clean);
+	series_missing(b, sr);
 	if (clean)
 		buf_printf(b, "The other %zu %s had nothing to look at.\n\n", clean,
 			   total > 0 ? (clean == 1 ? "part" : "parts")	/* a series */
@@ -1402,13 +1402,12 @@ static void series_body(struct buf *b, const struct parts *pp,
 		buf_printf(b, "... and %zu more; \"tagbot check\" on the %s lists them all.\n\n",
 			   pp->nall - REPLY_MAX_FINDINGS, total == REPLY_PARTS ? "mail" : "series");
 	body_footer(b, s->footer);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < sr->n; i++)
 		free(labels[i]);
 	free(labels);
 }
 
-int reply_build_series(struct reply *r, const struct patch *lead,
-		       const struct reply_series_part *parts, size_t n, int total,
+int reply_build_series(struct reply *r, const struct reply_series *sr,
 		       const struct reply_settings *s, time_t now, struct err *e)
 {
 	struct findings all;
@@ -1419,12 +1418,12 @@ int reply_build_series(struct reply *r, const struct patch *lead,
 
 	reply_init(r);
 	memset(&pp, 0, sizeof(pp));
-	series_merge_findings(parts, n, &all, &partof);
+	series_merge_findings(sr, &all, &partof);
 	pick_findings(&pp, &all, partof, s);
-	if (gather(&pp, lead, s, e) < 0)
+	if (gather(&pp, sr->lead, s, e) < 0)
 		goto out;
 	buf_init(&body, BODY_CAP);
-	series_body(&body, &pp, parts, n, total, s);
+	series_body(&body, &pp, sr, s);
 	assemble(r, &pp, &body, s, now);
 	rc = 0;
 out:

@@ -137,9 +137,19 @@ struct reply_series_part {
 	const struct findings *findings; /* foreign; NULL when it did not arrive */
 };
 
+/* What a series reply answers. */
+struct reply_series {
+	const struct patch *lead;	/* foreign; the cover letter, else the first
+					 * patch: the reply goes under it */
+	const struct reply_series_part *parts;	/* foreign; n of them, in order */
+	size_t n;
+	int total;			/* the series' size (the 5 of 2/5), REPLY_HELD
+					 * or REPLY_PARTS (above) */
+};
+
 /*
- * The one reply to a series: headers as reply_build() gives them for lead
- * (the cover letter, else the first patch), a body listing the findings at
+ * The one reply to series sr: headers as reply_build() gives them for
+ * sr->lead, a body listing the findings at
  * or above s->min_severity patch by patch (at most REPLY_MAX_FINDINGS in
  * all), one item per distinct finding (finding_key() and what it says,
  * case and white space aside) at the first part
@@ -147,14 +157,13 @@ struct reply_series_part {
  * parts with no finding at all, and one sentence naming the parts that
  * did not arrive ("were not on the list", as ranges).  A part
  * whose findings are all said at an earlier part, told before (off) or
- * below s->min_severity is left out.  total is the series' n of n/m,
+ * below s->min_severity is left out.  sr->total is the series' size,
  * REPLY_HELD for held replies folded into one (parts by subject), or
  * REPLY_PARTS for the patches of one mail.
  * Fails with ERR_FINAL as reply_build() does, also when no part has a
  * finding to report.
  */
-int reply_build_series(struct reply *r, const struct patch *lead,
-		       const struct reply_series_part *parts, size_t n, int total,
+int reply_build_series(struct reply *r, const struct reply_series *sr,
 		       const struct reply_settings *s, time_t now, struct err *e);
 
 #endif
