@@ -462,26 +462,33 @@ static time_t window_free_at(const struct policy *pol, const char *key, time_t n
 	return t ? t + span : now;
 }
 
-/* The limits for one hourly key (NULL: the global one only). */
-static enum policy_verdict rate_check_key(const struct policy *pol,
-					  const struct policy_settings *s, const char *key,
-					  time_t now, enum policy_reason *reason, time_t *free_at)
+/* A rate check's verdict: a reason to hold, or none. */
+static enum policy_verdict rate_verdict(enum policy_reason why)
 {
+	return why == REASON_NONE ? POLICY_REPLY : POLICY_HOLD;
+}
+
+/* The limit one hourly key (NULL: the global one only) is over, or
+ * REASON_NONE; *free_at (when asked) when it has room, now when none. */
+static enum policy_reason rate_check_key(const struct policy *pol,
+					 const struct policy_settings *s, const char *key,
+					 time_t now, time_t *free_at)
+{
+	enum policy_reason why = REASON_NONE;
 	time_t at = now;
 
-	*reason = REASON_NONE;
 	if (pol && s->max_per_author_per_hour && key && *key &&
 	    count_in(pol, key, now, HOUR) >= s->max_per_author_per_hour) {
-		*reason = REASON_RATE_AUTHOR;
+		why = REASON_RATE_AUTHOR;
 		at = window_free_at(pol, key, now, HOUR, s->max_per_author_per_hour);
 	} else if (pol && s->max_per_minute &&
 		   count_in(pol, "", now, MINUTE) >= s->max_per_minute) {
-		*reason = REASON_RATE_GLOBAL;
+		why = REASON_RATE_GLOBAL;
 		at = window_free_at(pol, "", now, MINUTE, s->max_per_minute);
 	}
 	if (free_at)
 		*free_at = at;
-	return *reason == REASON_NONE ? POLICY_REPLY : POLICY_HOLD;
+	return why;
 }
 
 /* The global limit's share one submitter may take in any minute. */
@@ -492,23 +499,23 @@ static unsigned share_cap(const struct policy_settings *s)
 	return cap ? cap : 1;
 }
 
-/* One submitter (key, the To of the reply) over its share of the minute. */
-static enum policy_verdict share_check(const struct policy *pol, const struct policy_settings *s,
-				       const char *key, time_t now, enum policy_reason *reason,
-				       time_t *free_at)
+/* Whether one submitter (key, the To of the reply) is over its share of
+ * the minute: REASON_RATE_SHARE and *free_at (when asked) when it has
+ * room, else REASON_NONE and *free_at untouched. */
+static enum policy_reason share_check(const struct policy *pol, const struct policy_settings *s,
+				      const char *key, time_t now, time_t *free_at)
 {
 	unsigned cap;
 
 	if (!pol || !s->max_per_minute || !s->max_share_per_sender ||
 	    s->max_share_per_sender >= 100 || !key || !*key)
-		return POLICY_REPLY;
+		return REASON_NONE;
 	cap = share_cap(s);
 	if (count_in(pol, key, now, MINUTE) < cap)
-		return POLICY_REPLY;
-	*reason = REASON_RATE_SHARE;
+		return REASON_NONE;
 	if (free_at)
 		*free_at = window_free_at(pol, key, now, MINUTE, cap);
-	return POLICY_HOLD;
+	return REASON_RATE_SHARE;
 }
 
 enum policy_verdict policy_rate_check(const struct policy *pol, const struct policy_settings *s,
@@ -516,10 +523,10 @@ enum policy_verdict policy_rate_check(const struct policy *pol, const struct pol
 				      time_t *free_at)
 {
 	char *key = addr_key(addr);
-	enum policy_verdict v = rate_check_key(pol, s, key, now, reason, free_at);
 
+	*reason = rate_check_key(pol, s, key, now, free_at);
 	free(key);
-	return v;
+	return rate_verdict(*reason);
 }
 
 enum policy_verdict policy_rate_check_patch(const struct policy *pol,
@@ -529,17 +536,20 @@ enum policy_verdict policy_rate_check_patch(const struct policy *pol,
 {
 	char *keys[POLICY_MAX_KEYS];
 	size_t n = rate_keys(s, p, keys);
-	enum policy_verdict v = POLICY_REPLY;
+	enum policy_reason why = REASON_NONE;
 
 	/* each key with the global cap; a person's limit is named first */
 	for (size_t i = 0; i < n; i++) {
-		if (v == POLICY_REPLY)
-			v = rate_check_key(pol, s, keys[i], now, reason, free_at);
-		if (v == POLICY_REPLY && i == 0)
-			v = share_check(pol, s, keys[0], now, reason, free_at);
+		if (why == REASON_NONE)
+			why = rate_check_key(pol, s, keys[i], now, free_at);
+		if (why == REASON_NONE && i == 0)
+			why = share_check(pol, s, keys[0], now, free_at);
 		free(keys[i]);
 	}
-	return n ? v : rate_check_key(pol, s, NULL, now, reason, free_at);
+	if (!n)
+		why = rate_check_key(pol, s, NULL, now, free_at);
+	*reason = why;
+	return rate_verdict(why);
 }
 
 /* --- the decision ------------------------------------------------------ */
