@@ -918,7 +918,9 @@ START_TEST(test_migrate_2_to_3)
 	sr.total = 3;
 	sr.state = STORE_SERIES_PENDING;
 	ck_assert_int_eq(store_series_create(st, &sr, &e), 0);
-	ck_assert_int_eq(store_series_add(st, "s@x.org", "old@x.org", 1, 5, NULL, 0, NULL, &e), 0);
+	ck_assert_int_eq(store_series_add(st, "s@x.org",
+					  &(struct store_series_member){ .msgid = "old@x.org", .index = 1,
+									.time = 5 }, &e), 0);
 	ck_assert_int_eq(store_series_of(st, "<old@x.org>", &id, &e), 0);
 	ck_assert_str_eq(id, "s@x.org");
 	free(id);
@@ -1039,7 +1041,9 @@ START_TEST(test_context_related)
 	ck_related(st, "y@x.org", "z@x.org", NULL, "");	/* d: a sibling, not in a series */
 	ck_siblings(st, "y@x.org", "z@x.org", "", "");
 	add_series(st, "b@x.org", "ann@x.org", 0, 0);
-	ck_assert_int_eq(store_series_add(st, "b@x.org", "c@x.org", 2, 20, NULL, 0, NULL, &e), 0);
+	ck_assert_int_eq(store_series_add(st, "b@x.org",
+					  &(struct store_series_member){ .msgid = "c@x.org", .index = 2,
+									.time = 20 }, &e), 0);
 	ck_related(st, "a@x.org", NULL, NULL, "c@x.org(b@x.org) b@x.org");
 	ck_siblings(st, "y@x.org", "b@x.org", "", "c@x.org(b@x.org)");	/* c's sibling */
 	ck_siblings(st, "y@x.org", "b@x.org", "q@x.org b@x.org", "");	/* its series skipped */
@@ -1177,30 +1181,34 @@ START_TEST(test_told_about)
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "NO_AUTHOR_SIGN_OFF", "" }, &t,
+					&found, &e), 0);
 	ck_assert(found);
 	ck_assert_int_eq(t, 100);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "NO_AUTHOR_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
 	/* one rule, two patches: two rows */
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", 200, &e), 0);
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "MISSING_SIGN_OFF", "leds: y", 300, &e), 0);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: x" },
+					200, &e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: y" },
+					300, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(found && t == 200);
-	ck_assert_int_eq(store_told_get(st, "b@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "b@x.org", "MISSING_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
 	/* pruning before 250: leds: x goes, leds: y and the setup row stay */
 	ck_assert_int_eq(store_context_prune(st, 250, &n, &e), 0);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: y", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: y" }, &t,
+					&found, &e), 0);
 	ck_assert(found);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "NO_AUTHOR_SIGN_OFF", "" }, &t,
+					&found, &e), 0);
 	ck_assert(found);
 	store_close(st);
 }
@@ -1229,16 +1237,19 @@ START_TEST(test_told_what)
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "" }, &t,
+					&found, &e), 0);
 	ck_assert(found && t == 100);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
 	/* a key is a column of its own: one rule, two keys, two rows */
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)", 200, &e), 0);
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (y)", 300, &e), 0);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)" },
+					200, &e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "fixes: # (y)" },
+					300, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)" }, &t,
+					&found, &e), 0);
 	ck_assert(found && t == 200);
 	store_close(st);
 }

@@ -330,11 +330,18 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 		rc = pick(st, c, ids, nids, state, deadline, id, e);
 	if (rc == 0 && keeps_raw(st, *id, &keep, e) < 0)
 		rc = -1;
-	if (!keep)
-		raw = findings = NULL, len = 0;
-	if (rc == 0)
-		rc = store_series_add(st, *id, c->message_id, c->index, c->time, raw, len, findings,
-				      e);
+	if (rc == 0) {
+		struct store_series_member m = {
+			.msgid = c->message_id, .index = c->index, .time = c->time,
+		};
+
+		if (keep) {
+			m.raw = raw;
+			m.len = len;
+			m.findings = findings;
+		}
+		rc = store_series_add(st, *id, &m, e);
+	}
 	if (rc < 0) {
 		free(*id);
 		*id = NULL;

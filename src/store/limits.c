@@ -165,8 +165,8 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 
 /* --- what a person was told ---------------------------------------------- */
 
-int store_told_get(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t *t, bool *found, struct err *e)
+int store_told_get(struct store *st, const struct store_told *k, time_t *t, bool *found,
+		   struct err *e)
 {
 	struct db_stmt *s;
 	int rc;
@@ -176,9 +176,9 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 	if (db_prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2 AND what = ?3", &s,
 		 e) < 0)
 		return -1;
-	db_bind_text(s, 1, person);
-	db_bind_text(s, 2, rule);
-	db_bind_text(s, 3, what);
+	db_bind_text(s, 1, k->person);
+	db_bind_text(s, 2, k->rule);
+	db_bind_text(s, 3, k->what);
 	rc = db_step(s);
 	if (rc == DB_ROW) {
 		*t = (time_t)db_col_int64(s, 0);
@@ -187,17 +187,16 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 	return db_row_end(st, s, rc, "reading told", e);
 }
 
-int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t t, struct err *e)
+int store_told_set(struct store *st, const struct store_told *k, time_t t, struct err *e)
 {
 	struct db_stmt *s;
 
 	if (db_prep(st, "INSERT INTO told (person, rule, what, t) VALUES (?1, ?2, ?3, ?4)"
 		    " ON CONFLICT (person, rule, what) DO UPDATE SET t = ?4", &s, e) < 0)
 		return -1;
-	db_bind_text(s, 1, person);
-	db_bind_text(s, 2, rule);
-	db_bind_text(s, 3, what);
+	db_bind_text(s, 1, k->person);
+	db_bind_text(s, 2, k->rule);
+	db_bind_text(s, 3, k->what);
 	db_bind_int64(s, 4, (int64_t)t);
 	return db_run_done(st, s, "recording told", e);
 }

@@ -506,6 +506,8 @@ struct store_series {
 
 void store_series_release(struct store_series *s);
 
+/* A member as store_series_members() hands it out and store_series_add()
+ * takes it. */
 struct store_series_member {
 	const char *msgid;	/* foreign (valid during the call) */
 	int index;		/* 0: the cover letter */
@@ -524,11 +526,11 @@ int store_series_get(struct store *st, const char *id, struct store_series *out,
  * daemon on one PostgreSQL state made it from the same mail), that series
  * is kept as it is and this is no error. */
 int store_series_create(struct store *st, const struct store_series *s, struct err *e);
-/* Adds (or moves) msgid to series id; raw and findings (may be NULL: the
- * caller's text) are kept while the series is pending, raw when no longer
- * than STORE_SERIES_RAW_MAX (findings only with it). */
-int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
-		     const char *raw, size_t len, const char *findings, struct err *e);
+/* Adds (or moves) member m to series id; its raw and findings (may be
+ * NULL: the caller's text) are kept while the series is pending, raw when
+ * no longer than STORE_SERIES_RAW_MAX (findings only with it). */
+int store_series_add(struct store *st, const char *id, const struct store_series_member *m,
+		     struct err *e);
 /* Moves from's members into into and deletes from; into's first_time and
  * deadline become the earlier of the two. */
 int store_series_merge(struct store *st, const char *into, const char *from, struct err *e);
@@ -634,14 +636,20 @@ int store_series_waiting(struct store *st, time_t now, size_t max, store_waiting
 
 /* --- what a person was told (schema 4, 5, 6) ------------------------------ */
 
-/* When a reply last told person (lower case) rule's finding what (its key,
- * finding_key(): "" for a finding told once whatever it points at); *found
- * false when never.  store_context_prune() forgets the rows with a key
- * with the context. */
-int store_told_get(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t *t, bool *found, struct err *e);
-int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t t, struct err *e);
+/* What a reply told a person: the key of a told row. */
+struct store_told {
+	const char *person;	/* foreign; lower case */
+	const char *rule;	/* foreign; the finding's rule */
+	const char *what;	/* foreign; its key, finding_key(): "" for a finding
+				 * told once whatever it points at */
+};
+
+/* When a reply last told k; *found false when never.
+ * store_context_prune() forgets the rows with a key (what) with the
+ * context. */
+int store_told_get(struct store *st, const struct store_told *k, time_t *t, bool *found,
+		   struct err *e);
+int store_told_set(struct store *st, const struct store_told *k, time_t t, struct err *e);
 
 /* --- rate windows (schema 4, 7) ----------------------------------------- */
 
