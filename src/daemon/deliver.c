@@ -324,9 +324,9 @@ static void abandon(struct drain *d)
 }
 
 int deliver_drain(struct store *st, const struct deliver_ops *ops,
-		  const struct deliver_settings *s, const volatile sig_atomic_t *stop,
-		  struct deliver_stats *out, struct err *e)
+		  const struct deliver_settings *s, struct deliver_stats *out, struct err *e)
 {
+	const volatile sig_atomic_t *stop = ops->stop;
 	bool stopping = false;
 	struct drain d;
 	int rc = 0;
