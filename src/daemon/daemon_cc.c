@@ -276,7 +276,7 @@ static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 	if (reply_build_cc(&r, &a->c, &a->la.rs, now, &re) < 0) {
 		log_message(LOGL_WARNING, key, "no Cc-mode reply: %s", re.msg);
 		reply_release(&r);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "no-reply", e);
+		return daemon_record_skipped(j, key, kind, "no-reply", e);
 	}
 	q = (struct queued_reply){ j, key, kind, &r, at, STORE_QUEUED };
 	rc = daemon_queue_built(d, &q, e);
@@ -368,7 +368,7 @@ static int answer(struct daemon *d, const struct job *j, const char *key,
 	if (cmds->recheck || !a.c.nexplain)
 		rc = check_request(d, key, rq, cmds->recheck, &a, &why, e);
 	if (rc == 0 && why && !a.c.nexplain)
-		rc = daemon_record(d, j, key, patch_kind_name(rq->kind), STORE_SKIPPED, why, e);
+		rc = daemon_record_skipped(j, key, patch_kind_name(rq->kind), why, e);
 	else if (rc == 0)
 		rc = queue_answer(d, j, key, &a, e);
 	findings_release(&a.f);
@@ -464,33 +464,33 @@ static int request(struct daemon *d, const struct job *j, const char *key,
 
 	if (why) {
 		log_message(LOGL_DEBUG, key, "Cc mode: skipped: %s", why);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, why, e);
+		return daemon_record_skipped(j, key, kind, why, e);
 	}
 	ccmode_parse_commands(rq->msg ? rq->msg->text : NULL, rq->msg ? rq->msg->text_len : 0,
 			      &cmds);
 	if (!list_enabled(d, rq)) {
 		log_message(LOGL_DEBUG, key, "Cc mode: skipped: its list has enabled = no");
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, LIST_DISABLED_REASON, e);
+		return daemon_record_skipped(j, key, kind, LIST_DISABLED_REASON, e);
 	}
 	if (cmds.n && !is_maintainer(d, rq->sender.email)) {
 		log_message(LOGL_WARNING, key, "Cc mode: commands from %s ignored: not in [reply] "
 			    "maintainers", rq->sender.email ? rq->sender.email : "?");
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-not-maintainer", e);
+		return daemon_record_skipped(j, key, kind, "cc-not-maintainer", e);
 	}
 	if (cmds.n && !authenticated(d, key, rq))
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-not-authenticated", e);
+		return daemon_record_skipped(j, key, kind, "cc-not-authenticated", e);
 	if (thread_quiet(d, root, &quiet, e) < 0)
 		return -1;
 	if (quiet) {
 		log_message(LOGL_INFO, key, "Cc mode: thread <%s> is quiet: not answered", root);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "quiet", e);
+		return daemon_record_skipped(j, key, kind, "quiet", e);
 	}
 	if (cmds.quiet) {
 		if (key_ok(root) &&
 		    store_thread_quiet_set(d->st, root, j->ctx->now, e) < 0)
 			return -1;
 		log_message(LOGL_INFO, key, "Cc mode: %s quieted thread <%s>", rq->sender.email, root);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-quiet", e);
+		return daemon_record_skipped(j, key, kind, "cc-quiet", e);
 	}
 	return answer(d, j, key, rq, &cmds, e);
 }
@@ -512,7 +512,7 @@ static int quiet_gate(struct daemon *d, const struct job *j, const char *key,
 		return 0;
 	*done = true;
 	log_message(LOGL_INFO, key, "thread <%s> is quiet: not answered", root);
-	return daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED, "quiet", e);
+	return daemon_record_skipped(j, key, patch_kind_name(lead->kind), "quiet", e);
 }
 
 int daemon_cc_handle(struct daemon *d, const struct job *j, bool *done, struct err *e)

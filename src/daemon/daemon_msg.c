@@ -121,7 +121,7 @@ static int queue_reply(struct daemon *d, const struct job *j, struct err *e)
 	     reply_build(&r, rec->lead, &rec->f, rs, rec->now, &re)) < 0) {
 		log_message(LOGL_WARNING, rec->key, "no reply: %s", re.msg);
 		reply_release(&r);
-		return daemon_record(d, j, rec->key, rec->kind, STORE_SKIPPED, "no-reply", e);
+		return daemon_record_skipped(j, rec->key, rec->kind, "no-reply", e);
 	}
 	q = (struct queued_reply){ j, rec->key, rec->kind, &r, 0, STORE_QUEUED };
 	rc = daemon_queue_row(d, &q, e);
@@ -205,7 +205,7 @@ static void build_record(struct daemon *d, struct job *j)
 /* decide(): the message is recorded as skipped (why). */
 static int skip(struct daemon *d, struct job *j, const char *why, struct err *e)
 {
-	return daemon_record(d, j, j->rec.key, j->rec.kind, STORE_SKIPPED, why, e);
+	return daemon_record_skipped(j, j->rec.key, j->rec.kind, why, e);
 }
 
 /* What the policy's verdict leaves: a reply, a clean row, a hold, a skip. */
@@ -219,7 +219,7 @@ static int carry_out(struct daemon *d, struct job *j, struct err *e)
 		return queue_reply(d, j, e);
 	case POLICY_CLEAN:
 		log_message(LOGL_DEBUG, rec->key, "clean");
-		return daemon_record(d, j, rec->key, rec->kind, STORE_CLEAN, NULL, e);
+		return daemon_record(j, rec->key, rec->kind, STORE_CLEAN, e);
 	case POLICY_HOLD:
 		/* kept until the limit has room */
 		return daemon_hold_take(d, j, e);
@@ -289,7 +289,7 @@ static int unparsable(struct daemon *d, const struct job *j, const char *why, st
 	if (rc == 0 && !known) {
 		origin_text(j, where, sizeof(where));
 		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
-		rc = daemon_record(d, j, key, "other", STORE_ERROR, NULL, e);
+		rc = daemon_record(j, key, "other", STORE_ERROR, e);
 	}
 	free(key);
 	return rc;
@@ -309,7 +309,7 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 	rc = seen(d, key, &known, e);
 	if (rc == 0 && !known) {
 		log_msg(LOGL_WARNING, "%s: skipped: too large or unreadable", where);
-		rc = daemon_record(d, j, key, "other", STORE_ERROR, NULL, e);
+		rc = daemon_record(j, key, "other", STORE_ERROR, e);
 	}
 	free(key);
 	return rc;
@@ -440,8 +440,8 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 	if (before_start(d, j)) {
 		log_message(LOGL_INFO, j->key, "skipped: dated before the bot started on this folder"
 			    " (rescan after a UIDVALIDITY change, backfill = no)");
-		return daemon_record(d, j, j->key, patch_kind_name(j->p[0].kind), STORE_SKIPPED,
-			      "before-start", e);
+		return daemon_record_skipped(j, j->key, patch_kind_name(j->p[0].kind),
+					     "before-start", e);
 	}
 	/* Maintainer Cc mode, and threads a maintainer quieted. */
 	if ((rc = daemon_cc_handle(d, j, &done, e)) < 0 || done)

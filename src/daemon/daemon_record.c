@@ -64,12 +64,21 @@ static int record(struct daemon *d, const struct job *j, const struct jobctx *c,
 	return store_record_message(d->st, m, NULL, e);
 }
 
-int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		  enum store_decision dec, const char *why, struct err *e)
+int daemon_record(const struct job *j, const char *key, const char *kind,
+		  enum store_decision dec, struct err *e)
 {
-	struct store_message m = { .msgid = key, .kind = kind, .decision = dec, .why = why };
+	struct store_message m = { .msgid = key, .kind = kind, .decision = dec };
 
-	return record(d, j, j->ctx, &m, e);
+	return record(j->ctx->d, j, j->ctx, &m, e);
+}
+
+int daemon_record_skipped(const struct job *j, const char *key, const char *kind,
+			  const char *why, struct err *e)
+{
+	struct store_message m = { .msgid = key, .kind = kind, .decision = STORE_SKIPPED,
+				   .why = why };
+
+	return record(j->ctx->d, j, j->ctx, &m, e);
 }
 
 int daemon_record_other(const struct jobctx *c, const char *key, const char *kind,

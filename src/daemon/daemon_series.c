@@ -783,8 +783,8 @@ int daemon_hold_take(struct daemon *d, const struct job *j, struct err *e)
 		policy_rate_check_patch(d->pipeline.pol, ps, lead, now, &why, NULL);
 		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
 			    policy_reason_name(why), who->why ? who->why : "too large to keep");
-		rc = daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED,
-				   policy_reason_name(why), e);
+		rc = daemon_record_skipped(j, key, patch_kind_name(lead->kind),
+					   policy_reason_name(why), e);
 		goto out;
 	}
 	policy_rate_check_patch(d->pipeline.pol, ps, lead, now, &why, &at);

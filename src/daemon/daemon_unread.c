@@ -180,7 +180,7 @@ static int record_skipped(struct daemon *d, const struct job *j, const char *why
 	int rc = store_seen(d->st, key, known, e);
 
 	if (rc == 0 && !*known)
-		rc = daemon_record(d, j, key, "other", STORE_SKIPPED, why, e);
+		rc = daemon_record_skipped(j, key, "other", why, e);
 	free(key);
 	return rc;
 }
