@@ -235,7 +235,7 @@ static int take(void *aux, const struct origin *o, const char *raw, size_t len, 
 	struct daemon *d = aux;
 	struct source *s = d->pipeline.b.src;
 
-	if (daemon_process_one(d, s, o, raw, len, e) < 0)
+	if (daemon_process_one(d, o, raw, len, e) < 0)
 		return -1;
 	if (daemon_got_stop)
 		return SOURCE_STOP;
@@ -750,7 +750,7 @@ int daemon_offline_take(struct daemon *d, const char *name, const char *raw, siz
 	d->clock = t;
 	daemon_jobctx(&c, d, NULL);
 	if (daemon_series_flush(d, c.now, e) < 0 ||
-	    daemon_process_one(d, d->pipeline.b.src, &o, raw, len, e) < 0)
+	    daemon_process_one(d, &o, raw, len, e) < 0)
 		return -1;
 	if (d->pipeline.b.n >= DAEMON_OFFLINE_BATCH)
 		return daemon_batch_end(d, e);

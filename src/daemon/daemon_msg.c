@@ -405,9 +405,11 @@ static int parse_once(struct daemon *d, struct job *j, int *rc, struct err *e)
 }
 
 /* Whether the store has the mail keyed key for good (then noted "seen"). */
-static int already(struct daemon *d, const struct job *j, const char *key,
-		   const struct message *msg, bool *known, struct err *e)
+static int already(const struct job *j, const char *key, const struct message *msg,
+		   bool *known, struct err *e)
 {
+	struct daemon *d = j->ctx->d;
+
 	if (seen(d, key, known, e) < 0 || known_for_good(d, key, msg, known, e) < 0)
 		return -1;
 	if (*known)
@@ -423,7 +425,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 	bool known = false, done = false;
 	int rc = -1;
 
-	if (j->rawid && already(d, j, j->rawid, NULL, &known, e) < 0)
+	if (j->rawid && already(j, j->rawid, NULL, &known, e) < 0)
 		return -1;
 	if (known)
 		return 0;
@@ -433,7 +435,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 		return unreadable(d, j, e);
 	if (parse_once(d, j, &rc, e) < 0)
 		return rc;
-	if (already(d, j, j->key, &j->msg, &known, e) < 0)
+	if (already(j, j->key, &j->msg, &known, e) < 0)
 		return -1;
 	if (known)
 		return 0;
@@ -658,9 +660,10 @@ static int process(const struct jobctx *c, struct job *j, struct err *e)
 	return rc;
 }
 
-int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
-		       const char *raw, size_t len, struct err *e)
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e)
 {
+	struct source *src = d->pipeline.b.src;
 	struct job *j = daemon_job_new(src, o, raw, len);
 	struct jobctx c;
 	int rc;

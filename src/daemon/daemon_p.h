@@ -256,13 +256,13 @@ void daemon_decision_release(struct decision *rec);
 /* --- daemon_msg.c ------------------------------------------------------ */
 
 /*
- * One message inside the batch's transaction, with its checkpoint (uid),
- * in a savepoint of its own.  raw NULL: a message that could not be read
- * (too large).  -1 only for a store error: the batch is then rolled back
- * by daemon_batch_end().
+ * One message of the batch's source (d->pipeline.b.src) inside the
+ * batch's transaction, with its checkpoint (uid), in a savepoint of its
+ * own.  raw NULL: a message that could not be read (too large).  -1 only
+ * for a store error: the batch is then rolled back by daemon_batch_end().
  */
-int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
-		       const char *raw, size_t len, struct err *e);
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
