@@ -741,16 +741,15 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	return 0;
 }
 
-int daemon_offline_take(struct daemon *d, const char *name, const char *raw, size_t len,
-			time_t t, struct err *e)
+int daemon_offline_take(struct daemon *d, const struct daemon_mail *m, struct err *e)
 {
-	struct origin o = { 0, name, UNREAD_ERROR, NULL, 0 };
+	struct origin o = { 0, m->name, UNREAD_ERROR, NULL, 0 };
 	struct jobctx c;
 
-	d->clock = t;
+	d->clock = m->clock;
 	daemon_jobctx(&c, d, NULL);
 	if (daemon_series_flush(d, c.now, e) < 0 ||
-	    daemon_process_one(d, &o, raw, len, e) < 0)
+	    daemon_process_one(d, &o, m->raw, m->len, e) < 0)
 		return -1;
 	if (d->pipeline.b.n >= DAEMON_OFFLINE_BATCH)
 		return daemon_batch_end(d, e);
