@@ -195,7 +195,8 @@ START_TEST(test_reopen_keeps_everything)
 
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
 	ck_assert_int_eq(store_record_message(st, &sk, NULL, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@mail.example.org", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@mail.example.org", "INBOX" },
+				&cp, &e), 0);
 	ck_assert_int_eq(queue_reply(st, "<patch-1@example.org>", "<reply-1@bot.example.org>"),
 			 STORE_QUEUED);
 	/* SQLite's WAL mode: the write-ahead log exists while the database is open. */
@@ -215,11 +216,13 @@ START_TEST(test_reopen_keeps_everything)
 	ck_assert(seen(st, "clean-1@example.org"));
 	ck_assert(seen(st, "bot-1@example.org"));
 	ck_assert(seen(st, "patch-1@example.org"));
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@mail.example.org", "INBOX", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:bot@mail.example.org", "INBOX" },
+				&got, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_uint_eq(got.uidvalidity, 1712345678u);
 	ck_assert_uint_eq(got.last_uid, 4242);
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@mail.example.org", "Sent", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:bot@mail.example.org", "Sent" },
+				&got, &found, &e), 0);
 	ck_assert(!found);
 
 	outbox_item_init(&it);
@@ -256,9 +259,12 @@ START_TEST(test_checkpoint_update)
 	bool found;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &a, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &b, &e), 0);
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:x", "INBOX", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&a, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&b, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&got, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_uint_eq(got.uidvalidity, 11);
 	ck_assert_uint_eq(got.last_uid, 0);
@@ -575,7 +581,8 @@ START_TEST(test_unread)
 	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
 	store_close(st);
 	st = th_store_open();
-	ck_assert_int_eq(store_unread_retries(st, "imap:bot@h", "INBOX", unread_text, &b, &e), 0);
+	ck_assert_int_eq(store_unread_retries(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:retry:1:130:0:UID FETCH answered without it "
 			 "imap:bot@h/INBOX/7:retry:2:220:0:UID FETCH answered without it");
 	u = (struct store_unread){ "nntp:h:119", "g", 9, STORE_UNREAD_TOO_LARGE, 0, 0,
@@ -584,15 +591,19 @@ START_TEST(test_unread)
 	u = (struct store_unread){ "imap:bot@h", "INBOX", 3, STORE_UNREAD_UNAVAILABLE, 5, 0, 0,
 				   "gone", 130 };
 	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
-	ck_assert_int_eq(store_unread_drop(st, "imap:bot@h", "INBOX", 7, &e), 0);
+	ck_assert_int_eq(store_unread_drop(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				7, &e), 0);
 	buf_reset(&b);
-	ck_assert_int_eq(store_unread_retries(st, "imap:bot@h", "INBOX", unread_text, &b, &e), 0);
+	ck_assert_int_eq(store_unread_retries(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "");
 	ck_assert_int_eq(store_unread_recent(st, 2, unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:unavailable:5:0:0:gone "
 			 "nntp:h:119/g/9:too-large:0:0:6442450944:larger than max_message_size");
-	ck_assert_int_eq(store_unread_forget(st, "imap:bot@h", "Other", &e), 0);
-	ck_assert_int_eq(store_unread_forget(st, "imap:bot@h", "INBOX", &e), 0);
+	ck_assert_int_eq(store_unread_forget(st, &(struct store_folder){ "imap:bot@h", "Other" },
+				&e), 0);
+	ck_assert_int_eq(store_unread_forget(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&e), 0);
 	buf_reset(&b);
 	ck_assert_int_eq(store_unread_recent(st, 10, unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:unavailable:5:0:0:gone "
@@ -654,7 +665,8 @@ static uint32_t stored_checkpoint(struct store *st)
 	struct err e;
 	bool found;
 
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@h", "INBOX", &cp, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &found, &e), 0);
 	ck_assert(found);
 	return cp.last_uid;
 }
@@ -668,7 +680,8 @@ START_TEST(test_claims_divide)
 	struct store_claim a, b, c;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	a = next_claim(st, "A", 40, 1000, true);
 	ck_assert_uint_eq(a.lo, 5);
 	ck_assert_uint_eq(a.hi, 14);
@@ -707,7 +720,8 @@ START_TEST(test_claims_taken_over)
 	struct store_claim c;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	next_claim(st, "A", 100, 1000, true);
 	ck_assert_uint_eq(claim_done(st, "A", 1, 6), 6);
 	/* the lease was renewed at 1000 by the progress: to 1300 */
@@ -741,14 +755,16 @@ START_TEST(test_claims_hold_for_retry)
 	struct store_claim c;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	next_claim(st, "A", 30, 1000, true);
 	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
 	ck_assert_uint_eq(claim_done(st, "A", 1, 10), 2);
 	c = next_claim(st, "A", 30, 1000, true);
 	ck_assert_uint_eq(c.lo, 11);
 	/* the retry is delivered: the next batch moves the checkpoint on */
-	ck_assert_int_eq(store_unread_drop(st, "imap:bot@h", "INBOX", 3, &e), 0);
+	ck_assert_int_eq(store_unread_drop(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				3, &e), 0);
 	ck_assert_uint_eq(claim_done(st, "A", 0, 0), 10);
 	store_close(st);
 }
@@ -766,9 +782,11 @@ START_TEST(test_claims_renumbered)
 	struct err e;
 	bool found;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	next_claim(st, "B", 30, 1000, true);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &moved, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&moved, &e), 0);
 	ck_assert_int_eq(store_claim_next(st, &a, &c, &found, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert(!found);
@@ -811,12 +829,14 @@ START_TEST(test_nested_transaction)
 	/* A batch: the message and the checkpoint move together, or not at all. */
 	ck_assert_int_eq(store_begin(st, &e), 0);
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&cp, &e), 0);
 	ck_assert_int_eq(queue_reply(st, "q@x.org", "rq@bot"), STORE_QUEUED);	/* savepoint inside */
 	store_rollback(st);
 	ck_assert(!seen(st, "n@x.org"));
 	ck_assert(!seen(st, "q@x.org"));
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:x", "INBOX", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&got, &found, &e), 0);
 	ck_assert(!found);
 
 	ck_assert_int_eq(store_begin(st, &e), 0);
@@ -1785,8 +1805,10 @@ START_TEST(test_checkpoint_foreach)
 	char out[256] = "";
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:b", "INBOX", &b, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:a", "INBOX", &a, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:b", "INBOX" },
+				&b, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:a", "INBOX" },
+				&a, &e), 0);
 	ck_assert_int_eq(store_checkpoint_foreach(st, count_cp, out, &e), 0);
 	ck_assert_str_eq(out, "imap:a/INBOX=1:2;imap:b/INBOX=3:4;");
 	store_close(st);

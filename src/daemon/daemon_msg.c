@@ -329,6 +329,7 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 static bool before_start(struct daemon *d, const struct job *j)
 {
 	struct folder *f = j->src->f;
+	struct store_folder where = { j->src->id, f->name };
 	const char *date;
 	struct err e;
 	bool found;
@@ -337,7 +338,7 @@ static bool before_start(struct daemon *d, const struct job *j)
 	if (j->src->c->backfill || !j->o.uid || j->o.uid > f->rescan_until)
 		return false;
 	if (!f->first_time) {
-		if (store_first_time(d->st, j->src->id, f->name, &t, &found, &e) < 0 || !found)
+		if (store_first_time(d->st, &where, &t, &found, &e) < 0 || !found)
 			return false;
 		f->first_time = t;
 	}
@@ -570,6 +571,7 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 static int save_checkpoint(struct daemon *d, const struct job *j, struct err *e)
 {
 	struct folder *f = j->src->f;
+	struct store_folder where = { j->src->id, f->name };
 	uint32_t uid = j->o.uid;
 	struct store_checkpoint cp;
 
@@ -584,7 +586,7 @@ static int save_checkpoint(struct daemon *d, const struct job *j, struct err *e)
 		f->cp.last_uid = uid;
 	cp = f->cp;
 	cp.last_uid = daemon_hold(d, cp.last_uid);
-	return store_checkpoint_set(d->st, j->src->id, f->name, &cp, e);
+	return store_checkpoint_set(d->st, &where, &cp, e);
 }
 
 /* After handle() failed on something about this mail: its savepoint is

@@ -62,10 +62,12 @@ static void retry_loaded(void *ctx, const struct store_unread *u)
 
 int daemon_retries_load(struct source *s, struct folder *f, struct err *e)
 {
+	struct store_folder where = { s->id, f->name };
+
 	if (f->retries_known)
 		return 0;
 	f->nretries = 0;
-	if (store_unread_retries(s->env->st, s->id, f->name, retry_loaded, f, e) < 0)
+	if (store_unread_retries(s->env->st, &where, retry_loaded, f, e) < 0)
 		return -1;
 	f->retries_known = true;
 	if (f->nretries)
@@ -76,9 +78,11 @@ int daemon_retries_load(struct source *s, struct folder *f, struct err *e)
 
 int daemon_retries_forget(struct source *s, struct folder *f, struct err *e)
 {
+	struct store_folder where = { s->id, f->name };
+
 	f->nretries = 0;
 	f->retries_known = true;
-	return store_unread_forget(s->env->st, s->id, f->name, e);
+	return store_unread_forget(s->env->st, &where, e);
 }
 
 void daemon_retries_poll(struct folder *f)
@@ -263,11 +267,12 @@ int daemon_unread_take(struct daemon *d, const struct job *j, struct err *e)
 int daemon_retry_done(struct daemon *d, const struct job *j, struct err *e)
 {
 	struct folder *f = j->src->f;
+	struct store_folder where = { j->src->id, f->name };
 
 	if (!j->o.uid || !retry_find(f, j->o.uid))
 		return 0;
 	retry_remove(f, j->o.uid);
 	log_msg(LOGL_INFO, "%s %s uid %" PRIu32 ": delivered at last", j->src->label, f->name,
 		j->o.uid);
-	return store_unread_drop(d->st, j->src->id, f->name, j->o.uid, e);
+	return store_unread_drop(d->st, &where, j->o.uid, e);
 }

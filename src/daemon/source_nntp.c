@@ -206,12 +206,13 @@ static int retries(struct walk *w, struct folder *f, struct err *e)
 static int keep_place(struct source *s, struct folder *f, struct err *e)
 {
 	const struct source_env *env = s->env;
+	struct store_folder where = { s->id, f->name };
 	struct store_checkpoint cp = f->cp;
 
 	cp.last_uid = env->hold(env->aux, cp.last_uid);	/* not past an article owed */
 	if (cp.last_uid == f->cp_committed.last_uid)
 		return 0;
-	if (store_checkpoint_set(env->st, s->id, f->name, &cp, e) < 0)
+	if (store_checkpoint_set(env->st, &where, &cp, e) < 0)
 		return -1;
 	f->cp_committed = cp;
 	return 0;

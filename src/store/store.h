@@ -181,15 +181,21 @@ struct store_checkpoint {
 	uint32_t last_uid;	/* the last UID handled */
 };
 
+/* A folder the daemon reads, as its checkpoint and unread rows are keyed. */
+struct store_folder {
+	const char *source;	/* foreign; the messages rows' source */
+	const char *name;	/* foreign; the folder, "" (or NULL) for a Maildir */
+};
+
 /* *found is false (and cp zeroed) when the folder has no checkpoint yet. */
-int store_checkpoint_get(struct store *st, const char *source, const char *folder,
+int store_checkpoint_get(struct store *st, const struct store_folder *f,
 			 struct store_checkpoint *cp, bool *found, struct err *e);
-int store_checkpoint_set(struct store *st, const char *source, const char *folder,
+int store_checkpoint_set(struct store *st, const struct store_folder *f,
 			 const struct store_checkpoint *cp, struct err *e);
-/* The time of the first message recorded from source and folder: when the
- * bot started on it.  *found is false when nothing was recorded. */
-int store_first_time(struct store *st, const char *source, const char *folder, time_t *t,
-		     bool *found, struct err *e);
+/* The time of the first message recorded from f: when the bot started on
+ * it.  *found is false when nothing was recorded. */
+int store_first_time(struct store *st, const struct store_folder *f, time_t *t, bool *found,
+		     struct err *e);
 
 /* --- claims: daemons sharing a folder (schema 10) ------------------- */
 
@@ -711,13 +717,12 @@ struct store_unread {
 /* Inserts or replaces the row of u's source, folder and uid. */
 int store_unread_put(struct store *st, const struct store_unread *u, struct err *e);
 /* Deletes the row of uid (the mail came after all). */
-int store_unread_drop(struct store *st, const char *source, const char *folder, uint32_t uid,
+int store_unread_drop(struct store *st, const struct store_folder *f, uint32_t uid,
 		      struct err *e);
-/* Deletes the retry rows of a folder (its numbers started again). */
-int store_unread_forget(struct store *st, const char *source, const char *folder,
-			struct err *e);
-/* Calls fn for each retry row of a folder, by uid; u is valid during the call. */
-int store_unread_retries(struct store *st, const char *source, const char *folder,
+/* Deletes the retry rows of f (its numbers started again). */
+int store_unread_forget(struct store *st, const struct store_folder *f, struct err *e);
+/* Calls fn for each retry row of f, by uid; u is valid during the call. */
+int store_unread_retries(struct store *st, const struct store_folder *f,
 			 void (*fn)(void *ctx, const struct store_unread *u), void *ctx,
 			 struct err *e);
 /* Calls fn for the max most recent rows of any state, newest first. */
