@@ -1345,32 +1345,41 @@ START_TEST(test_rate_events)
 	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3660, &e), 0);
 	store_close(st);
 	st = th_store_open();
-	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 3600, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "ann@x.org", 3600 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 2);			/* later than 3600 */
-	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 3);
-	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "", 0 }, &n, &e), 0);
 	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 0, &t, &e), 0);
+	ck_assert_int_eq(store_rate_nth(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					0, &t, &e), 0);
 	ck_assert_int_eq(t, 3600);		/* by time, not as noted */
-	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 2, &t, &e), 0);
+	ck_assert_int_eq(store_rate_nth(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					2, &t, &e), 0);
 	ck_assert_int_eq(t, 3700);
-	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 3, &t, &e), 0);
+	ck_assert_int_eq(store_rate_nth(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					3, &t, &e), 0);
 	ck_assert_int_eq(t, 0);
-	ck_assert_int_eq(store_rate_last(st, "ann@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(store_rate_last(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					&t, &e), 0);
 	ck_assert_int_eq(t, 3700);
-	ck_assert_int_eq(store_rate_last(st, "cy@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(store_rate_last(st, &(struct store_rate_window){ "cy@x.org", 0 },
+					&t, &e), 0);
 	ck_assert_int_eq(t, 0);
 	/* in a transaction, as the daemon checks (PostgreSQL: the lock) */
 	ck_assert_int_eq(store_begin(st, &e), 0);
-	ck_assert_int_eq(store_rate_count(st, "bob@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "bob@x.org", 0 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3670, &e), 0);
 	ck_assert_int_eq(store_commit(st, &e), 0);
 	ck_assert_int_eq(store_rate_prune(st, 3650, &e), 0);
-	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "", 0 }, &n, &e), 0);
 	ck_assert_int_eq(n, 0);
-	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 2);			/* 3650 and 3700 stay */
 	store_close(st);
 }

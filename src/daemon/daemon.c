@@ -595,10 +595,11 @@ static int store_open_for(struct daemon *d, struct err *e)
 static unsigned rate_count(void *ctx, const char *key, time_t since)
 {
 	struct daemon *d = ctx;
+	struct store_rate_window w = { key, since };
 	struct err e;
 	long n;
 
-	if (store_rate_count(d->st, key, since, &n, &e) < 0) {
+	if (store_rate_count(d->st, &w, &n, &e) < 0) {
 		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
 		return UINT_MAX;
 	}
@@ -608,10 +609,11 @@ static unsigned rate_count(void *ctx, const char *key, time_t since)
 static time_t rate_nth(void *ctx, const char *key, time_t since, unsigned n)
 {
 	struct daemon *d = ctx;
+	struct store_rate_window w = { key, since };
 	struct err e;
 	time_t t;
 
-	if (store_rate_nth(d->st, key, since, (long)n, &t, &e) < 0)
+	if (store_rate_nth(d->st, &w, (long)n, &t, &e) < 0)
 		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
 	return t;
 }
@@ -619,10 +621,11 @@ static time_t rate_nth(void *ctx, const char *key, time_t since, unsigned n)
 static time_t rate_last(void *ctx, const char *key, time_t since)
 {
 	struct daemon *d = ctx;
+	struct store_rate_window w = { key, since };
 	struct err e;
 	time_t t;
 
-	if (store_rate_last(d->st, key, since, &t, &e) < 0)
+	if (store_rate_last(d->st, &w, &t, &e) < 0)
 		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
 	return t;
 }

@@ -674,14 +674,22 @@ int store_told_set(struct store *st, const struct store_told *k, time_t t, struc
 int store_rate_note(struct store *st, const char *key, time_t t, struct err *e);
 /* Deletes the events before before. */
 int store_rate_prune(struct store *st, time_t before, struct err *e);
-/* How many events under key are later than since. */
-int store_rate_count(struct store *st, const char *key, time_t since, long *n, struct err *e);
+/* A window of one key: its events later than since. */
+struct store_rate_window {
+	const char *key;	/* foreign; "" (or NULL): the global window */
+	time_t since;
+};
+
+/* How many events w holds. */
+int store_rate_count(struct store *st, const struct store_rate_window *w, long *n,
+		     struct err *e);
 /* The time of the n-th of them (0: the oldest; ties in the order they were
  * noted); *t 0 when there is none. */
-int store_rate_nth(struct store *st, const char *key, time_t since, long n, time_t *t,
+int store_rate_nth(struct store *st, const struct store_rate_window *w, long n, time_t *t,
 		   struct err *e);
 /* The latest of them; *t 0 when none. */
-int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e);
+int store_rate_last(struct store *st, const struct store_rate_window *w, time_t *t,
+		    struct err *e);
 
 /* --- mail a source listed but did not deliver whole (schema 8) -------- */
 
