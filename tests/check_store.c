@@ -437,7 +437,7 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert_str_eq(it.reply_msgid, "ra@bot");
 
 	/* 421 from the server: retry in 60 s. */
-	ck_assert_int_eq(store_outbox_mark_retry(st, "<ra@bot>", 1000, 60, "421 try later", &e), 0);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "<ra@bot>", 1000 + 60, "421 try later", &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 1059, &it, &found, &e), 0);
 	ck_assert(!found);
 	ck_assert_int_eq(store_outbox_next_time(st, &when, &found, &e), 0);
@@ -453,7 +453,7 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert(!found);
 	/* Already sent: a second mark is a caller bug. */
 	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1062, NULL, &e), -1);
-	ck_assert_int_eq(store_outbox_mark_retry(st, "nosuch@bot", 1062, 5, NULL, &e), -1);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "nosuch@bot", 1062 + 5, NULL, &e), -1);
 
 	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
 	ck_assert_int_eq(store_outbox_mark_failed(st, "rb@bot", 1000, "550 no such user", &e), 0);
@@ -492,7 +492,7 @@ START_TEST(test_outbox_unclaim_and_note)
 	outbox_item_init(&it);
 	buf_init(&b, 0);
 	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);	/* due at 1000 */
-	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000, 120, "sending (claimed)", &e), 0);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000 + 120, "sending (claimed)", &e), 0);
 	ck_assert_int_eq(store_outbox_unclaim(st, "ra@bot", 1001, "waiting for the sink: 535", &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 1001, &it, &found, &e), 0);
 	ck_assert(found);
@@ -809,7 +809,7 @@ START_TEST(test_outbox_order)
 	outbox_item_init(&it);
 	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);
 	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
-	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000, 10, NULL, &e), 0);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000 + 10, NULL, &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 2000, &it, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_str_eq(it.reply_msgid, "rb@bot");	/* due 1000, ra due 1010 */
@@ -1901,7 +1901,7 @@ START_TEST(test_pg_claim_once)
 	ck_assert_msg(store_outbox_next_due(b, 1000, &ib, &found, &e) == 0, "%s", e.msg);
 	ck_assert_msg(!found, "the second daemon got <%s> too", ib.reply_msgid);
 	ck_assert_int_eq(store_commit(b, &e), 0);
-	ck_assert_int_eq(store_outbox_mark_retry(a, ia.reply_msgid, 1000, 600, "sending (claimed)",
+	ck_assert_int_eq(store_outbox_mark_retry(a, ia.reply_msgid, 1000 + 600, "sending (claimed)",
 						 &e), 0);
 	ck_assert_int_eq(store_commit(a, &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(b, 1000, &ib, &found, &e), 0);

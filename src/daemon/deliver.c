@@ -53,6 +53,15 @@ struct drain {
 	size_t *fresh, nfresh;		/* owned; the round's slots claimed */
 };
 
+/* Backs it off (or claims it) for secs from the round's time, never
+ * less than none. */
+static int back_off(struct drain *d, const struct outbox_item *it, long secs, const char *why,
+		    struct err *e)
+{
+	return store_outbox_mark_retry(d->st, it->reply_msgid, d->now + (secs > 0 ? secs : 0), why,
+				       e);
+}
+
 /* A reply handed over before: is it there already? */
 static enum step confirm(struct drain *d, const struct outbox_item *it, bool *done,
 			 struct err *e)
@@ -121,7 +130,7 @@ static enum step failed(struct drain *d, const struct outbox_item *it, const str
 	log_message(LOGL_WARNING, it->parent_msgid, "reply <%s> not sent, retrying in %ld s: %s",
 		    it->reply_msgid, backoff, why->msg);
 	d->out->retried++;
-	if (store_outbox_mark_retry(d->st, it->reply_msgid, d->now, backoff, why->msg, e) < 0)
+	if (back_off(d, it, backoff, why->msg, e) < 0)
 		return STEP_ERROR;
 	return STEP_STOP;
 }
@@ -269,8 +278,7 @@ static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *cla
 	r = confirm(d, it, &done, e);
 	if (r != STEP_NEXT || done)
 		return r;
-	if (store_outbox_mark_retry(d->st, it->reply_msgid, d->now, d->s->hold,
-				    "sending (claimed)", e) < 0)
+	if (back_off(d, it, d->s->hold, "sending (claimed)", e) < 0)
 		return STEP_ERROR;
 	it->attempts++;
 	d->used[slot] = true;

@@ -296,14 +296,15 @@ int store_outbox_next_time(struct store *st, time_t *when, bool *found, struct e
 
 /* The reply's state changes; attempts is incremented by each.  error (may
  * be NULL) is kept in last_error.  mark_retry sets next_attempt to
- * now + backoff seconds; it is also the way to claim an item before
- * sending, so a crash mid-send leads to a retry after backoff.  mark_sent's
+ * next (the caller's time now plus its backoff); it is also the way to
+ * claim an item before sending, so a crash mid-send leads to a retry
+ * after the backoff.  mark_sent's
  * note (may be NULL) is kept in last_error too: what the reply was sent
  * without (recipients the server refused). */
 int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now,
 			   const char *note, struct err *e);
-int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t now,
-			    long backoff, const char *error, struct err *e);
+int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t next,
+			    const char *error, struct err *e);
 int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t now,
 			     const char *error, struct err *e);
 /* Undoes a claim (mark_retry) of a reply that was not handed over after
