@@ -176,7 +176,7 @@ static struct store_counts drain(struct store *st, struct sink *k, bool async, l
 	}
 	memset(ds, 0, sizeof(*ds));
 	err_init(&e);
-	ck_assert_msg(deliver_drain(st, &ops, &s, NULL, ds, &e) == want_rc, "%s", e.msg);
+	ck_assert_msg(deliver_drain(st, &ops, &s, ds, &e) == want_rc, "%s", e.msg);
 	if (want_rc < 0) {
 		ck_assert_int_eq(e.cls, ERR_SETUP);
 		ck_assert_str_eq(e.msg, "535 authentication failed");

@@ -1055,18 +1055,21 @@ START_TEST(test_from_store)
 
 	checked_open(&c, "lookup/lookup-v2-links-v1.eml", NULL);
 	/* The store does not know the target: nothing. */
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, time(NULL), &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(&(struct linkstore){ st, &c.s.archives, time(NULL) },
+					   c.p, c.np, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 0);
 	/* It knows v1 (same subject and sender, version 1 < 2). */
 	remember(st, "lookup/lookup-v1-maintainer-acked.eml", time(NULL) - 3600);
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, time(NULL), &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(&(struct linkstore){ st, &c.s.archives, time(NULL) },
+					   c.p, c.np, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	ck_assert_str_eq(c.res.v[0].msgid, M_ACKED);
 	ck_assert(c.res.v[0].earlier_version);
 	ck_assert(!c.res.v[0].same_series);
 	ck_assert_int_eq(c.res.v[0].status, LOOKUP_UNKNOWN);
 	/* Found once: a second call (or a lookup) adds nothing for that URL. */
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, time(NULL), &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(&(struct linkstore){ st, &c.s.archives, time(NULL) },
+					   c.p, c.np, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	/* The rule, with lookups off. */
 	c.s.lookups = false;
@@ -1089,10 +1092,13 @@ START_TEST(test_from_store_clock)
 
 	remember(st, "lookup/lookup-store-series-1.eml", sent);
 	checked_open(&c, "lookup/lookup-store-series-2.eml", NULL);
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, sent + 10 * 24 * 3600,
-					   &c.res, &e), 0);
+	ck_assert_int_eq(linkstore_results(&(struct linkstore){ st, &c.s.archives,
+									 sent + 10 * 24 * 3600 },
+					   c.p, c.np, &c.res, &e), 0);
 	ck_assert_uint_eq(c.res.n, 0);	/* ten days later: no mate */
-	ck_assert_int_eq(linkstore_results(st, c.p, c.np, &c.s.archives, sent + 60, &c.res, &e),
+	ck_assert_int_eq(linkstore_results(&(struct linkstore){ st, &c.s.archives,
+									 sent + 60 },
+					   c.p, c.np, &c.res, &e),
 			 0);
 	ck_assert_uint_eq(c.res.n, 1);
 	ck_assert_str_eq(c.res.v[0].msgid, "a1b2c3d4@eve.example.org");

@@ -275,8 +275,8 @@ static void feed(char **mails, size_t n)
 		char name[32];
 
 		snprintf(name, sizeof(name), "mail#%zu", i);
-		rc = daemon_offline_take(d, name, mails[i], strlen(mails[i]), clock_of(mails[i]),
-					 &e);
+		rc = daemon_offline_take(d, &(struct daemon_mail){ name, mails[i], strlen(mails[i]),
+								   clock_of(mails[i]) }, &e);
 		ck_assert_msg(rc == 0, "take %zu: %s", i, e.msg);
 		free(mails[i]);
 	}

@@ -247,7 +247,8 @@ static void arrive(struct store *st, const char *const *files, size_t n, const t
 
 		load(files[i], t ? t[i] : T0 + (time_t)i, &c);
 		ck_assert_msg(store_context_put(st, &c, &e) == 0, "%s", e.msg);
-		ck_assert_msg(series_assign(st, &c, STORE_SERIES_PENDING, T0 + 3600, "raw", 3, "f",
+		ck_assert_msg(series_assign(st, &(struct series_arrival){ &c, STORE_SERIES_PENDING,
+								       T0 + 3600, "raw", 3, "f" },
 					    &ids[i], &e) == 0, "%s: %s", files[i], e.msg);
 		msg_context_release(&c);
 	}

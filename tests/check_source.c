@@ -235,7 +235,8 @@ static struct store_checkpoint stored(struct store *st, const char *folder)
 	bool found = false;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:u@h", folder, &cp, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:u@h", folder },
+				&cp, &found, &e), 0);
 	ck_assert(found);
 	return cp;
 }

@@ -195,7 +195,8 @@ START_TEST(test_reopen_keeps_everything)
 
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
 	ck_assert_int_eq(store_record_message(st, &sk, NULL, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@mail.example.org", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@mail.example.org", "INBOX" },
+				&cp, &e), 0);
 	ck_assert_int_eq(queue_reply(st, "<patch-1@example.org>", "<reply-1@bot.example.org>"),
 			 STORE_QUEUED);
 	/* SQLite's WAL mode: the write-ahead log exists while the database is open. */
@@ -215,11 +216,13 @@ START_TEST(test_reopen_keeps_everything)
 	ck_assert(seen(st, "clean-1@example.org"));
 	ck_assert(seen(st, "bot-1@example.org"));
 	ck_assert(seen(st, "patch-1@example.org"));
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@mail.example.org", "INBOX", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:bot@mail.example.org", "INBOX" },
+				&got, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_uint_eq(got.uidvalidity, 1712345678u);
 	ck_assert_uint_eq(got.last_uid, 4242);
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@mail.example.org", "Sent", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:bot@mail.example.org", "Sent" },
+				&got, &found, &e), 0);
 	ck_assert(!found);
 
 	outbox_item_init(&it);
@@ -256,9 +259,12 @@ START_TEST(test_checkpoint_update)
 	bool found;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &a, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &b, &e), 0);
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:x", "INBOX", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&a, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&b, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&got, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_uint_eq(got.uidvalidity, 11);
 	ck_assert_uint_eq(got.last_uid, 0);
@@ -431,7 +437,7 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert_str_eq(it.reply_msgid, "ra@bot");
 
 	/* 421 from the server: retry in 60 s. */
-	ck_assert_int_eq(store_outbox_mark_retry(st, "<ra@bot>", 1000, 60, "421 try later", &e), 0);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "<ra@bot>", 1000 + 60, "421 try later", &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 1059, &it, &found, &e), 0);
 	ck_assert(!found);
 	ck_assert_int_eq(store_outbox_next_time(st, &when, &found, &e), 0);
@@ -447,7 +453,7 @@ START_TEST(test_outbox_lifecycle)
 	ck_assert(!found);
 	/* Already sent: a second mark is a caller bug. */
 	ck_assert_int_eq(store_outbox_mark_sent(st, "ra@bot", 1062, NULL, &e), -1);
-	ck_assert_int_eq(store_outbox_mark_retry(st, "nosuch@bot", 1062, 5, NULL, &e), -1);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "nosuch@bot", 1062 + 5, NULL, &e), -1);
 
 	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
 	ck_assert_int_eq(store_outbox_mark_failed(st, "rb@bot", 1000, "550 no such user", &e), 0);
@@ -486,7 +492,7 @@ START_TEST(test_outbox_unclaim_and_note)
 	outbox_item_init(&it);
 	buf_init(&b, 0);
 	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);	/* due at 1000 */
-	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000, 120, "sending (claimed)", &e), 0);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000 + 120, "sending (claimed)", &e), 0);
 	ck_assert_int_eq(store_outbox_unclaim(st, "ra@bot", 1001, "waiting for the sink: 535", &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 1001, &it, &found, &e), 0);
 	ck_assert(found);
@@ -575,7 +581,8 @@ START_TEST(test_unread)
 	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
 	store_close(st);
 	st = th_store_open();
-	ck_assert_int_eq(store_unread_retries(st, "imap:bot@h", "INBOX", unread_text, &b, &e), 0);
+	ck_assert_int_eq(store_unread_retries(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:retry:1:130:0:UID FETCH answered without it "
 			 "imap:bot@h/INBOX/7:retry:2:220:0:UID FETCH answered without it");
 	u = (struct store_unread){ "nntp:h:119", "g", 9, STORE_UNREAD_TOO_LARGE, 0, 0,
@@ -584,15 +591,19 @@ START_TEST(test_unread)
 	u = (struct store_unread){ "imap:bot@h", "INBOX", 3, STORE_UNREAD_UNAVAILABLE, 5, 0, 0,
 				   "gone", 130 };
 	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
-	ck_assert_int_eq(store_unread_drop(st, "imap:bot@h", "INBOX", 7, &e), 0);
+	ck_assert_int_eq(store_unread_drop(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				7, &e), 0);
 	buf_reset(&b);
-	ck_assert_int_eq(store_unread_retries(st, "imap:bot@h", "INBOX", unread_text, &b, &e), 0);
+	ck_assert_int_eq(store_unread_retries(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "");
 	ck_assert_int_eq(store_unread_recent(st, 2, unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:unavailable:5:0:0:gone "
 			 "nntp:h:119/g/9:too-large:0:0:6442450944:larger than max_message_size");
-	ck_assert_int_eq(store_unread_forget(st, "imap:bot@h", "Other", &e), 0);
-	ck_assert_int_eq(store_unread_forget(st, "imap:bot@h", "INBOX", &e), 0);
+	ck_assert_int_eq(store_unread_forget(st, &(struct store_folder){ "imap:bot@h", "Other" },
+				&e), 0);
+	ck_assert_int_eq(store_unread_forget(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&e), 0);
 	buf_reset(&b);
 	ck_assert_int_eq(store_unread_recent(st, 10, unread_text, &b, &e), 0);
 	ck_assert_str_eq(b.data, "imap:bot@h/INBOX/3:unavailable:5:0:0:gone "
@@ -654,7 +665,8 @@ static uint32_t stored_checkpoint(struct store *st)
 	struct err e;
 	bool found;
 
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:bot@h", "INBOX", &cp, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &found, &e), 0);
 	ck_assert(found);
 	return cp.last_uid;
 }
@@ -668,7 +680,8 @@ START_TEST(test_claims_divide)
 	struct store_claim a, b, c;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	a = next_claim(st, "A", 40, 1000, true);
 	ck_assert_uint_eq(a.lo, 5);
 	ck_assert_uint_eq(a.hi, 14);
@@ -707,7 +720,8 @@ START_TEST(test_claims_taken_over)
 	struct store_claim c;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	next_claim(st, "A", 100, 1000, true);
 	ck_assert_uint_eq(claim_done(st, "A", 1, 6), 6);
 	/* the lease was renewed at 1000 by the progress: to 1300 */
@@ -741,14 +755,16 @@ START_TEST(test_claims_hold_for_retry)
 	struct store_claim c;
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	next_claim(st, "A", 30, 1000, true);
 	ck_assert_int_eq(store_unread_put(st, &u, &e), 0);
 	ck_assert_uint_eq(claim_done(st, "A", 1, 10), 2);
 	c = next_claim(st, "A", 30, 1000, true);
 	ck_assert_uint_eq(c.lo, 11);
 	/* the retry is delivered: the next batch moves the checkpoint on */
-	ck_assert_int_eq(store_unread_drop(st, "imap:bot@h", "INBOX", 3, &e), 0);
+	ck_assert_int_eq(store_unread_drop(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				3, &e), 0);
 	ck_assert_uint_eq(claim_done(st, "A", 0, 0), 10);
 	store_close(st);
 }
@@ -766,9 +782,11 @@ START_TEST(test_claims_renumbered)
 	struct err e;
 	bool found;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&cp, &e), 0);
 	next_claim(st, "B", 30, 1000, true);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:bot@h", "INBOX", &moved, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:bot@h", "INBOX" },
+				&moved, &e), 0);
 	ck_assert_int_eq(store_claim_next(st, &a, &c, &found, &e), -1);
 	ck_assert_int_eq(e.cls, ERR_TEMP);
 	ck_assert(!found);
@@ -791,7 +809,7 @@ START_TEST(test_outbox_order)
 	outbox_item_init(&it);
 	ck_assert_int_eq(queue_reply(st, "a@x.org", "ra@bot"), STORE_QUEUED);
 	ck_assert_int_eq(queue_reply(st, "b@x.org", "rb@bot"), STORE_QUEUED);
-	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000, 10, NULL, &e), 0);
+	ck_assert_int_eq(store_outbox_mark_retry(st, "ra@bot", 1000 + 10, NULL, &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(st, 2000, &it, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_str_eq(it.reply_msgid, "rb@bot");	/* due 1000, ra due 1010 */
@@ -811,12 +829,14 @@ START_TEST(test_nested_transaction)
 	/* A batch: the message and the checkpoint move together, or not at all. */
 	ck_assert_int_eq(store_begin(st, &e), 0);
 	ck_assert_int_eq(store_record_message(st, &m, NULL, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:x", "INBOX", &cp, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&cp, &e), 0);
 	ck_assert_int_eq(queue_reply(st, "q@x.org", "rq@bot"), STORE_QUEUED);	/* savepoint inside */
 	store_rollback(st);
 	ck_assert(!seen(st, "n@x.org"));
 	ck_assert(!seen(st, "q@x.org"));
-	ck_assert_int_eq(store_checkpoint_get(st, "imap:x", "INBOX", &got, &found, &e), 0);
+	ck_assert_int_eq(store_checkpoint_get(st, &(struct store_folder){ "imap:x", "INBOX" },
+				&got, &found, &e), 0);
 	ck_assert(!found);
 
 	ck_assert_int_eq(store_begin(st, &e), 0);
@@ -918,7 +938,9 @@ START_TEST(test_migrate_2_to_3)
 	sr.total = 3;
 	sr.state = STORE_SERIES_PENDING;
 	ck_assert_int_eq(store_series_create(st, &sr, &e), 0);
-	ck_assert_int_eq(store_series_add(st, "s@x.org", "old@x.org", 1, 5, NULL, 0, NULL, &e), 0);
+	ck_assert_int_eq(store_series_add(st, "s@x.org",
+					  &(struct store_series_member){ .msgid = "old@x.org", .index = 1,
+									.time = 5 }, &e), 0);
 	ck_assert_int_eq(store_series_of(st, "<old@x.org>", &id, &e), 0);
 	ck_assert_str_eq(id, "s@x.org");
 	free(id);
@@ -1039,7 +1061,9 @@ START_TEST(test_context_related)
 	ck_related(st, "y@x.org", "z@x.org", NULL, "");	/* d: a sibling, not in a series */
 	ck_siblings(st, "y@x.org", "z@x.org", "", "");
 	add_series(st, "b@x.org", "ann@x.org", 0, 0);
-	ck_assert_int_eq(store_series_add(st, "b@x.org", "c@x.org", 2, 20, NULL, 0, NULL, &e), 0);
+	ck_assert_int_eq(store_series_add(st, "b@x.org",
+					  &(struct store_series_member){ .msgid = "c@x.org", .index = 2,
+									.time = 20 }, &e), 0);
 	ck_related(st, "a@x.org", NULL, NULL, "c@x.org(b@x.org) b@x.org");
 	ck_siblings(st, "y@x.org", "b@x.org", "", "c@x.org(b@x.org)");	/* c's sibling */
 	ck_siblings(st, "y@x.org", "b@x.org", "q@x.org b@x.org", "");	/* its series skipped */
@@ -1177,30 +1201,34 @@ START_TEST(test_told_about)
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "NO_AUTHOR_SIGN_OFF", "" }, &t,
+					&found, &e), 0);
 	ck_assert(found);
 	ck_assert_int_eq(t, 100);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "NO_AUTHOR_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
 	/* one rule, two patches: two rows */
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", 200, &e), 0);
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "MISSING_SIGN_OFF", "leds: y", 300, &e), 0);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: x" },
+					200, &e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: y" },
+					300, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(found && t == 200);
-	ck_assert_int_eq(store_told_get(st, "b@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "b@x.org", "MISSING_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
 	/* pruning before 250: leds: x goes, leds: y and the setup row stay */
 	ck_assert_int_eq(store_context_prune(st, 250, &n, &e), 0);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "leds: y", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "leds: y" }, &t,
+					&found, &e), 0);
 	ck_assert(found);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "NO_AUTHOR_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "NO_AUTHOR_SIGN_OFF", "" }, &t,
+					&found, &e), 0);
 	ck_assert(found);
 	store_close(st);
 }
@@ -1229,16 +1257,19 @@ START_TEST(test_told_what)
 	sqlite3_close(db);
 	st = th_store_open();
 	ck_assert_int_eq(user_version(), STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "MISSING_SIGN_OFF", "", &t, &found, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "MISSING_SIGN_OFF", "" }, &t,
+					&found, &e), 0);
 	ck_assert(found && t == 100);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "leds: x", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "leds: x" }, &t,
+					&found, &e), 0);
 	ck_assert(!found);
 	/* a key is a column of its own: one rule, two keys, two rows */
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)", 200, &e), 0);
-	ck_assert_int_eq(store_told_set(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (y)", 300, &e), 0);
-	ck_assert_int_eq(store_told_get(st, "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)", &t, &found,
-					&e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)" },
+					200, &e), 0);
+	ck_assert_int_eq(store_told_set(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "fixes: # (y)" },
+					300, &e), 0);
+	ck_assert_int_eq(store_told_get(st, &(struct store_told){ "a@x.org", "BAD_FIXES_TAG", "fixes: # (x)" }, &t,
+					&found, &e), 0);
 	ck_assert(found && t == 200);
 	store_close(st);
 }
@@ -1314,32 +1345,41 @@ START_TEST(test_rate_events)
 	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3660, &e), 0);
 	store_close(st);
 	st = th_store_open();
-	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 3600, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "ann@x.org", 3600 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 2);			/* later than 3600 */
-	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 3);
-	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "", 0 }, &n, &e), 0);
 	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 0, &t, &e), 0);
+	ck_assert_int_eq(store_rate_nth(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					0, &t, &e), 0);
 	ck_assert_int_eq(t, 3600);		/* by time, not as noted */
-	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 2, &t, &e), 0);
+	ck_assert_int_eq(store_rate_nth(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					2, &t, &e), 0);
 	ck_assert_int_eq(t, 3700);
-	ck_assert_int_eq(store_rate_nth(st, "ann@x.org", 0, 3, &t, &e), 0);
+	ck_assert_int_eq(store_rate_nth(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					3, &t, &e), 0);
 	ck_assert_int_eq(t, 0);
-	ck_assert_int_eq(store_rate_last(st, "ann@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(store_rate_last(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					&t, &e), 0);
 	ck_assert_int_eq(t, 3700);
-	ck_assert_int_eq(store_rate_last(st, "cy@x.org", 0, &t, &e), 0);
+	ck_assert_int_eq(store_rate_last(st, &(struct store_rate_window){ "cy@x.org", 0 },
+					&t, &e), 0);
 	ck_assert_int_eq(t, 0);
 	/* in a transaction, as the daemon checks (PostgreSQL: the lock) */
 	ck_assert_int_eq(store_begin(st, &e), 0);
-	ck_assert_int_eq(store_rate_count(st, "bob@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "bob@x.org", 0 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(store_rate_note(st, "bob@x.org", 3670, &e), 0);
 	ck_assert_int_eq(store_commit(st, &e), 0);
 	ck_assert_int_eq(store_rate_prune(st, 3650, &e), 0);
-	ck_assert_int_eq(store_rate_count(st, "", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "", 0 }, &n, &e), 0);
 	ck_assert_int_eq(n, 0);
-	ck_assert_int_eq(store_rate_count(st, "ann@x.org", 0, &n, &e), 0);
+	ck_assert_int_eq(store_rate_count(st, &(struct store_rate_window){ "ann@x.org", 0 },
+					&n, &e), 0);
 	ck_assert_int_eq(n, 2);			/* 3650 and 3700 stay */
 	store_close(st);
 }
@@ -1774,8 +1814,10 @@ START_TEST(test_checkpoint_foreach)
 	char out[256] = "";
 	struct err e;
 
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:b", "INBOX", &b, &e), 0);
-	ck_assert_int_eq(store_checkpoint_set(st, "imap:a", "INBOX", &a, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:b", "INBOX" },
+				&b, &e), 0);
+	ck_assert_int_eq(store_checkpoint_set(st, &(struct store_folder){ "imap:a", "INBOX" },
+				&a, &e), 0);
 	ck_assert_int_eq(store_checkpoint_foreach(st, count_cp, out, &e), 0);
 	ck_assert_str_eq(out, "imap:a/INBOX=1:2;imap:b/INBOX=3:4;");
 	store_close(st);
@@ -1859,7 +1901,7 @@ START_TEST(test_pg_claim_once)
 	ck_assert_msg(store_outbox_next_due(b, 1000, &ib, &found, &e) == 0, "%s", e.msg);
 	ck_assert_msg(!found, "the second daemon got <%s> too", ib.reply_msgid);
 	ck_assert_int_eq(store_commit(b, &e), 0);
-	ck_assert_int_eq(store_outbox_mark_retry(a, ia.reply_msgid, 1000, 600, "sending (claimed)",
+	ck_assert_int_eq(store_outbox_mark_retry(a, ia.reply_msgid, 1000 + 600, "sending (claimed)",
 						 &e), 0);
 	ck_assert_int_eq(store_commit(a, &e), 0);
 	ck_assert_int_eq(store_outbox_next_due(b, 1000, &ib, &found, &e), 0);

@@ -498,18 +498,20 @@ static int feed(struct daemon *d, struct replay *r, const struct replay_opts *o,
 	int rc = 0;
 
 	while (rc == 0 && !got_stop && (st = input_next(in, &m, e)) != INPUT_END) {
-		time_t clock;
+		struct daemon_mail dm = { .name = name };
 
 		if (st == INPUT_SKIP) {
 			fprintf(stderr, "tagbot replay: %s\n", e->msg);
 			r->unreadable++;
 			continue;
 		}
-		if (!in_window(&clock, r, o, &m))
+		if (!in_window(&dm.clock, r, o, &m))
 			continue;
 		snprintf(name, sizeof(name), "%s#%zu", m.file, m.index);
 		r->messages++;
-		rc = daemon_offline_take(d, name, m.data, m.len, clock, e);
+		dm.raw = m.data;
+		dm.len = m.len;
+		rc = daemon_offline_take(d, &dm, e);
 	}
 	if (rc == 0)
 		rc = daemon_offline_finish(d, e);

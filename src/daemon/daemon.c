@@ -235,7 +235,7 @@ static int take(void *aux, const struct origin *o, const char *raw, size_t len, 
 	struct daemon *d = aux;
 	struct source *s = d->pipeline.b.src;
 
-	if (daemon_process_one(d, s, o, raw, len, e) < 0)
+	if (daemon_process_one(d, o, raw, len, e) < 0)
 		return -1;
 	if (daemon_got_stop)
 		return SOURCE_STOP;
@@ -595,10 +595,11 @@ static int store_open_for(struct daemon *d, struct err *e)
 static unsigned rate_count(void *ctx, const char *key, time_t since)
 {
 	struct daemon *d = ctx;
+	struct store_rate_window w = { key, since };
 	struct err e;
 	long n;
 
-	if (store_rate_count(d->st, key, since, &n, &e) < 0) {
+	if (store_rate_count(d->st, &w, &n, &e) < 0) {
 		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
 		return UINT_MAX;
 	}
@@ -608,10 +609,11 @@ static unsigned rate_count(void *ctx, const char *key, time_t since)
 static time_t rate_nth(void *ctx, const char *key, time_t since, unsigned n)
 {
 	struct daemon *d = ctx;
+	struct store_rate_window w = { key, since };
 	struct err e;
 	time_t t;
 
-	if (store_rate_nth(d->st, key, since, (long)n, &t, &e) < 0)
+	if (store_rate_nth(d->st, &w, (long)n, &t, &e) < 0)
 		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
 	return t;
 }
@@ -619,10 +621,11 @@ static time_t rate_nth(void *ctx, const char *key, time_t since, unsigned n)
 static time_t rate_last(void *ctx, const char *key, time_t since)
 {
 	struct daemon *d = ctx;
+	struct store_rate_window w = { key, since };
 	struct err e;
 	time_t t;
 
-	if (store_rate_last(d->st, key, since, &t, &e) < 0)
+	if (store_rate_last(d->st, &w, &t, &e) < 0)
 		log_msg(LOGL_ERROR, "rate limits: %s", e.msg);
 	return t;
 }
@@ -741,16 +744,15 @@ int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o
 	return 0;
 }
 
-int daemon_offline_take(struct daemon *d, const char *name, const char *raw, size_t len,
-			time_t t, struct err *e)
+int daemon_offline_take(struct daemon *d, const struct daemon_mail *m, struct err *e)
 {
-	struct origin o = { 0, name, UNREAD_ERROR, NULL, 0 };
+	struct origin o = { 0, m->name, UNREAD_ERROR, NULL, 0 };
 	struct jobctx c;
 
-	d->clock = t;
+	d->clock = m->clock;
 	daemon_jobctx(&c, d, NULL);
 	if (daemon_series_flush(d, c.now, e) < 0 ||
-	    daemon_process_one(d, d->pipeline.b.src, &o, raw, len, e) < 0)
+	    daemon_process_one(d, &o, m->raw, m->len, e) < 0)
 		return -1;
 	if (d->pipeline.b.n >= DAEMON_OFFLINE_BATCH)
 		return daemon_batch_end(d, e);

@@ -86,8 +86,8 @@ typedef void (*daemon_reply_fn)(void *arg, const char *parent, const struct repl
  *	struct daemon *d;
  *
  *	if (daemon_offline_open(&d, &o, e) == 0) {
- *		while (rc == 0 && (a mail m with its Date t))
- *			rc = daemon_offline_take(d, name, m, len, t, e);
+ *		while (rc == 0 && (a mail m with its Date))
+ *			rc = daemon_offline_take(d, &m, e);
  *		if (rc == 0)
  *			rc = daemon_offline_finish(d, e);
  *	}
@@ -107,14 +107,20 @@ struct daemon_offline_opts {
 /* Sets *out, also when it fails (-1): daemon_offline_close() it either way. */
 int daemon_offline_open(struct daemon **out, const struct daemon_offline_opts *o,
 			struct err *e);
+/* A mail the offline daemon is given. */
+struct daemon_mail {
+	const char *name;	/* foreign; names it in the log */
+	const char *raw;	/* foreign */
+	size_t len;
+	time_t clock;		/* decided at this time (0: the time of day) */
+};
+
 /*
- * One message named name (for the log), at clock t (0: the time of day):
- * first the series and held replies due by then are answered, as the
- * daemon's timer would, then the message is handled as `tagbot run`
- * would.  -1 for a store error.
+ * One message, at its clock: first the series and held replies due by
+ * then are answered, as the daemon's timer would, then the message is
+ * handled as `tagbot run` would.  -1 for a store error.
  */
-int daemon_offline_take(struct daemon *d, const char *name, const char *raw, size_t len,
-			time_t t, struct err *e);
+int daemon_offline_take(struct daemon *d, const struct daemon_mail *m, struct err *e);
 /* The series and held replies that still wait are answered as their wait
  * would have it, and everything is committed. */
 int daemon_offline_finish(struct daemon *d, struct err *e);

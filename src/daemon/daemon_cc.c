@@ -243,6 +243,8 @@ struct answer {
 	struct parent pa;
 	struct list_apply la;	/* the request's list: severities, to, min severity */
 	bool checked;
+	const char *why;	/* nothing to say about the patch (and so, without
+				 * explain answers, no reply): the skip's reason */
 };
 
 static void log_answer(const char *key, const struct reply *r, const struct answer *a)
@@ -276,7 +278,7 @@ static int queue_answer(struct daemon *d, const struct job *j, const char *key,
 	if (reply_build_cc(&r, &a->c, &a->la.rs, now, &re) < 0) {
 		log_message(LOGL_WARNING, key, "no Cc-mode reply: %s", re.msg);
 		reply_release(&r);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "no-reply", e);
+		return daemon_record_skipped(j, key, kind, "no-reply", e);
 	}
 	q = (struct queued_reply){ j, key, kind, &r, at, STORE_QUEUED };
 	rc = daemon_queue_built(d, &q, e);
@@ -313,17 +315,17 @@ static bool answers_patch(const struct patch *rq, const struct parent *pa)
 	return same;
 }
 
-/* Finds and checks the patch; *why is set when there is nothing to say
- * about it (and so, without explain answers, no reply). */
-static int check_request(struct daemon *d, const char *key, const struct patch *rq,
-			 bool recheck, struct answer *a, const char **why, struct err *e)
+/* Finds and checks the patch of a's request, or sets a->why. */
+static int check_request(struct daemon *d, const char *key, struct answer *a, bool recheck,
+			 struct err *e)
 {
+	const struct patch *rq = a->c.request;
 	bool before;
 
 	if (!find_parent(d, rq, &a->pa)) {
 		log_message(LOGL_WARNING, key, "Cc mode: the patch it answers (<%s>) was not found",
 			    rq->in_reply_to && *rq->in_reply_to ? rq->in_reply_to : "none");
-		*why = "cc-no-parent";
+		a->why = "cc-no-parent";
 		a->c.note = "The patch this mail answers was not found, so it was not checked.";
 		return 0;
 	}
@@ -337,7 +339,7 @@ static int check_request(struct daemon *d, const char *key, const struct patch *
 		if (before) {
 			log_message(LOGL_INFO, key, "Cc mode: <%s> was answered before (\"tagbot: "
 				    "recheck\" asks again)", a->pa.lead->message_id);
-			*why = "cc-answered-before";
+			a->why = "cc-answered-before";
 			return 0;
 		}
 	}
@@ -350,11 +352,13 @@ static int check_request(struct daemon *d, const char *key, const struct patch *
 	return 0;
 }
 
-static int answer(struct daemon *d, const struct job *j, const char *key,
-		  const struct patch *rq, const struct cc_commands *cmds, struct err *e)
+/* Answers j's request (its first part) with cmds. */
+static int answer(struct daemon *d, const struct job *j, const struct cc_commands *cmds,
+		  struct err *e)
 {
+	const struct patch *rq = &j->p[0];
+	const char *key = j->key;
 	struct answer a;
-	const char *why = NULL;
 	int rc = 0;
 
 	memset(&a, 0, sizeof(a));
@@ -366,9 +370,9 @@ static int answer(struct daemon *d, const struct job *j, const char *key,
 	add_explains(d, cmds, &a);
 	/* explain alone asks about a rule, not about the patch. */
 	if (cmds->recheck || !a.c.nexplain)
-		rc = check_request(d, key, rq, cmds->recheck, &a, &why, e);
-	if (rc == 0 && why && !a.c.nexplain)
-		rc = daemon_record(d, j, key, patch_kind_name(rq->kind), STORE_SKIPPED, why, e);
+		rc = check_request(d, key, &a, cmds->recheck, e);
+	if (rc == 0 && a.why && !a.c.nexplain)
+		rc = daemon_record_skipped(j, key, patch_kind_name(rq->kind), a.why, e);
 	else if (rc == 0)
 		rc = queue_answer(d, j, key, &a, e);
 	findings_release(&a.f);
@@ -454,9 +458,11 @@ static bool list_enabled(const struct daemon *d, const struct patch *rq)
 	return la.pol->enabled;
 }
 
-static int request(struct daemon *d, const struct job *j, const char *key,
-		   const struct patch *rq, struct err *e)
+/* j's first part is a request to the bot. */
+static int request(struct daemon *d, const struct job *j, struct err *e)
 {
+	const struct patch *rq = &j->p[0];
+	const char *key = j->key;
 	const char *kind = patch_kind_name(rq->kind), *why = loop_reason(d, rq, j->ctx->now);
 	const char *root = ccmode_thread_root(rq);
 	struct cc_commands cmds;
@@ -464,42 +470,42 @@ static int request(struct daemon *d, const struct job *j, const char *key,
 
 	if (why) {
 		log_message(LOGL_DEBUG, key, "Cc mode: skipped: %s", why);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, why, e);
+		return daemon_record_skipped(j, key, kind, why, e);
 	}
 	ccmode_parse_commands(rq->msg ? rq->msg->text : NULL, rq->msg ? rq->msg->text_len : 0,
 			      &cmds);
 	if (!list_enabled(d, rq)) {
 		log_message(LOGL_DEBUG, key, "Cc mode: skipped: its list has enabled = no");
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, LIST_DISABLED_REASON, e);
+		return daemon_record_skipped(j, key, kind, LIST_DISABLED_REASON, e);
 	}
 	if (cmds.n && !is_maintainer(d, rq->sender.email)) {
 		log_message(LOGL_WARNING, key, "Cc mode: commands from %s ignored: not in [reply] "
 			    "maintainers", rq->sender.email ? rq->sender.email : "?");
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-not-maintainer", e);
+		return daemon_record_skipped(j, key, kind, "cc-not-maintainer", e);
 	}
 	if (cmds.n && !authenticated(d, key, rq))
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-not-authenticated", e);
+		return daemon_record_skipped(j, key, kind, "cc-not-authenticated", e);
 	if (thread_quiet(d, root, &quiet, e) < 0)
 		return -1;
 	if (quiet) {
 		log_message(LOGL_INFO, key, "Cc mode: thread <%s> is quiet: not answered", root);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "quiet", e);
+		return daemon_record_skipped(j, key, kind, "quiet", e);
 	}
 	if (cmds.quiet) {
 		if (key_ok(root) &&
 		    store_thread_quiet_set(d->st, root, j->ctx->now, e) < 0)
 			return -1;
 		log_message(LOGL_INFO, key, "Cc mode: %s quieted thread <%s>", rq->sender.email, root);
-		return daemon_record(d, j, key, kind, STORE_SKIPPED, "cc-quiet", e);
+		return daemon_record_skipped(j, key, kind, "cc-quiet", e);
 	}
-	return answer(d, j, key, rq, &cmds, e);
+	return answer(d, j, &cmds, e);
 }
 
 /* A patch in a thread a maintainer quieted is recorded, not answered. */
-static int quiet_gate(struct daemon *d, const struct job *j, const char *key,
-		      const struct patch *p, size_t np, bool *done, struct err *e)
+static int quiet_gate(struct daemon *d, const struct job *j, bool *done, struct err *e)
 {
-	const struct patch *lead = checked_part(p, np);
+	const struct patch *lead = checked_part(j->p, j->np);
+	const char *key = j->key;
 	const char *root;
 	bool quiet;
 
@@ -512,7 +518,7 @@ static int quiet_gate(struct daemon *d, const struct job *j, const char *key,
 		return 0;
 	*done = true;
 	log_message(LOGL_INFO, key, "thread <%s> is quiet: not answered", root);
-	return daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED, "quiet", e);
+	return daemon_record_skipped(j, key, patch_kind_name(lead->kind), "quiet", e);
 }
 
 int daemon_cc_handle(struct daemon *d, const struct job *j, bool *done, struct err *e)
@@ -521,7 +527,7 @@ int daemon_cc_handle(struct daemon *d, const struct job *j, bool *done, struct e
 	if (!j->np)
 		return 0;
 	if (!ccmode_is_request(&j->p[0], &d->pipeline.ps))
-		return quiet_gate(d, j, j->key, j->p, j->np, done, e);
+		return quiet_gate(d, j, done, e);
 	*done = true;
-	return request(d, j, j->key, &j->p[0], e);
+	return request(d, j, e);
 }

@@ -111,10 +111,10 @@ static void pending_add(struct daemon *d, struct job *j)
 static void from_store(struct daemon *d, const struct patch *p, size_t np, time_t now,
 		       struct lookup_results *res)
 {
+	struct linkstore ls = { d->st, &d->cfg.rules.archives, now };
 	struct err e;
 
-	if (d->st && np && linkstore_results(d->st, p, np, &d->cfg.rules.archives, now,
-					     res, &e) < 0)
+	if (d->st && np && linkstore_results(&ls, p, np, res, &e) < 0)
 		log_message(LOGL_WARNING, p[0].message_id, "what the store knows of its links: %s",
 			    e.msg);
 }

@@ -124,7 +124,7 @@ static int queue_reply(struct daemon *d, const struct job *j, struct err *e)
 	     reply_build(&r, rec->lead, &rec->f, rs, rec->now, &re)) < 0) {
 		log_message(LOGL_WARNING, rec->key, "no reply: %s", re.msg);
 		reply_release(&r);
-		return daemon_record(d, j, rec->key, rec->kind, STORE_SKIPPED, "no-reply", e);
+		return daemon_record_skipped(j, rec->key, rec->kind, "no-reply", e);
 	}
 	q = (struct queued_reply){ j, rec->key, rec->kind, &r, 0, STORE_QUEUED };
 	rc = daemon_queue_row(d, &q, e);
@@ -208,7 +208,7 @@ static void build_record(struct daemon *d, struct job *j)
 /* decide(): the message is recorded as skipped (why). */
 static int skip(struct daemon *d, struct job *j, const char *why, struct err *e)
 {
-	return daemon_record(d, j, j->rec.key, j->rec.kind, STORE_SKIPPED, why, e);
+	return daemon_record_skipped(j, j->rec.key, j->rec.kind, why, e);
 }
 
 /* What the policy's verdict leaves: a reply, a clean row, a hold, a skip. */
@@ -222,7 +222,7 @@ static int carry_out(struct daemon *d, struct job *j, struct err *e)
 		return queue_reply(d, j, e);
 	case POLICY_CLEAN:
 		log_message(LOGL_DEBUG, rec->key, "clean");
-		return daemon_record(d, j, rec->key, rec->kind, STORE_CLEAN, NULL, e);
+		return daemon_record(j, rec->key, rec->kind, STORE_CLEAN, e);
 	case POLICY_HOLD:
 		/* kept until the limit has room */
 		return daemon_hold_take(d, j, e);
@@ -292,7 +292,7 @@ static int unparsable(struct daemon *d, const struct job *j, const char *why, st
 	if (rc == 0 && !known) {
 		origin_text(j, where, sizeof(where));
 		log_message(LOGL_WARNING, rawid, "%s: skipped: %s", where, why);
-		rc = daemon_record(d, j, key, "other", STORE_ERROR, NULL, e);
+		rc = daemon_record(j, key, "other", STORE_ERROR, e);
 	}
 	free(key);
 	return rc;
@@ -312,7 +312,7 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 	rc = seen(d, key, &known, e);
 	if (rc == 0 && !known) {
 		log_msg(LOGL_WARNING, "%s: skipped: too large or unreadable", where);
-		rc = daemon_record(d, j, key, "other", STORE_ERROR, NULL, e);
+		rc = daemon_record(j, key, "other", STORE_ERROR, e);
 	}
 	free(key);
 	return rc;
@@ -332,6 +332,7 @@ static int unreadable(struct daemon *d, const struct job *j, struct err *e)
 static bool before_start(struct daemon *d, const struct job *j)
 {
 	struct folder *f = j->src->f;
+	struct store_folder where = { j->src->id, f->name };
 	const char *date;
 	struct err e;
 	bool found;
@@ -340,7 +341,7 @@ static bool before_start(struct daemon *d, const struct job *j)
 	if (j->src->c->backfill || !j->o.uid || j->o.uid > f->rescan_until)
 		return false;
 	if (!f->first_time) {
-		if (store_first_time(d->st, j->src->id, f->name, &t, &found, &e) < 0 || !found)
+		if (store_first_time(d->st, &where, &t, &found, &e) < 0 || !found)
 			return false;
 		f->first_time = t;
 	}
@@ -408,9 +409,11 @@ static int parse_once(struct daemon *d, struct job *j, int *rc, struct err *e)
 }
 
 /* Whether the store has the mail keyed key for good (then noted "seen"). */
-static int already(struct daemon *d, const struct job *j, const char *key,
-		   const struct message *msg, bool *known, struct err *e)
+static int already(const struct job *j, const char *key, const struct message *msg,
+		   bool *known, struct err *e)
 {
+	struct daemon *d = j->ctx->d;
+
 	if (seen(d, key, known, e) < 0 || known_for_good(d, key, msg, known, e) < 0)
 		return -1;
 	if (*known)
@@ -426,7 +429,7 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 	bool known = false, done = false;
 	int rc = -1;
 
-	if (j->rawid && already(d, j, j->rawid, NULL, &known, e) < 0)
+	if (j->rawid && already(j, j->rawid, NULL, &known, e) < 0)
 		return -1;
 	if (known)
 		return 0;
@@ -436,15 +439,15 @@ static int handle(struct daemon *d, struct job *j, struct err *e)
 		return unreadable(d, j, e);
 	if (parse_once(d, j, &rc, e) < 0)
 		return rc;
-	if (already(d, j, j->key, &j->msg, &known, e) < 0)
+	if (already(j, j->key, &j->msg, &known, e) < 0)
 		return -1;
 	if (known)
 		return 0;
 	if (before_start(d, j)) {
 		log_message(LOGL_INFO, j->key, "skipped: dated before the bot started on this folder"
 			    " (rescan after a UIDVALIDITY change, backfill = no)");
-		return daemon_record(d, j, j->key, patch_kind_name(j->p[0].kind), STORE_SKIPPED,
-			      "before-start", e);
+		return daemon_record_skipped(j, j->key, patch_kind_name(j->p[0].kind),
+					     "before-start", e);
 	}
 	/* Maintainer Cc mode, and threads a maintainer quieted. */
 	if ((rc = daemon_cc_handle(d, j, &done, e)) < 0 || done)
@@ -571,6 +574,7 @@ int daemon_batch_end(struct daemon *d, struct err *e)
 static int save_checkpoint(struct daemon *d, const struct job *j, struct err *e)
 {
 	struct folder *f = j->src->f;
+	struct store_folder where = { j->src->id, f->name };
 	uint32_t uid = j->o.uid;
 	struct store_checkpoint cp;
 
@@ -585,7 +589,7 @@ static int save_checkpoint(struct daemon *d, const struct job *j, struct err *e)
 		f->cp.last_uid = uid;
 	cp = f->cp;
 	cp.last_uid = daemon_hold(d, cp.last_uid);
-	return store_checkpoint_set(d->st, j->src->id, f->name, &cp, e);
+	return store_checkpoint_set(d->st, &where, &cp, e);
 }
 
 /* After handle() failed on something about this mail: its savepoint is
@@ -661,9 +665,10 @@ static int process(const struct jobctx *c, struct job *j, struct err *e)
 	return rc;
 }
 
-int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
-		       const char *raw, size_t len, struct err *e)
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e)
 {
+	struct source *src = d->pipeline.b.src;
 	struct job *j = daemon_job_new(src, o, raw, len);
 	struct jobctx c;
 	int rc;

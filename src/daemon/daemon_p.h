@@ -256,13 +256,13 @@ void daemon_decision_release(struct decision *rec);
 /* --- daemon_msg.c ------------------------------------------------------ */
 
 /*
- * One message inside the batch's transaction, with its checkpoint (uid),
- * in a savepoint of its own.  raw NULL: a message that could not be read
- * (too large).  -1 only for a store error: the batch is then rolled back
- * by daemon_batch_end().
+ * One message of the batch's source (d->pipeline.b.src) inside the
+ * batch's transaction, with its checkpoint (uid), in a savepoint of its
+ * own.  raw NULL: a message that could not be read (too large).  -1 only
+ * for a store error: the batch is then rolled back by daemon_batch_end().
  */
-int daemon_process_one(struct daemon *d, struct source *src, const struct origin *o,
-		       const char *raw, size_t len, struct err *e);
+int daemon_process_one(struct daemon *d, const struct origin *o, const char *raw, size_t len,
+		       struct err *e);
 /* Commits (or, after a store error, rolls back) the batch; marks its
  * messages seen once their rows are durable.  e may be NULL. */
 int daemon_batch_end(struct daemon *d, struct err *e);
@@ -281,10 +281,13 @@ void daemon_log_queued(const struct reply *r, const struct patch *p, const struc
 void daemon_hook(struct daemon *d, const struct job *j, struct daemon_decision *dd);
 /* The decision hook: key's decision in j's step, without recording it. */
 void daemon_note(const struct job *j, const char *key, enum store_decision dec, const char *why);
-/* Records key's decision (and tells the hook), for job j, in its step
- * (j->ctx). */
-int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		  enum store_decision dec, const char *why, struct err *e);
+/* Records key's decision dec (clean, error: one without a why; and tells
+ * the hook), for job j, in its step (j->ctx). */
+int daemon_record(const struct job *j, const char *key, const char *kind,
+		  enum store_decision dec, struct err *e);
+/* The same for key skipped (why). */
+int daemon_record_skipped(const struct job *j, const char *key, const char *kind,
+			  const char *why, struct err *e);
 /* Records key, another message than the one being handled in step c,
  * skipped (why): no origin, no findings for the hook. */
 int daemon_record_other(const struct jobctx *c, const char *key, const char *kind,

@@ -64,12 +64,21 @@ static int record(struct daemon *d, const struct job *j, const struct jobctx *c,
 	return store_record_message(d->st, m, NULL, e);
 }
 
-int daemon_record(struct daemon *d, const struct job *j, const char *key, const char *kind,
-		  enum store_decision dec, const char *why, struct err *e)
+int daemon_record(const struct job *j, const char *key, const char *kind,
+		  enum store_decision dec, struct err *e)
 {
-	struct store_message m = { .msgid = key, .kind = kind, .decision = dec, .why = why };
+	struct store_message m = { .msgid = key, .kind = kind, .decision = dec };
 
-	return record(d, j, j->ctx, &m, e);
+	return record(j->ctx->d, j, j->ctx, &m, e);
+}
+
+int daemon_record_skipped(const struct job *j, const char *key, const char *kind,
+			  const char *why, struct err *e)
+{
+	struct store_message m = { .msgid = key, .kind = kind, .decision = STORE_SKIPPED,
+				   .why = why };
+
+	return record(j->ctx->d, j, j->ctx, &m, e);
 }
 
 int daemon_record_other(const struct jobctx *c, const char *key, const char *kind,
@@ -222,11 +231,12 @@ static bool was_told(struct daemon *d, const struct decision *rec, const struct 
 {
 	time_t span = (time_t)d->cfg.reply.repeat_after * 86400;
 	const char *who = rec->told_to, *msgid = rec->lead->message_id;
+	struct store_told k = { who, x->rule, key };
 	time_t t, now = rec->now;
 	bool found;
 	struct err e;
 
-	if (store_told_get(d->st, who, x->rule, key, &t, &found, &e) < 0) {
+	if (store_told_get(d->st, &k, &t, &found, &e) < 0) {
 		log_message(LOGL_WARNING, msgid, "%s", e.msg);
 		return false;
 	}
@@ -234,7 +244,7 @@ static bool was_told(struct daemon *d, const struct decision *rec, const struct 
 		return false;
 	log_message(LOGL_DEBUG, msgid, "%s: told to %s %ld days ago, not again", x->rule, who,
 		    (long)((now - t) / 86400));
-	if (now > t && store_told_set(d->st, who, x->rule, key, now, &e) < 0)
+	if (now > t && store_told_set(d->st, &k, now, &e) < 0)
 		log_message(LOGL_WARNING, msgid, "%s", e.msg);
 	return true;
 }
@@ -299,7 +309,9 @@ void daemon_told_filter(struct daemon *d, struct decision *rec)
 		} else if (said && was_told(d, rec, x, said)) {
 			/* the lesson was told: this line is known from now on */
 			x->severity = SEV_OFF;
-			if (store_told_set(d->st, who, x->rule, key, rec->now, &e) < 0)
+			struct store_told k = { who, x->rule, key };
+
+			if (store_told_set(d->st, &k, rec->now, &e) < 0)
 				log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
 		}
 		free(said);
@@ -321,16 +333,22 @@ void daemon_told_note(struct daemon *d, const struct told *t, const struct findi
 	work = work_of(to);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->v[i];
+		struct store_told k = { who, x->rule, NULL };
 		char *key, *said;
+		int rc;
 
 		if (x->severity == SEV_OFF || x->severity < min)
 			continue;
 		if (!who)
 			break;
-		key = finding_key(x);
+		k.what = key = finding_key(x);
 		said = said_key(x, work);
-		if (store_told_set(d->st, who, x->rule, key, t->now, &e) < 0 ||
-		    (said && store_told_set(d->st, who, x->rule, said, t->now, &e) < 0))
+		rc = store_told_set(d->st, &k, t->now, &e);
+		if (rc == 0 && said) {
+			k.what = said;
+			rc = store_told_set(d->st, &k, t->now, &e);
+		}
+		if (rc < 0)
 			log_message(LOGL_WARNING, to->message_id, "%s", e.msg);
 		free(said);
 		free(key);

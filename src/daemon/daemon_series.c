@@ -376,6 +376,9 @@ int daemon_series_take(struct daemon *d, const struct job *j, bool *taken, struc
 	const struct patch *lead = rec->lead;
 	const char *key = rec->key;
 	enum store_series_state state = STORE_SERIES_DONE;
+	struct series_arrival arrival = {
+		.c = &rec->ctx, .deadline = rec->now + d->cfg.reply.series_wait,
+	};
 	struct buf raw;
 	char *fdump = NULL, *id = NULL;
 	bool hold;
@@ -390,9 +393,11 @@ int daemon_series_take(struct daemon *d, const struct job *j, bool *taken, struc
 	       lead->msg && serialize_mail(lead->msg, &raw) == 0;
 	if (hold)
 		fdump = findings_text(&rec->f);
-	rc = series_assign(d->st, &rec->ctx, hold ? STORE_SERIES_PENDING : STORE_SERIES_PASSIVE,
-			   now + d->cfg.reply.series_wait, hold ? raw.data : NULL, raw.len, fdump,
-			   &id, e);
+	arrival.state = hold ? STORE_SERIES_PENDING : STORE_SERIES_PASSIVE;
+	arrival.raw = hold ? raw.data : NULL;
+	arrival.len = raw.len;
+	arrival.findings = fdump;
+	rc = series_assign(d->st, &arrival, &id, e);
 	buf_release(&raw);
 	free(fdump);
 	if (rc == 0 && hold)
@@ -781,8 +786,8 @@ int daemon_hold_take(struct daemon *d, const struct job *j, struct err *e)
 		policy_rate_check_patch(d->pipeline.pol, ps, lead, now, &why, NULL);
 		log_message(LOGL_WARNING, key, "held back, not answered: %s (%s)",
 			    policy_reason_name(why), who->why ? who->why : "too large to keep");
-		rc = daemon_record(d, j, key, patch_kind_name(lead->kind), STORE_SKIPPED,
-				   policy_reason_name(why), e);
+		rc = daemon_record_skipped(j, key, patch_kind_name(lead->kind),
+					   policy_reason_name(why), e);
 		goto out;
 	}
 	policy_rate_check_patch(d->pipeline.pol, ps, lead, now, &why, &at);

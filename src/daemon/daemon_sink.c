@@ -197,7 +197,7 @@ static time_t sink_now(void *arg)
 /* Sends what is due, DRAIN_CHUNK at a time, stopping for a signal. */
 int daemon_drain(struct daemon *d, struct err *e)
 {
-	struct deliver_ops ops = { .now = sink_now, .arg = d };
+	struct deliver_ops ops = { .now = sink_now, .arg = d, .stop = &daemon_got_stop };
 	struct deliver_settings s = { 0 };
 	size_t before, done0 = d->sink.ds.sent + d->sink.ds.failed;
 
@@ -226,7 +226,7 @@ int daemon_drain(struct daemon *d, struct err *e)
 		daemon_signals_deliver(&d->sig);
 		if (daemon_got_stop)
 			break;
-		if (deliver_drain(d->st, &ops, &s, &daemon_got_stop, &d->sink.ds, e) < 0) {
+		if (deliver_drain(d->st, &ops, &s, &d->sink.ds, e) < 0) {
 			if (e->cls != ERR_SETUP)
 				return -1;
 			sink_failed(d, e);

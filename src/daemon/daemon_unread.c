@@ -62,10 +62,12 @@ static void retry_loaded(void *ctx, const struct store_unread *u)
 
 int daemon_retries_load(struct source *s, struct folder *f, struct err *e)
 {
+	struct store_folder where = { s->id, f->name };
+
 	if (f->retries_known)
 		return 0;
 	f->nretries = 0;
-	if (store_unread_retries(s->env->st, s->id, f->name, retry_loaded, f, e) < 0)
+	if (store_unread_retries(s->env->st, &where, retry_loaded, f, e) < 0)
 		return -1;
 	f->retries_known = true;
 	if (f->nretries)
@@ -76,9 +78,11 @@ int daemon_retries_load(struct source *s, struct folder *f, struct err *e)
 
 int daemon_retries_forget(struct source *s, struct folder *f, struct err *e)
 {
+	struct store_folder where = { s->id, f->name };
+
 	f->nretries = 0;
 	f->retries_known = true;
-	return store_unread_forget(s->env->st, s->id, f->name, e);
+	return store_unread_forget(s->env->st, &where, e);
 }
 
 void daemon_retries_poll(struct folder *f)
@@ -161,15 +165,16 @@ static char *where_key(const struct daemon *d, const struct job *j)
 	return daemon_synthetic_key(NULL, where, strlen(where));
 }
 
-static int unread_row(struct daemon *d, const struct job *j, enum store_unread_state state,
-		      int tries, time_t next_try, const char *reason, struct err *e)
+/* Writes u, its state, tries, next_try and reason set, as j's row. */
+static int unread_row(struct daemon *d, const struct job *j, struct store_unread *u,
+		      struct err *e)
 {
-	struct store_unread u = {
-		j->src->id, j->src->f->name, j->o.uid, state, tries, next_try,
-		state == STORE_UNREAD_TOO_LARGE ? j->o.size : 0, reason, j->ctx->now,
-	};
-
-	return store_unread_put(d->st, &u, e);
+	u->source = j->src->id;
+	u->folder = j->src->f->name;
+	u->uid = j->o.uid;
+	u->size = u->state == STORE_UNREAD_TOO_LARGE ? j->o.size : 0;
+	u->time = j->ctx->now;
+	return store_unread_put(d->st, u, e);
 }
 
 /* Records j skipped (why) under its where_key, once. */
@@ -180,7 +185,7 @@ static int record_skipped(struct daemon *d, const struct job *j, const char *why
 	int rc = store_seen(d->st, key, known, e);
 
 	if (rc == 0 && !*known)
-		rc = daemon_record(d, j, key, "other", STORE_SKIPPED, why, e);
+		rc = daemon_record_skipped(j, key, "other", why, e);
 	free(key);
 	return rc;
 }
@@ -188,6 +193,7 @@ static int record_skipped(struct daemon *d, const struct job *j, const char *why
 static int too_large(struct daemon *d, const struct job *j, struct err *e)
 {
 	char where[512], reason[128];
+	struct store_unread u = { .state = STORE_UNREAD_TOO_LARGE, .reason = reason };
 	bool known;
 
 	where_text(d, j, where, sizeof(where));
@@ -200,7 +206,7 @@ static int too_large(struct daemon *d, const struct job *j, struct err *e)
 		 j->src->c->max_message_size);
 	log_msg(LOGL_WARNING, "%s: skipped: too-large: %" PRIu64 " bytes, %s: read past, not held",
 		where, j->o.size, reason);
-	return unread_row(d, j, STORE_UNREAD_TOO_LARGE, 0, 0, reason, e);
+	return unread_row(d, j, &u, e);
 }
 
 /* The wait before try tries + 1: retry_after, doubled for each try since
@@ -219,6 +225,7 @@ static int missing(struct daemon *d, const struct job *j, struct err *e)
 	struct folder *f = j->src->f;
 	struct retry *r = retry_find(f, j->o.uid);
 	const char *why = j->o.why ? j->o.why : "not delivered";
+	struct store_unread u = { .reason = why };
 	time_t now = j->ctx->now;
 	char where[512];
 	bool known;
@@ -228,7 +235,7 @@ static int missing(struct daemon *d, const struct job *j, struct err *e)
 	 * waits for its retry. */
 	if (r && (r->poll == f->polls || now < r->next_try))
 		return 0;
-	tries = r ? r->tries + 1 : 1;
+	u.tries = tries = r ? r->tries + 1 : 1;
 	where_text(d, j, where, sizeof(where));
 	if (tries < DAEMON_RETRY_TRIES) {
 		time_t delay = retry_delay(j->src, tries);
@@ -240,13 +247,16 @@ static int missing(struct daemon *d, const struct job *j, struct err *e)
 		log_msg(LOGL_WARNING, "%s: not delivered (%s): try %d of %d, asking again in %ld s; "
 			"the checkpoint waits below it", where, why, tries, DAEMON_RETRY_TRIES,
 			(long)delay);
-		return unread_row(d, j, STORE_UNREAD_RETRY, tries, r->next_try, why, e);
+		u.state = STORE_UNREAD_RETRY;
+		u.next_try = r->next_try;
+		return unread_row(d, j, &u, e);
 	}
 	retry_remove(f, j->o.uid);
 	if (record_skipped(d, j, DAEMON_UNAVAILABLE_REASON, &known, e) < 0)
 		return -1;
 	log_msg(LOGL_WARNING, "%s: skipped: unavailable after %d tries: %s", where, tries, why);
-	return unread_row(d, j, STORE_UNREAD_UNAVAILABLE, tries, 0, why, e);
+	u.state = STORE_UNREAD_UNAVAILABLE;
+	return unread_row(d, j, &u, e);
 }
 
 int daemon_unread_take(struct daemon *d, const struct job *j, struct err *e)
@@ -257,11 +267,12 @@ int daemon_unread_take(struct daemon *d, const struct job *j, struct err *e)
 int daemon_retry_done(struct daemon *d, const struct job *j, struct err *e)
 {
 	struct folder *f = j->src->f;
+	struct store_folder where = { j->src->id, f->name };
 
 	if (!j->o.uid || !retry_find(f, j->o.uid))
 		return 0;
 	retry_remove(f, j->o.uid);
 	log_msg(LOGL_INFO, "%s %s uid %" PRIu32 ": delivered at last", j->src->label, f->name,
 		j->o.uid);
-	return store_unread_drop(d->st, j->src->id, f->name, j->o.uid, e);
+	return store_unread_drop(d->st, &where, j->o.uid, e);
 }

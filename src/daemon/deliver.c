@@ -48,7 +48,19 @@ struct drain {
 	bool stalled;			/* the reply due first is still with the sink */
 	struct err fault;		/* a fault of the sink (ERR_SETUP), or none */
 	time_t now;			/* the round's: ops->now at its start */
+	size_t handled, max;		/* replies looked at, and how many may be */
+	bool more;			/* the last look found one due */
+	size_t *fresh, nfresh;		/* owned; the round's slots claimed */
 };
+
+/* Backs it off (or claims it) for secs from the round's time, never
+ * less than none. */
+static int back_off(struct drain *d, const struct outbox_item *it, long secs, const char *why,
+		    struct err *e)
+{
+	return store_outbox_mark_retry(d->st, it->reply_msgid, d->now + (secs > 0 ? secs : 0), why,
+				       e);
+}
 
 /* A reply handed over before: is it there already? */
 static enum step confirm(struct drain *d, const struct outbox_item *it, bool *done,
@@ -118,7 +130,7 @@ static enum step failed(struct drain *d, const struct outbox_item *it, const str
 	log_message(LOGL_WARNING, it->parent_msgid, "reply <%s> not sent, retrying in %ld s: %s",
 		    it->reply_msgid, backoff, why->msg);
 	d->out->retried++;
-	if (store_outbox_mark_retry(d->st, it->reply_msgid, d->now, backoff, why->msg, e) < 0)
+	if (back_off(d, it, backoff, why->msg, e) < 0)
 		return STEP_ERROR;
 	return STEP_STOP;
 }
@@ -136,6 +148,9 @@ static void drain_init(struct drain *d, struct store *st, const struct deliver_o
 	d->items = xcalloc(d->parallel, sizeof(*d->items));
 	d->used = xcalloc(d->parallel, sizeof(*d->used));
 	d->ended = xcalloc(d->parallel, sizeof(*d->ended));
+	d->fresh = xcalloc(d->parallel, sizeof(*d->fresh));
+	d->max = s->max_items ? s->max_items : DELIVER_MAX_PER_DRAIN;
+	d->more = true;
 	for (size_t i = 0; i < d->parallel; i++)
 		outbox_item_init(&d->items[i]);
 }
@@ -147,6 +162,7 @@ static void drain_release(struct drain *d)
 	free(d->items);
 	free(d->used);
 	free(d->ended);
+	free(d->fresh);
 }
 
 static void push_ended(struct drain *d, size_t slot, int rc, const struct err *why)
@@ -262,8 +278,7 @@ static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *cla
 	r = confirm(d, it, &done, e);
 	if (r != STEP_NEXT || done)
 		return r;
-	if (store_outbox_mark_retry(d->st, it->reply_msgid, d->now, d->s->hold,
-				    "sending (claimed)", e) < 0)
+	if (back_off(d, it, d->s->hold, "sending (claimed)", e) < 0)
 		return STEP_ERROR;
 	it->attempts++;
 	d->used[slot] = true;
@@ -274,16 +289,15 @@ static enum step claim_next(struct drain *d, size_t slot, bool *found, bool *cla
 /*
  * One transaction: the outcomes that came back, then claims for the free
  * slots.  Committed before anything claimed goes to the sink, so each
- * commit (one fsync) carries a round of outcomes and claims.  *fresh
+ * commit (one fsync) carries a round of outcomes and claims.  d->fresh
  * lists the slots claimed.
  */
-static enum step drain_round(struct drain *d, bool may_claim, size_t *handled, size_t max,
-			     size_t *fresh, size_t *nfresh, bool *more, struct err *e)
+static enum step drain_round(struct drain *d, bool may_claim, struct err *e)
 {
 	enum step r = STEP_NEXT, rr;
 	size_t slot;
 
-	*nfresh = 0;
+	d->nfresh = 0;
 	d->stalled = false;
 	d->now = d->ops->now(d->ops->arg);
 	if (store_begin(d->st, e) < 0)
@@ -292,15 +306,15 @@ static enum step drain_round(struct drain *d, bool may_claim, size_t *handled, s
 		if ((rr = record(d, &d->ended[i], e)) != STEP_NEXT)
 			r = rr;
 	d->nended = 0;
-	while (r == STEP_NEXT && may_claim && *more && !d->stalled && *handled < max &&
+	while (r == STEP_NEXT && may_claim && d->more && !d->stalled && d->handled < d->max &&
 	       (slot = idle_slot(d)) < d->parallel) {
 		bool claimed;
 
-		r = claim_next(d, slot, more, &claimed, e);
-		if (*more && !d->stalled && r == STEP_NEXT)
-			++*handled;
+		r = claim_next(d, slot, &d->more, &claimed, e);
+		if (d->more && !d->stalled && r == STEP_NEXT)
+			d->handled++;
 		if (claimed)
-			fresh[(*nfresh)++] = slot;
+			d->fresh[d->nfresh++] = slot;
 	}
 	if (r == STEP_ERROR) {
 		store_rollback(d->st);
@@ -318,26 +332,23 @@ static void abandon(struct drain *d)
 }
 
 int deliver_drain(struct store *st, const struct deliver_ops *ops,
-		  const struct deliver_settings *s, const volatile sig_atomic_t *stop,
-		  struct deliver_stats *out, struct err *e)
+		  const struct deliver_settings *s, struct deliver_stats *out, struct err *e)
 {
-	size_t max = s->max_items ? s->max_items : DELIVER_MAX_PER_DRAIN;
-	size_t handled = 0, nfresh, *fresh;
-	bool more = true, stopping = false;
+	const volatile sig_atomic_t *stop = ops->stop;
+	bool stopping = false;
 	struct drain d;
 	int rc = 0;
 
 	drain_init(&d, st, ops, s, out);
-	fresh = xcalloc(d.parallel, sizeof(*fresh));
 	for (;;) {
-		bool may_claim = !stopping && more && !(stop && *stop) && handled < max;
+		bool may_claim = !stopping && d.more && !(stop && *stop) && d.handled < d.max;
 		enum step r;
 
 		if (d.running)
 			collect(&d, !may_claim || d.stalled || idle_slot(&d) == d.parallel);
 		if (!d.nended && !d.running && !may_claim)
 			break;
-		r = drain_round(&d, may_claim, &handled, max, fresh, &nfresh, &more, e);
+		r = drain_round(&d, may_claim, e);
 		if (r == STEP_ERROR) {
 			rc = -1;
 			break;
@@ -345,13 +356,12 @@ int deliver_drain(struct store *st, const struct deliver_ops *ops,
 		/* A temporary failure: the server is likely down, the rest wait. */
 		if (r == STEP_STOP)
 			stopping = true;
-		for (size_t i = 0; i < nfresh; i++)
-			hand_over(&d, fresh[i]);
-		if (!d.nended && !d.running && !more)
+		for (size_t i = 0; i < d.nfresh; i++)
+			hand_over(&d, d.fresh[i]);
+		if (!d.nended && !d.running && !d.more)
 			break;
 	}
 	abandon(&d);
-	free(fresh);
 	if (rc == 0 && d.fault.cls == ERR_SETUP) {
 		*e = d.fault;
 		rc = -1;

@@ -71,6 +71,9 @@ struct deliver_ops {
 	 * (sent, retried, failed, claimed) is stamped with it. */
 	time_t (*now)(void *arg);
 	void *arg;			/* foreign; passed to all */
+	/* The caller's stop flag (a signal's): the drain claims no more
+	 * once it is non-zero.  NULL: none. */
+	const volatile sig_atomic_t *stop;
 	/*
 	 * Instead of send (which may then be NULL): start hands the reply over
 	 * and returns at once; it stays valid and untouched until finish hands
@@ -102,15 +105,14 @@ struct deliver_stats {
 /*
  * Sends every reply due now, until the queue has none due, a send fails
  * temporarily (the server is likely down: the rest wait for their turn),
- * *stop becomes non-zero (may be NULL) or max_items were handled.  Adds to
+ * *ops->stop becomes non-zero or max_items were handled.  Adds to
  * *st_out.  Returns -1 for a store error, an ops->confirm error, or a fault
  * of the sink: then e->cls is ERR_SETUP (never a store's class), the
  * replies that met it are queued as before, and the caller backs the sink
  * off until it is fixed.
  */
 int deliver_drain(struct store *st, const struct deliver_ops *ops,
-		  const struct deliver_settings *s, const volatile sig_atomic_t *stop,
-		  struct deliver_stats *st_out, struct err *e);
+		  const struct deliver_settings *s, struct deliver_stats *st_out, struct err *e);
 
 /* The backoff in seconds after a reply's tries-th failed send (1 for the
  * first): retry_min doubled per try, capped at retry_max, never below hold

@@ -85,40 +85,49 @@ static int window_mate(struct store *st, const struct msg_context *c, const char
 	return rc;
 }
 
-/* The result for a link of c's patch to the Message-ID id, when the store
- * knows id as an earlier version or a series mate; else nothing. */
-static int store_result(struct store *st, const struct msg_context *c, const char *url, size_t n,
-			const char *id, struct lookup_results *out, struct err *e)
+/* Whether the store knows the Message-ID id a link of c's patch names as
+ * an earlier version or a series mate: r's earlier_version and
+ * same_series. */
+static int judge_link(struct store *st, const struct msg_context *c, const char *id,
+		      struct lookup_result *r, struct err *e)
 {
 	char *key = msgid_key(id);
 	bool earlier = false, series = false;
-	struct lookup_result *r;
+	int rc = 0;
 
 	if (!key)
 		return 0;
 	if (linkstore_earlier_version(st, c, key, &earlier, e) < 0 ||
 	    (!earlier && linkstore_same_series(st, c, key, &series, e) < 0) ||
-	    (!earlier && !series && window_mate(st, c, key, &series, e) < 0)) {
-		free(key);
-		return -1;
-	}
+	    (!earlier && !series && window_mate(st, c, key, &series, e) < 0))
+		rc = -1;
 	free(key);
-	if (!earlier && !series)
-		return 0;
-	ARRAY_GROW(out->v, out->alloc, out->n + 1);
-	r = &out->v[out->n++];
-	memset(r, 0, sizeof(*r));
-	r->url = xstrndup(url, n);
-	r->msgid = xstrdup(id);
-	r->version = 1;
-	r->others = -1;
 	r->earlier_version = earlier;
 	r->same_series = series;
-	return 0;
+	return rc;
 }
 
-static int store_part(struct store *st, const struct patch *p,
-		      const struct pattern_list *archives, time_t now,
+/* The link url (n bytes) to id, judged in r, appended to out when the
+ * store knows what it names; nothing was fetched. */
+static void add_known(struct lookup_results *out, const char *url, size_t n, const char *id,
+		      const struct lookup_result *r)
+{
+	struct lookup_result *to;
+
+	if (!r->earlier_version && !r->same_series)
+		return;
+	ARRAY_GROW(out->v, out->alloc, out->n + 1);
+	to = &out->v[out->n++];
+	memset(to, 0, sizeof(*to));
+	to->url = xstrndup(url, n);
+	to->msgid = xstrdup(id);
+	to->version = 1;
+	to->others = -1;
+	to->earlier_version = r->earlier_version;
+	to->same_series = r->same_series;
+}
+
+static int store_part(const struct linkstore *ls, const struct patch *p,
 		      struct lookup_results *out, struct err *e)
 {
 	struct msg_context c;
@@ -128,6 +137,7 @@ static int store_part(struct store *st, const struct patch *p,
 
 	msg_context_init(&c);
 	for (size_t i = 0; i < p->nlines && i < PATCH_MAX_LINES && rc == 0; i++) {
+		struct lookup_result r = { 0 };
 		const char *url;
 		size_t n;
 		bool is_link;
@@ -138,14 +148,16 @@ static int store_part(struct store *st, const struct patch *p,
 			continue;
 		if (++asked > LOOKUP_MAX_URLS)
 			break;
-		id = linkref_msgid(archives, url, n);
+		id = linkref_msgid(ls->archives, url, n);
 		/* In-thread IDs too (a v2 sent in reply to v1); not the mail itself. */
 		if (id && !(p->message_id && msgid_same(id, p->message_id))) {
 			/* found when a link needs it: most patches have none */
 			if (!have_c)
-				context_from_patch(NULL, p, now, &c);
+				context_from_patch(NULL, p, ls->now, &c);
 			have_c = true;
-			rc = store_result(st, &c, url, n, id, out, e);
+			rc = judge_link(ls->st, &c, id, &r, e);
+			if (rc == 0)
+				add_known(out, url, n, id, &r);
 		}
 		free(id);
 	}
@@ -153,12 +165,11 @@ static int store_part(struct store *st, const struct patch *p,
 	return rc;
 }
 
-int linkstore_results(struct store *st, const struct patch *p, size_t np,
-		      const struct pattern_list *archives, time_t now,
+int linkstore_results(const struct linkstore *ls, const struct patch *p, size_t np,
 		      struct lookup_results *out, struct err *e)
 {
-	for (size_t k = 0; st && k < np; k++)
-		if (p[k].kind == KIND_PATCH && store_part(st, &p[k], archives, now, out, e) < 0)
+	for (size_t k = 0; ls->st && k < np; k++)
+		if (p[k].kind == KIND_PATCH && store_part(ls, &p[k], out, e) < 0)
 			return -1;
 	return 0;
 }

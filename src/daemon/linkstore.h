@@ -5,7 +5,9 @@
  * the daemon saw.  No network.  The rules read the answer as link facts
  * (rules/linkfacts.h), like what the archive said:
  *
- *	linkstore_results(d->st, p, np, &cfg->rules.archives, &res, &e);
+ *	struct linkstore ls = { d->st, &cfg->rules.archives, now };
+ *
+ *	linkstore_results(&ls, p, np, &res, &e);
  *	lookup_cached(lk, p, np, &cfg->rules.archives, &res);	// skips what res holds
  */
 #ifndef TAGBOT_LINKSTORE_H
@@ -37,18 +39,24 @@ int linkstore_same_series(struct store *st, const struct msg_context *c, const c
 			  bool *yes, struct err *e);
 
 
+/* The store as the links of one mail are looked up in it. */
+struct linkstore {
+	struct store *st;			/* NULL: nothing is known */
+	const struct pattern_list *archives;	/* whose URLs name a Message-ID */
+	time_t now;	/* the daemon's clock (under replay, the mail's date): an
+			 * unthreaded series mate is one within the series
+			 * window of it */
+};
+
 /*
  * A result with earlier_version or same_series appended to out for each
  * Link: of the np parts of one mail that names a known earlier version of
  * that part or a message of its series (status LOOKUP_UNKNOWN: nothing was
  * fetched).  Call it before lookup_cached()/lookup_fetch(): they skip the
- * URLs out holds already.  now is the daemon's clock (under replay, the
- * mail's date): an unthreaded series mate is one within the series window
- * of it.  st NULL: nothing.  -1 only on a store error (out keeps what it
+ * URLs out holds already.  -1 only on a store error (out keeps what it
  * got).
  */
-int linkstore_results(struct store *st, const struct patch *p, size_t np,
-		      const struct pattern_list *archives, time_t now,
+int linkstore_results(const struct linkstore *ls, const struct patch *p, size_t np,
 		      struct lookup_results *out, struct err *e);
 
 #endif

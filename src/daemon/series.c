@@ -247,9 +247,9 @@ static int window_series(struct store *st, struct cands *k, char ***ids, size_t 
 	return 0;
 }
 
-static int create(struct store *st, const struct msg_context *c, enum store_series_state state,
-		  time_t deadline, struct err *e)
+static int create(struct store *st, const struct series_arrival *a, struct err *e)
 {
+	const struct msg_context *c = a->c;
 	struct store_series s;
 
 	memset(&s, 0, sizeof(s));
@@ -258,25 +258,17 @@ static int create(struct store *st, const struct msg_context *c, enum store_seri
 	s.total = c->total;
 	s.sender = c->sender;
 	s.first_time = c->time;
-	s.deadline = deadline;
-	s.state = state;
+	s.deadline = a->deadline;
+	s.state = a->state;
 	return store_series_create(st, &s, e);
 }
 
-/* The series to join (ids[0], the others merged into it), or a new one. */
-static int pick(struct store *st, const struct msg_context *c, char **ids, size_t nids,
-		enum store_series_state state, time_t deadline, char **id, struct err *e)
+/* The series c links together, all in ids[0] (nids >= 1). */
+static int merge(struct store *st, char **ids, size_t nids, struct err *e)
 {
-	if (nids == 0) {
-		if (create(st, c, state, deadline, e) < 0)
-			return -1;
-		*id = xstrdup(c->message_id);
-		return 0;
-	}
 	for (size_t i = 1; i < nids; i++)
 		if (store_series_merge(st, ids[0], ids[i], e) < 0)
 			return -1;
-	*id = xstrdup(ids[0]);
 	return 0;
 }
 
@@ -294,10 +286,9 @@ static int keeps_raw(struct store *st, const char *id, bool *keep, struct err *e
 	return 0;
 }
 
-int series_assign(struct store *st, const struct msg_context *c, enum store_series_state state,
-		  time_t deadline, const char *raw, size_t len, const char *findings, char **id,
-		  struct err *e)
+int series_assign(struct store *st, const struct series_arrival *a, char **id, struct err *e)
 {
+	const struct msg_context *c = a->c;
 	struct cands k = { .c = c };
 	char **ids = NULL;
 	size_t nids = 0;
@@ -326,15 +317,25 @@ int series_assign(struct store *st, const struct msg_context *c, enum store_seri
 	}
 	if (rc == 0 && nids == 0)
 		rc = window_series(st, &k, &ids, &nids, e);
+	/* the series to join (ids[0], the others merged into it), or a new one */
 	if (rc == 0)
-		rc = pick(st, c, ids, nids, state, deadline, id, e);
+		rc = nids ? merge(st, ids, nids, e) : create(st, a, e);
+	if (rc == 0)
+		*id = xstrdup(nids ? ids[0] : c->message_id);
 	if (rc == 0 && keeps_raw(st, *id, &keep, e) < 0)
 		rc = -1;
-	if (!keep)
-		raw = findings = NULL, len = 0;
-	if (rc == 0)
-		rc = store_series_add(st, *id, c->message_id, c->index, c->time, raw, len, findings,
-				      e);
+	if (rc == 0) {
+		struct store_series_member m = {
+			.msgid = c->message_id, .index = c->index, .time = c->time,
+		};
+
+		if (keep) {
+			m.raw = a->raw;
+			m.len = a->len;
+			m.findings = a->findings;
+		}
+		rc = store_series_add(st, *id, &m, e);
+	}
 	if (rc < 0) {
 		free(*id);
 		*id = NULL;

@@ -80,15 +80,23 @@ bool series_stray(const struct msg_context *c, const struct msg_context *parent)
 #define SERIES_STRETCH		6
 time_t series_deadline(time_t first, time_t deadline, time_t now, long wait);
 
+/* A part arriving, for series_assign(). */
+struct series_arrival {
+	const struct msg_context *c;	/* foreign; the part */
+	enum store_series_state state;	/* a new series' state */
+	time_t deadline;		/* and deadline */
+	const char *raw;		/* foreign; its mail (may be NULL) */
+	size_t len;
+	const char *findings;		/* foreign; the caller's text (may be NULL) */
+};
+
 /*
- * Finds or creates the series of c (series_is_part(c) must hold; c is in
- * the store's context table already or not) and adds c to it.  A new series
- * gets state and deadline; raw and findings (may be NULL) are kept while
- * the series is pending (store_series_add).  Several series c links together are merged.  *id: the series,
- * malloc'ed.
+ * Finds or creates the series of a->c (series_is_part() must hold; it is
+ * in the store's context table already or not) and adds it to it.  A new
+ * series gets a->state and a->deadline; raw and findings are kept while
+ * the series is pending (store_series_add).  Several series the part links
+ * together are merged.  *id: the series, malloc'ed.
  */
-int series_assign(struct store *st, const struct msg_context *c, enum store_series_state state,
-		  time_t deadline, const char *raw, size_t len, const char *findings, char **id,
-		  struct err *e);
+int series_assign(struct store *st, const struct series_arrival *a, char **id, struct err *e);
 
 #endif

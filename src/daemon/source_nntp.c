@@ -119,30 +119,36 @@ struct walk {
 	size_t passed;		/* articles the store knew: not fetched */
 };
 
-/* What to hand the daemon for overview line ov: the article, or NULL and
- * why in o. */
-static int fetch(struct walk *w, const struct nntp_over *ov, const char **raw, size_t *len,
-		 struct origin *o, struct err *e)
+/* An article as it is handed to take(): its origin and bytes. */
+struct article {
+	struct origin o;
+	const char *raw;	/* NULL: not read, o.unread says why */
+	size_t len;
+};
+
+/* What to hand the daemon for overview line ov: the article, or no bytes
+ * and why in a->o. */
+static int fetch(struct walk *w, const struct nntp_over *ov, struct article *a, struct err *e)
 {
 	size_t max = (size_t)w->s->c->max_message_size;
 	enum nntp_article_state st;
 
-	*raw = NULL;
-	*len = 0;
-	o->unread = UNREAD_TOO_LARGE;
-	o->size = ov->bytes;
+	a->raw = NULL;
+	a->len = 0;
+	a->o.unread = UNREAD_TOO_LARGE;
+	a->o.size = ov->bytes;
 	if (ov->bytes > max)
 		return 0;	/* not fetched: the overview says it is too large */
-	if (nntp_article(conn_of(w->s), ov->num, raw, len, &st, e) < 0)
+	if (nntp_article(conn_of(w->s), ov->num, &a->raw, &a->len, &st, e) < 0)
 		return -1;
 	if (st == NNTP_ARTICLE_TOO_LARGE)
-		o->size = *len;
+		a->o.size = a->len;
 	if (st == NNTP_ARTICLE_GONE) {
-		o->unread = UNREAD_MISSING;
-		o->why = "the server answered ARTICLE with no such article";
+		a->o.unread = UNREAD_MISSING;
+		a->o.why = "the server answered ARTICLE with no such article";
 	}
 	if (st != NNTP_ARTICLE_OK)
-		*len = 0;
+		a->len = 0;
 	return 0;
 }
 
@@ -151,9 +157,7 @@ static int over_line(void *arg, const struct nntp_over *ov, struct err *e)
 	struct walk *w = arg;
 	const struct source_env *env = w->s->env;
 	struct folder *f = w->s->f;
-	struct origin o = { ov->num, NULL, UNREAD_ERROR, NULL, 0 };
-	const char *raw;
-	size_t len;
+	struct article a = { .o = { ov->num, NULL, UNREAD_ERROR, NULL, 0 } };
 	bool known = false;
 	int rc;
 
@@ -165,9 +169,9 @@ static int over_line(void *arg, const struct nntp_over *ov, struct err *e)
 			f->cp.last_uid = ov->num;
 		return 0;
 	}
-	if (fetch(w, ov, &raw, &len, &o, e) < 0)
+	if (fetch(w, ov, &a, e) < 0)
 		return -1;
-	rc = w->cb->take(w->cb->aux, &o, raw, len, e);
+	rc = w->cb->take(w->cb->aux, &a.o, a.raw, a.len, e);
 	if (rc == SOURCE_FULL)
 		rc = w->cb->end(w->cb->aux, e);
 	if (rc < 0)
@@ -202,12 +206,13 @@ static int retries(struct walk *w, struct folder *f, struct err *e)
 static int keep_place(struct source *s, struct folder *f, struct err *e)
 {
 	const struct source_env *env = s->env;
+	struct store_folder where = { s->id, f->name };
 	struct store_checkpoint cp = f->cp;
 
 	cp.last_uid = env->hold(env->aux, cp.last_uid);	/* not past an article owed */
 	if (cp.last_uid == f->cp_committed.last_uid)
 		return 0;
-	if (store_checkpoint_set(env->st, s->id, f->name, &cp, e) < 0)
+	if (store_checkpoint_set(env->st, &where, &cp, e) < 0)
 		return -1;
 	f->cp_committed = cp;
 	return 0;

@@ -82,13 +82,14 @@ int daemon_folder_start(struct source *s, struct folder *f, const struct folder_
 			struct err *e)
 {
 	const struct source_env *env = s->env;
+	struct store_folder where = { s->id, f->name };
 	struct store_checkpoint cp = { 0, 0 };
 	bool found = f->cp_known;
 	uint32_t valid = n->valid, first = n->first, next = n->next;
 
 	if (found)
 		cp = f->cp;
-	else if (store_checkpoint_get(env->st, s->id, f->name, &cp, &found, e) < 0)
+	else if (store_checkpoint_get(env->st, &where, &cp, &found, e) < 0)
 		return -1;
 	if (!found) {
 		cp.uidvalidity = valid;
@@ -127,5 +128,5 @@ int daemon_folder_start(struct source *s, struct folder *f, const struct folder_
 	f->cp_known = true;
 	/* Not past a message still asked for again (daemon_unread.c). */
 	f->cp_committed.last_uid = env->hold(env->aux, cp.last_uid);
-	return store_checkpoint_set(env->st, s->id, f->name, &f->cp_committed, e);
+	return store_checkpoint_set(env->st, &where, &f->cp_committed, e);
 }

@@ -54,9 +54,10 @@ static int prune(struct store *st, const struct store_claim_ask *a, uint32_t las
 static int checkpoint(struct store *st, const struct store_claim_ask *a,
 		      struct store_checkpoint *cp, struct err *e)
 {
+	struct store_folder where = { a->source, a->folder };
 	bool found;
 
-	if (store_checkpoint_get(st, a->source, a->folder, cp, &found, e) < 0)
+	if (store_checkpoint_get(st, &where, cp, &found, e) < 0)
 		return -1;
 	if (!found || cp->uidvalidity != a->validity)
 		return err_set(e, ERR_TEMP, "store %s: the checkpoint of %s %s is not the folder's "
@@ -197,6 +198,7 @@ static int first_retry(struct store *st, const struct store_claim_ask *a, uint32
 static int advance(struct store *st, const struct store_claim_ask *a,
 		   struct store_checkpoint *cp, struct err *e)
 {
+	struct store_folder where = { a->source, a->folder };
 	uint32_t to = cp->last_uid, retry;
 
 	if (each_row(st, a, cp->last_uid, advance_row, &to, e) < 0 ||
@@ -206,7 +208,7 @@ static int advance(struct store *st, const struct store_claim_ask *a,
 		to = retry - 1;
 	if (to > cp->last_uid) {
 		cp->last_uid = to;
-		if (store_checkpoint_set(st, a->source, a->folder, cp, e) < 0)
+		if (store_checkpoint_set(st, &where, cp, e) < 0)
 			return -1;
 	}
 	return prune(st, a, cp->last_uid, e);

@@ -165,8 +165,8 @@ int store_held_queue_reply(struct store *st, const char *rcpt, const struct stor
 
 /* --- what a person was told ---------------------------------------------- */
 
-int store_told_get(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t *t, bool *found, struct err *e)
+int store_told_get(struct store *st, const struct store_told *k, time_t *t, bool *found,
+		   struct err *e)
 {
 	struct db_stmt *s;
 	int rc;
@@ -176,9 +176,9 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 	if (db_prep(st, "SELECT t FROM told WHERE person = ?1 AND rule = ?2 AND what = ?3", &s,
 		 e) < 0)
 		return -1;
-	db_bind_text(s, 1, person);
-	db_bind_text(s, 2, rule);
-	db_bind_text(s, 3, what);
+	db_bind_text(s, 1, k->person);
+	db_bind_text(s, 2, k->rule);
+	db_bind_text(s, 3, k->what);
 	rc = db_step(s);
 	if (rc == DB_ROW) {
 		*t = (time_t)db_col_int64(s, 0);
@@ -187,17 +187,16 @@ int store_told_get(struct store *st, const char *person, const char *rule, const
 	return db_row_end(st, s, rc, "reading told", e);
 }
 
-int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t t, struct err *e)
+int store_told_set(struct store *st, const struct store_told *k, time_t t, struct err *e)
 {
 	struct db_stmt *s;
 
 	if (db_prep(st, "INSERT INTO told (person, rule, what, t) VALUES (?1, ?2, ?3, ?4)"
 		    " ON CONFLICT (person, rule, what) DO UPDATE SET t = ?4", &s, e) < 0)
 		return -1;
-	db_bind_text(s, 1, person);
-	db_bind_text(s, 2, rule);
-	db_bind_text(s, 3, what);
+	db_bind_text(s, 1, k->person);
+	db_bind_text(s, 2, k->rule);
+	db_bind_text(s, 3, k->what);
 	db_bind_int64(s, 4, (int64_t)t);
 	return db_run_done(st, s, "recording told", e);
 }
@@ -225,21 +224,22 @@ int store_rate_prune(struct store *st, time_t before, struct err *e)
 	return db_run_done(st, s, "pruning rate events", e);
 }
 
-/* One key's events after since: sql prepared with ?1 key and ?2 since;
- * NULL with e filled. */
-static struct db_stmt *rate_prep(struct store *st, const char *sql, const char *key,
-				 time_t since, struct err *e)
+/* The events of w: sql prepared with ?1 its key and ?2 since; NULL with
+ * e filled. */
+static struct db_stmt *rate_prep(struct store *st, const char *sql,
+				 const struct store_rate_window *w, struct err *e)
 {
 	struct db_stmt *s;
 
 	if (db_prep(st, sql, &s, e) < 0)
 		return NULL;
-	db_bind_text(s, 1, key ? key : "");
-	db_bind_int64(s, 2, (int64_t)since);
+	db_bind_text(s, 1, w->key ? w->key : "");
+	db_bind_int64(s, 2, (int64_t)w->since);
 	return s;
 }
 
-int store_rate_count(struct store *st, const char *key, time_t since, long *n, struct err *e)
+int store_rate_count(struct store *st, const struct store_rate_window *w, long *n,
+		     struct err *e)
 {
 	const char *lock = st->db->drv->lock_rates;
 	struct db_stmt *s;
@@ -248,8 +248,7 @@ int store_rate_count(struct store *st, const char *key, time_t since, long *n, s
 	*n = 0;
 	if (lock && st->depth > 0 && db_exec(st, lock, e) < 0)
 		return -1;
-	s = rate_prep(st, "SELECT count(*) FROM rate_events WHERE key = ?1 AND t > ?2", key, since,
-		      e);
+	s = rate_prep(st, "SELECT count(*) FROM rate_events WHERE key = ?1 AND t > ?2", w, e);
 	if (!s)
 		return -1;
 	rc = db_step(s);
@@ -269,14 +268,14 @@ static int rate_time(struct store *st, struct db_stmt *s, time_t *t, struct err 
 	return db_row_end(st, s, rc, "reading rate events", e);
 }
 
-int store_rate_nth(struct store *st, const char *key, time_t since, long n, time_t *t,
+int store_rate_nth(struct store *st, const struct store_rate_window *w, long n, time_t *t,
 		   struct err *e)
 {
 	struct db_stmt *s;
 
 	*t = 0;
 	s = rate_prep(st, "SELECT t FROM rate_events WHERE key = ?1 AND t > ?2"
-		      " ORDER BY t, rowid LIMIT 1 OFFSET ?3", key, since, e);
+		      " ORDER BY t, rowid LIMIT 1 OFFSET ?3", w, e);
 	if (!s)
 		return -1;
 	if (n >= 0)
@@ -284,13 +283,13 @@ int store_rate_nth(struct store *st, const char *key, time_t since, long n, time
 	return rate_time(st, s, t, e);
 }
 
-int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e)
+int store_rate_last(struct store *st, const struct store_rate_window *w, time_t *t,
+		    struct err *e)
 {
 	struct db_stmt *s;
 
 	*t = 0;
-	s = rate_prep(st, "SELECT max(t) FROM rate_events WHERE key = ?1 AND t > ?2", key, since,
-		      e);
+	s = rate_prep(st, "SELECT max(t) FROM rate_events WHERE key = ?1 AND t > ?2", w, e);
 	if (!s)
 		return -1;
 	return rate_time(st, s, t, e);

@@ -123,14 +123,14 @@ int store_message_decision(struct store *st, const char *msgid, char *out, size_
 
 /* --- checkpoints ------------------------------------------------------- */
 
-int store_checkpoint_get(struct store *st, const char *source, const char *folder,
+int store_checkpoint_get(struct store *st, const struct store_folder *f,
 			 struct store_checkpoint *cp, bool *found, struct err *e)
 {
 	struct db_stmt *s = db_stmt(st, S_CHECKPOINT_GET);
 	int rc;
 
-	db_bind_text(s, 1, source);
-	db_bind_text(s, 2, folder ? folder : "");
+	db_bind_text(s, 1, f->source);
+	db_bind_text(s, 2, f->name ? f->name : "");
 	rc = db_step(s);
 	*found = rc == DB_ROW;
 	cp->uidvalidity = *found ? (uint32_t)db_col_int64(s, 0) : 0;
@@ -141,14 +141,14 @@ int store_checkpoint_get(struct store *st, const char *source, const char *folde
 	return 0;
 }
 
-int store_first_time(struct store *st, const char *source, const char *folder, time_t *t,
-		     bool *found, struct err *e)
+int store_first_time(struct store *st, const struct store_folder *f, time_t *t, bool *found,
+		     struct err *e)
 {
 	struct db_stmt *s = db_stmt(st, S_FIRST_TIME);
 	int rc;
 
-	db_bind_text(s, 1, source);
-	db_bind_text(s, 2, folder ? folder : "");
+	db_bind_text(s, 1, f->source);
+	db_bind_text(s, 2, f->name ? f->name : "");
 	rc = db_step(s);
 	*found = rc == DB_ROW && !db_col_null(s, 0);
 	*t = *found ? (time_t)db_col_int64(s, 0) : 0;
@@ -158,14 +158,14 @@ int store_first_time(struct store *st, const char *source, const char *folder, t
 	return 0;
 }
 
-int store_checkpoint_set(struct store *st, const char *source, const char *folder,
+int store_checkpoint_set(struct store *st, const struct store_folder *f,
 			 const struct store_checkpoint *cp, struct err *e)
 {
 	struct db_stmt *s = db_stmt(st, S_CHECKPOINT_SET);
 	int rc;
 
-	db_bind_text(s, 1, source);
-	db_bind_text(s, 2, folder ? folder : "");
+	db_bind_text(s, 1, f->source);
+	db_bind_text(s, 2, f->name ? f->name : "");
 	db_bind_int64(s, 3, cp->uidvalidity);
 	db_bind_int64(s, 4, cp->last_uid);
 	rc = db_step_done(s);

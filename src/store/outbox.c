@@ -294,10 +294,10 @@ int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now
 	return mark(st, S_MARK_SENT, reply_msgid, now, note, e);
 }
 
-int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t now,
-			    long backoff, const char *error, struct err *e)
+int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t next,
+			    const char *error, struct err *e)
 {
-	return mark(st, S_MARK_RETRY, reply_msgid, now + (backoff > 0 ? backoff : 0), error, e);
+	return mark(st, S_MARK_RETRY, reply_msgid, next, error, e);
 }
 
 int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t now,

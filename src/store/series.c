@@ -344,10 +344,10 @@ int store_series_create(struct store *st, const struct store_series *in, struct 
 	return db_run_done(st, s, "creating a series", e);
 }
 
-int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
-		     const char *raw, size_t len, const char *findings, struct err *e)
+int store_series_add(struct store *st, const char *id, const struct store_series_member *m,
+		     struct err *e)
 {
-	bool keep = raw && len <= STORE_SERIES_RAW_MAX;
+	bool keep = m->raw && m->len <= STORE_SERIES_RAW_MAX;
 	struct db_stmt *s;
 
 	/* irt: the In-Reply-To its context has, for store_context_siblings() */
@@ -356,16 +356,16 @@ int store_series_add(struct store *st, const char *id, const char *msgid, int in
 			" (SELECT in_reply_to FROM context WHERE msgid = ?1))"
 			" ON CONFLICT (msgid) DO UPDATE SET series = ?2, idx = ?3, time = ?4, raw = ?5,"
 			" findings = ?6, irt = (SELECT in_reply_to FROM context WHERE msgid = ?1)",
-			msgid, &s, e) < 0)
+			m->msgid, &s, e) < 0)
 		return -1;
 	db_bind_text(s, 2, id);
-	db_bind_int64(s, 3, index);
-	db_bind_int64(s, 4, (int64_t)t);
+	db_bind_int64(s, 3, m->index);
+	db_bind_int64(s, 4, (int64_t)m->time);
 	if (keep)
-		db_bind_blob(s, 5, raw, len);
+		db_bind_blob(s, 5, m->raw, m->len);
 	else
 		db_bind_null(s, 5);
-	db_bind_text(s, 6, keep ? findings : NULL);
+	db_bind_text(s, 6, keep ? m->findings : NULL);
 	return db_run_done(st, s, "adding to a series", e);
 }
 

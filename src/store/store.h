@@ -181,15 +181,21 @@ struct store_checkpoint {
 	uint32_t last_uid;	/* the last UID handled */
 };
 
+/* A folder the daemon reads, as its checkpoint and unread rows are keyed. */
+struct store_folder {
+	const char *source;	/* foreign; the messages rows' source */
+	const char *name;	/* foreign; the folder, "" (or NULL) for a Maildir */
+};
+
 /* *found is false (and cp zeroed) when the folder has no checkpoint yet. */
-int store_checkpoint_get(struct store *st, const char *source, const char *folder,
+int store_checkpoint_get(struct store *st, const struct store_folder *f,
 			 struct store_checkpoint *cp, bool *found, struct err *e);
-int store_checkpoint_set(struct store *st, const char *source, const char *folder,
+int store_checkpoint_set(struct store *st, const struct store_folder *f,
 			 const struct store_checkpoint *cp, struct err *e);
-/* The time of the first message recorded from source and folder: when the
- * bot started on it.  *found is false when nothing was recorded. */
-int store_first_time(struct store *st, const char *source, const char *folder, time_t *t,
-		     bool *found, struct err *e);
+/* The time of the first message recorded from f: when the bot started on
+ * it.  *found is false when nothing was recorded. */
+int store_first_time(struct store *st, const struct store_folder *f, time_t *t, bool *found,
+		     struct err *e);
 
 /* --- claims: daemons sharing a folder (schema 10) ------------------- */
 
@@ -290,14 +296,15 @@ int store_outbox_next_time(struct store *st, time_t *when, bool *found, struct e
 
 /* The reply's state changes; attempts is incremented by each.  error (may
  * be NULL) is kept in last_error.  mark_retry sets next_attempt to
- * now + backoff seconds; it is also the way to claim an item before
- * sending, so a crash mid-send leads to a retry after backoff.  mark_sent's
+ * next (the caller's time now plus its backoff); it is also the way to
+ * claim an item before sending, so a crash mid-send leads to a retry
+ * after the backoff.  mark_sent's
  * note (may be NULL) is kept in last_error too: what the reply was sent
  * without (recipients the server refused). */
 int store_outbox_mark_sent(struct store *st, const char *reply_msgid, time_t now,
 			   const char *note, struct err *e);
-int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t now,
-			    long backoff, const char *error, struct err *e);
+int store_outbox_mark_retry(struct store *st, const char *reply_msgid, time_t next,
+			    const char *error, struct err *e);
 int store_outbox_mark_failed(struct store *st, const char *reply_msgid, time_t now,
 			     const char *error, struct err *e);
 /* Undoes a claim (mark_retry) of a reply that was not handed over after
@@ -506,6 +513,8 @@ struct store_series {
 
 void store_series_release(struct store_series *s);
 
+/* A member as store_series_members() hands it out and store_series_add()
+ * takes it. */
 struct store_series_member {
 	const char *msgid;	/* foreign (valid during the call) */
 	int index;		/* 0: the cover letter */
@@ -524,11 +533,11 @@ int store_series_get(struct store *st, const char *id, struct store_series *out,
  * daemon on one PostgreSQL state made it from the same mail), that series
  * is kept as it is and this is no error. */
 int store_series_create(struct store *st, const struct store_series *s, struct err *e);
-/* Adds (or moves) msgid to series id; raw and findings (may be NULL: the
- * caller's text) are kept while the series is pending, raw when no longer
- * than STORE_SERIES_RAW_MAX (findings only with it). */
-int store_series_add(struct store *st, const char *id, const char *msgid, int index, time_t t,
-		     const char *raw, size_t len, const char *findings, struct err *e);
+/* Adds (or moves) member m to series id; its raw and findings (may be
+ * NULL: the caller's text) are kept while the series is pending, raw when
+ * no longer than STORE_SERIES_RAW_MAX (findings only with it). */
+int store_series_add(struct store *st, const char *id, const struct store_series_member *m,
+		     struct err *e);
 /* Moves from's members into into and deletes from; into's first_time and
  * deadline become the earlier of the two. */
 int store_series_merge(struct store *st, const char *into, const char *from, struct err *e);
@@ -634,14 +643,20 @@ int store_series_waiting(struct store *st, time_t now, size_t max, store_waiting
 
 /* --- what a person was told (schema 4, 5, 6) ------------------------------ */
 
-/* When a reply last told person (lower case) rule's finding what (its key,
- * finding_key(): "" for a finding told once whatever it points at); *found
- * false when never.  store_context_prune() forgets the rows with a key
- * with the context. */
-int store_told_get(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t *t, bool *found, struct err *e);
-int store_told_set(struct store *st, const char *person, const char *rule, const char *what,
-		   time_t t, struct err *e);
+/* What a reply told a person: the key of a told row. */
+struct store_told {
+	const char *person;	/* foreign; lower case */
+	const char *rule;	/* foreign; the finding's rule */
+	const char *what;	/* foreign; its key, finding_key(): "" for a finding
+				 * told once whatever it points at */
+};
+
+/* When a reply last told k; *found false when never.
+ * store_context_prune() forgets the rows with a key (what) with the
+ * context. */
+int store_told_get(struct store *st, const struct store_told *k, time_t *t, bool *found,
+		   struct err *e);
+int store_told_set(struct store *st, const struct store_told *k, time_t t, struct err *e);
 
 /* --- rate windows (schema 4, 7) ----------------------------------------- */
 
@@ -660,14 +675,22 @@ int store_told_set(struct store *st, const char *person, const char *rule, const
 int store_rate_note(struct store *st, const char *key, time_t t, struct err *e);
 /* Deletes the events before before. */
 int store_rate_prune(struct store *st, time_t before, struct err *e);
-/* How many events under key are later than since. */
-int store_rate_count(struct store *st, const char *key, time_t since, long *n, struct err *e);
+/* A window of one key: its events later than since. */
+struct store_rate_window {
+	const char *key;	/* foreign; "" (or NULL): the global window */
+	time_t since;
+};
+
+/* How many events w holds. */
+int store_rate_count(struct store *st, const struct store_rate_window *w, long *n,
+		     struct err *e);
 /* The time of the n-th of them (0: the oldest; ties in the order they were
  * noted); *t 0 when there is none. */
-int store_rate_nth(struct store *st, const char *key, time_t since, long n, time_t *t,
+int store_rate_nth(struct store *st, const struct store_rate_window *w, long n, time_t *t,
 		   struct err *e);
 /* The latest of them; *t 0 when none. */
-int store_rate_last(struct store *st, const char *key, time_t since, time_t *t, struct err *e);
+int store_rate_last(struct store *st, const struct store_rate_window *w, time_t *t,
+		    struct err *e);
 
 /* --- mail a source listed but did not deliver whole (schema 8) -------- */
 
@@ -703,13 +726,12 @@ struct store_unread {
 /* Inserts or replaces the row of u's source, folder and uid. */
 int store_unread_put(struct store *st, const struct store_unread *u, struct err *e);
 /* Deletes the row of uid (the mail came after all). */
-int store_unread_drop(struct store *st, const char *source, const char *folder, uint32_t uid,
+int store_unread_drop(struct store *st, const struct store_folder *f, uint32_t uid,
 		      struct err *e);
-/* Deletes the retry rows of a folder (its numbers started again). */
-int store_unread_forget(struct store *st, const char *source, const char *folder,
-			struct err *e);
-/* Calls fn for each retry row of a folder, by uid; u is valid during the call. */
-int store_unread_retries(struct store *st, const char *source, const char *folder,
+/* Deletes the retry rows of f (its numbers started again). */
+int store_unread_forget(struct store *st, const struct store_folder *f, struct err *e);
+/* Calls fn for each retry row of f, by uid; u is valid during the call. */
+int store_unread_retries(struct store *st, const struct store_folder *f,
 			 void (*fn)(void *ctx, const struct store_unread *u), void *ctx,
 			 struct err *e);
 /* Calls fn for the max most recent rows of any state, newest first. */

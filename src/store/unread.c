@@ -46,25 +46,24 @@ int store_unread_put(struct store *st, const struct store_unread *u, struct err 
 	return db_run_done(st, s, "recording unread mail", e);
 }
 
-/* sql prepared over the rows of source and folder (?1, ?2); NULL with e
- * filled. */
-static struct db_stmt *unread_prep(struct store *st, const char *sql, const char *source,
-				   const char *folder, struct err *e)
+/* sql prepared over the rows of f (?1, ?2); NULL with e filled. */
+static struct db_stmt *unread_prep(struct store *st, const char *sql,
+				   const struct store_folder *f, struct err *e)
 {
 	struct db_stmt *s;
 
 	if (db_prep(st, sql, &s, e) < 0)
 		return NULL;
-	db_bind_text(s, 1, source);
-	db_bind_text(s, 2, folder ? folder : "");
+	db_bind_text(s, 1, f->source);
+	db_bind_text(s, 2, f->name ? f->name : "");
 	return s;
 }
 
-int store_unread_drop(struct store *st, const char *source, const char *folder, uint32_t uid,
+int store_unread_drop(struct store *st, const struct store_folder *f, uint32_t uid,
 		      struct err *e)
 {
 	struct db_stmt *s = unread_prep(st, "DELETE FROM unread WHERE source = ?1 AND folder = ?2"
-					" AND uid = ?3", source, folder, e);
+					" AND uid = ?3", f, e);
 
 	if (!s)
 		return -1;
@@ -72,11 +71,10 @@ int store_unread_drop(struct store *st, const char *source, const char *folder, 
 	return db_run_done(st, s, "forgetting unread mail", e);
 }
 
-int store_unread_forget(struct store *st, const char *source, const char *folder,
-			struct err *e)
+int store_unread_forget(struct store *st, const struct store_folder *f, struct err *e)
 {
 	struct db_stmt *s = unread_prep(st, "DELETE FROM unread WHERE source = ?1 AND folder = ?2"
-					" AND state = 'retry'", source, folder, e);
+					" AND state = 'retry'", f, e);
 
 	if (!s)
 		return -1;
@@ -106,13 +104,13 @@ static int unread_rows(struct store *st, struct db_stmt *s,
 
 #define UNREAD_COLUMNS "source, folder, uid, state, tries, next_try, size, reason, time"
 
-int store_unread_retries(struct store *st, const char *source, const char *folder,
+int store_unread_retries(struct store *st, const struct store_folder *f,
 			 void (*fn)(void *ctx, const struct store_unread *u), void *ctx,
 			 struct err *e)
 {
 	struct db_stmt *s = unread_prep(st, "SELECT " UNREAD_COLUMNS " FROM unread WHERE"
 					" source = ?1 AND folder = ?2 AND state = 'retry'"
-					" ORDER BY uid", source, folder, e);
+					" ORDER BY uid", f, e);
 
 	if (!s)
 		return -1;
