@@ -57,19 +57,21 @@ static struct store *queued_store(void)
 	return st;
 }
 
-/* attempts of reply, as another process reading the file would see it. */
-static int committed_attempts(const char *reply)
+/* An integer column of reply's outbox row, as another process reading the
+ * file would see it; -1 without the row. */
+static long committed_column(const char *column, const char *reply)
 {
+	char sql[128];
 	sqlite3 *db;
 	sqlite3_stmt *s;
-	int n = -1;
+	long n = -1;
 
+	snprintf(sql, sizeof(sql), "SELECT %s FROM outbox WHERE reply_msgid = ?1", column);
 	ck_assert_int_eq(sqlite3_open_v2(th_dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT attempts FROM outbox WHERE reply_msgid = ?1",
-					    -1, &s, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
 	sqlite3_bind_text(s, 1, reply, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int(s, 0);
+		n = (long)sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	sqlite3_close(db);
 	return n;
@@ -91,7 +93,7 @@ struct sink {
 
 static void note_start(struct sink *k, const struct outbox_item *it)
 {
-	ck_assert_msg(committed_attempts(it->reply_msgid) > 0,
+	ck_assert_msg(committed_column("attempts", it->reply_msgid) > 0,
 		      "<%s> reached the sink before its claim was committed", it->reply_msgid);
 	ck_assert_uint_lt(k->nstarted, sizeof(k->started) / sizeof(k->started[0]));
 	snprintf(k->started[k->nstarted++], sizeof(k->started[0]), "%s", it->reply_msgid);
@@ -272,24 +274,6 @@ START_TEST(test_drain)
 }
 END_TEST
 
-/* sent_time of reply, as another process would read it. */
-static long committed_sent_time(const char *reply)
-{
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	long t = -1;
-
-	ck_assert_int_eq(sqlite3_open_v2(th_dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT sent_time FROM outbox WHERE reply_msgid = ?1",
-					    -1, &s, NULL), SQLITE_OK);
-	sqlite3_bind_text(s, 1, reply, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		t = (long)sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(db);
-	return t;
-}
-
 /* The drain reads the time from its caller's clock, never the time of day:
  * a reply is due, claimed and marked sent by it. */
 START_TEST(test_drain_clock)
@@ -304,7 +288,7 @@ START_TEST(test_drain_clock)
 		char reply[32];
 
 		snprintf(reply, sizeof(reply), "r%d@bot", i);
-		ck_assert_int_eq(committed_sent_time(reply), 5000000);
+		ck_assert_int_eq(committed_column("sent_time", reply), 5000000);
 	}
 	store_close(st);
 }
